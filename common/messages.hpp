@@ -1,0 +1,56 @@
+#pragma once
+// What the coordinator and the benchmark ranks send each other. Plain structs; the
+// JSON encoding (messages_json.hpp) is the wire format, so nothing here knows MPI.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/problem.hpp"
+#include "common/status.hpp"
+
+namespace hpcreward {
+
+// One candidate to compile, verify and time. The code is already extracted.
+struct BenchTask {
+  std::int64_t sequence = 0;  // unique within the run; matches the result to its row
+  std::string candidate_id;
+  Problem problem;
+  std::string stage;
+  std::vector<std::string> compiler_flags;
+  std::string source;
+  std::uint64_t seed = 0;  // inputs are drawn from this seed
+};
+
+// What a benchmark rank measured. Times are seconds; the harness owns every clock.
+struct Measurement {
+  Status status = Status::runtime_error;
+  std::string reason;
+  double gflops = 0;    // 2mnk / median_s at the nominal shape
+  double median_s = 0;  // per call
+  double min_s = 0;
+  double iqr_s = 0;
+  double cv = 0;  // standard deviation / mean of the timed calls
+  int reps = 0;   // timed calls
+  double max_error = 0;  // worst relative normwise error seen by any check
+  double compile_s = 0;  // wall time split of the whole scoring
+  double verify_s = 0;
+  double time_s = 0;
+};
+
+struct BenchResult {
+  std::int64_t sequence = 0;
+  Measurement measurement;
+  int rank = 0;
+  std::string host;
+};
+
+// Sent once by every benchmark rank when it starts; goes into the log's provenance.
+struct RankInfo {
+  int rank = 0;
+  std::string host;
+  int cores = 0;  // CPUs in the rank's affinity mask
+  std::string compiler_version;
+  std::string blas_version;
+};
+
+}  // namespace hpcreward

@@ -1,0 +1,103 @@
+#include "common/messages_json.hpp"
+
+#include <stdexcept>
+
+namespace hpcreward {
+
+using nlohmann::json;
+
+void to_json(json &out, const Shape &shape) { out = to_string(shape); }
+
+void from_json(const json &in, Shape &shape) {
+  auto parsed = parse_shape(in.get<std::string>());
+  if (!parsed) throw std::invalid_argument("bad shape: " + in.dump());
+  shape = *parsed;
+}
+
+void to_json(json &out, const Problem &problem) {
+  out = json{{"id", problem.id},
+             {"precision", to_string(problem.precision)},
+             {"language", "c"},
+             {"nominal", problem.nominal},
+             {"check_shapes", problem.check_shapes},
+             {"tolerance", problem.tolerance}};
+}
+
+void from_json(const json &in, Problem &problem) {
+  problem.id = in.at("id").get<std::string>();
+  auto precision = parse_precision(in.at("precision").get<std::string>());
+  if (!precision) throw std::invalid_argument("bad precision: " + in.at("precision").dump());
+  problem.precision = *precision;
+  problem.language = Language::c;
+  problem.nominal = in.at("nominal").get<Shape>();
+  problem.check_shapes = in.at("check_shapes").get<std::vector<Shape>>();
+  problem.tolerance = in.at("tolerance").get<double>();
+}
+
+void to_json(json &out, const BenchTask &task) {
+  out = json{{"sequence", task.sequence}, {"candidate_id", task.candidate_id},
+             {"problem", task.problem},   {"stage", task.stage},
+             {"compiler_flags", task.compiler_flags},
+             {"source", task.source},     {"seed", task.seed}};
+}
+
+void from_json(const json &in, BenchTask &task) {
+  task.sequence = in.at("sequence").get<std::int64_t>();
+  task.candidate_id = in.at("candidate_id").get<std::string>();
+  task.problem = in.at("problem").get<Problem>();
+  task.stage = in.at("stage").get<std::string>();
+  task.compiler_flags = in.at("compiler_flags").get<std::vector<std::string>>();
+  task.source = in.at("source").get<std::string>();
+  task.seed = in.at("seed").get<std::uint64_t>();
+}
+
+void to_json(json &out, const Measurement &m) {
+  out = json{{"status", to_string(m.status)}, {"reason", m.reason},     {"gflops", m.gflops},
+             {"median_s", m.median_s},        {"min_s", m.min_s},       {"iqr_s", m.iqr_s},
+             {"cv", m.cv},                    {"reps", m.reps},         {"max_error", m.max_error},
+             {"compile_s", m.compile_s},      {"verify_s", m.verify_s}, {"time_s", m.time_s}};
+}
+
+void from_json(const json &in, Measurement &m) {
+  auto status = parse_status(in.at("status").get<std::string>());
+  if (!status) throw std::invalid_argument("bad status: " + in.at("status").dump());
+  m.status = *status;
+  m.reason = in.at("reason").get<std::string>();
+  m.gflops = in.at("gflops").get<double>();
+  m.median_s = in.at("median_s").get<double>();
+  m.min_s = in.at("min_s").get<double>();
+  m.iqr_s = in.at("iqr_s").get<double>();
+  m.cv = in.at("cv").get<double>();
+  m.reps = in.at("reps").get<int>();
+  m.max_error = in.at("max_error").get<double>();
+  m.compile_s = in.at("compile_s").get<double>();
+  m.verify_s = in.at("verify_s").get<double>();
+  m.time_s = in.at("time_s").get<double>();
+}
+
+void to_json(json &out, const BenchResult &result) {
+  out = json{{"sequence", result.sequence}, {"measurement", result.measurement},
+             {"rank", result.rank},         {"host", result.host}};
+}
+
+void from_json(const json &in, BenchResult &result) {
+  result.sequence = in.at("sequence").get<std::int64_t>();
+  result.measurement = in.at("measurement").get<Measurement>();
+  result.rank = in.at("rank").get<int>();
+  result.host = in.at("host").get<std::string>();
+}
+
+void to_json(json &out, const RankInfo &info) {
+  out = json{{"rank", info.rank}, {"host", info.host}, {"cores", info.cores},
+             {"compiler_version", info.compiler_version}, {"blas_version", info.blas_version}};
+}
+
+void from_json(const json &in, RankInfo &info) {
+  info.rank = in.at("rank").get<int>();
+  info.host = in.at("host").get<std::string>();
+  info.cores = in.at("cores").get<int>();
+  info.compiler_version = in.at("compiler_version").get<std::string>();
+  info.blas_version = in.at("blas_version").get<std::string>();
+}
+
+}  // namespace hpcreward

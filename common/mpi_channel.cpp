@@ -1,0 +1,41 @@
+#include "common/mpi_channel.hpp"
+
+#include <stdexcept>
+#include <thread>
+
+namespace hpcreward {
+
+void mpi_send_json(const nlohmann::json &body, int destination, int tag) {
+  const std::string text = body.dump();
+  MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, destination, tag, MPI_COMM_WORLD);
+}
+
+std::optional<Envelope> mpi_receive_json(int source, int tag, std::chrono::milliseconds timeout,
+                                         std::chrono::microseconds poll) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  MPI_Status status;
+  int flag = 0;
+  for (;;) {
+    MPI_Iprobe(source, tag, MPI_COMM_WORLD, &flag, &status);
+    if (flag) break;
+    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+    std::this_thread::sleep_for(poll);
+  }
+  int count = 0;
+  MPI_Get_count(&status, MPI_CHAR, &count);
+  std::string text(static_cast<std::size_t>(count), '\0');
+  MPI_Recv(text.data(), count, MPI_CHAR, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD,
+           MPI_STATUS_IGNORE);
+  Envelope envelope{status.MPI_SOURCE, status.MPI_TAG, nlohmann::json()};
+  if (!text.empty()) envelope.body = nlohmann::json::parse(text);
+  return envelope;
+}
+
+Envelope mpi_receive_json(int source, int tag) {
+  for (;;) {
+    auto envelope = mpi_receive_json(source, tag, std::chrono::hours(1));
+    if (envelope) return *envelope;
+  }
+}
+
+}  // namespace hpcreward

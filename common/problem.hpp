@@ -1,0 +1,41 @@
+#pragma once
+// A benchmark problem: precision, language, nominal shape, odd check shapes, tolerance.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hpcreward {
+
+enum class Precision { f64, f32 };
+enum class Language { c };
+
+struct Shape {
+  int m = 0, n = 0, k = 0;
+  double flops() const { return 2.0 * m * n * k; }
+  bool operator==(const Shape &) const = default;
+};
+
+struct Problem {
+  std::string id;
+  Precision precision = Precision::f64;
+  Language language = Language::c;
+  Shape nominal;
+  // Odd sizes that catch code hard-wired to the nominal shape; each is fully verified.
+  std::vector<Shape> check_shapes;
+  // Bound on ||C - C_ref||_F / (||A||_F ||B||_F); a correct GEMM sits near k * epsilon.
+  double tolerance = 0;
+};
+
+std::string_view to_string(Precision precision);
+std::optional<Precision> parse_precision(std::string_view text);
+std::string element_type(Precision precision);  // "double" / "float", as the ABI spells it
+std::string to_string(const Shape &shape);        // "256x256x256" (m x n x k)
+std::optional<Shape> parse_shape(std::string_view text);
+
+// The problems every run knows (dgemm-256 is the method's headline problem).
+const std::vector<Problem> &builtin_problems();
+const Problem *find_problem(std::string_view id);
+std::string known_problem_ids();  // comma-separated, for error messages
+
+}  // namespace hpcreward

@@ -1,0 +1,22 @@
+#pragma once
+// Root attributes of a reward log: enough to say what produced every number in it.
+#include <string>
+
+namespace hpcreward {
+
+inline constexpr int kRewardLogSchemaVersion = 1;
+
+struct Provenance {
+  int schema_version = kRewardLogSchemaVersion;
+  std::string created_utc;       // ISO 8601
+  std::string git_revision;
+  std::string config_json;       // every option of the run, as JSON
+  std::string hosts_json;        // the benchmark ranks: [{rank, host, cores, ...}]
+  std::string compiler_version;  // candidate compiler, first line of `cc --version`
+  std::string blas_version;      // OpenBLAS build configuration
+  std::string mpi_version;
+  std::string hdf5_version;      // filled in by the writer
+  std::string seed;              // decimal, so 64-bit seeds survive every reader
+};
+
+}  // namespace hpcreward

@@ -1,0 +1,50 @@
+#pragma once
+// The HDF5 reward log (DESIGN.md "HDF5 reward log"), schema version 1:
+//
+//   /                 attributes: the Provenance fields (strings, schema_version an int)
+//   /rewards          extendible chunked compound dataset, one RewardRow per scored candidate
+//   /sources          extendible compound index {sha256, offset, length} into /source_text
+//   /source_text      extendible uint8 dataset: each distinct source once, concatenated
+//
+// Every dataset is created before the file switches to SWMR mode (HDF5 forbids new
+// objects afterwards, and SWMR does not allow variable-length data, hence fixed-length
+// strings and the offset/length text store). Readers (h5py with swmr=True) can watch a live run.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "results/provenance.hpp"
+#include "results/reward_row.hpp"
+
+namespace hpcreward {
+
+class RewardLogWriter {
+ public:
+  // Creates the file (fails if it exists), writes provenance, creates all datasets and
+  // starts SWMR writing. Throws std::runtime_error naming the file and the HDF5 error.
+  RewardLogWriter(const std::filesystem::path &path, const Provenance &provenance);
+  ~RewardLogWriter();
+  RewardLogWriter(const RewardLogWriter &) = delete;
+  RewardLogWriter &operator=(const RewardLogWriter &) = delete;
+
+  // Appends one row and, if its source_sha256 is new to this file, the source text.
+  // Flushes so that a reader (or a crash) sees every appended row.
+  void append(const RewardRow &row, std::string_view source);
+
+  std::size_t rows() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Readers open the file read-only with SWMR read access, so they work on a live log.
+std::vector<RewardRow> read_rewards(const std::filesystem::path &path);
+Provenance read_provenance(const std::filesystem::path &path);
+std::optional<std::string> read_source(const std::filesystem::path &path, std::string_view sha256);
+
+}  // namespace hpcreward

@@ -1,0 +1,33 @@
+#pragma once
+// One row of /rewards: a scored candidate, its reward and the raw measurement beside it.
+#include <cstdint>
+#include <string>
+
+namespace hpcreward {
+
+struct RewardRow {
+  std::string candidate_id;  // at most 64 bytes are stored
+  std::string batch_id;      // at most 64 bytes
+  std::string problem;       // at most 32 bytes
+  std::string stage;         // at most 32 bytes
+  std::string status;        // a Status name (common/status.hpp)
+  std::string reason;        // at most 256 bytes; longer reasons are cut at a UTF-8 boundary
+  double reward = 0;
+  double gflops = 0;
+  double median_s = 0;
+  double min_s = 0;
+  double iqr_s = 0;
+  double cv = 0;
+  std::int32_t reps = 0;
+  double max_error = 0;
+  double compile_s = 0;
+  double verify_s = 0;
+  double time_s = 0;
+  std::string source_sha256;  // 64 hex digits; empty when there was no code
+  std::int32_t rank = 0;      // benchmark rank; 0 when the coordinator decided alone
+  std::string host;           // at most 64 bytes
+  double time = 0;            // seconds since the Unix epoch when the row was written
+  std::uint64_t seed = 0;     // seed of the inputs
+};
+
+}  // namespace hpcreward
