@@ -9,6 +9,11 @@
 // Every dataset is created before the file switches to SWMR mode (HDF5 forbids new
 // objects afterwards, and SWMR does not allow variable-length data, hence fixed-length
 // strings and the offset/length text store). Readers (h5py with swmr=True) can watch a live run.
+//
+// Every append is flushed, so a writer that dies keeps every row it appended. SWMR readers
+// (the ones below, h5py with swmr=True) open such a log as it is; tools that do not use SWMR
+// (h5dump, h5py without swmr) refuse a log whose writer is running or died until
+// `h5clear -s FILE` clears its "open for writing" mark.
 #include <cstdint>
 #include <filesystem>
 #include <memory>

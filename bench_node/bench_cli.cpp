@@ -1,0 +1,100 @@
+#include "bench_node/bench_cli.hpp"
+
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+
+#include <boost/program_options.hpp>
+
+namespace hpcreward {
+
+namespace po = boost::program_options;
+
+namespace {
+
+std::string text(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", value);
+  return buffer;
+}
+
+po::options_description bench_options(BenchOptions &o) {
+  po::options_description options("Options");
+  options.add_options()
+      ("help,h", "print this help and exit")
+      ("cc", po::value(&o.cc)->default_value(o.cc),
+       "C compiler, a name on PATH or a path; run as CC -std=gnu11 -shared -fPIC <stage flags> "
+       "-Wl,-z,defs -o cand.so cand.c -lm")
+      ("workdir", po::value<std::string>(),
+       "work root; every candidate gets a private directory in it, removed when it is scored "
+       "(default: $TMPDIR/hpcreward-bench-<rank>-<pid>, removed at exit)")
+      ("runner", po::value(&o.runner),
+       "the hpcreward-runner executable (default: next to this executable)")
+      ("compile-timeout", po::value(&o.compile_timeout_s)->default_value(o.compile_timeout_s, text(o.compile_timeout_s)),
+       "seconds of wall clock for the compiler; then its process group is killed (compile_error)")
+      ("run-timeout", po::value(&o.run_timeout_s)->default_value(o.run_timeout_s, text(o.run_timeout_s)),
+       "seconds of wall clock for verifying and timing one candidate; then its process group "
+       "is killed (timeout)")
+      ("memory-limit-mb", po::value(&o.memory_limit_mb)->default_value(o.memory_limit_mb),
+       "address-space limit (RLIMIT_AS) of the candidate's process, MiB")
+      ("warmup-s", po::value(&o.timing.warmup_s)->default_value(o.timing.warmup_s, text(o.timing.warmup_s)),
+       "untimed warm-up calls until this many seconds have passed (at least one call)")
+      ("min-reps", po::value(&o.timing.min_reps)->default_value(o.timing.min_reps),
+       "timed calls before the relative standard error may stop timing")
+      ("max-reps", po::value(&o.timing.max_reps)->default_value(o.timing.max_reps),
+       "most timed calls")
+      ("target-rse", po::value(&o.timing.target_rse)->default_value(o.timing.target_rse, text(o.timing.target_rse)),
+       "stop timing once the relative standard error of the mean is below this")
+      ("time-cap-s", po::value(&o.timing.time_cap_s)->default_value(o.timing.time_cap_s, text(o.timing.time_cap_s)),
+       "stop timing after this many seconds of timed calls")
+      ("keep-workdir", po::bool_switch(&o.keep_workdir),
+       "keep every candidate's directory (source, object) for debugging");
+  return options;
+}
+
+void require(bool condition, const std::string &message) {
+  if (!condition) throw std::invalid_argument(message);
+}
+
+}  // namespace
+
+BenchCommandLine parse_bench_command_line(int argc, const char *const *argv) {
+  BenchCommandLine command_line;
+  BenchOptions &o = command_line.options;
+  po::variables_map values;
+  po::store(po::parse_command_line(argc, argv, bench_options(o)), values);
+  po::notify(values);
+  command_line.help = values.count("help") > 0;
+  if (values.count("workdir")) o.work_root = values["workdir"].as<std::string>();
+  require(!o.cc.empty(), "--cc must name a compiler");
+  require(o.compile_timeout_s > 0, "--compile-timeout must be positive");
+  require(o.run_timeout_s > 0, "--run-timeout must be positive");
+  require(o.memory_limit_mb >= 64, "--memory-limit-mb must be at least 64");
+  require(o.timing.warmup_s >= 0, "--warmup-s must not be negative");
+  require(o.timing.min_reps >= 1, "--min-reps must be at least 1");
+  require(o.timing.max_reps >= o.timing.min_reps, "--max-reps must be at least --min-reps");
+  require(o.timing.target_rse > 0, "--target-rse must be positive");
+  require(o.timing.time_cap_s > 0, "--time-cap-s must be positive");
+  return command_line;
+}
+
+std::string bench_usage() {
+  BenchOptions defaults;
+  std::ostringstream text;
+  text << "Usage: mpirun ... hpcreward-bench [options]\n\n"
+          "A benchmark rank of hpcreward (any rank but 0, which runs the coordinator). It sends\n"
+          "the coordinator a hello (host, cores, compiler, BLAS), then compiles, verifies and\n"
+          "times every candidate it is sent, each in a sandboxed child process, and answers\n"
+          "with the measurement, until it is told to stop.\n\n"
+       << bench_options(defaults);
+  return text.str();
+}
+
+std::filesystem::path runner_next_to_executable() {
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return "hpcreward-runner";
+  return self.parent_path() / "hpcreward-runner";
+}
+
+}  // namespace hpcreward

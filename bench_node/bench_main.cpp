@@ -1,0 +1,129 @@
+// hpcreward-bench: a benchmark rank. Says hello to the coordinator (rank 0), then scores
+// every task it is sent until it is told to stop. Waits poll with sleeps (mpi_channel),
+// so an idle rank never spins a core that a timed candidate needs.
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+
+#include "bench_node/bench_cli.hpp"
+#include "bench_node/environment.hpp"
+#include "bench_node/rank_info.hpp"
+#include "bench_node/scorer.hpp"
+#include "bench_node/work_dir.hpp"
+#include "common/messages_json.hpp"
+#include "common/mpi_channel.hpp"
+#include "common/mpi_tags.hpp"
+
+namespace hpcreward {
+namespace {
+
+[[noreturn]] void abort_job(int rank, const std::string &message) {
+  std::fprintf(stderr, "hpcreward-bench[%d]: %s\n", rank, message.c_str());
+  MPI_Abort(MPI_COMM_WORLD, 2);
+  std::exit(2);
+}
+
+void report_progress(int rank, const BenchTask &task, const Measurement &m) {
+  std::fprintf(stderr,
+               "[bench %d] %s seq=%lld %s %.3f GFLOPS (compile %.2f s, verify %.2f s, time %.2f s)%s%s\n",
+               rank, task.candidate_id.c_str(), static_cast<long long>(task.sequence),
+               std::string(to_string(m.status)).c_str(), m.gflops, m.compile_s, m.verify_s,
+               m.time_s, m.reason.empty() ? "" : ": ", m.reason.c_str());
+}
+
+BenchResult handle_task(const nlohmann::json &body, Scorer &scorer, int rank, const std::string &host) {
+  BenchResult result;
+  result.rank = rank;
+  result.host = host;
+  BenchTask task;
+  try {
+    task = body.get<BenchTask>();
+  } catch (const std::exception &error) {
+    if (body.is_object() && body.contains("sequence") && body["sequence"].is_number_integer())
+      task.sequence = body["sequence"].get<std::int64_t>();
+    task.candidate_id = "(malformed task)";
+    result.sequence = task.sequence;
+    result.measurement.status = Status::runtime_error;
+    result.measurement.reason = std::string("malformed task: ") + error.what();
+    report_progress(rank, task, result.measurement);
+    return result;
+  }
+  result.sequence = task.sequence;
+  result.measurement = scorer.score(task);  // never throws
+  report_progress(rank, task, result.measurement);
+  return result;
+}
+
+int run(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+  BenchCommandLine command_line;
+  try {
+    command_line = parse_bench_command_line(argc, argv);
+  } catch (const std::exception &error) {
+    abort_job(rank, std::string(error.what()) + " (see --help)");
+  }
+  if (rank == 0) abort_job(rank, "rank 0 is the coordinator; start hpcreward-bench on ranks 1..N");
+  BenchOptions &options = command_line.options;
+  if (!find_executable(options.cc)) abort_job(rank, "compiler not found: " + options.cc);
+  if (options.runner.empty()) options.runner = runner_next_to_executable().string();
+  if (!find_executable(options.runner) || options.runner.find('/') == std::string::npos)
+    abort_job(rank, "runner not found: " + options.runner + " (give --runner PATH)");
+  const bool own_root = options.work_root.empty();
+  if (own_root) options.work_root = default_work_root(rank);
+  try {
+    ensure_private_directory(options.work_root);
+  } catch (const std::exception &error) {
+    abort_job(rank, std::string("cannot create the work directory: ") + error.what());
+  }
+
+  const RankInfo info = collect_rank_info(rank, options.cc);
+  mpi_send_json(nlohmann::json(info), 0, kTagHello);
+  std::fprintf(stderr, "[bench %d] ready on %s: %d cores, %s, %s\n", rank, info.host.c_str(),
+               info.cores, info.compiler_version.c_str(), info.blas_version.c_str());
+
+  Scorer scorer(options);
+  for (;;) {
+    const Envelope envelope = mpi_receive_json(0, MPI_ANY_TAG);
+    if (envelope.tag == kTagStop) break;
+    if (envelope.tag != kTagTask) {
+      std::fprintf(stderr, "[bench %d] ignoring a message with tag %d\n", rank, envelope.tag);
+      continue;
+    }
+    BenchResult result;
+    try {
+      result = handle_task(envelope.body, scorer, rank, info.host);
+    } catch (const std::exception &error) {  // the rank survives every candidate
+      result.rank = rank;
+      result.host = info.host;
+      result.measurement = Measurement{};
+      result.measurement.status = Status::runtime_error;
+      result.measurement.reason = std::string("internal error: ") + error.what();
+    }
+    mpi_send_json(nlohmann::json(result), 0, kTagResult);
+  }
+
+  if (own_root && !options.keep_workdir) remove_tree(options.work_root);
+  MPI_Finalize();
+  return 0;
+}
+
+}  // namespace
+}  // namespace hpcreward
+
+int main(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {  // without MPI, so it works outside mpirun
+      std::cout << hpcreward::bench_usage();
+      return 0;
+    }
+  }
+  return hpcreward::run(argc, argv);
+}

@@ -1,0 +1,24 @@
+#pragma once
+// How a benchmark rank compiles, sandboxes and times candidates (hpcreward-bench options).
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "bench_node/timing_options.hpp"
+
+namespace hpcreward {
+
+struct BenchOptions {
+  std::string cc = "gcc";             // C compiler (a name on PATH or a path)
+  std::filesystem::path work_root;    // per-candidate directories go in here; empty: default_work_root(0)
+  std::string runner;                 // the hpcreward-runner executable
+  double compile_timeout_s = 30;      // wall clock, then the compiler's group is killed
+  double run_timeout_s = 60;          // wall clock for the runner (verification and timing)
+  std::uint64_t memory_limit_mb = 4096;          // RLIMIT_AS of the runner
+  std::uint64_t compile_memory_limit_mb = 2048;  // RLIMIT_AS of each compiler process
+  std::uint64_t compile_file_size_mb = 64;       // RLIMIT_FSIZE of the compiler
+  TimingOptions timing;
+  bool keep_workdir = false;  // leave each candidate's directory behind (debugging)
+};
+
+}  // namespace hpcreward

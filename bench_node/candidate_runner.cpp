@@ -1,0 +1,58 @@
+#include "bench_node/candidate_runner.hpp"
+
+#include <cmath>
+
+#include "bench_node/classify.hpp"
+#include "bench_node/cpu_affinity.hpp"
+#include "bench_node/result_envelope.hpp"
+#include "bench_node/runner_args.hpp"
+
+namespace hpcreward {
+
+double SandboxedRunner::cpu_limit_s() const {
+  // CPU time adds up over threads: an OpenMP candidate on every CPU of the mask uses
+  // timeout * cpus in timeout seconds, so scale; the wall-clock deadline is the real bound.
+  return std::ceil(options_.timeout_s * affinity_cpu_count()) + 5;
+}
+
+ChildSpec SandboxedRunner::child_spec(const RunRequest &request, const std::string &token) const {
+  const BenchTask &task = *request.task;
+  RunnerArgs args;
+  args.object_path = request.object.string();
+  args.precision = task.problem.precision;
+  args.nominal = task.problem.nominal;
+  args.check_shapes = task.problem.check_shapes;
+  args.tolerance = task.problem.tolerance;
+  args.seed = task.seed;
+  args.timing = options_.timing;
+
+  ChildSpec spec;
+  spec.program = options_.runner;
+  spec.arguments = to_arguments(args);
+  spec.environment = inherited_environment();
+  const std::string cpus = std::to_string(affinity_cpu_count());
+  set_variable(spec.environment, "OMP_NUM_THREADS", cpus, false);
+  set_variable(spec.environment, "OPENBLAS_NUM_THREADS", cpus, false);
+  set_variable(spec.environment, "OMP_PROC_BIND", "close", false);  // threads pinned
+  set_variable(spec.environment, "OMP_PLACES", "threads", false);
+  set_variable(spec.environment, "MALLOC_ARENA_MAX", "2", false);  // arenas eat RLIMIT_AS
+  spec.working_directory = request.directory.string();
+  spec.limits.address_space_bytes = options_.memory_bytes;
+  spec.limits.cpu_seconds = static_cast<std::uint64_t>(cpu_limit_s());
+  spec.limits.file_size_bytes = 0;  // no file writes (pipes are not files)
+  spec.limits.open_files = 64;
+  spec.deadline_s = options_.timeout_s;
+  spec.output_limit = 4096;
+  spec.result_pipe = true;
+  spec.result_limit = 64 * 1024;
+  spec.token = token;
+  return spec;
+}
+
+Measurement SandboxedRunner::run(const RunRequest &request) {
+  const std::string token = make_token();
+  const ChildOutcome outcome = run_child(child_spec(request, token));
+  return classify_run(outcome, {token, options_.timeout_s, cpu_limit_s()});
+}
+
+}  // namespace hpcreward

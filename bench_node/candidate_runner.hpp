@@ -1,0 +1,48 @@
+#pragma once
+// Running a compiled candidate: `CandidateRunner` is the boundary; SandboxedRunner starts
+// hpcreward-runner in a limited child process (child_process.hpp) and classifies what
+// happened (classify.hpp).
+#include <filesystem>
+#include <string>
+
+#include "bench_node/child_process.hpp"
+#include "bench_node/timing_options.hpp"
+#include "common/messages.hpp"
+
+namespace hpcreward {
+
+struct RunRequest {
+  std::filesystem::path object;     // the candidate's shared object
+  std::filesystem::path directory;  // private work directory (the child's cwd)
+  const BenchTask *task = nullptr;  // problem, seed
+};
+
+class CandidateRunner {
+ public:
+  virtual ~CandidateRunner() = default;
+  // The measurement (verify_s, time_s filled; compile_s not). Never throws for anything
+  // the candidate does.
+  virtual Measurement run(const RunRequest &request) = 0;
+};
+
+struct SandboxOptions {
+  std::string runner;                          // hpcreward-runner
+  double timeout_s = 60;                       // wall clock
+  std::uint64_t memory_bytes = 4ULL << 30;     // RLIMIT_AS
+  TimingOptions timing;
+};
+
+class SandboxedRunner : public CandidateRunner {
+ public:
+  explicit SandboxedRunner(SandboxOptions options) : options_(std::move(options)) {}
+  Measurement run(const RunRequest &request) override;
+  // The child to start for `request` with `token` (exposed for tests).
+  ChildSpec child_spec(const RunRequest &request, const std::string &token) const;
+  // RLIMIT_CPU: the wall-clock limit times the CPUs it may use, plus slack.
+  double cpu_limit_s() const;
+
+ private:
+  SandboxOptions options_;
+};
+
+}  // namespace hpcreward

@@ -1,0 +1,60 @@
+#pragma once
+// Compiling a candidate into a shared object the runner can load. `Compiler` is the
+// boundary (tests and future compilers plug in); GccCompiler runs the C compiler in a
+// limited child process.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/status.hpp"
+
+namespace hpcreward {
+
+struct CompileRequest {
+  std::string source;                       // C source text
+  std::vector<std::string> flags;           // the stage's flags, e.g. {"-O3"}
+  std::filesystem::path directory;          // private work directory; the source and object go here
+};
+
+struct CompileOutcome {
+  Verdict verdict;                 // ok, or compile_error with the reason
+  std::filesystem::path object;    // the shared object when ok
+  double seconds = 0;              // wall time
+  std::string log;                 // the compiler's first output bytes
+};
+
+class Compiler {
+ public:
+  virtual ~Compiler() = default;
+  virtual CompileOutcome compile(const CompileRequest &request) = 0;
+};
+
+struct GccOptions {
+  std::string cc = "gcc";
+  double timeout_s = 30;
+  std::uint64_t memory_bytes = 2ULL << 30;     // RLIMIT_AS per compiler process
+  std::uint64_t file_size_bytes = 64ULL << 20;  // RLIMIT_FSIZE
+};
+
+class GccCompiler : public Compiler {
+ public:
+  static constexpr const char *kSourceName = "cand.c";
+  static constexpr const char *kObjectName = "cand.so";
+
+  explicit GccCompiler(GccOptions options) : options_(std::move(options)) {}
+  CompileOutcome compile(const CompileRequest &request) override;
+  // cc's arguments: -std=gnu11 -shared -fPIC <flags> -Wl,-z,defs -o cand.so cand.c -lm
+  std::vector<std::string> arguments(const CompileRequest &request) const;
+
+ private:
+  GccOptions options_;
+};
+
+// The line of a compiler log that says what went wrong: the first "error" line, else the
+// first line that is not blank.
+std::string first_error_line(const std::string &log);
+
+// The first line of `cc --version` (run as a limited child); empty when it fails.
+std::string compiler_version(const std::string &cc);
+
+}  // namespace hpcreward

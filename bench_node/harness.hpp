@@ -1,0 +1,39 @@
+#pragma once
+// Verifies and times one candidate function in this process (the runner child calls it
+// after loading the candidate): full checks against OpenBLAS at the nominal and check
+// shapes, then warm-up and timed calls at the nominal shape, every output checked.
+#include <cstdint>
+#include <vector>
+
+#include "bench_node/operands.hpp"
+#include "bench_node/timing_options.hpp"
+#include "common/messages.hpp"
+#include "common/problem.hpp"
+
+namespace hpcreward {
+
+struct HarnessConfig {
+  Shape nominal;
+  std::vector<Shape> check_shapes;
+  double tolerance = 0;
+  std::uint64_t seed = 0;        // input values (reproducible from the task)
+  std::uint64_t check_seed = 0;  // Freivalds vectors and canaries (the runner draws it fresh)
+  TimingOptions timing;
+};
+
+// The Measurement: ok with timings, or the first failure (wrong_answer, runtime_error).
+// verify_s and time_s are filled; compile_s is not (the caller compiled). Throws
+// std::bad_alloc when the harness's own buffers cannot be allocated.
+template <typename T>
+Measurement run_harness(MatmulFn<T> matmul, const HarnessConfig &config);
+
+// One full check: fresh buffers and inputs, NaN-poisoned output, OpenBLAS reference.
+// Adds the normwise error to `max_error`.
+template <typename T>
+Verdict verify_shape(MatmulFn<T> matmul, const Shape &shape, const HarnessConfig &config,
+                     std::uint64_t stream, double &max_error);
+
+extern template Measurement run_harness<double>(MatmulFn<double>, const HarnessConfig &);
+extern template Measurement run_harness<float>(MatmulFn<float>, const HarnessConfig &);
+
+}  // namespace hpcreward

@@ -1,0 +1,24 @@
+#pragma once
+// Seeded input generation: a small fast generator (xoshiro256**) and uniform fills in [-1, 1].
+#include <cstdint>
+#include <span>
+
+namespace hpcreward {
+
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed);
+  std::uint64_t next();
+  double uniform();  // in [-1, 1)
+
+ private:
+  std::uint64_t state_[4];
+};
+
+// A seed for one use of the task's seed (a shape, a call), so streams don't overlap.
+std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream);
+
+void fill_uniform(std::span<double> values, Rng &rng);
+void fill_uniform(std::span<float> values, Rng &rng);
+
+}  // namespace hpcreward

@@ -1,0 +1,104 @@
+#include "bench_node/runner_args.hpp"
+
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+
+#include <boost/program_options.hpp>
+
+namespace hpcreward {
+
+namespace po = boost::program_options;
+
+namespace {
+
+std::string exact(double value) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
+}
+
+po::options_description runner_options() {
+  po::options_description options("hpcreward-runner: loads one candidate, verifies and times it");
+  options.add_options()
+      ("help", "this text")
+      ("object", po::value<std::string>()->required(), "candidate shared object (.so)")
+      ("precision", po::value<std::string>()->required(), "f64 or f32")
+      ("nominal", po::value<std::string>()->required(), "nominal shape MxNxK (timed)")
+      ("check", po::value<std::vector<std::string>>()->composing(), "check shape MxNxK (repeatable)")
+      ("tolerance", po::value<double>()->required(), "bound on ||C-Cref||_F/(||A||_F ||B||_F)")
+      ("seed", po::value<std::uint64_t>()->required(), "seed of the input values")
+      ("warmup-s", po::value<double>()->required(), "warm-up time")
+      ("min-reps", po::value<int>()->required(), "timed calls before the RSE may stop")
+      ("max-reps", po::value<int>()->required(), "most timed calls")
+      ("target-rse", po::value<double>()->required(), "relative standard error to stop at")
+      ("time-cap-s", po::value<double>()->required(), "timing loop time cap")
+      ("result-fd", po::value<int>()->default_value(3), "pipe the result JSON is written to")
+      ("token-fd", po::value<int>()->default_value(4), "pipe the result token is read from");
+  return options;
+}
+
+Shape shape_option(const std::string &text) {
+  auto shape = parse_shape(text);
+  if (!shape) throw std::invalid_argument("bad shape: " + text);
+  return *shape;
+}
+
+}  // namespace
+
+std::vector<std::string> to_arguments(const RunnerArgs &args) {
+  std::vector<std::string> out = {
+      "--object", args.object_path,
+      "--precision", std::string(to_string(args.precision)),
+      "--nominal", to_string(args.nominal),
+      "--tolerance", exact(args.tolerance),
+      "--seed", std::to_string(args.seed),
+      "--warmup-s", exact(args.timing.warmup_s),
+      "--min-reps", std::to_string(args.timing.min_reps),
+      "--max-reps", std::to_string(args.timing.max_reps),
+      "--target-rse", exact(args.timing.target_rse),
+      "--time-cap-s", exact(args.timing.time_cap_s),
+      "--result-fd", std::to_string(args.result_fd),
+      "--token-fd", std::to_string(args.token_fd),
+  };
+  for (const Shape &shape : args.check_shapes) {
+    out.push_back("--check");
+    out.push_back(to_string(shape));
+  }
+  return out;
+}
+
+RunnerArgs parse_runner_args(int argc, const char *const *argv) {
+  po::variables_map values;
+  po::store(po::parse_command_line(argc, argv, runner_options()), values);
+  po::notify(values);
+  RunnerArgs args;
+  args.object_path = values["object"].as<std::string>();
+  auto precision = parse_precision(values["precision"].as<std::string>());
+  if (!precision) throw std::invalid_argument("bad precision: " + values["precision"].as<std::string>());
+  args.precision = *precision;
+  args.nominal = shape_option(values["nominal"].as<std::string>());
+  if (values.count("check"))
+    for (const std::string &text : values["check"].as<std::vector<std::string>>())
+      args.check_shapes.push_back(shape_option(text));
+  args.tolerance = values["tolerance"].as<double>();
+  args.seed = values["seed"].as<std::uint64_t>();
+  args.timing.warmup_s = values["warmup-s"].as<double>();
+  args.timing.min_reps = values["min-reps"].as<int>();
+  args.timing.max_reps = values["max-reps"].as<int>();
+  args.timing.target_rse = values["target-rse"].as<double>();
+  args.timing.time_cap_s = values["time-cap-s"].as<double>();
+  args.result_fd = values["result-fd"].as<int>();
+  args.token_fd = values["token-fd"].as<int>();
+  return args;
+}
+
+std::string runner_usage() {
+  std::ostringstream text;
+  text << runner_options()
+       << "\nStarted by hpcreward-bench inside its sandbox; not meant to be run by hand on\n"
+          "untrusted code. Writes {\"token\":..., \"measurement\":...} to --result-fd.\n";
+  return text.str();
+}
+
+}  // namespace hpcreward

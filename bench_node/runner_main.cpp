@@ -1,0 +1,111 @@
+// hpcreward-runner: the child that loads one candidate and verifies and times it.
+//
+// Started by hpcreward-bench with fork+execv inside its sandbox (own process group,
+// rlimits, private directory, deadline). It reads the rank's token from --token-fd before
+// any candidate code is loaded, runs the harness, writes exactly one JSON object
+// {"token", "measurement"} to --result-fd and exits 0 without running any destructors
+// or atexit handlers the candidate may have registered.
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <random>
+#include <string>
+
+#include "bench_node/harness.hpp"
+#include "bench_node/result_envelope.hpp"
+#include "bench_node/runner_args.hpp"
+
+namespace hpcreward {
+namespace {
+
+Measurement failure(Status status, std::string reason) {
+  Measurement measurement;
+  measurement.status = status;
+  measurement.reason = std::move(reason);
+  return measurement;
+}
+
+std::string read_token(int fd) {
+  std::string token;
+  char buffer[256];
+  for (;;) {
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got > 0 && token.size() < 4096) {
+      token.append(buffer, static_cast<std::size_t>(got));
+      continue;
+    }
+    if (got < 0 && errno == EINTR) continue;
+    break;
+  }
+  ::close(fd);
+  return token;
+}
+
+void write_all(int fd, const std::string &text) {
+  std::size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t got = ::write(fd, text.data() + written, text.size() - written);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return;
+    written += static_cast<std::size_t>(got);
+  }
+}
+
+Measurement run_candidate(const RunnerArgs &args) {
+  void *handle = ::dlopen(args.object_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char *error = ::dlerror();
+    return failure(Status::compile_error,
+                   std::string("cannot load the compiled object: ") + (error ? error : "unknown"));
+  }
+  ::dlerror();
+  void *symbol = ::dlsym(handle, "matmul");
+  if (symbol == nullptr) return failure(Status::format_error, "no matmul entry point");
+
+  HarnessConfig config;
+  config.nominal = args.nominal;
+  config.check_shapes = args.check_shapes;
+  config.tolerance = args.tolerance;
+  config.seed = args.seed;
+  std::random_device device;  // what the candidate can't predict from the command line
+  config.check_seed = (static_cast<std::uint64_t>(device()) << 32) | device();
+  config.timing = args.timing;
+  if (args.precision == Precision::f64)
+    return run_harness<double>(reinterpret_cast<MatmulFn<double>>(symbol), config);
+  return run_harness<float>(reinterpret_cast<MatmulFn<float>>(symbol), config);
+}
+
+}  // namespace
+}  // namespace hpcreward
+
+int main(int argc, char **argv) {
+  using namespace hpcreward;
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::fputs(runner_usage().c_str(), stdout);
+      return 0;
+    }
+  RunnerArgs args;
+  try {
+    args = parse_runner_args(argc, argv);
+  } catch (const std::exception &error) {
+    std::fprintf(stderr, "hpcreward-runner: %s\n", error.what());
+    return 2;
+  }
+  const std::string token = read_token(args.token_fd);
+
+  Measurement measurement;
+  try {
+    measurement = run_candidate(args);
+  } catch (const std::bad_alloc &) {
+    measurement = failure(Status::runtime_error, "out of memory (memory limit reached)");
+  } catch (const std::exception &error) {
+    measurement = failure(Status::runtime_error, std::string("harness error: ") + error.what());
+  }
+  write_all(args.result_fd, encode_result(token, measurement));
+  ::_exit(0);
+}

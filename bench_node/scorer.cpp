@@ -1,0 +1,89 @@
+#include "bench_node/scorer.hpp"
+
+#include <chrono>
+#include <new>
+
+#include "bench_node/work_dir.hpp"
+
+namespace hpcreward {
+
+namespace {
+
+Measurement failure(const Verdict &verdict) {
+  Measurement measurement;
+  measurement.status = verdict.status;
+  measurement.reason = verdict.reason;
+  return measurement;
+}
+
+std::unique_ptr<Compiler> default_compiler(const BenchOptions &options) {
+  return std::make_unique<GccCompiler>(GccOptions{options.cc, options.compile_timeout_s,
+                                                  options.compile_memory_limit_mb << 20,
+                                                  options.compile_file_size_mb << 20});
+}
+
+std::unique_ptr<CandidateRunner> default_runner(const BenchOptions &options) {
+  return std::make_unique<SandboxedRunner>(
+      SandboxOptions{options.runner, options.run_timeout_s, options.memory_limit_mb << 20,
+                     options.timing});
+}
+
+}  // namespace
+
+Scorer::Scorer(BenchOptions options, std::unique_ptr<Compiler> compiler,
+               std::unique_ptr<CandidateRunner> runner)
+    : options_(std::move(options)), compiler_(std::move(compiler)), runner_(std::move(runner)) {
+  if (options_.work_root.empty()) options_.work_root = default_work_root(0);
+  // The runner works inside the candidate's directory: paths handed to it must be absolute.
+  options_.work_root = std::filesystem::absolute(options_.work_root);
+}
+
+Scorer::Scorer(const BenchOptions &options)
+    : Scorer(options, default_compiler(options), default_runner(options)) {}
+
+void Scorer::add_check(std::unique_ptr<CandidateCheck> check) { checks_.push_back(std::move(check)); }
+
+Measurement Scorer::score(const BenchTask &task) {
+  try {
+    return score_unguarded(task);
+  } catch (const std::bad_alloc &) {
+    return failure({Status::runtime_error, "internal error while scoring: out of memory"});
+  } catch (const std::exception &error) {
+    return failure({Status::runtime_error, std::string("internal error while scoring: ") + error.what()});
+  } catch (...) {
+    return failure({Status::runtime_error, "internal error while scoring"});
+  }
+}
+
+Measurement Scorer::score_unguarded(const BenchTask &task) {
+  for (const auto &check : checks_)
+    if (Verdict verdict = check->check_source(task); !verdict.ok()) return failure(verdict);
+
+  WorkDir directory(options_.work_root, "cand-" + std::to_string(task.sequence));
+  if (options_.keep_workdir) directory.keep();
+
+  const CompileOutcome compiled =
+      compiler_->compile({task.source, task.compiler_flags, directory.path()});
+  if (!compiled.verdict.ok()) {
+    Measurement measurement = failure(compiled.verdict);
+    measurement.compile_s = compiled.seconds;
+    return measurement;
+  }
+  for (const auto &check : checks_)
+    if (Verdict verdict = check->check_object(task, compiled.object); !verdict.ok()) {
+      Measurement measurement = failure(verdict);
+      measurement.compile_s = compiled.seconds;
+      return measurement;
+    }
+
+  Measurement measurement = runner_->run({compiled.object, directory.path(), &task});
+  measurement.compile_s = compiled.seconds;
+  return measurement;
+}
+
+Measurement score_task(const BenchTask &task, const BenchOptions &options) {
+  Scorer scorer(options);
+  return scorer.score(task);
+}
+
+}  // namespace hpcreward

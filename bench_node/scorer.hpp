@@ -1,0 +1,37 @@
+#pragma once
+// Scoring one task: private work directory -> source checks -> compile -> object checks
+// -> sandboxed run -> Measurement. Every failure is a status with a reason; nothing a
+// candidate does (or an internal error while scoring it) escapes as an exception.
+#include <memory>
+#include <vector>
+
+#include "bench_node/bench_options.hpp"
+#include "bench_node/candidate_check.hpp"
+#include "bench_node/candidate_runner.hpp"
+#include "bench_node/compiler.hpp"
+#include "common/messages.hpp"
+
+namespace hpcreward {
+
+class Scorer {
+ public:
+  Scorer(BenchOptions options, std::unique_ptr<Compiler> compiler,
+         std::unique_ptr<CandidateRunner> runner);
+  // GccCompiler and SandboxedRunner configured from `options`.
+  explicit Scorer(const BenchOptions &options);
+
+  void add_check(std::unique_ptr<CandidateCheck> check);
+  Measurement score(const BenchTask &task);  // never throws
+
+ private:
+  Measurement score_unguarded(const BenchTask &task);
+  BenchOptions options_;
+  std::unique_ptr<Compiler> compiler_;
+  std::unique_ptr<CandidateRunner> runner_;
+  std::vector<std::unique_ptr<CandidateCheck>> checks_;
+};
+
+// One task with the default compiler and sandbox.
+Measurement score_task(const BenchTask &task, const BenchOptions &options);
+
+}  // namespace hpcreward

@@ -1,0 +1,40 @@
+#pragma once
+// Summary statistics of timed calls and the rule that decides when to stop timing.
+// Pure functions: no clocks, no candidates.
+#include <span>
+
+#include "bench_node/timing_options.hpp"
+
+namespace hpcreward {
+
+struct SampleSummary {
+  int count = 0;
+  double median = 0;
+  double min = 0;
+  double max = 0;
+  double q1 = 0;  // first and third quartiles (linear interpolation between order statistics)
+  double q3 = 0;
+  double mean = 0;
+  double stddev = 0;  // sample standard deviation (n - 1); 0 for fewer than two samples
+  double iqr() const { return q3 - q1; }
+  double cv() const { return mean > 0 ? stddev / mean : 0; }
+  // Relative standard error of the mean; infinite for fewer than two samples.
+  double rse() const;
+};
+
+// The p-quantile (0 <= p <= 1) of `samples`, which need not be sorted. NaN when empty.
+double quantile(std::span<const double> samples, double p);
+SampleSummary summarize(std::span<const double> samples);
+
+// Stops once reps >= min_reps and the RSE is below target, or at the time cap, or at max_reps.
+class StoppingRule {
+ public:
+  explicit StoppingRule(const TimingOptions &options) : options_(options) {}
+  // `samples`: the timed calls so far; `elapsed_s`: wall time of the timing loop so far.
+  bool done(std::span<const double> samples, double elapsed_s) const;
+
+ private:
+  TimingOptions options_;
+};
+
+}  // namespace hpcreward

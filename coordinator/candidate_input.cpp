@@ -1,0 +1,97 @@
+#include "coordinator/candidate_input.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "common/problem.hpp"
+#include "coordinator/code_extraction.hpp"
+#include "stages/stage.hpp"
+
+namespace hpcreward {
+namespace {
+
+using nlohmann::json;
+
+// Reads an optional string field; a present field of another type is an error.
+bool read_string(const json &object, const char *key, std::string *out, std::string *error) {
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return true;
+  if (!it->is_string()) {
+    *error = std::string("field \"") + key + "\" must be a string, not " + it->type_name();
+    return false;
+  }
+  *out = it->get<std::string>();
+  return true;
+}
+
+Verdict reject(std::string reason) { return {Status::format_error, std::move(reason)}; }
+
+Verdict fill_fields(const json &object, const CandidateDefaults &defaults,
+                    PreparedCandidate *candidate) {
+  std::string error, id, source, completion;
+  candidate->problem = defaults.problem;
+  candidate->stage = defaults.stage;
+  candidate->batch_id = defaults.batch_id;
+  if (!read_string(object, "id", &id, &error) ||
+      !read_string(object, "problem", &candidate->problem, &error) ||
+      !read_string(object, "stage", &candidate->stage, &error) ||
+      !read_string(object, "batch_id", &candidate->batch_id, &error) ||
+      !read_string(object, "source", &source, &error) ||
+      !read_string(object, "completion", &completion, &error))
+    return reject(error);
+
+  if (id.empty()) return reject("missing \"id\": every candidate needs a unique id");
+  if (id.size() > kMaxCandidateIdBytes)
+    return reject("\"id\" is " + std::to_string(id.size()) + " bytes; the limit is " +
+                  std::to_string(kMaxCandidateIdBytes));
+  candidate->id = id;
+
+  if (candidate->problem.empty())
+    return reject("missing \"problem\" (and no --problem default); known: " + known_problem_ids());
+  if (!find_problem(candidate->problem))
+    return reject("unknown problem \"" + candidate->problem + "\"; known: " + known_problem_ids());
+  if (candidate->stage.empty())
+    return reject("missing \"stage\" (and no --stage default); known: " + known_stage_names());
+  if (!find_stage(candidate->stage))
+    return reject("unknown stage \"" + candidate->stage + "\"; known: " + known_stage_names());
+
+  const bool has_source = object.contains("source") && !object["source"].is_null();
+  const bool has_completion = object.contains("completion") && !object["completion"].is_null();
+  if (has_source == has_completion)
+    return reject("give exactly one of \"source\" (C code) or \"completion\" (model output)");
+  if (has_completion) {
+    auto extracted = extract_from_completion(completion);
+    if (auto *verdict = std::get_if<Verdict>(&extracted)) return *verdict;
+    source = std::get<std::string>(std::move(extracted));
+  }
+  Verdict text = check_source_text(source, defaults.max_source_bytes ? defaults.max_source_bytes
+                                                                      : kDefaultMaxSourceBytes);
+  if (!text.ok()) return text;
+  candidate->code = std::move(source);
+  return {};
+}
+
+}  // namespace
+
+PreparedCandidate prepare_candidate(std::string_view json_line, std::size_t line_number,
+                                    const CandidateDefaults &defaults) {
+  PreparedCandidate candidate;
+  candidate.id = "line-" + std::to_string(line_number);
+  candidate.batch_id = defaults.batch_id;
+  candidate.problem = defaults.problem;
+  candidate.stage = defaults.stage;
+  json object = json::parse(json_line, nullptr, /*allow_exceptions=*/false);
+  if (object.is_discarded()) {
+    candidate.verdict = reject("line " + std::to_string(line_number) + " is not valid JSON");
+    return candidate;
+  }
+  if (!object.is_object()) {
+    candidate.verdict =
+        reject("line " + std::to_string(line_number) + " is JSON but not an object");
+    return candidate;
+  }
+  candidate.verdict = fill_fields(object, defaults, &candidate);
+  if (!candidate.verdict.ok()) candidate.code.clear();
+  return candidate;
+}
+
+}  // namespace hpcreward

@@ -1,0 +1,35 @@
+#pragma once
+// One line of candidate JSON Lines input -> a candidate ready to benchmark, or a
+// candidate already decided (format_error with the reason). Never throws on bad input.
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "common/status.hpp"
+
+namespace hpcreward {
+
+inline constexpr std::size_t kMaxCandidateIdBytes = 64;
+
+struct CandidateDefaults {
+  std::string problem;   // for lines without "problem"
+  std::string stage;     // for lines without "stage" (the line's own stage wins)
+  std::string batch_id;  // for lines without "batch_id"
+  std::size_t max_source_bytes = 0;
+};
+
+struct PreparedCandidate {
+  std::string id;
+  std::string batch_id;
+  std::string problem;
+  std::string stage;
+  std::string code;  // the C source to benchmark; empty when the verdict is not ok
+  Verdict verdict;   // ok: benchmark it; otherwise this is its row's status and reason
+};
+
+// `line_number` counts from 1 and names the line in reasons and in the fallback id
+// ("line-<n>") of lines whose id is missing or unusable.
+PreparedCandidate prepare_candidate(std::string_view json_line, std::size_t line_number,
+                                    const CandidateDefaults &defaults);
+
+}  // namespace hpcreward

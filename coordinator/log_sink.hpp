@@ -1,0 +1,17 @@
+#pragma once
+// RowSink onto the HDF5 reward log.
+#include "coordinator/row_sink.hpp"
+#include "results/reward_log.hpp"
+
+namespace hpcreward {
+
+class LogSink : public RowSink {
+ public:
+  explicit LogSink(RewardLogWriter &writer) : writer_(writer) {}
+  void append(const RewardRow &row, std::string_view source) override { writer_.append(row, source); }
+
+ private:
+  RewardLogWriter &writer_;
+};
+
+}  // namespace hpcreward

@@ -1,0 +1,64 @@
+#include "coordinator/mpi_transport.hpp"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+
+#include "common/messages_json.hpp"
+#include "common/mpi_channel.hpp"
+#include "common/mpi_tags.hpp"
+
+namespace hpcreward {
+namespace {
+// The coordinator shares its node with timed candidates: poll gently.
+constexpr std::chrono::microseconds kPoll(2000);
+}  // namespace
+
+void MpiTransport::send_task(int rank, const BenchTask &task) {
+  mpi_send_json(nlohmann::json(task), rank, kTagTask);
+}
+
+BenchResult MpiTransport::receive_result() {
+  for (;;) {
+    auto envelope = mpi_receive_json(MPI_ANY_SOURCE, kTagResult, std::chrono::hours(1), kPoll);
+    if (!envelope) continue;
+    BenchResult result = envelope->body.get<BenchResult>();
+    result.rank = envelope->source;  // trust MPI, not the payload, for who sent it
+    return result;
+  }
+}
+
+std::vector<RankInfo> gather_rank_info(int world_size, std::chrono::seconds timeout) {
+  std::vector<RankInfo> infos;
+  std::set<int> missing;
+  for (int rank = 1; rank < world_size; ++rank) missing.insert(rank);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!missing.empty()) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    auto envelope = left.count() > 0 ? mpi_receive_json(MPI_ANY_SOURCE, kTagHello, left, kPoll)
+                                     : std::nullopt;
+    if (!envelope) {
+      std::string names;
+      for (int rank : missing) names += " " + std::to_string(rank);
+      throw std::runtime_error("benchmark ranks did not start within " +
+                               std::to_string(timeout.count()) + " s:" + names);
+    }
+    RankInfo info = envelope->body.get<RankInfo>();
+    info.rank = envelope->source;
+    missing.erase(info.rank);
+    infos.push_back(info);
+  }
+  std::sort(infos.begin(), infos.end(),
+            [](const RankInfo &a, const RankInfo &b) { return a.rank < b.rank; });
+  return infos;
+}
+
+void stop_bench_ranks(int world_size) {
+  static bool stopped = false;
+  if (stopped) return;
+  stopped = true;
+  for (int rank = 1; rank < world_size; ++rank) mpi_send_json(nlohmann::json(), rank, kTagStop);
+}
+
+}  // namespace hpcreward

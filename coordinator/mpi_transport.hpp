@@ -1,0 +1,24 @@
+#pragma once
+// The coordinator's side of the MPI protocol (common/mpi_tags.hpp).
+#include <chrono>
+#include <vector>
+
+#include "common/messages.hpp"
+#include "coordinator/transport.hpp"
+
+namespace hpcreward {
+
+class MpiTransport : public BenchTransport {
+ public:
+  void send_task(int rank, const BenchTask &task) override;
+  BenchResult receive_result() override;
+};
+
+// Collects the hello of every benchmark rank 1..world_size-1. Throws std::runtime_error
+// naming the missing ranks if they have not all said hello within `timeout`.
+std::vector<RankInfo> gather_rank_info(int world_size, std::chrono::seconds timeout);
+
+// Tells every benchmark rank to finish. Safe to call more than once.
+void stop_bench_ranks(int world_size);
+
+}  // namespace hpcreward

@@ -1,0 +1,111 @@
+#include "coordinator/options.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <fstream>
+#include <iostream>
+#include <random>
+
+#include "common/problem.hpp"
+#include "coordinator/code_extraction.hpp"
+#include "stages/stage.hpp"
+
+namespace hpcreward {
+namespace po = boost::program_options;
+
+namespace {
+
+po::options_description describe_options() {
+  po::options_description general("Coordinator options (also accepted in a --config file, key = value)");
+  general.add_options()
+      ("help,h", "print this help and exit")
+      ("config", po::value<std::string>(), "read options from this INI file; the command line wins")
+      ("candidates", po::value<std::string>(),
+       "JSON Lines file, one candidate per line: id, problem, source or completion, optional stage and batch_id")
+      ("out", po::value<std::string>(), "run directory; receives rewards.h5 and coordinator.pid")
+      ("stage", po::value<std::string>()->default_value("o0"),
+       ("stage of lines that name none (a line's own stage wins); one of: " + known_stage_names()).c_str())
+      ("problem", po::value<std::string>()->default_value("dgemm-256"),
+       ("problem of lines that name none; one of: " + known_problem_ids()).c_str())
+      ("batch-id", po::value<std::string>(), "batch id of lines that name none (default: the input file's name without extension)")
+      ("seed", po::value<std::uint64_t>(), "run seed for the benchmark inputs (default: random, recorded in the log)")
+      ("max-source-bytes", po::value<std::size_t>()->default_value(kDefaultMaxSourceBytes),
+       "larger sources are format_error")
+      ("rank-start-timeout", po::value<int>()->default_value(120),
+       "seconds to wait for every benchmark rank to start");
+  po::options_description rewards("Reward table (DESIGN.md); `ok` earns the measured GFLOPS");
+  RewardTable defaults;
+  for (Status status : kAllStatuses) {
+    if (status == Status::ok) continue;
+    const std::string key = "reward." + std::string(to_string(status));
+    rewards.add_options()(key.c_str(), po::value<double>()->default_value(defaults.penalty(status)),
+                          ("reward of " + std::string(to_string(status))).c_str());
+  }
+  general.add(rewards);
+  return general;
+}
+
+std::string required(const po::variables_map &values, const char *key) {
+  if (!values.count(key))
+    throw std::invalid_argument(std::string("--") + key + " is required (see --help)");
+  return values[key].as<std::string>();
+}
+
+}  // namespace
+
+std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char *const *argv) {
+  const po::options_description description = describe_options();
+  po::variables_map values;
+  try {
+    po::store(po::parse_command_line(argc, argv, description), values);
+    if (values.count("config")) {
+      const std::string path = values["config"].as<std::string>();
+      std::ifstream file(path);
+      if (!file) throw std::invalid_argument("cannot read --config file " + path);
+      po::store(po::parse_config_file(file, description), values);
+    }
+    po::notify(values);
+  } catch (const po::error &error) {
+    throw std::invalid_argument(std::string(error.what()) + " (see --help)");
+  }
+  if (values.count("help")) {
+    std::cout << "hpcreward-coordinator: rank 0 of an hpcreward run. Scores every candidate on the\n"
+                 "benchmark ranks of the MPI world and writes OUT/rewards.h5.\n\n"
+              << description << "\n";
+    return std::nullopt;
+  }
+
+  CoordinatorOptions options;
+  options.candidates = required(values, "candidates");
+  options.out = required(values, "out");
+  options.stage = values["stage"].as<std::string>();
+  options.problem = values["problem"].as<std::string>();
+  if (!find_stage(options.stage))
+    throw std::invalid_argument("--stage " + options.stage + " is not a stage; known: " + known_stage_names());
+  if (!find_problem(options.problem))
+    throw std::invalid_argument("--problem " + options.problem + " is not a problem; known: " + known_problem_ids());
+  options.batch_id = values.count("batch-id") ? values["batch-id"].as<std::string>()
+                                              : options.candidates.stem().string();
+  options.seed = values.count("seed") ? values["seed"].as<std::uint64_t>()
+                                      : (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+  options.max_source_bytes = values["max-source-bytes"].as<std::size_t>();
+  options.rank_start_timeout_s = values["rank-start-timeout"].as<int>();
+  if (options.rank_start_timeout_s <= 0) throw std::invalid_argument("--rank-start-timeout must be positive");
+
+  nlohmann::json rewards = nlohmann::json::object();
+  for (Status status : kAllStatuses) {
+    if (status == Status::ok) continue;
+    const std::string key = "reward." + std::string(to_string(status));
+    options.rewards.set_penalty(status, values[key].as<double>());
+    rewards[std::string(to_string(status))] = values[key].as<double>();
+  }
+  rewards["ok"] = "measured GFLOPS";
+  options.as_json = {{"candidates", options.candidates.string()}, {"out", options.out.string()},
+                     {"stage", options.stage},       {"problem", options.problem},
+                     {"batch_id", options.batch_id}, {"seed", std::to_string(options.seed)},
+                     {"max_source_bytes", options.max_source_bytes},
+                     {"rewards", rewards}};
+  return options;
+}
+
+}  // namespace hpcreward

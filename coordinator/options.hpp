@@ -1,0 +1,31 @@
+#pragma once
+// The coordinator's command line and config file (Boost.Program_options).
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "coordinator/reward_table.hpp"
+
+namespace hpcreward {
+
+struct CoordinatorOptions {
+  std::filesystem::path candidates;  // JSON Lines input
+  std::filesystem::path out;         // run directory: rewards.h5, coordinator.pid
+  std::string stage;                 // default stage of lines without one
+  std::string problem;               // default problem of lines without one
+  std::string batch_id;              // default batch id (the input file's stem)
+  std::uint64_t seed = 0;
+  std::size_t max_source_bytes = 0;
+  int rank_start_timeout_s = 0;
+  RewardTable rewards;
+  nlohmann::json as_json;  // every option, for the log's provenance
+};
+
+// Parses argv (and --config FILE). Returns nullopt after printing --help. Throws
+// std::invalid_argument with a message that says what to fix on bad options.
+std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char *const *argv);
+
+}  // namespace hpcreward

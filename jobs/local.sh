@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Starts one hpcreward run on this machine: the coordinator (rank 0) plus N benchmark
+# ranks in one MPI world, scoring every candidate of a JSON Lines file into DIR/rewards.h5.
+# Exits 0 when every candidate has a row.
+set -euo pipefail
+
+usage() {
+  cat <<'USAGE'
+usage: jobs/local.sh [--candidates FILE.jsonl] [--stage NAME] [--problem ID] [--np N]
+                     [--seed N] [--config FILE] --out DIR [-- BENCH_OPTIONS...]
+
+  --candidates FILE  JSON Lines, one candidate per line (default: the shipped samples,
+                     train_bridge/samples/dgemm-256.jsonl)
+  --stage NAME       stage of lines that name none (default o0); a line's own stage wins
+  --problem ID       problem of lines that name none (default dgemm-256)
+  --np N             benchmark ranks (default: the number of CPU cores)
+  --seed N           run seed for benchmark inputs (default: random, recorded in the log)
+  --config FILE      coordinator config file (INI, see hpcreward-coordinator --help)
+  --out DIR          run directory: rewards.h5, coordinator.pid
+  -- ...             options for every hpcreward-bench rank (see hpcreward-bench --help)
+
+Environment: HPCREWARD_BIN, the folder holding the built executables (default build/bin).
+USAGE
+}
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bin=${HPCREWARD_BIN:-$repo/build/bin}
+candidates=$repo/train_bridge/samples/dgemm-256.jsonl
+np=$(nproc)
+out=""
+coordinator_args=()
+bench_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --candidates) candidates=$2; shift 2 ;;
+    --stage|--problem|--seed|--config) coordinator_args+=("$1" "$2"); shift 2 ;;
+    --np) np=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    --) shift; bench_args=("$@"); break ;;
+    *) echo "local.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+  esac
+done
+[ -n "$out" ] || { echo "local.sh: --out DIR is required" >&2; usage >&2; exit 2; }
+[[ "$np" =~ ^[1-9][0-9]*$ ]] || { echo "local.sh: --np must be a positive integer, not '$np'" >&2; exit 2; }
+[ -r "$candidates" ] || { echo "local.sh: cannot read candidate file $candidates" >&2; exit 2; }
+for program in hpcreward-coordinator hpcreward-bench hpcreward-runner; do
+  [ -x "$bin/$program" ] || {
+    echo "local.sh: $bin/$program not found; build first: cmake -S . -B build && cmake --build build -j" >&2
+    exit 2
+  }
+done
+command -v mpirun >/dev/null || { echo "local.sh: mpirun not found; run jobs/install-deps.sh" >&2; exit 2; }
+if [ -e "$out/rewards.h5" ]; then
+  echo "local.sh: $out/rewards.h5 already exists; choose a new --out or remove it" >&2
+  exit 2
+fi
+mkdir -p "$out"
+
+if [ "$(id -u)" -eq 0 ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+# Ranks placed by the benchmark rank itself, not by mpirun; small messages only, so the
+# shared-memory transport needs no cross-process copy (which containers often forbid).
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_rmaps_base_oversubscribe=1
+
+mpirun --bind-to none \
+  -np 1 "$bin/hpcreward-coordinator" --candidates "$candidates" --out "$out" "${coordinator_args[@]}" \
+  : -np "$np" "$bin/hpcreward-bench" "${bench_args[@]}"

@@ -1,0 +1,154 @@
+// hpcreward-results: reads a reward log, also while a run is still writing it.
+//   hpcreward-results summary FILE.h5
+//   hpcreward-results export FILE.h5 [--format csv|jsonl]
+//   hpcreward-results source FILE.h5 SHA256
+//   hpcreward-results provenance FILE.h5
+// Exit status: 0 done, 1 the log could not be read or has no such source, 2 usage error or
+// no such file.
+#include <boost/program_options.hpp>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "results/export.hpp"
+#include "results/reward_log.hpp"
+#include "results/summary.hpp"
+
+namespace po = boost::program_options;
+using namespace hpcreward;
+
+namespace {
+
+constexpr int kUsageError = 2;
+
+constexpr const char *kUsage =
+    "usage: hpcreward-results COMMAND FILE.h5 [ARGUMENTS]\n"
+    "\n"
+    "Reads an hpcreward reward log, also while a run is still writing it.\n"
+    "\n"
+    "commands:\n"
+    "  summary FILE.h5                      per problem and stage: candidates, statuses, GFLOPS\n"
+    "  export FILE.h5 [--format csv|jsonl]  every row to stdout (default csv)\n"
+    "  source FILE.h5 SHA256                the candidate source stored under SHA256\n"
+    "  provenance FILE.h5                   what produced the log, as JSON\n";
+
+// A mistake in how the tool was called: reported with the usage text, exit status 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// A log that is not there: also exit status 2, but the usage text would only hide the message.
+struct NoSuchFile : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Parses a subcommand's arguments: the positional `names` (all required) and `options`.
+po::variables_map parse(const std::vector<std::string> &args, const std::vector<std::string> &names,
+                        po::options_description options = po::options_description()) {
+  po::positional_options_description positional;
+  for (const std::string &name : names) {
+    options.add_options()(name.c_str(), po::value<std::string>()->required());
+    positional.add(name.c_str(), 1);
+  }
+  po::variables_map values;
+  try {
+    po::store(po::command_line_parser(args).options(options).positional(positional).run(), values);
+    po::notify(values);
+  } catch (const po::error &error) {
+    throw UsageError(error.what());
+  }
+  return values;
+}
+
+std::filesystem::path existing_file(const po::variables_map &values) {
+  std::filesystem::path file = values["file"].as<std::string>();
+  if (!std::filesystem::exists(file)) throw NoSuchFile(file.string() + ": no such file");
+  return file;
+}
+
+int summary(const std::vector<std::string> &args) {
+  const auto file = existing_file(parse(args, {"file"}));
+  std::cout << format_summary(read_rewards(file));
+  return 0;
+}
+
+int export_rows(const std::vector<std::string> &args) {
+  po::options_description options;
+  options.add_options()("format", po::value<std::string>()->default_value("csv"), "csv or jsonl");
+  const auto values = parse(args, {"file"}, options);
+  const std::string format = values["format"].as<std::string>();
+  if (format != "csv" && format != "jsonl")
+    throw UsageError("--format must be csv or jsonl, not '" + format + "'");
+  const auto rows = read_rewards(existing_file(values));
+  if (format == "csv")
+    write_csv(std::cout, rows);
+  else
+    write_jsonl(std::cout, rows);
+  return 0;
+}
+
+int source(const std::vector<std::string> &args) {
+  const auto values = parse(args, {"file", "sha256"});
+  const auto file = existing_file(values);
+  const std::string sha256 = values["sha256"].as<std::string>();
+  const auto text = read_source(file, sha256);
+  if (!text) {
+    std::cerr << "hpcreward-results: " << file.string() << ": no source with sha256 " << sha256
+              << '\n';
+    return 1;
+  }
+  std::cout << *text;  // exactly as stored, so `> candidate.c` reproduces the file
+  return 0;
+}
+
+int provenance(const std::vector<std::string> &args) {
+  const Provenance p = read_provenance(existing_file(parse(args, {"file"})));
+  // config_json and hosts_json are JSON documents: nest them rather than quote them.
+  const auto nested = [](const std::string &text) {
+    nlohmann::ordered_json parsed = nlohmann::ordered_json::parse(text, nullptr, false);
+    return parsed.is_discarded() ? nlohmann::ordered_json(text) : parsed;
+  };
+  const nlohmann::ordered_json out = {
+      {"schema_version", p.schema_version}, {"created_utc", p.created_utc},
+      {"git_revision", p.git_revision},     {"config", nested(p.config_json)},
+      {"hosts", nested(p.hosts_json)},      {"compiler_version", p.compiler_version},
+      {"blas_version", p.blas_version},     {"mpi_version", p.mpi_version},
+      {"hdf5_version", p.hdf5_version},     {"seed", p.seed},
+  };
+  std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  const std::vector<std::string> arguments(argv + 1, argv + argc);
+  if (arguments.empty()) {
+    std::cerr << kUsage;
+    return kUsageError;
+  }
+  const std::string &command = arguments.front();
+  const std::vector<std::string> rest(arguments.begin() + 1, arguments.end());
+  try {
+    if (command == "-h" || command == "--help" || command == "help") {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (command == "summary") return summary(rest);
+    if (command == "export") return export_rows(rest);
+    if (command == "source") return source(rest);
+    if (command == "provenance") return provenance(rest);
+    throw UsageError("unknown command '" + command + "'");
+  } catch (const UsageError &error) {
+    std::cerr << "hpcreward-results: " << error.what() << "\n\n" << kUsage;
+    return kUsageError;
+  } catch (const NoSuchFile &error) {
+    std::cerr << "hpcreward-results: " << error.what() << '\n';
+    return kUsageError;
+  } catch (const std::exception &error) {
+    std::cerr << "hpcreward-results: " << error.what() << '\n';
+    return 1;
+  }
+}

@@ -1,0 +1,62 @@
+#include "bench_node/bench_cli.hpp"
+
+#include <gtest/gtest.h>
+
+namespace hpcreward {
+namespace {
+
+BenchCommandLine parse(const std::vector<std::string> &arguments) {
+  std::vector<const char *> argv{"hpcreward-bench"};
+  for (const std::string &argument : arguments) argv.push_back(argument.c_str());
+  return parse_bench_command_line(static_cast<int>(argv.size()), argv.data());
+}
+
+TEST(BenchCli, Defaults) {
+  const BenchCommandLine command_line = parse({});
+  const BenchOptions &o = command_line.options;
+  EXPECT_FALSE(command_line.help);
+  EXPECT_EQ(o.cc, "gcc");
+  EXPECT_TRUE(o.work_root.empty());
+  EXPECT_TRUE(o.runner.empty());
+  EXPECT_EQ(o.compile_timeout_s, 30);
+  EXPECT_EQ(o.run_timeout_s, 60);
+  EXPECT_EQ(o.memory_limit_mb, 4096u);
+  EXPECT_EQ(o.timing.warmup_s, 0.2);
+  EXPECT_EQ(o.timing.min_reps, 5);
+  EXPECT_EQ(o.timing.max_reps, 200);
+  EXPECT_EQ(o.timing.target_rse, 0.01);
+  EXPECT_EQ(o.timing.time_cap_s, 2.0);
+  EXPECT_FALSE(o.keep_workdir);
+}
+
+TEST(BenchCli, EveryOption) {
+  const BenchOptions o = parse({"--cc", "clang", "--workdir", "/tmp/w", "--runner", "/opt/r",
+                                "--compile-timeout", "5", "--run-timeout", "9", "--memory-limit-mb",
+                                "512", "--warmup-s", "0.5", "--min-reps", "3", "--max-reps", "30",
+                                "--target-rse", "0.02", "--time-cap-s", "4", "--keep-workdir"})
+                             .options;
+  EXPECT_EQ(o.cc, "clang");
+  EXPECT_EQ(o.work_root, "/tmp/w");
+  EXPECT_EQ(o.runner, "/opt/r");
+  EXPECT_EQ(o.compile_timeout_s, 5);
+  EXPECT_EQ(o.run_timeout_s, 9);
+  EXPECT_EQ(o.memory_limit_mb, 512u);
+  EXPECT_EQ(o.timing.warmup_s, 0.5);
+  EXPECT_EQ(o.timing.min_reps, 3);
+  EXPECT_EQ(o.timing.max_reps, 30);
+  EXPECT_EQ(o.timing.target_rse, 0.02);
+  EXPECT_EQ(o.timing.time_cap_s, 4);
+  EXPECT_TRUE(o.keep_workdir);
+}
+
+TEST(BenchCli, RejectsNonsense) {
+  EXPECT_ANY_THROW(parse({"--run-timeout", "0"}));
+  EXPECT_ANY_THROW(parse({"--min-reps", "10", "--max-reps", "5"}));
+  EXPECT_ANY_THROW(parse({"--no-such-option"}));
+  EXPECT_ANY_THROW(parse({"--target-rse", "-1"}));
+  EXPECT_TRUE(parse({"--help"}).help);
+  EXPECT_NE(bench_usage().find("--keep-workdir"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hpcreward

@@ -1,0 +1,15 @@
+/* Correct, but leaves a child process behind that holds the runner's pipes open. */
+#include <unistd.h>
+static int forked;
+void matmul(int m, int n, int k, const double *A, const double *B, double *C) {
+  if (!forked) {
+    forked = 1;
+    if (fork() == 0)
+      for (;;) pause();
+  }
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) C[i * n + j] = 0.0;
+    for (int p = 0; p < k; ++p)
+      for (int j = 0; j < n; ++j) C[i * n + j] += A[i * k + p] * B[p * n + j];
+  }
+}

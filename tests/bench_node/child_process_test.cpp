@@ -1,0 +1,153 @@
+// The sandbox on ordinary programs (/bin/sh and friends).
+#include "bench_node/child_process.hpp"
+
+#include <signal.h>
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+namespace hpcreward {
+namespace {
+
+ChildSpec shell(const std::string &script) {
+  ChildSpec spec;
+  spec.program = "/bin/sh";
+  spec.arguments = {"-c", script};
+  spec.environment = inherited_environment();
+  spec.deadline_s = 20;
+  return spec;
+}
+
+TEST(ChildProcess, ExitCodeAndMergedOutput) {
+  const ChildOutcome outcome = run_child(shell("echo out; echo err >&2; exit 7"));
+  ASSERT_TRUE(outcome.started) << outcome.start_error;
+  EXPECT_TRUE(outcome.exited);
+  EXPECT_EQ(outcome.exit_code, 7);
+  EXPECT_EQ(outcome.output, "out\nerr\n");
+  EXPECT_FALSE(outcome.timed_out);
+}
+
+TEST(ChildProcess, StdinIsDevNullAndOtherDescriptorsAreClosed) {
+  const ChildOutcome outcome =
+      run_child(shell("cat; ls /proc/self/fd | sort -n | tr '\\n' ' '"));
+  EXPECT_EQ(outcome.exit_code, 0);
+  // 0-2, plus the descriptor ls itself uses to read the directory.
+  EXPECT_EQ(outcome.output, "0 1 2 3 ");
+}
+
+TEST(ChildProcess, ResultPipeAndToken) {
+  ChildSpec spec = shell("read token <&4; printf 'got %s' \"$token\" >&3");
+  spec.result_pipe = true;
+  spec.token = std::string("secret\n");
+  const ChildOutcome outcome = run_child(spec);
+  EXPECT_EQ(outcome.exit_code, 0);
+  EXPECT_EQ(outcome.result, "got secret");
+}
+
+TEST(ChildProcess, KilledBySignal) {
+  const ChildOutcome outcome = run_child(shell("kill -SEGV $$"));
+  EXPECT_TRUE(outcome.signaled);
+  EXPECT_EQ(outcome.signal, SIGSEGV);
+  EXPECT_EQ(describe_signal(SIGSEGV), "SIGSEGV (Segmentation fault)");
+}
+
+TEST(ChildProcess, CpuLimitSendsSigxcpu) {
+  ChildSpec spec = shell("while :; do :; done");
+  spec.limits.cpu_seconds = 1;
+  const ChildOutcome outcome = run_child(spec);
+  EXPECT_TRUE(outcome.signaled);
+  EXPECT_EQ(outcome.signal, SIGXCPU);
+  EXPECT_GE(outcome.cpu_s, 0.5);  // the kernel checks the limit at tick granularity
+  EXPECT_FALSE(outcome.timed_out);
+}
+
+TEST(ChildProcess, DeadlineKillsTheWholeGroup) {
+  ChildSpec spec = shell("sleep 100 & sleep 100; echo never");
+  spec.deadline_s = 0.5;
+  const ChildOutcome outcome = run_child(spec);
+  EXPECT_TRUE(outcome.timed_out);
+  EXPECT_LT(outcome.wall_s, 5);
+  EXPECT_EQ(outcome.output, "");
+}
+
+TEST(ChildProcess, DoesNotWaitForLeftoverChildrenHoldingThePipes) {
+  // The background sleep keeps stdout open after the shell exits; the group is killed.
+  const ChildOutcome outcome = run_child(shell("sleep 100 & echo done"));
+  EXPECT_TRUE(outcome.exited);
+  EXPECT_EQ(outcome.output, "done\n");
+  EXPECT_LT(outcome.wall_s, 5);
+}
+
+TEST(ChildProcess, OutputFloodIsBounded) {
+  ChildSpec spec = shell("head -c 20000000 /dev/zero | tr '\\0' x; echo; echo end >&2");
+  spec.output_limit = 4096;
+  const ChildOutcome outcome = run_child(spec);
+  EXPECT_EQ(outcome.exit_code, 0);
+  EXPECT_EQ(outcome.output.size(), 4096u);
+  EXPECT_EQ(outcome.output_bytes, 20000000u + 1 + 4);
+}
+
+TEST(ChildProcess, LimitsApplyInTheChild) {
+  ChildSpec spec = shell("ulimit -v; ulimit -t; ulimit -f; ulimit -n; ulimit -c");
+  spec.limits.address_space_bytes = 512ULL << 20;
+  spec.limits.cpu_seconds = 7;
+  spec.limits.file_size_bytes = 0;
+  spec.limits.open_files = 64;
+  const ChildOutcome outcome = run_child(spec);
+  EXPECT_EQ(outcome.output, "524288\n7\n0\n64\n0\n");
+}
+
+TEST(ChildProcess, FileSizeLimitStopsWrites) {
+  ChildSpec spec = shell("echo x > file_that_must_not_grow");
+  spec.working_directory = ::testing::TempDir();
+  spec.limits.file_size_bytes = 0;
+  const ChildOutcome outcome = run_child(spec);
+  EXPECT_TRUE(outcome.signaled || outcome.exit_code != 0);
+  if (outcome.signaled) {
+    EXPECT_EQ(outcome.signal, SIGXFSZ);
+  }
+  std::filesystem::remove(std::filesystem::path(::testing::TempDir()) / "file_that_must_not_grow");
+}
+
+TEST(ChildProcess, WorkingDirectoryAndEnvironment) {
+  ChildSpec spec = shell("pwd; echo $HPCREWARD_TEST_VALUE");
+  spec.working_directory = "/";
+  set_variable(spec.environment, "HPCREWARD_TEST_VALUE", "42");
+  const ChildOutcome outcome = run_child(spec);
+  EXPECT_EQ(outcome.output, "/\n42\n");
+}
+
+TEST(ChildProcess, ExecFailureIsReportedNotThrown) {
+  ChildSpec spec;
+  spec.program = "/nonexistent/program";
+  const ChildOutcome outcome = run_child(spec);
+  EXPECT_FALSE(outcome.started);
+  EXPECT_NE(outcome.start_error.find("execve"), std::string::npos) << outcome.start_error;
+  spec = shell("true");
+  spec.working_directory = "/nonexistent/directory";
+  EXPECT_FALSE(run_child(spec).started);
+}
+
+TEST(ChildProcess, FirstLine) {
+  EXPECT_EQ(first_line("\n\n  hello world  \nsecond"), "hello world");
+  EXPECT_EQ(first_line(""), "");
+  EXPECT_EQ(first_line("abcdef", 3), "abc");
+}
+
+TEST(Environment, SetAndGet) {
+  Environment environment{"A=1", "AB=2"};
+  set_variable(environment, "A", "3", false);
+  EXPECT_EQ(get_variable(environment, "A"), "1");
+  set_variable(environment, "A", "3");
+  EXPECT_EQ(get_variable(environment, "A"), "3");
+  EXPECT_EQ(get_variable(environment, "AB"), "2");
+  set_variable(environment, "C", "4", false);
+  EXPECT_EQ(get_variable(environment, "C"), "4");
+  EXPECT_FALSE(get_variable(environment, "D"));
+  EXPECT_TRUE(find_executable("sh"));
+  EXPECT_FALSE(find_executable("surely-no-such-program-exists"));
+}
+
+}  // namespace
+}  // namespace hpcreward

@@ -1,0 +1,95 @@
+#include "bench_node/compiler.hpp"
+
+#include <unistd.h>
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "bench_node/rank_info.hpp"
+#include "bench_node/work_dir.hpp"
+
+namespace hpcreward {
+namespace {
+
+TEST(Compiler, CommandLine) {
+  const GccCompiler compiler(GccOptions{});
+  const std::vector<std::string> args = compiler.arguments({"", {"-O3", "-fopenmp"}, "/tmp"});
+  const std::vector<std::string> expected = {"-std=gnu11", "-shared", "-fPIC", "-O3", "-fopenmp",
+                                             "-Wl,-z,defs", "-o", "cand.so", "cand.c", "-lm"};
+  EXPECT_EQ(args, expected);
+}
+
+TEST(Compiler, FirstErrorLine) {
+  const std::string log =
+      "cand.c: In function 'matmul':\n"
+      "cand.c:3:12: error: expected ';' before 'C'\n"
+      "    3 |   int i = 0\n";
+  EXPECT_EQ(first_error_line(log), "cand.c:3:12: error: expected ';' before 'C'");
+  EXPECT_EQ(first_error_line("\nld: something odd\n"), "ld: something odd");
+  EXPECT_EQ(first_error_line("/usr/bin/ld: /tmp/cc.o: in function `matmul':\n"
+                             "cand.c:(.text+0x9): undefined reference to `helper'\n"
+                             "collect2: error: ld returned 1 exit status\n"),
+            "cand.c:(.text+0x9): undefined reference to `helper'");
+}
+
+TEST(Compiler, CompilesAndFails) {
+  const std::filesystem::path root =
+      std::filesystem::path(::testing::TempDir()) / ("hpcreward-compiler-test-" + std::to_string(::getpid()));
+  GccCompiler compiler(GccOptions{});
+  {
+    WorkDir directory(root, "ok");
+    const CompileOutcome ok = compiler.compile(
+        {"void matmul(int m,int n,int k,const double*A,const double*B,double*C){C[0]=A[0]*B[0]+m+n+k;}",
+         {"-O2"}, directory.path()});
+    EXPECT_TRUE(ok.verdict.ok()) << ok.verdict.reason;
+    EXPECT_TRUE(std::filesystem::exists(ok.object));
+    EXPECT_GT(ok.seconds, 0);
+  }
+  {
+    WorkDir directory(root, "bad");
+    const CompileOutcome bad = compiler.compile({"int x = ;", {}, directory.path()});
+    EXPECT_EQ(bad.verdict.status, Status::compile_error);
+    EXPECT_NE(bad.verdict.reason.find("error:"), std::string::npos) << bad.verdict.reason;
+  }
+  {
+    WorkDir directory(root, "missing");
+    GccCompiler nowhere(GccOptions{"no-such-compiler-anywhere"});
+    EXPECT_EQ(nowhere.compile({"", {}, directory.path()}).verdict.status, Status::compile_error);
+  }
+  remove_tree(root);
+}
+
+TEST(Compiler, TimesOutAndKillsTheCompiler) {
+  const std::filesystem::path root =
+      std::filesystem::path(::testing::TempDir()) / ("hpcreward-compiler-test-t" + std::to_string(::getpid()));
+  std::filesystem::create_directories(root);
+  // A "compiler" that never finishes, and leaves a child behind too.
+  const std::filesystem::path script = root / "slow-cc";
+  {
+    std::ofstream out(script);
+    out << "#!/bin/sh\nsleep 100 &\nsleep 100\n";
+  }
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  GccCompiler compiler(GccOptions{script.string(), 1.0});
+  {
+    WorkDir directory(root, "slow");
+    const CompileOutcome slow = compiler.compile({"int x;", {}, directory.path()});
+    EXPECT_EQ(slow.verdict.status, Status::compile_error);
+    EXPECT_EQ(slow.verdict.reason, "compiler timed out after 1 s");
+    EXPECT_LT(slow.seconds, 5);
+  }
+  remove_tree(root);
+}
+
+TEST(RankInfo, DescribesThisRank) {
+  const RankInfo info = collect_rank_info(3, "gcc");
+  EXPECT_EQ(info.rank, 3);
+  EXPECT_FALSE(info.host.empty());
+  EXPECT_GE(info.cores, 1);
+  EXPECT_NE(info.compiler_version.find("gcc"), std::string::npos) << info.compiler_version;
+  EXPECT_NE(info.blas_version.find("OpenBLAS"), std::string::npos) << info.blas_version;
+}
+
+}  // namespace
+}  // namespace hpcreward

@@ -1,0 +1,72 @@
+#include "bench_node/guarded_buffer.hpp"
+
+#include <cmath>
+#include <cstdint>
+
+#include <gtest/gtest.h>
+
+#include "bench_node/operands.hpp"
+
+namespace hpcreward {
+namespace {
+
+TEST(GuardedBuffer, FreshBufferIsIntactAndAligned) {
+  GuardedBuffer buffer(1000, 1);
+  EXPECT_TRUE(buffer.guards_intact());
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(buffer.data()) % GuardedBuffer::kAlignment, 0u);
+  for (std::size_t i = 0; i < buffer.size(); ++i) buffer.data()[i] = std::byte{0x5a};
+  EXPECT_TRUE(buffer.guards_intact());  // the whole payload is writable
+}
+
+TEST(GuardedBuffer, DetectsAWriteJustPastTheEnd) {
+  GuardedBuffer buffer(1001, 2);
+  buffer.data()[1001] = ~buffer.data()[1001];
+  EXPECT_FALSE(buffer.guards_intact());
+}
+
+TEST(GuardedBuffer, DetectsAWriteJustBeforeTheStart) {
+  GuardedBuffer buffer(64, 3);
+  buffer.front_guard()[GuardedBuffer::kGuardBytes - 1] ^= std::byte{1};
+  EXPECT_FALSE(buffer.guards_intact());
+}
+
+TEST(GuardedBuffer, DetectsAWriteFarIntoTheGuard) {
+  GuardedBuffer buffer(64, 4);
+  buffer.back_guard()[GuardedBuffer::kGuardBytes - 1] ^= std::byte{0x80};
+  EXPECT_FALSE(buffer.guards_intact());
+}
+
+TEST(GuardedBuffer, MovesKeepTheGuards) {
+  GuardedBuffer buffer(64, 5);
+  GuardedBuffer moved = std::move(buffer);
+  EXPECT_TRUE(moved.guards_intact());
+  moved.back_guard()[0] ^= std::byte{1};
+  EXPECT_FALSE(moved.guards_intact());
+}
+
+TEST(Operands, RefillPoisonsTheOutputAndKeepsPristineInputs) {
+  Operands<double> operands(Shape{4, 3, 5}, 9);
+  Rng rng(1);
+  operands.refill(rng);
+  for (double value : operands.c()) EXPECT_TRUE(std::isnan(value));
+  EXPECT_TRUE(operands.check_memory("here").ok());
+}
+
+TEST(Operands, ReportsGuardAndInputDamage) {
+  Operands<double> operands(Shape{4, 3, 5}, 9);
+  Rng rng(1);
+  operands.refill(rng);
+  const_cast<double *>(operands.a_data())[2] += 1.0;
+  Verdict verdict = operands.check_memory("at 4x3x5");
+  EXPECT_EQ(verdict.status, Status::wrong_answer);
+  EXPECT_NE(verdict.reason.find("inputs modified"), std::string::npos);
+
+  operands.refill(rng);
+  operands.c_buffer().back_guard()[3] ^= std::byte{1};
+  verdict = operands.check_memory("at 4x3x5");
+  EXPECT_EQ(verdict.status, Status::runtime_error);
+  EXPECT_NE(verdict.reason.find("wrote outside its output"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hpcreward

@@ -1,0 +1,95 @@
+// The harness in this process, on well-behaved functions written here (hostile candidates
+// only ever run through the sandbox: score_task_test.cpp).
+#include "bench_node/harness.hpp"
+
+#include <gtest/gtest.h>
+
+namespace hpcreward {
+namespace {
+
+template <typename T>
+void ikj(int m, int n, int k, const T *a, const T *b, T *c) {
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) c[i * n + j] = 0;
+    for (int p = 0; p < k; ++p)
+      for (int j = 0; j < n; ++j) c[i * n + j] += a[i * k + p] * b[p * n + j];
+  }
+}
+
+void half_k(int m, int n, int k, const double *a, const double *b, double *c) {
+  ikj(m, n, k / 2 > 0 ? k / 2 : 1, a, b, c);  // wrong leading dimension too: garbage
+}
+
+int calls_until_wrong = 0;
+void wrong_on_a_later_call(int m, int n, int k, const double *a, const double *b, double *c) {
+  ikj(m, n, k, a, b, c);
+  if (--calls_until_wrong == 0) c[(m - 1) * n + (n - 1)] += 1e-3;  // one element, once
+}
+
+HarnessConfig config() {
+  HarnessConfig config;
+  config.nominal = {32, 32, 32};
+  config.check_shapes = {{33, 35, 37}, {5, 3, 7}};
+  config.tolerance = 1e-10;
+  config.seed = 1;
+  config.check_seed = 2;
+  config.timing.warmup_s = 0.001;
+  config.timing.time_cap_s = 0.05;
+  config.timing.min_reps = 5;
+  config.timing.max_reps = 50;
+  return config;
+}
+
+TEST(Harness, CorrectDoubleIsTimed) {
+  const Measurement m = run_harness<double>(&ikj<double>, config());
+  EXPECT_EQ(m.status, Status::ok) << m.reason;
+  EXPECT_GE(m.reps, 5);
+  EXPECT_LE(m.reps, 50);
+  EXPECT_GT(m.median_s, 0);
+  EXPECT_LE(m.min_s, m.median_s);
+  EXPECT_GE(m.iqr_s, 0);
+  EXPECT_GT(m.gflops, 0);
+  EXPECT_NEAR(m.gflops, 2.0 * 32 * 32 * 32 / m.median_s / 1e9, 1e-9);
+  EXPECT_LT(m.max_error, 1e-14);
+  EXPECT_GT(m.verify_s, 0);
+  EXPECT_GT(m.time_s, 0);
+}
+
+TEST(Harness, CorrectFloatIsTimed) {
+  HarnessConfig c = config();
+  c.tolerance = 1e-4;
+  const Measurement m = run_harness<float>(&ikj<float>, c);
+  EXPECT_EQ(m.status, Status::ok) << m.reason;
+  EXPECT_GT(m.max_error, 0);
+  EXPECT_LT(m.max_error, 1e-5);
+}
+
+TEST(Harness, WrongAtTheNominalShape) {
+  const Measurement m = run_harness<double>(&half_k, config());
+  EXPECT_EQ(m.status, Status::wrong_answer);
+  EXPECT_NE(m.reason.find("32x32x32"), std::string::npos) << m.reason;
+}
+
+TEST(Harness, EveryWarmupAndTimedOutputIsChecked) {
+  // 3 verification calls, then warm-up and timed calls: break the 10th call, then the 4th.
+  for (int broken : {10, 4}) {
+    calls_until_wrong = broken;
+    HarnessConfig c = config();
+    c.timing.warmup_s = 0;  // one warm-up call, so the 10th call is a timed one
+    c.timing.min_reps = 10;
+    const Measurement m = run_harness<double>(&wrong_on_a_later_call, c);
+    EXPECT_EQ(m.status, Status::wrong_answer);
+    const char *expected = broken == 10 ? "timed call 6 gave a wrong result" : "warm-up call 1 gave a wrong result";
+    EXPECT_NE(m.reason.find(expected), std::string::npos) << m.reason;
+  }
+}
+
+TEST(Harness, WrongOnlyOnACheckShapeNamesIt) {
+  calls_until_wrong = 2;  // the first check shape
+  const Measurement m = run_harness<double>(&wrong_on_a_later_call, config());
+  EXPECT_EQ(m.status, Status::wrong_answer);
+  EXPECT_NE(m.reason.find("33x35x37"), std::string::npos) << m.reason;
+}
+
+}  // namespace
+}  // namespace hpcreward

@@ -1,0 +1,71 @@
+#include "bench_node/runner_args.hpp"
+
+#include <gtest/gtest.h>
+
+#include "bench_node/result_envelope.hpp"
+
+namespace hpcreward {
+namespace {
+
+RunnerArgs parse(const std::vector<std::string> &arguments) {
+  std::vector<const char *> argv{"hpcreward-runner"};
+  for (const std::string &argument : arguments) argv.push_back(argument.c_str());
+  return parse_runner_args(static_cast<int>(argv.size()), argv.data());
+}
+
+TEST(RunnerArgs, RoundTripsExactly) {
+  RunnerArgs args;
+  args.object_path = "/tmp/x/cand.so";
+  args.precision = Precision::f32;
+  args.nominal = {256, 255, 254};
+  args.check_shapes = {{257, 255, 263}, {31, 17, 23}};
+  args.tolerance = 1e-10 / 3;
+  args.seed = 18446744073709551615ULL;
+  args.timing = {0.125, 7, 99, 0.005, 1.5};
+  const RunnerArgs back = parse(to_arguments(args));
+  EXPECT_EQ(back.object_path, args.object_path);
+  EXPECT_EQ(back.precision, Precision::f32);
+  EXPECT_EQ(back.nominal, args.nominal);
+  EXPECT_EQ(back.check_shapes, args.check_shapes);
+  EXPECT_EQ(back.tolerance, args.tolerance);
+  EXPECT_EQ(back.seed, args.seed);
+  EXPECT_EQ(back.timing.warmup_s, 0.125);
+  EXPECT_EQ(back.timing.min_reps, 7);
+  EXPECT_EQ(back.timing.max_reps, 99);
+  EXPECT_EQ(back.timing.target_rse, 0.005);
+  EXPECT_EQ(back.timing.time_cap_s, 1.5);
+  EXPECT_EQ(back.result_fd, 3);
+  EXPECT_EQ(back.token_fd, 4);
+}
+
+TEST(RunnerArgs, RejectsBadShapesAndMissingOptions) {
+  RunnerArgs args;
+  args.object_path = "x.so";
+  args.nominal = {4, 4, 4};
+  std::vector<std::string> arguments = to_arguments(args);
+  arguments.push_back("--check");
+  arguments.push_back("4x0x4");
+  EXPECT_ANY_THROW(parse(arguments));
+  EXPECT_ANY_THROW(parse({"--object", "x.so"}));
+}
+
+TEST(ResultEnvelope, RoundTripsAndRejectsTrailingGarbage) {
+  Measurement m;
+  m.status = Status::ok;
+  m.gflops = 3.5;
+  m.reps = 9;
+  const std::string text = encode_result("abc", m);
+  const auto decoded = decode_result(text);
+  ASSERT_TRUE(decoded.has_value());
+  EXPECT_EQ(decoded->token, "abc");
+  EXPECT_EQ(decoded->measurement.gflops, 3.5);
+  EXPECT_EQ(decoded->measurement.reps, 9);
+  EXPECT_FALSE(decode_result(text + text).has_value());
+  EXPECT_FALSE(decode_result("garbage" + text).has_value());
+  EXPECT_FALSE(decode_result("").has_value());
+  EXPECT_EQ(make_token().size(), 32u);
+  EXPECT_NE(make_token(), make_token());
+}
+
+}  // namespace
+}  // namespace hpcreward

@@ -1,0 +1,238 @@
+// score_task end to end, without MPI: real candidates (tests/bench_node/candidates), the
+// real compiler, the built hpcreward-runner, always inside the sandbox.
+#include "bench_node/scorer.hpp"
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "bench_node/work_dir.hpp"
+
+namespace hpcreward {
+namespace {
+
+std::string candidate(const std::string &name) {
+  std::ifstream in(std::string(HPCREWARD_CANDIDATES_DIR) + "/" + name);
+  EXPECT_TRUE(in) << name;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+Problem small_problem(Precision precision) {
+  Problem problem;
+  problem.id = precision == Precision::f64 ? "test-dgemm-64" : "test-sgemm-64";
+  problem.precision = precision;
+  problem.nominal = {64, 64, 64};
+  // Larger than nominal in every dimension (so code hard-wired to 64 stays in bounds and is
+  // caught by its result), then small and odd.
+  problem.check_shapes = {{67, 65, 71}, {31, 17, 23}};
+  problem.tolerance = precision == Precision::f64 ? 1e-10 : 1e-4;
+  return problem;
+}
+
+// Processes whose command line mentions `text` (leftovers of a sandboxed run).
+int processes_mentioning(const std::string &text) {
+  int count = 0;
+  DIR *proc = ::opendir("/proc");
+  while (dirent *entry = ::readdir(proc)) {
+    if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+    std::ifstream in(std::string("/proc/") + entry->d_name + "/cmdline");
+    std::string command_line((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (command_line.find(text) != std::string::npos) ++count;
+  }
+  ::closedir(proc);
+  return count;
+}
+
+class ScoreTask : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    options.runner = HPCREWARD_RUNNER_PATH;
+    options.work_root = std::filesystem::path(::testing::TempDir()) /
+                        ("hpcreward-score-test-" + std::to_string(::getpid()));
+    options.run_timeout_s = 20;
+    options.compile_timeout_s = 20;
+    options.timing.warmup_s = 0.01;
+    options.timing.time_cap_s = 0.2;
+    options.timing.min_reps = 5;
+    options.timing.max_reps = 200;
+  }
+  void TearDown() override { remove_tree(options.work_root); }
+
+  Measurement score(const std::string &file, Precision precision = Precision::f64,
+                    std::vector<std::string> flags = {"-O2"}) {
+    BenchTask task;
+    task.sequence = ++sequence;
+    task.candidate_id = file;
+    task.problem = small_problem(precision);
+    task.stage = "test";
+    task.compiler_flags = std::move(flags);
+    task.source = candidate(file);
+    task.seed = 12345;
+    const auto start = std::chrono::steady_clock::now();
+    Measurement m = score_task(task, options);
+    wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("%s: %s %.3f GFLOPS reps=%d (compile %.3f s, verify %.3f s, time %.3f s, wall %.3f s) %s\n",
+                file.c_str(), std::string(to_string(m.status)).c_str(), m.gflops, m.reps, m.compile_s,
+                m.verify_s, m.time_s, wall_s, m.reason.c_str());
+    return m;
+  }
+  static bool mentions(const Measurement &m, const std::string &text) {
+    return m.reason.find(text) != std::string::npos;
+  }
+
+  BenchOptions options;
+  int sequence = 0;
+  double wall_s = 0;
+};
+
+TEST_F(ScoreTask, CorrectDgemmIsOk) {
+  const Measurement m = score("correct_ikj.c");
+  ASSERT_EQ(m.status, Status::ok) << m.reason;
+  EXPECT_GT(m.gflops, 0);
+  EXPECT_GE(m.reps, 1);
+  EXPECT_GT(m.median_s, 0);
+  EXPECT_LE(m.min_s, m.median_s);
+  EXPECT_LT(m.max_error, 1e-14);
+  EXPECT_GT(m.compile_s, 0);
+  EXPECT_GT(m.verify_s, 0);
+  EXPECT_GT(m.time_s, 0);
+  EXPECT_LT(m.time_s, 2.0);
+  // Every candidate directory is gone afterwards.
+  EXPECT_TRUE(std::filesystem::is_empty(options.work_root));
+}
+
+TEST_F(ScoreTask, CorrectSgemmIsOk) {
+  const Measurement m = score("correct_sgemm.c", Precision::f32);
+  ASSERT_EQ(m.status, Status::ok) << m.reason;
+  EXPECT_GT(m.gflops, 0);
+  EXPECT_GT(m.max_error, 0);
+  EXPECT_LT(m.max_error, 1e-5);
+}
+
+TEST_F(ScoreTask, DgemmCodeOnAnSgemmProblemIsWrong) {
+  const Measurement m = score("correct_ikj.c", Precision::f32);
+  EXPECT_TRUE(m.status == Status::wrong_answer || m.status == Status::runtime_error) << m.reason;
+}
+
+TEST_F(ScoreTask, SyntaxErrorIsACompileError) {
+  const Measurement m = score("syntax_error.c");
+  EXPECT_EQ(m.status, Status::compile_error);
+  EXPECT_TRUE(mentions(m, "error: expected")) << m.reason;
+  EXPECT_GT(m.compile_s, 0);
+}
+
+TEST_F(ScoreTask, UndefinedReferenceIsACompileError) {
+  const Measurement m = score("undefined_symbol.c");
+  EXPECT_EQ(m.status, Status::compile_error);
+  EXPECT_TRUE(mentions(m, "helper_that_does_not_exist")) << m.reason;
+}
+
+TEST_F(ScoreTask, SegfaultIsARuntimeError) {
+  const Measurement m = score("segfault.c");
+  EXPECT_EQ(m.status, Status::runtime_error);
+  EXPECT_TRUE(mentions(m, "killed by signal SIGSEGV")) << m.reason;
+}
+
+TEST_F(ScoreTask, InfiniteLoopTimesOut) {
+  options.run_timeout_s = 2;
+  const Measurement m = score("infinite_loop.c");
+  EXPECT_EQ(m.status, Status::timeout) << m.reason;
+  EXPECT_LT(wall_s, 8);
+}
+
+TEST_F(ScoreTask, ExitInsideMatmulIsARuntimeError) {
+  const Measurement m = score("exit_inside.c");
+  EXPECT_EQ(m.status, Status::runtime_error);
+  EXPECT_TRUE(mentions(m, "exited with code 0 without a result")) << m.reason;
+}
+
+TEST_F(ScoreTask, NanOutputIsWrong) {
+  const Measurement m = score("nan_output.c");
+  EXPECT_EQ(m.status, Status::wrong_answer);
+  EXPECT_TRUE(mentions(m, "NaN")) << m.reason;
+}
+
+TEST_F(ScoreTask, HalfTheWorkIsWrong) {
+  const Measurement m = score("half_work.c");
+  EXPECT_EQ(m.status, Status::wrong_answer);
+  EXPECT_TRUE(mentions(m, "64x64x64")) << m.reason;
+}
+
+TEST_F(ScoreTask, WritingPastTheEndOfCIsCaught) {
+  const Measurement m = score("write_past_end.c");
+  EXPECT_EQ(m.status, Status::runtime_error);
+  EXPECT_TRUE(mentions(m, "wrote outside its output")) << m.reason;
+}
+
+TEST_F(ScoreTask, ModifyingAIsWrong) {
+  const Measurement m = score("modifies_input.c");
+  EXPECT_EQ(m.status, Status::wrong_answer);
+  EXPECT_TRUE(mentions(m, "inputs modified")) << m.reason;
+}
+
+TEST_F(ScoreTask, HardWiredToTheNominalShapeFailsOnACheckShape) {
+  const Measurement m = score("hardwired_64.c");
+  EXPECT_EQ(m.status, Status::wrong_answer);
+  EXPECT_TRUE(mentions(m, "67x65x71")) << m.reason;
+}
+
+TEST_F(ScoreTask, PointerKeyedCacheIsWrong) {
+  const Measurement m = score("pointer_cache.c");
+  EXPECT_EQ(m.status, Status::wrong_answer);
+  EXPECT_TRUE(mentions(m, "gave a wrong result")) << m.reason;
+}
+
+TEST_F(ScoreTask, OutputFloodDoesNotHang) {
+  const Measurement m = score("output_flood.c");
+  EXPECT_EQ(m.status, Status::ok) << m.reason;
+  EXPECT_LT(wall_s, 15);
+}
+
+TEST_F(ScoreTask, NoEntryPointIsAFormatError) {
+  const Measurement m = score("no_entry_point.c");
+  EXPECT_EQ(m.status, Status::format_error);
+  EXPECT_EQ(m.reason, "no matmul entry point");
+}
+
+TEST_F(ScoreTask, ForgedResultIsCaught) {
+  const Measurement m = score("forged_result.c");
+  EXPECT_EQ(m.status, Status::forbidden) << m.reason;
+  EXPECT_EQ(m.gflops, 0);
+}
+
+TEST_F(ScoreTask, LeftoverChildIsKilledAndNotWaitedFor) {
+  const Measurement m = score("forks_sleeper.c");
+  EXPECT_EQ(m.status, Status::ok) << m.reason;
+  EXPECT_LT(wall_s, 15);
+  // SIGKILL is delivered asynchronously: give the killed child a moment to go.
+  int left = processes_mentioning(options.work_root.string());
+  for (int i = 0; i < 100 && left > 0; ++i) {
+    ::usleep(20000);
+    left = processes_mentioning(options.work_root.string());
+  }
+  EXPECT_EQ(left, 0);
+}
+
+TEST_F(ScoreTask, MemoryHogHitsTheLimit) {
+  options.memory_limit_mb = 1024;
+  const Measurement m = score("memory_hog.c", Precision::f64, {"-O0"});
+  EXPECT_EQ(m.status, Status::runtime_error) << m.reason;
+}
+
+TEST_F(ScoreTask, MissingRunnerIsReportedNotThrown) {
+  options.runner = "/nonexistent/hpcreward-runner";
+  const Measurement m = score("correct_ikj.c");
+  EXPECT_EQ(m.status, Status::runtime_error);
+  EXPECT_TRUE(mentions(m, "could not start the runner")) << m.reason;
+}
+
+}  // namespace
+}  // namespace hpcreward

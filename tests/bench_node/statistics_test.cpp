@@ -1,0 +1,88 @@
+#include "bench_node/statistics.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace hpcreward {
+namespace {
+
+TEST(Statistics, MedianOfOddAndEvenCounts) {
+  const std::vector<double> odd = {5, 1, 3};
+  EXPECT_DOUBLE_EQ(summarize(odd).median, 3);
+  const std::vector<double> even = {4, 1, 3, 2};
+  EXPECT_DOUBLE_EQ(summarize(even).median, 2.5);
+}
+
+TEST(Statistics, QuartilesInterpolateBetweenOrderStatistics) {
+  const std::vector<double> values = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  const SampleSummary summary = summarize(values);
+  EXPECT_DOUBLE_EQ(summary.q1, 3);
+  EXPECT_DOUBLE_EQ(summary.q3, 7);
+  EXPECT_DOUBLE_EQ(summary.iqr(), 4);
+  EXPECT_DOUBLE_EQ(summary.min, 1);
+  EXPECT_DOUBLE_EQ(summary.max, 9);
+  EXPECT_DOUBLE_EQ(quantile(std::vector<double>{10, 20}, 0.25), 12.5);
+  EXPECT_TRUE(std::isnan(quantile(std::vector<double>{}, 0.5)));
+}
+
+TEST(Statistics, MeanStddevCvAndRse) {
+  const std::vector<double> values = {2, 4, 4, 4, 5, 5, 7, 9};
+  const SampleSummary summary = summarize(values);
+  EXPECT_DOUBLE_EQ(summary.mean, 5);
+  EXPECT_NEAR(summary.stddev, std::sqrt(32.0 / 7.0), 1e-12);  // sample (n - 1)
+  EXPECT_NEAR(summary.cv(), std::sqrt(32.0 / 7.0) / 5, 1e-12);
+  EXPECT_NEAR(summary.rse(), std::sqrt(32.0 / 7.0) / std::sqrt(8.0) / 5, 1e-12);
+}
+
+TEST(Statistics, SingleSampleHasNoSpreadAndInfiniteRse) {
+  const SampleSummary summary = summarize(std::vector<double>{0.5});
+  EXPECT_EQ(summary.count, 1);
+  EXPECT_DOUBLE_EQ(summary.median, 0.5);
+  EXPECT_DOUBLE_EQ(summary.stddev, 0);
+  EXPECT_TRUE(std::isinf(summary.rse()));
+}
+
+TimingOptions options() {
+  TimingOptions timing;
+  timing.min_reps = 5;
+  timing.max_reps = 20;
+  timing.target_rse = 0.01;
+  timing.time_cap_s = 2.0;
+  return timing;
+}
+
+TEST(StoppingRule, WaitsForMinRepsEvenWhenSteady) {
+  const StoppingRule rule(options());
+  std::vector<double> samples = {1, 1, 1, 1};
+  EXPECT_FALSE(rule.done(samples, 0.1));
+  samples.push_back(1);
+  EXPECT_TRUE(rule.done(samples, 0.1));  // RSE 0 < 1%
+}
+
+TEST(StoppingRule, KeepsGoingWhileNoisy) {
+  const StoppingRule rule(options());
+  const std::vector<double> noisy = {1, 2, 1, 2, 1, 2};
+  EXPECT_FALSE(rule.done(noisy, 0.1));
+}
+
+TEST(StoppingRule, StopsAtTheTimeCapOrMaxReps) {
+  const StoppingRule rule(options());
+  const std::vector<double> noisy = {1, 2, 1};
+  EXPECT_TRUE(rule.done(noisy, 2.0));
+  EXPECT_FALSE(rule.done(std::vector<double>{}, 5.0));  // at least one timed call
+  std::vector<double> many(20);
+  for (std::size_t i = 0; i < many.size(); ++i) many[i] = 1.0 + (i % 2);
+  EXPECT_TRUE(rule.done(many, 0.1));
+}
+
+TEST(StoppingRule, StopsOnceRseFallsBelowTarget) {
+  const StoppingRule rule(options());
+  std::vector<double> samples = {1.00, 1.02, 0.98, 1.01, 0.99};
+  EXPECT_LT(summarize(samples).rse(), 0.01);
+  EXPECT_TRUE(rule.done(samples, 0.5));
+}
+
+}  // namespace
+}  // namespace hpcreward

@@ -1,0 +1,70 @@
+#include "coordinator/candidate_input.hpp"
+
+#include <gtest/gtest.h>
+
+namespace hpcreward {
+namespace {
+
+const CandidateDefaults kDefaults{"dgemm-256", "o3", "batch-a", 0};
+constexpr const char *kSource = "void matmul(int m,int n,int k,const double*A,const double*B,double*C){}";
+
+PreparedCandidate prepare(const std::string &line) { return prepare_candidate(line, 7, kDefaults); }
+
+TEST(PrepareCandidate, SourceLineWithDefaults) {
+  auto candidate = prepare(std::string(R"({"id":"c1","source":")") + kSource + "\"}");
+  ASSERT_TRUE(candidate.verdict.ok()) << candidate.verdict.reason;
+  EXPECT_EQ(candidate.id, "c1");
+  EXPECT_EQ(candidate.problem, "dgemm-256");
+  EXPECT_EQ(candidate.stage, "o3");
+  EXPECT_EQ(candidate.batch_id, "batch-a");
+  EXPECT_EQ(candidate.code, kSource);
+}
+
+TEST(PrepareCandidate, LineFieldsWinOverDefaults) {
+  auto candidate = prepare(std::string(R"({"id":"c1","problem":"sgemm-512","stage":"o0","batch_id":"b9","source":")") +
+                           kSource + "\"}");
+  ASSERT_TRUE(candidate.verdict.ok());
+  EXPECT_EQ(candidate.problem, "sgemm-512");
+  EXPECT_EQ(candidate.stage, "o0");
+  EXPECT_EQ(candidate.batch_id, "b9");
+}
+
+TEST(PrepareCandidate, CompletionIsExtracted) {
+  auto candidate = prepare(std::string(R"({"id":"c1","completion":"Sure!\n```c\n)") + kSource + "\n```\"}");
+  ASSERT_TRUE(candidate.verdict.ok()) << candidate.verdict.reason;
+  EXPECT_EQ(candidate.code, std::string(kSource) + "\n");
+}
+
+void expect_format_error(const std::string &line, const std::string &reason_part,
+                         const std::string &id = "line-7") {
+  auto candidate = prepare(line);
+  EXPECT_EQ(candidate.verdict.status, Status::format_error) << line;
+  EXPECT_NE(candidate.verdict.reason.find(reason_part), std::string::npos) << candidate.verdict.reason;
+  EXPECT_EQ(candidate.id, id);
+  EXPECT_TRUE(candidate.code.empty());
+}
+
+TEST(PrepareCandidate, MalformedLinesAreFormatErrorsWithReasons) {
+  expect_format_error("{not json", "line 7 is not valid JSON");
+  expect_format_error("[1,2]", "not an object");
+  expect_format_error(R"({"source":"void matmul(){}"})", "missing \"id\"");
+  expect_format_error(R"({"id":5,"source":"void matmul(){}"})", "\"id\" must be a string");
+  expect_format_error(R"({"id":")" + std::string(65, 'x') + R"(","source":"void matmul(){}"})", "limit is 64");
+  expect_format_error(R"({"id":"c","problem":"zgemm-3","source":"void matmul(){}"})", "unknown problem \"zgemm-3\"", "c");
+  expect_format_error(R"({"id":"c","stage":"turbo","source":"void matmul(){}"})", "unknown stage \"turbo\"", "c");
+  expect_format_error(R"({"id":"c"})", "exactly one of", "c");
+  expect_format_error(R"({"id":"c","source":"void matmul(){}","completion":"x"})", "exactly one of", "c");
+  expect_format_error(R"({"id":"c","completion":"no code here"})", "no fenced code block", "c");
+  expect_format_error(R"({"id":"c","source":""})", "source is empty", "c");
+  expect_format_error(R"({"id":"c","source":"int main(){}"})", "no matmul entry point", "c");
+}
+
+TEST(PrepareCandidate, MissingProblemWithoutDefault) {
+  CandidateDefaults no_problem{"", "o3", "b", 0};
+  auto candidate = prepare_candidate(R"({"id":"c","source":"void matmul(){}"})", 1, no_problem);
+  EXPECT_EQ(candidate.verdict.status, Status::format_error);
+  EXPECT_NE(candidate.verdict.reason.find("missing \"problem\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hpcreward

@@ -1,0 +1,148 @@
+// hpcreward-results, run as a user would run it.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/sha256.hpp"
+#include "results/reward_log.hpp"
+#include "test_support.hpp"
+
+namespace hpcreward {
+namespace {
+
+using test_support::sample_provenance;
+using test_support::sample_row;
+using test_support::TempDir;
+
+struct ToolRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string quoted(const std::string &text) {
+  std::string result = "'";
+  for (char c : text) result += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return result + "'";
+}
+
+class ResultsTool : public ::testing::Test {
+ protected:
+  static constexpr const char *kSource =
+      "void matmul(int m, int n, int k, const double *A,\n"
+      "            const double *B, double *C) {}\n";
+
+  void SetUp() override {
+    RewardLogWriter writer(log_, sample_provenance());
+    RewardRow fast = sample_row(0, sha256_hex(kSource));
+    fast.gflops = 12.5;
+    writer.append(fast, kSource);
+    RewardRow broken = sample_row(2);
+    broken.status = "compile_error";
+    broken.reason = "error: expected ';', got \"}\"";
+    writer.append(broken, "");
+  }
+
+  ToolRun run(const std::vector<std::string> &args) const {
+    std::string command = quoted(HPCREWARD_RESULTS_TOOL);
+    for (const std::string &arg : args) command += " " + quoted(arg);
+    const auto err_path = dir_ / "stderr.txt";
+    command += " 2>" + quoted(err_path.string());
+
+    ToolRun result;
+    FILE *pipe = popen(command.c_str(), "r");
+    if (!pipe) return result;
+    char buffer[4096];
+    for (std::size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+      result.out.append(buffer, n);
+    const int status = pclose(pipe);
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream err(err_path);
+    result.err.assign(std::istreambuf_iterator<char>(err), {});
+    return result;
+  }
+
+  TempDir dir_;
+  std::filesystem::path log_ = dir_ / "log.h5";
+};
+
+TEST_F(ResultsTool, SummaryPrintsTheTable) {
+  const ToolRun r = run({"summary", log_.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("dgemm-256"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("12.50"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("compile_error=1"), std::string::npos) << r.out;
+}
+
+TEST_F(ResultsTool, ExportsCsvByDefault) {
+  const ToolRun r = run({"export", log_.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("candidate_id,batch_id,", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find(R"("error: expected ';', got ""}""")"), std::string::npos) << r.out;
+}
+
+TEST_F(ResultsTool, ExportsJsonLines) {
+  const ToolRun r = run({"export", log_.string(), "--format", "jsonl"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::vector<nlohmann::json> rows;
+  for (std::string line; std::getline(lines, line);) rows.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["gflops"], 12.5);
+  EXPECT_EQ(rows[1]["status"], "compile_error");
+}
+
+TEST_F(ResultsTool, RejectsAnUnknownExportFormat) {
+  const ToolRun r = run({"export", log_.string(), "--format=xml"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("xml"), std::string::npos) << r.err;
+}
+
+TEST_F(ResultsTool, PrintsAStoredSourceExactly) {
+  const ToolRun r = run({"source", log_.string(), sha256_hex(kSource)});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, kSource);
+}
+
+TEST_F(ResultsTool, FailsOnAnUnknownHash) {
+  const ToolRun r = run({"source", log_.string(), sha256_hex("not stored")});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(sha256_hex("not stored")), std::string::npos) << r.err;
+}
+
+TEST_F(ResultsTool, PrintsProvenanceAsJson) {
+  const ToolRun r = run({"provenance", log_.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto provenance = nlohmann::json::parse(r.out);
+  EXPECT_EQ(provenance["schema_version"], kRewardLogSchemaVersion);
+  EXPECT_EQ(provenance["config"]["stages"][1], "o3");  // nested, not a quoted string
+}
+
+TEST_F(ResultsTool, NamesAMissingFile) {
+  const auto missing = (dir_ / "missing.h5").string();
+  const ToolRun r = run({"summary", missing});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(missing), std::string::npos) << r.err;
+}
+
+TEST_F(ResultsTool, RejectsAnUnknownCommand) {
+  const ToolRun r = run({"plot", log_.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown command 'plot'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("usage:"), std::string::npos) << r.err;
+}
+
+TEST_F(ResultsTool, RejectsMissingArguments) {
+  EXPECT_EQ(run({}).exit_code, 2);
+  EXPECT_EQ(run({"summary"}).exit_code, 2);
+  EXPECT_EQ(run({"source", log_.string()}).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace hpcreward

@@ -1,0 +1,95 @@
+// Checks that h5py reads the reward log, live and finished.
+//   results_h5py_live_log PYTHON CHECK_SCRIPT
+// Writes a log, runs `PYTHON CHECK_SCRIPT LOG EXPECTED.json` while the writer still has the
+// log open (another process reading through SWMR, as a user watching a run would), appends
+// more, closes, and runs the check again. EXPECTED.json holds what the script must find.
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/sha256.hpp"
+#include "results/export.hpp"
+#include "results/reward_log.hpp"
+#include "test_support.hpp"
+
+using namespace hpcreward;
+
+namespace {
+
+std::string quoted(const std::string &text) {
+  std::string result = "'";
+  for (char c : text) result += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return result + "'";
+}
+
+nlohmann::json expected(const std::vector<RewardRow> &rows,
+                        const std::vector<std::string> &sources) {
+  std::ostringstream jsonl;
+  write_jsonl(jsonl, rows);
+  nlohmann::json result;
+  result["rows"] = nlohmann::json::array();
+  std::istringstream lines(jsonl.str());
+  for (std::string line; std::getline(lines, line);)
+    result["rows"].push_back(nlohmann::json::parse(line));
+  for (const std::string &source : sources) result["sources"][sha256_hex(source)] = source;
+  const Provenance provenance = test_support::sample_provenance();
+  result["provenance"] = {{"schema_version", kRewardLogSchemaVersion},
+                          {"git_revision", provenance.git_revision},
+                          {"config_json", provenance.config_json},
+                          {"seed", provenance.seed}};
+  return result;
+}
+
+bool check(const std::string &python, const std::string &script, const std::filesystem::path &log,
+           const nlohmann::json &expectation, const char *when) {
+  const auto expected_path = log.parent_path() / "expected.json";
+  std::ofstream(expected_path) << expectation.dump(2);
+  const std::string command = quoted(python) + " " + quoted(script) + " " + quoted(log.string()) +
+                              " " + quoted(expected_path.string());
+  const int status = std::system(command.c_str());
+  const bool passed = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  std::cout << (passed ? "passed" : "FAILED") << ": h5py check " << when << '\n';
+  return passed;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    std::cerr << "usage: results_h5py_live_log PYTHON CHECK_SCRIPT\n";
+    return 2;
+  }
+  const std::string python = argv[1], script = argv[2];
+  try {
+    test_support::TempDir dir;
+    const auto log = dir / "log.h5";
+    const std::string naive =
+        "void matmul(int m, int n, int k, const double *A, const double *B, double *C) {\n"
+        "  /* naïve */\n}\n";
+    const std::string blocked = "// blocked\n" + naive;
+
+    std::vector<RewardRow> rows = {test_support::sample_row(0, sha256_hex(naive)),
+                                   test_support::sample_row(1, sha256_hex(naive))};
+    rows[1].status = "wrong_answer";
+    rows[1].reason = "mismatch at C[3][7] – expected 12.5";  // non-ASCII dash
+    rows[1].reward = -10;
+
+    RewardLogWriter writer(log, test_support::sample_provenance());
+    for (const RewardRow &row : rows) writer.append(row, naive);
+    bool passed = check(python, script, log, expected(rows, {naive}), "while the writer is open");
+
+    rows.push_back(test_support::sample_row(2, sha256_hex(blocked)));
+    writer.append(rows.back(), blocked);
+    passed &= check(python, script, log, expected(rows, {naive, blocked}), "after another append");
+    return passed ? 0 : 1;
+  } catch (const std::exception &error) {
+    std::cerr << "results_h5py_live_log: " << error.what() << '\n';
+    return 1;
+  }
+}

@@ -1,0 +1,265 @@
+// The reward log: what goes in comes out, sources are kept once, and readers work on a live log.
+#include "results/reward_log.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/sha256.hpp"
+#include "results/extendible_dataset.hpp"
+#include "results/hdf5_handle.hpp"
+#include "results/log_schema.hpp"
+#include "test_support.hpp"
+
+namespace hpcreward {
+namespace {
+
+using test_support::sample_provenance;
+using test_support::sample_row;
+using test_support::TempDir;
+
+void expect_same_row(const RewardRow &expected, const RewardRow &actual) {
+  EXPECT_EQ(expected.candidate_id, actual.candidate_id);
+  EXPECT_EQ(expected.batch_id, actual.batch_id);
+  EXPECT_EQ(expected.problem, actual.problem);
+  EXPECT_EQ(expected.stage, actual.stage);
+  EXPECT_EQ(expected.status, actual.status);
+  EXPECT_EQ(expected.reason, actual.reason);
+  EXPECT_EQ(expected.reward, actual.reward);
+  EXPECT_EQ(expected.gflops, actual.gflops);
+  EXPECT_EQ(expected.median_s, actual.median_s);
+  EXPECT_EQ(expected.min_s, actual.min_s);
+  EXPECT_EQ(expected.iqr_s, actual.iqr_s);
+  EXPECT_EQ(expected.cv, actual.cv);
+  EXPECT_EQ(expected.reps, actual.reps);
+  EXPECT_EQ(expected.max_error, actual.max_error);
+  EXPECT_EQ(expected.compile_s, actual.compile_s);
+  EXPECT_EQ(expected.verify_s, actual.verify_s);
+  EXPECT_EQ(expected.time_s, actual.time_s);
+  EXPECT_EQ(expected.source_sha256, actual.source_sha256);
+  EXPECT_EQ(expected.rank, actual.rank);
+  EXPECT_EQ(expected.host, actual.host);
+  EXPECT_EQ(expected.time, actual.time);
+  EXPECT_EQ(expected.seed, actual.seed);
+}
+
+// Elements in one dataset of a closed log, read with the HDF5 C API directly.
+hsize_t dataset_size(const std::filesystem::path &path, const char *name) {
+  h5::File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  if (!file.valid()) throw std::runtime_error("cannot open " + path.string());
+  h5::Dataset dataset = h5::open_dataset(file.get(), name, path);
+  return h5::element_count(dataset.get(), name, path);
+}
+
+TEST(RewardLog, RoundTripsRowsAndProvenance) {
+  TempDir dir;
+  const auto path = dir / "log.h5";
+  std::vector<RewardRow> rows = {sample_row(0, sha256_hex("a")), sample_row(1), sample_row(2)};
+  rows[1].status = "wrong_answer";
+  rows[1].reason = "C[3][7] = 12.5, expected 12.25 (257 x 255 x 263)";
+  rows[1].reward = -10;
+  rows[2].problem = "sgemm-1024-ü";  // UTF-8 that fits survives unchanged
+  rows[2].seed = 0;
+  {
+    RewardLogWriter writer(path, sample_provenance());
+    for (const RewardRow &row : rows) writer.append(row, "void matmul() {}");
+    EXPECT_EQ(writer.rows(), rows.size());
+  }
+
+  const std::vector<RewardRow> read = read_rewards(path);
+  ASSERT_EQ(read.size(), rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    SCOPED_TRACE("row " + std::to_string(i));
+    expect_same_row(rows[i], read[i]);
+  }
+
+  const Provenance expected = sample_provenance();
+  const Provenance provenance = read_provenance(path);
+  EXPECT_EQ(provenance.schema_version, kRewardLogSchemaVersion);
+  EXPECT_EQ(provenance.created_utc, expected.created_utc);
+  EXPECT_EQ(provenance.git_revision, expected.git_revision);
+  EXPECT_EQ(provenance.config_json, expected.config_json);
+  EXPECT_EQ(provenance.hosts_json, expected.hosts_json);
+  EXPECT_EQ(provenance.compiler_version, expected.compiler_version);
+  EXPECT_EQ(provenance.blas_version, expected.blas_version);
+  EXPECT_EQ(provenance.mpi_version, expected.mpi_version);
+  EXPECT_EQ(provenance.seed, expected.seed);
+  // The writer records the HDF5 library it really used, whatever the caller said.
+  unsigned major = 0, minor = 0, release = 0;
+  H5get_libversion(&major, &minor, &release);
+  EXPECT_EQ(provenance.hdf5_version,
+            std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release));
+}
+
+TEST(RewardLog, EmptyLogHasNoRowsAndNoSources) {
+  TempDir dir;
+  const auto path = dir / "log.h5";
+  { RewardLogWriter writer(path, sample_provenance()); }
+  EXPECT_TRUE(read_rewards(path).empty());
+  EXPECT_EQ(read_source(path, sha256_hex("anything")), std::nullopt);
+}
+
+TEST(RewardLog, StoresEachSourceOncePerHash) {
+  TempDir dir;
+  const auto path = dir / "log.h5";
+  const std::string first =
+      "void matmul(int m, int n, int k, const double *A, const double *B, double *C) {}\n";
+  const std::string second =
+      "// blocked\nvoid matmul(int m, int n, int k, const double *A, const double *B, double *C) "
+      "{}\n";
+  {
+    RewardLogWriter writer(path, sample_provenance());
+    writer.append(sample_row(0, sha256_hex(first)), first);
+    writer.append(sample_row(1, sha256_hex(second)), second);
+    writer.append(sample_row(2, sha256_hex(first)), first);  // a duplicate candidate
+    writer.append(sample_row(3), "text of a row without a hash is not kept");
+  }
+  EXPECT_EQ(read_source(path, sha256_hex(first)), first);
+  EXPECT_EQ(read_source(path, sha256_hex(second)), second);
+  EXPECT_EQ(read_source(path, sha256_hex("never stored")), std::nullopt);
+  EXPECT_EQ(read_source(path, ""), std::nullopt);
+
+  EXPECT_EQ(dataset_size(path, h5::kRewardsDataset), 4u);
+  EXPECT_EQ(dataset_size(path, h5::kSourcesDataset), 2u);
+  EXPECT_EQ(dataset_size(path, h5::kSourceTextDataset), first.size() + second.size());
+}
+
+TEST(RewardLog, CutsLongStringsAtUtf8Boundaries) {
+  TempDir dir;
+  const auto path = dir / "log.h5";
+  std::string euros;  // "€" is 3 bytes: 256 is not a multiple of 3
+  for (int i = 0; i < 100; ++i) euros += "€";
+  RewardRow row = sample_row(0);
+  row.reason = euros;                          // 300 bytes into 256
+  row.candidate_id = std::string(70, 'x');     // ASCII: a plain cut at 64
+  row.stage = "stage-" + euros.substr(0, 30);  // 36 bytes into 32: "stage-" and 8 euros
+  row.source_sha256 = sha256_hex("exactly 64 hex digits fill the field");
+  {
+    RewardLogWriter writer(path, sample_provenance());
+    writer.append(row, "");
+  }
+  const RewardRow read = read_rewards(path).at(0);
+  EXPECT_EQ(read.reason, euros.substr(0, 85 * 3));
+  EXPECT_EQ(read.candidate_id, std::string(64, 'x'));
+  EXPECT_EQ(read.stage, "stage-" + euros.substr(0, 8 * 3));
+  EXPECT_EQ(read.source_sha256, row.source_sha256);
+}
+
+TEST(RewardLog, RefusesToCreateOverAnExistingLog) {
+  TempDir dir;
+  const auto path = dir / "log.h5";
+  {
+    RewardLogWriter writer(path, sample_provenance());
+    writer.append(sample_row(0), "");
+  }
+  try {
+    RewardLogWriter again(path, sample_provenance());
+    FAIL() << "a second writer was created over " << path;
+  } catch (const std::runtime_error &error) {
+    EXPECT_NE(std::string(error.what()).find(path.string()), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("already exists"), std::string::npos) << error.what();
+  }
+  EXPECT_EQ(read_rewards(path).size(), 1u) << "the old log must be left as it was";
+}
+
+TEST(RewardLog, RefusesToCreateOverAnyExistingFile) {
+  TempDir dir;
+  const auto path = dir / "notes.txt";
+  std::ofstream(path) << "keep me\n";
+  EXPECT_THROW(RewardLogWriter(path, sample_provenance()), std::runtime_error);
+  std::ifstream in(path);
+  std::string text;
+  std::getline(in, text);
+  EXPECT_EQ(text, "keep me");
+}
+
+TEST(RewardLog, CreateFailureNamesTheFile) {
+  TempDir dir;
+  const auto path = dir / "no-such-directory" / "log.h5";
+  try {
+    RewardLogWriter writer(path, sample_provenance());
+    FAIL() << "created a log in a directory that does not exist";
+  } catch (const std::runtime_error &error) {
+    EXPECT_NE(std::string(error.what()).find(path.string()), std::string::npos) << error.what();
+  }
+}
+
+TEST(RewardLog, ReadersSeeAppendedRowsWhileTheWriterIsOpen) {
+  TempDir dir;
+  const auto path = dir / "log.h5";
+  const std::string source = "void matmul() {}";
+  RewardLogWriter writer(path, sample_provenance());
+  writer.append(sample_row(0, sha256_hex(source)), source);
+  writer.append(sample_row(1), "");
+
+  std::vector<RewardRow> seen = read_rewards(path);
+  ASSERT_EQ(seen.size(), 2u);
+  expect_same_row(sample_row(1), seen[1]);
+  EXPECT_EQ(read_source(path, sha256_hex(source)), source);
+  EXPECT_EQ(read_provenance(path).git_revision, sample_provenance().git_revision);
+
+  writer.append(sample_row(2), "");
+  seen = read_rewards(path);
+  ASSERT_EQ(seen.size(), 3u);
+  expect_same_row(sample_row(2), seen[2]);
+}
+
+TEST(RewardLog, KeepsEveryAppendedRowWhenTheWriterDiesWithoutClosing) {
+  TempDir dir;
+  const auto path = dir / "log.h5";
+  const std::string source = "void matmul() {}";
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // 70 rows: more than one chunk. _Exit skips every destructor, as a crash would.
+    try {
+      RewardLogWriter writer(path, sample_provenance());
+      for (int i = 0; i < 70; ++i) writer.append(sample_row(i, sha256_hex(source)), source);
+      std::_Exit(0);  // while `writer` is still open
+    } catch (...) {
+      std::_Exit(1);
+    }
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the writer failed";
+
+  const std::vector<RewardRow> rows = read_rewards(path);
+  ASSERT_EQ(rows.size(), 70u);
+  expect_same_row(sample_row(69, sha256_hex(source)), rows.back());
+  EXPECT_EQ(read_source(path, sha256_hex(source)), source);
+}
+
+TEST(RewardLog, ReadingAMissingFileNamesIt) {
+  TempDir dir;
+  const auto path = dir / "missing.h5";
+  try {
+    read_rewards(path);
+    FAIL() << "read a file that does not exist";
+  } catch (const std::runtime_error &error) {
+    EXPECT_NE(std::string(error.what()).find(path.string()), std::string::npos) << error.what();
+  }
+  EXPECT_THROW(read_provenance(path), std::runtime_error);
+  EXPECT_THROW(read_source(path, sha256_hex("x")), std::runtime_error);
+}
+
+TEST(RewardLog, ReadingAFileThatIsNotHdf5Fails) {
+  TempDir dir;
+  const auto path = dir / "log.h5";
+  std::ofstream(path) << "not HDF5\n";
+  try {
+    read_rewards(path);
+    FAIL() << "read rows from a text file";
+  } catch (const std::runtime_error &error) {
+    EXPECT_NE(std::string(error.what()).find(path.string()), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace hpcreward

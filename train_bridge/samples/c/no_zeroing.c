@@ -1,0 +1,6 @@
+// Broken on purpose: accumulates into C without clearing it first (wrong_answer).
+void matmul(int m, int n, int k, const double *A, const double *B, double *C) {
+  for (int i = 0; i < m; ++i)
+    for (int p = 0; p < k; ++p)
+      for (int j = 0; j < n; ++j) C[i * n + j] += A[i * k + p] * B[p * n + j];
+}

@@ -1,0 +1,4 @@
+// Broken on purpose: a missing semicolon (compile_error).
+void matmul(int m, int n, int k, const double *A, const double *B, double *C) {
+  for (int i = 0; i < m * n; ++i) C[i] = 0.0
+}
