@@ -47,6 +47,10 @@ po::options_description bench_options(BenchOptions &o) {
        "stop timing once the relative standard error of the mean is below this")
       ("time-cap-s", po::value(&o.timing.time_cap_s)->default_value(o.timing.time_cap_s, text(o.timing.time_cap_s)),
        "stop timing after this many seconds of timed calls")
+      ("placement", po::value<std::string>()->default_value("auto"),
+       "auto: when the launcher gave every benchmark rank of a node the same CPUs (mpirun "
+       "--bind-to none), each rank takes a disjoint share, so timed runs never share cores; "
+       "none: keep the CPUs the launcher gave")
       ("keep-workdir", po::bool_switch(&o.keep_workdir),
        "keep every candidate's directory (source, object) for debugging");
   return options;
@@ -66,6 +70,9 @@ BenchCommandLine parse_bench_command_line(int argc, const char *const *argv) {
   po::notify(values);
   command_line.help = values.count("help") > 0;
   if (values.count("workdir")) o.work_root = values["workdir"].as<std::string>();
+  const std::string placement = values["placement"].as<std::string>();
+  require(placement == "auto" || placement == "none", "--placement must be auto or none");
+  o.placement = placement == "auto";
   require(!o.cc.empty(), "--cc must name a compiler");
   require(o.compile_timeout_s > 0, "--compile-timeout must be positive");
   require(o.run_timeout_s > 0, "--run-timeout must be positive");

@@ -9,8 +9,10 @@
 #include <iostream>
 
 #include "bench_node/bench_cli.hpp"
+#include "bench_node/cpu_affinity.hpp"
 #include "bench_node/environment.hpp"
 #include "bench_node/rank_info.hpp"
+#include "bench_node/rank_placement.hpp"
 #include "bench_node/scorer.hpp"
 #include "bench_node/work_dir.hpp"
 #include "common/messages_json.hpp"
@@ -83,10 +85,16 @@ int run(int argc, char **argv) {
     abort_job(rank, std::string("cannot create the work directory: ") + error.what());
   }
 
+  // Collective over the benchmark ranks: before the hello, so `cores` is the rank's share.
+  const Placement placement = place_bench_rank(options.placement);
+  options.pin_threads = placement.exclusive;
   const RankInfo info = collect_rank_info(rank, options.cc);
   mpi_send_json(nlohmann::json(info), 0, kTagHello);
-  std::fprintf(stderr, "[bench %d] ready on %s: %d cores, %s, %s\n", rank, info.host.c_str(),
-               info.cores, info.compiler_version.c_str(), info.blas_version.c_str());
+  std::fprintf(stderr, "[bench %d] ready on %s: CPUs %s%s, %s, %s\n", rank, info.host.c_str(),
+               describe_cpus(placement.cpus).c_str(),
+               placement.changed ? " (this rank's share of the node)"
+               : placement.exclusive ? "" : " (shared with other ranks: timings will interfere)",
+               info.compiler_version.c_str(), info.blas_version.c_str());
 
   Scorer scorer(options);
   for (;;) {

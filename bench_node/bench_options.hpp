@@ -19,6 +19,11 @@ struct BenchOptions {
   std::uint64_t compile_file_size_mb = 64;       // RLIMIT_FSIZE of the compiler
   TimingOptions timing;
   bool keep_workdir = false;  // leave each candidate's directory behind (debugging)
+  bool placement = true;      // split a CPU set shared by a node's ranks (rank_placement.hpp)
+  // Bind the candidate's OpenMP threads within the rank's CPUs (OMP_PROC_BIND=close,
+  // OMP_PLACES=threads, unless set). Only right when no other rank shares those CPUs:
+  // two ranks binding "close" on one CPU set would both start on its first CPU.
+  bool pin_threads = true;
 };
 
 }  // namespace hpcreward

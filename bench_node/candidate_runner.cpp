@@ -33,8 +33,10 @@ ChildSpec SandboxedRunner::child_spec(const RunRequest &request, const std::stri
   const std::string cpus = std::to_string(affinity_cpu_count());
   set_variable(spec.environment, "OMP_NUM_THREADS", cpus, false);
   set_variable(spec.environment, "OPENBLAS_NUM_THREADS", cpus, false);
-  set_variable(spec.environment, "OMP_PROC_BIND", "close", false);  // threads pinned
-  set_variable(spec.environment, "OMP_PLACES", "threads", false);
+  if (options_.pin_threads) {  // threads pinned within the rank's own CPUs
+    set_variable(spec.environment, "OMP_PROC_BIND", "close", false);
+    set_variable(spec.environment, "OMP_PLACES", "threads", false);
+  }
   set_variable(spec.environment, "MALLOC_ARENA_MAX", "2", false);  // arenas eat RLIMIT_AS
   spec.working_directory = request.directory.string();
   spec.limits.address_space_bytes = options_.memory_bytes;

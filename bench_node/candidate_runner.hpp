@@ -30,6 +30,7 @@ struct SandboxOptions {
   double timeout_s = 60;                       // wall clock
   std::uint64_t memory_bytes = 4ULL << 30;     // RLIMIT_AS
   TimingOptions timing;
+  bool pin_threads = true;  // OMP_PROC_BIND / OMP_PLACES (see BenchOptions)
 };
 
 class SandboxedRunner : public CandidateRunner {

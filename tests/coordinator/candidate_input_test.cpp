@@ -30,7 +30,7 @@ TEST(PrepareCandidate, LineFieldsWinOverDefaults) {
 }
 
 TEST(PrepareCandidate, CompletionIsExtracted) {
-  auto candidate = prepare(std::string(R"({"id":"c1","completion":"Sure!\n```c\n)") + kSource + "\n```\"}");
+  auto candidate = prepare(std::string(R"({"id":"c1","completion":"Sure!\n```c\n)") + kSource + "\\n```\"}");
   ASSERT_TRUE(candidate.verdict.ok()) << candidate.verdict.reason;
   EXPECT_EQ(candidate.code, std::string(kSource) + "\n");
 }

@@ -1,0 +1,64 @@
+#include "bench_node/candidate_runner.hpp"
+
+#include <gtest/gtest.h>
+
+#include "bench_node/cpu_affinity.hpp"
+#include "bench_node/runner_args.hpp"
+
+namespace hpcreward {
+namespace {
+
+BenchTask task() {
+  BenchTask task;
+  task.problem.precision = Precision::f32;
+  task.problem.nominal = {8, 9, 10};
+  task.problem.check_shapes = {{3, 5, 7}};
+  task.problem.tolerance = 1e-4;
+  task.seed = 99;
+  return task;
+}
+
+TEST(SandboxedRunner, ChildSpecCarriesLimitsEnvironmentAndArguments) {
+  SandboxOptions options{"/opt/hpcreward-runner", 12, 1ULL << 30, {}, true};
+  options.timing.min_reps = 4;
+  const SandboxedRunner runner(options);
+  const BenchTask t = task();
+  const ChildSpec spec = runner.child_spec({"/w/cand.so", "/w", &t}, "tok");
+  EXPECT_EQ(spec.program, "/opt/hpcreward-runner");
+  EXPECT_EQ(spec.working_directory, "/w");
+  EXPECT_EQ(spec.deadline_s, 12);
+  EXPECT_EQ(spec.limits.address_space_bytes, 1ULL << 30);
+  EXPECT_EQ(spec.limits.file_size_bytes, 0u);
+  EXPECT_EQ(spec.limits.open_files, 64u);
+  EXPECT_EQ(spec.limits.core_bytes, 0u);
+  EXPECT_EQ(*spec.limits.cpu_seconds, static_cast<std::uint64_t>(12 * affinity_cpu_count() + 5));
+  EXPECT_TRUE(spec.result_pipe);
+  EXPECT_EQ(spec.token, "tok");
+  EXPECT_EQ(get_variable(spec.environment, "MALLOC_ARENA_MAX"), "2");
+  if (!std::getenv("OMP_NUM_THREADS")) {
+    EXPECT_EQ(get_variable(spec.environment, "OMP_NUM_THREADS"), std::to_string(affinity_cpu_count()));
+  }
+  if (!std::getenv("OMP_PROC_BIND")) {
+    EXPECT_EQ(get_variable(spec.environment, "OMP_PROC_BIND"), "close");
+  }
+
+  std::vector<const char *> argv{"hpcreward-runner"};
+  for (const std::string &argument : spec.arguments) argv.push_back(argument.c_str());
+  const RunnerArgs args = parse_runner_args(static_cast<int>(argv.size()), argv.data());
+  EXPECT_EQ(args.object_path, "/w/cand.so");
+  EXPECT_EQ(args.precision, Precision::f32);
+  EXPECT_EQ(args.nominal, (Shape{8, 9, 10}));
+  EXPECT_EQ(args.check_shapes, (std::vector<Shape>{{3, 5, 7}}));
+  EXPECT_EQ(args.seed, 99u);
+  EXPECT_EQ(args.timing.min_reps, 4);
+}
+
+TEST(SandboxedRunner, NoThreadBindingWhenTheCpusAreShared) {
+  if (std::getenv("OMP_PROC_BIND")) GTEST_SKIP() << "OMP_PROC_BIND set in the environment";
+  const SandboxedRunner runner(SandboxOptions{"/r", 5, 1ULL << 30, {}, false});
+  const BenchTask t = task();
+  EXPECT_FALSE(get_variable(runner.child_spec({"/w/cand.so", "/w", &t}, "tok").environment, "OMP_PROC_BIND"));
+}
+
+}  // namespace
+}  // namespace hpcreward
