@@ -1,0 +1,63 @@
+#include "coordinator/options.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace hpcreward {
+namespace {
+
+std::optional<CoordinatorOptions> parse(std::vector<const char *> arguments) {
+  arguments.insert(arguments.begin(), "hpcreward-coordinator");
+  return parse_coordinator_options(static_cast<int>(arguments.size()), arguments.data());
+}
+
+TEST(CoordinatorOptions, DefaultsAndDerivedBatchId) {
+  auto options = parse({"--candidates", "/data/run7.jsonl", "--out", "/tmp/x", "--seed", "9"});
+  ASSERT_TRUE(options);
+  EXPECT_EQ(options->stage, "o0");
+  EXPECT_EQ(options->problem, "dgemm-256");
+  EXPECT_EQ(options->batch_id, "run7");
+  EXPECT_EQ(options->seed, 9u);
+  EXPECT_EQ(options->rewards.penalty(Status::timeout), -30);
+  EXPECT_EQ(options->as_json["seed"], "9");
+}
+
+TEST(CoordinatorOptions, ConfigFileSetsRewardsAndCommandLineWins) {
+  const auto path = std::filesystem::temp_directory_path() / "hpcreward_options_test.ini";
+  std::ofstream(path) << "stage = open\nproblem = sgemm-512\n[reward]\ntimeout = -5\n";
+  auto options = parse({"--candidates", "c.jsonl", "--out", "o", "--config", path.c_str(), "--stage", "o3"});
+  std::filesystem::remove(path);
+  ASSERT_TRUE(options);
+  EXPECT_EQ(options->stage, "o3");
+  EXPECT_EQ(options->problem, "sgemm-512");
+  EXPECT_EQ(options->rewards.penalty(Status::timeout), -5);
+  EXPECT_EQ(options->as_json["rewards"]["timeout"], -5);
+}
+
+TEST(CoordinatorOptions, ErrorsSayWhatToFix) {
+  auto message = [](std::vector<const char *> arguments) {
+    try {
+      parse(arguments);
+    } catch (const std::invalid_argument &error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message({"--out", "o"}).find("--candidates is required"), std::string::npos);
+  EXPECT_NE(message({"--candidates", "c", "--out", "o", "--stage", "x"}).find("known: o0, o3, open"),
+            std::string::npos);
+  EXPECT_NE(message({"--candidates", "c", "--out", "o", "--problem", "x"}).find("dgemm-256"), std::string::npos);
+  EXPECT_NE(message({"--candidates", "c", "--out", "o", "--config", "/nonexistent.ini"}).find("cannot read"),
+            std::string::npos);
+  EXPECT_NE(message({"--bogus"}).find("--help"), std::string::npos);
+}
+
+TEST(CoordinatorOptions, HelpReturnsNothing) {
+  testing::internal::CaptureStdout();
+  EXPECT_FALSE(parse({"--help"}));
+  EXPECT_NE(testing::internal::GetCapturedStdout().find("--reward.timeout"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hpcreward
