@@ -42,3 +42,19 @@ endif()
 # The system Python carries h5py and pytest from Debian; pyenv shims on PATH may not.
 find_program(HPCREWARD_PYTHON python3 PATHS /usr/bin NO_DEFAULT_PATH)
 find_program(HPCREWARD_PYTHON python3)
+
+# Sandbox and static-check libraries (Debian: libclang-14-dev, libelf-dev, libseccomp-dev).
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(LIBSECCOMP IMPORTED_TARGET libseccomp)
+hpcreward_require(LIBSECCOMP_FOUND "libseccomp" libseccomp-dev)
+pkg_check_modules(LIBELF IMPORTED_TARGET libelf)
+hpcreward_require(LIBELF_FOUND "libelf" libelf-dev)
+
+# libclang's C API (not the C++ ClangConfig, which drags in every clang tool).
+find_path(LIBCLANG_INCLUDE_DIR clang-c/Index.h PATHS /usr/lib/llvm-14/include NO_DEFAULT_PATH)
+find_library(LIBCLANG_LIBRARY NAMES clang-14 clang PATHS /usr/lib/llvm-14/lib NO_DEFAULT_PATH)
+hpcreward_require(LIBCLANG_INCLUDE_DIR "libclang headers" libclang-14-dev)
+hpcreward_require(LIBCLANG_LIBRARY "libclang" libclang-14-dev)
+add_library(hpcreward_libclang INTERFACE)
+target_include_directories(hpcreward_libclang SYSTEM INTERFACE ${LIBCLANG_INCLUDE_DIR})
+target_link_libraries(hpcreward_libclang INTERFACE ${LIBCLANG_LIBRARY})
