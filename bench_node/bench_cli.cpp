@@ -51,6 +51,9 @@ po::options_description bench_options(BenchOptions &o) {
        "auto: when the launcher gave every benchmark rank of a node the same CPUs (mpirun "
        "--bind-to none), each rank takes a disjoint share, so timed runs never share cores; "
        "none: keep the CPUs the launcher gave")
+      ("peak-margin", po::value(&o.peak_margin)->default_value(o.peak_margin, text(o.peak_margin)),
+       "an ok result above this many times the rank's measured OpenBLAS peak (measured at "
+       "start) is forbidden; 0 turns the check off")
       ("keep-workdir", po::bool_switch(&o.keep_workdir),
        "keep every candidate's directory (source, object) for debugging");
   return options;
@@ -76,6 +79,7 @@ BenchCommandLine parse_bench_command_line(int argc, const char *const *argv) {
   require(!o.cc.empty(), "--cc must name a compiler");
   require(o.compile_timeout_s > 0, "--compile-timeout must be positive");
   require(o.run_timeout_s > 0, "--run-timeout must be positive");
+  require(o.peak_margin == 0 || o.peak_margin >= 1, "--peak-margin must be 0 (off) or at least 1");
   require(o.memory_limit_mb >= 64, "--memory-limit-mb must be at least 64");
   require(o.timing.warmup_s >= 0, "--warmup-s must not be negative");
   require(o.timing.min_reps >= 1, "--min-reps must be at least 1");

@@ -11,6 +11,7 @@
 #include "bench_node/bench_cli.hpp"
 #include "bench_node/cpu_affinity.hpp"
 #include "bench_node/environment.hpp"
+#include "bench_node/peak_guard.hpp"
 #include "bench_node/rank_info.hpp"
 #include "bench_node/rank_placement.hpp"
 #include "bench_node/scorer.hpp"
@@ -36,7 +37,8 @@ void report_progress(int rank, const BenchTask &task, const Measurement &m) {
                m.time_s, m.reason.empty() ? "" : ": ", m.reason.c_str());
 }
 
-BenchResult handle_task(const nlohmann::json &body, Scorer &scorer, int rank, const std::string &host) {
+BenchResult handle_task(const nlohmann::json &body, Scorer &scorer, const PeakGflops &peak,
+                        double peak_margin, int rank, const std::string &host) {
   BenchResult result;
   result.rank = rank;
   result.host = host;
@@ -54,7 +56,7 @@ BenchResult handle_task(const nlohmann::json &body, Scorer &scorer, int rank, co
     return result;
   }
   result.sequence = task.sequence;
-  result.measurement = scorer.score(task);  // never throws
+  result.measurement = apply_peak_guard(scorer.score(task), task.problem.precision, peak, peak_margin);
   report_progress(rank, task, result.measurement);
   return result;
 }
@@ -88,13 +90,20 @@ int run(int argc, char **argv) {
   // Collective over the benchmark ranks: before the hello, so `cores` is the rank's share.
   const Placement placement = place_bench_rank(options.placement);
   options.pin_threads = placement.exclusive;
-  const RankInfo info = collect_rank_info(rank, options.cc);
+  RankInfo info = collect_rank_info(rank, options.cc);
+  PeakGflops peak;
+  if (options.peak_margin > 0) {
+    peak = measure_blas_peak(static_cast<int>(placement.cpus.size()));
+    info.peak_gflops_f64 = peak.f64;
+    info.peak_gflops_f32 = peak.f32;
+  }
   mpi_send_json(nlohmann::json(info), 0, kTagHello);
-  std::fprintf(stderr, "[bench %d] ready on %s: CPUs %s%s, %s, %s\n", rank, info.host.c_str(),
+  std::fprintf(stderr, "[bench %d] ready on %s: CPUs %s%s, %s, %s, peak %.1f/%.1f GFLOPS (f64/f32)\n",
+               rank, info.host.c_str(),
                describe_cpus(placement.cpus).c_str(),
                placement.changed ? " (this rank's share of the node)"
                : placement.exclusive ? "" : " (shared with other ranks: timings will interfere)",
-               info.compiler_version.c_str(), info.blas_version.c_str());
+               info.compiler_version.c_str(), info.blas_version.c_str(), peak.f64, peak.f32);
 
   Scorer scorer(options);
   for (;;) {
@@ -106,7 +115,7 @@ int run(int argc, char **argv) {
     }
     BenchResult result;
     try {
-      result = handle_task(envelope.body, scorer, rank, info.host);
+      result = handle_task(envelope.body, scorer, peak, options.peak_margin, rank, info.host);
     } catch (const std::exception &error) {  // the rank survives every candidate
       result.rank = rank;
       result.host = info.host;

@@ -18,6 +18,7 @@ struct BenchOptions {
   std::uint64_t compile_memory_limit_mb = 2048;  // RLIMIT_AS of each compiler process
   std::uint64_t compile_file_size_mb = 64;       // RLIMIT_FSIZE of the compiler
   TimingOptions timing;
+  double peak_margin = 1.25;  // ok results above margin x measured OpenBLAS peak are forbidden
   bool keep_workdir = false;  // leave each candidate's directory behind (debugging)
   bool placement = true;      // split a CPU set shared by a node's ranks (rank_placement.hpp)
   // Bind the candidate's OpenMP threads within the rank's CPUs (OMP_PROC_BIND=close,

@@ -51,6 +51,8 @@ struct RankInfo {
   int cores = 0;  // CPUs in the rank's affinity mask
   std::string compiler_version;
   std::string blas_version;
+  double peak_gflops_f64 = 0;  // OpenBLAS dgemm on the rank's CPUs, measured at start
+  double peak_gflops_f32 = 0;  // OpenBLAS sgemm likewise
 };
 
 }  // namespace hpcreward

@@ -89,7 +89,8 @@ void from_json(const json &in, BenchResult &result) {
 
 void to_json(json &out, const RankInfo &info) {
   out = json{{"rank", info.rank}, {"host", info.host}, {"cores", info.cores},
-             {"compiler_version", info.compiler_version}, {"blas_version", info.blas_version}};
+             {"compiler_version", info.compiler_version}, {"blas_version", info.blas_version},
+             {"peak_gflops_f64", info.peak_gflops_f64}, {"peak_gflops_f32", info.peak_gflops_f32}};
 }
 
 void from_json(const json &in, RankInfo &info) {
@@ -98,6 +99,8 @@ void from_json(const json &in, RankInfo &info) {
   info.cores = in.at("cores").get<int>();
   info.compiler_version = in.at("compiler_version").get<std::string>();
   info.blas_version = in.at("blas_version").get<std::string>();
+  info.peak_gflops_f64 = in.value("peak_gflops_f64", 0.0);
+  info.peak_gflops_f32 = in.value("peak_gflops_f32", 0.0);
 }
 
 }  // namespace hpcreward

@@ -1,0 +1,183 @@
+// hpcreward-fidelity: does the pipeline measure what a careful standalone benchmark measures?
+//
+// For honest candidates of different speeds (the shipped samples), it interleaves rounds of
+//   pipeline:   Scorer::score, the rank's real path (compile, sandboxed runner, checks), and
+//   standalone: the same source compiled with the same flags, loaded into this process and
+//               timed with a plain loop (warm-up, then the median of repeated calls),
+// and reports their GFLOPS side by side; then it scores one candidate repeatedly and reports
+// the coefficient of variation of the rewards. Targets: within 5%, CV under 3%.
+// A report, not a test: speed depends on the machine.
+#include <dlfcn.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <numeric>
+#include <sstream>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include "bench_node/compiler.hpp"
+#include "bench_node/random_fill.hpp"
+#include "bench_node/scorer.hpp"
+#include "bench_node/statistics.hpp"
+#include "bench_node/work_dir.hpp"
+#include "common/problem.hpp"
+
+namespace hpcreward {
+namespace {
+
+struct Sample {
+  std::string file;
+  std::vector<std::string> flags;
+};
+
+const std::vector<Sample> kSamples = {
+    {"naive_ijk.c", {"-O0"}}, {"naive_ijk.c", {"-O3"}}, {"ikj.c", {"-O3"}},
+    {"blocked.c", {"-O3"}},   {"ikj_restrict.c", {"-O3"}},
+};
+
+std::string read_file(const std::filesystem::path &path) {
+  std::ifstream file(path);
+  if (!file) throw std::runtime_error("cannot read " + path.string());
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+double now_s() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+std::string join(const std::vector<std::string> &words) {
+  std::string text;
+  for (const auto &word : words) text += (text.empty() ? "" : " ") + word;
+  return text;
+}
+
+// The standalone measurement: how one would time the kernel by hand.
+double standalone_gflops(const std::string &source, const std::vector<std::string> &flags,
+                         const std::filesystem::path &directory, const Shape &shape, int calls) {
+  GccCompiler compiler(GccOptions{});
+  std::filesystem::create_directories(directory);
+  CompileOutcome compiled = compiler.compile({source, flags, directory});
+  if (!compiled.verdict.ok()) throw std::runtime_error("standalone compile: " + compiled.verdict.reason);
+  void *handle = dlopen(compiled.object.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) throw std::runtime_error(std::string("dlopen: ") + dlerror());
+  using Matmul = void (*)(int, int, int, const double *, const double *, double *);
+  auto matmul = reinterpret_cast<Matmul>(dlsym(handle, "matmul"));
+  std::vector<double> a(std::size_t(shape.m) * shape.k), b(std::size_t(shape.k) * shape.n),
+      c(std::size_t(shape.m) * shape.n);
+  Rng rng(7);
+  fill_uniform(std::span<double>(a), rng);
+  fill_uniform(std::span<double>(b), rng);
+  const double warmup_end = now_s() + 0.2;
+  do matmul(shape.m, shape.n, shape.k, a.data(), b.data(), c.data());
+  while (now_s() < warmup_end);
+  std::vector<double> seconds;
+  for (int call = 0; call < calls; ++call) {
+    const double start = now_s();
+    matmul(shape.m, shape.n, shape.k, a.data(), b.data(), c.data());
+    seconds.push_back(now_s() - start);
+  }
+  dlclose(handle);
+  return shape.flops() / summarize(seconds).median / 1e9;
+}
+
+double median_of(std::vector<double> values) { return summarize(values).median; }
+
+int run(int argc, char **argv) {
+  namespace po = boost::program_options;
+  std::string samples_dir = HPCREWARD_SAMPLES_DIR, runner = HPCREWARD_RUNNER_PATH, report_path;
+  int rounds = 3, repeats = 10, standalone_calls = 50;
+  po::options_description description("hpcreward-fidelity options");
+  description.add_options()("help,h", "print this help")
+      ("samples", po::value(&samples_dir)->default_value(samples_dir), "folder of sample C candidates")
+      ("runner", po::value(&runner)->default_value(runner), "the hpcreward-runner executable")
+      ("rounds", po::value(&rounds)->default_value(rounds), "interleaved pipeline/standalone rounds per candidate")
+      ("repeats", po::value(&repeats)->default_value(repeats), "scorings of one candidate for the repeatability figure")
+      ("report", po::value(&report_path), "also write the report (markdown) to this file");
+  po::variables_map values;
+  po::store(po::parse_command_line(argc, argv, description), values);
+  po::notify(values);
+  if (values.count("help")) {
+    std::cout << description;
+    return 0;
+  }
+
+  const Problem &problem = *find_problem("dgemm-256");
+  BenchOptions options;
+  options.runner = runner;
+  options.work_root = default_work_root(0);
+  ensure_private_directory(options.work_root);
+  Scorer scorer(options);
+  std::ostringstream report;
+  report << "# Measurement fidelity (" << problem.id << ")\n\n"
+         << "Pipeline: Scorer::score (compile, sandboxed runner, every output checked). "
+         << "Standalone: the same object loaded in-process, 0.2 s warm-up, median of "
+         << standalone_calls << " calls on fixed inputs. Median over " << rounds
+         << " interleaved rounds.\n\n"
+         << "| candidate | flags | pipeline GFLOPS | standalone GFLOPS | pipeline / standalone |\n"
+         << "| --- | --- | ---: | ---: | ---: |\n";
+  std::int64_t sequence = 0;
+  auto score = [&](const std::string &source, const Sample &sample) {
+    BenchTask task{sequence++, sample.file, problem, "fidelity", sample.flags, source, 42};
+    Measurement m = scorer.score(task);
+    if (m.status != Status::ok)
+      throw std::runtime_error(sample.file + " was not ok: " + m.reason);
+    return m.gflops;
+  };
+  double worst_ratio_error = 0;
+  for (const Sample &sample : kSamples) {
+    const std::string source = read_file(std::filesystem::path(samples_dir) / sample.file);
+    std::vector<double> pipeline, standalone;
+    for (int round = 0; round < rounds; ++round) {
+      pipeline.push_back(score(source, sample));
+      standalone.push_back(standalone_gflops(source, sample.flags,
+                                             options.work_root / ("standalone-" + std::to_string(sequence)),
+                                             problem.nominal, standalone_calls));
+    }
+    const double p = median_of(pipeline), s = median_of(standalone);
+    worst_ratio_error = std::max(worst_ratio_error, std::abs(p / s - 1));
+    char line[256];
+    std::snprintf(line, sizeof line, "| %s | %s | %.2f | %.2f | %.3f |\n", sample.file.c_str(),
+                  join(sample.flags).c_str(), p, s, p / s);
+    report << line;
+    std::cerr << line << std::flush;
+  }
+  const Sample repeated = kSamples[2];
+  const std::string source = read_file(std::filesystem::path(samples_dir) / repeated.file);
+  std::vector<double> rewards;
+  for (int i = 0; i < repeats; ++i) rewards.push_back(score(source, repeated));
+  const SampleSummary spread = summarize(rewards);
+  char tail[512];
+  std::snprintf(tail, sizeof tail,
+                "\nLargest pipeline/standalone difference: %.1f%% (target: within 5%%).\n\n"
+                "Repeatability: %d scorings of %s %s: mean %.2f GFLOPS, min %.2f, max %.2f, "
+                "CV %.2f%% (target: under 3%%).\n",
+                100 * worst_ratio_error, repeats, repeated.file.c_str(), join(repeated.flags).c_str(),
+                spread.mean, spread.min, spread.max, 100 * spread.cv());
+  report << tail;
+  std::cout << report.str();
+  if (!report_path.empty()) std::ofstream(report_path) << report.str();
+  remove_tree(options.work_root);
+  return 0;
+}
+
+}  // namespace
+}  // namespace hpcreward
+
+int main(int argc, char **argv) {
+  try {
+    return hpcreward::run(argc, argv);
+  } catch (const std::exception &error) {
+    std::fprintf(stderr, "hpcreward-fidelity: %s\n", error.what());
+    return 1;
+  }
+}
