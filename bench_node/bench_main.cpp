@@ -10,6 +10,7 @@
 
 #include "bench_node/bench_cli.hpp"
 #include "bench_node/cpu_affinity.hpp"
+#include "bench_node/default_checks.hpp"
 #include "bench_node/environment.hpp"
 #include "bench_node/peak_guard.hpp"
 #include "bench_node/rank_info.hpp"
@@ -106,6 +107,7 @@ int run(int argc, char **argv) {
                info.compiler_version.c_str(), info.blas_version.c_str(), peak.f64, peak.f32);
 
   Scorer scorer(options);
+  add_default_checks(scorer, options);
   for (;;) {
     const Envelope envelope = mpi_receive_json(0, MPI_ANY_TAG);
     if (envelope.tag == kTagStop) break;

@@ -17,9 +17,7 @@ Measurement failure(const Verdict &verdict) {
 }
 
 std::unique_ptr<Compiler> default_compiler(const BenchOptions &options) {
-  return std::make_unique<GccCompiler>(GccOptions{options.cc, options.compile_timeout_s,
-                                                  options.compile_memory_limit_mb << 20,
-                                                  options.compile_file_size_mb << 20});
+  return std::make_unique<GccCompiler>(gcc_options(options));
 }
 
 std::unique_ptr<CandidateRunner> default_runner(const BenchOptions &options) {
@@ -29,6 +27,11 @@ std::unique_ptr<CandidateRunner> default_runner(const BenchOptions &options) {
 }
 
 }  // namespace
+
+GccOptions gcc_options(const BenchOptions &options) {
+  return GccOptions{options.cc, options.compile_timeout_s, options.compile_memory_limit_mb << 20,
+                    options.compile_file_size_mb << 20};
+}
 
 Scorer::Scorer(BenchOptions options, std::unique_ptr<Compiler> compiler,
                std::unique_ptr<CandidateRunner> runner)

@@ -31,6 +31,9 @@ class Scorer {
   std::vector<std::unique_ptr<CandidateCheck>> checks_;
 };
 
+// How the rank's compiler runs (also what the object audit's baselines need).
+GccOptions gcc_options(const BenchOptions &options);
+
 // One task with the default compiler and sandbox.
 Measurement score_task(const BenchTask &task, const BenchOptions &options);
 

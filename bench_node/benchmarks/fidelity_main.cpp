@@ -22,6 +22,7 @@
 #include <boost/program_options.hpp>
 
 #include "bench_node/compiler.hpp"
+#include "bench_node/default_checks.hpp"
 #include "bench_node/random_fill.hpp"
 #include "bench_node/scorer.hpp"
 #include "bench_node/statistics.hpp"
@@ -117,6 +118,7 @@ int run(int argc, char **argv) {
   options.work_root = default_work_root(0);
   ensure_private_directory(options.work_root);
   Scorer scorer(options);
+  add_default_checks(scorer, options);
   std::ostringstream report;
   report << "# Measurement fidelity (" << problem.id << ")\n\n"
          << "Pipeline: Scorer::score (compile, sandboxed runner, every output checked). "

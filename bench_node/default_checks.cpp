@@ -1,0 +1,14 @@
+#include "bench_node/default_checks.hpp"
+
+#include <memory>
+
+#include "bench_node/object_audit/object_audit.hpp"
+
+namespace hpcreward {
+
+void add_default_checks(Scorer &scorer, const BenchOptions &options) {
+  scorer.add_check(std::make_unique<ObjectAudit>(
+      ObjectAuditOptions{gcc_options(options), options.work_root / "audit-baselines"}));
+}
+
+}  // namespace hpcreward

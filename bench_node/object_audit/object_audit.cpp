@@ -1,0 +1,53 @@
+#include "bench_node/object_audit/object_audit.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <string>
+
+#include "bench_node/object_audit/audit_rules.hpp"
+#include "bench_node/object_audit/elf_object.hpp"
+#include "bench_node/work_dir.hpp"
+
+namespace hpcreward {
+
+namespace {
+
+// One per audit (two audits in one process don't share, so neither removes the other's).
+std::filesystem::path default_audit_root() {
+  static std::atomic<int> audits{0};
+  return std::filesystem::temp_directory_path() /
+         ("hpcreward-audit-" + std::to_string(::getpid()) + "-" + std::to_string(audits++));
+}
+
+}  // namespace
+
+ObjectAudit::ObjectAudit(const ObjectAuditOptions &options)
+    : ObjectAudit(std::make_unique<GccCompiler>(options.compiler), options.work_root) {}
+
+ObjectAudit::ObjectAudit(std::unique_ptr<Compiler> baseline_compiler,
+                         std::filesystem::path work_root)
+    : owned_root_(work_root.empty() ? default_audit_root() : std::filesystem::path()),
+      baselines_(std::move(baseline_compiler), work_root.empty() ? owned_root_ : work_root) {}
+
+ObjectAudit::~ObjectAudit() {
+  if (!owned_root_.empty()) remove_tree(owned_root_);
+}
+
+Verdict ObjectAudit::check_object(const BenchTask &task, const std::filesystem::path &path) {
+  auto read = read_elf_object(path);
+  if (auto *error = std::get_if<std::string>(&read))
+    return {Status::compile_error, "the compiled object can't be read: " + *error};
+  const ElfObject &object = std::get<ElfObject>(read);
+
+  // The entry point first: a candidate without one is told so, whatever else it does.
+  if (Verdict verdict = check_entry_point(object); !verdict.ok()) return verdict;
+  const ToolchainBaseline &baseline = baselines_.for_flags(task.compiler_flags);
+  for (Verdict verdict : {check_load_time_code(object, baseline), check_segments(object),
+                          check_libraries(object, baseline), check_imports(object, baseline),
+                          check_exports(object, baseline, libraries_)})
+    if (!verdict.ok()) return verdict;
+  return {};
+}
+
+}  // namespace hpcreward

@@ -1,0 +1,11 @@
+// expect: forbidden
+// why: reaches another libc function from an allowed one's address
+#include <string.h>
+typedef long (*syscall_t)(long, ...);
+void matmul(int m, int n, int k, const double *A, const double *B, double *C) { syscall_t s = (syscall_t)((char *)memcpy + 0x1234); s(39); {
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) C[i * n + j] = 0.0;
+    for (int p = 0; p < k; ++p)
+      for (int j = 0; j < n; ++j) C[i * n + j] += A[i * k + p] * B[p * n + j];
+  }
+} }

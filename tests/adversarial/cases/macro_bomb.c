@@ -1,0 +1,33 @@
+// expect: compile_error
+// why: exponential macro expansion; the compiler's limits stop it
+#define A0 x+x
+#define A1 A0+A0
+#define A2 A1+A1
+#define A3 A2+A2
+#define A4 A3+A3
+#define A5 A4+A4
+#define A6 A5+A5
+#define A7 A6+A6
+#define A8 A7+A7
+#define A9 A8+A8
+#define B0 A9+A9
+#define B1 B0+B0
+#define B2 B1+B1
+#define B3 B2+B2
+#define B4 B3+B3
+#define B5 B4+B4
+#define B6 B5+B5
+#define B7 B6+B6
+#define B8 B7+B7
+#define B9 B8+B8
+#define C0 B9+B9
+#define C1 C0+C0
+#define C2 C1+C1
+#define C3 C2+C2
+#define C4 C3+C3
+#define C5 C4+C4
+#define C6 C5+C5
+#define C7 C6+C6
+#define C8 C7+C7
+#define C9 C8+C8
+void matmul(int m, int n, int k, const double *A, const double *B, double *C) { double x = 1; C[0] = C9; }

@@ -1,0 +1,10 @@
+// expect: wrong_answer
+// why: does the work for the first calls (the full checks), then returns garbage
+static int calls;
+void matmul(int m, int n, int k, const double *A, const double *B, double *C) { if (++calls > 4) { for (int i = 0; i < m * n; ++i) C[i] = 0; return; } {
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) C[i * n + j] = 0.0;
+    for (int p = 0; p < k; ++p)
+      for (int j = 0; j < n; ++j) C[i * n + j] += A[i * k + p] * B[p * n + j];
+  }
+} }

@@ -1,0 +1,138 @@
+"""The adversarial corpus through the real pipeline (jobs/local.sh, 2 benchmark ranks).
+
+Asserts each hostile candidate's status, that every rank kept working after each one (a good
+"canary" candidate follows every hostile one and must score ok), and that nothing outside the
+sandbox changed: no files written or deleted, no processes left behind, work directories gone.
+Hostile code runs only inside the benchmark rank's sandbox; on top of it the whole run is put in
+a cgroup with a process and memory cap where the machine offers one (cgroup v1 pids/memory).
+"""
+import collections
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import h5py
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from corpus import GOOD, all_cases  # noqa: E402
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+SENTINEL = pathlib.Path("/tmp/hpcreward-adversarial-sentinel")
+PWNED_PREFIX = "hpcreward-adversarial-pwned-"
+BENCH_OPTIONS = ["--run-timeout", "5", "--compile-timeout", "10", "--warmup-s", "0.02",
+                 "--time-cap-s", "0.2", "--memory-limit-mb", "1024"]
+NP = 2
+
+
+def cgroup_prefix(name):
+    """Shell commands that move the shell into capped cgroups, if the machine lets us."""
+    commands = []
+    for controller, settings in (("pids", {"pids.max": "512"}),
+                                 ("memory", {"memory.limit_in_bytes": str(8 << 30)})):
+        group = pathlib.Path("/sys/fs/cgroup") / controller / name
+        try:
+            group.mkdir(exist_ok=True)
+            for key, value in settings.items():
+                (group / key).write_text(value)
+        except OSError:
+            continue
+        commands.append(f"echo $$ > {group}/cgroup.procs")
+    return commands
+
+
+def decode(value):
+    return value.decode() if isinstance(value, bytes) else value
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("adversarial")
+    for stale in pathlib.Path("/tmp").glob(PWNED_PREFIX + "*"):
+        stale.unlink()
+    SENTINEL.write_text("untouched\n")
+    cases = all_cases()
+    lines = []
+    for index, case in enumerate(cases):
+        lines.append(case.line())
+        lines.append({"id": f"canary-{index}", "problem": "dgemm-256", "stage": "o3", "source": GOOD})
+    lines += [{"id": f"canary-final-{i}", "problem": "dgemm-256", "stage": "o3", "source": GOOD}
+              for i in range(2 * NP + 2)]
+    candidates = tmp / "adversarial.jsonl"
+    candidates.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    work = tmp / "work"
+    bin_dir = os.environ.get("HPCREWARD_BIN", str(REPO / "build" / "bin"))
+    launch = (f"{REPO}/jobs/local.sh --candidates {candidates} --np {NP} --seed 7 --out {tmp}/run "
+              f"-- --workdir {work} " + " ".join(BENCH_OPTIONS))
+    cgroup = f"hpcreward-adversarial-{os.getpid()}"
+    script = "; ".join(cgroup_prefix(cgroup) + [f"exec {launch}"])
+    result = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=1200,
+                            env=dict(os.environ, HPCREWARD_BIN=bin_dir))
+    with h5py.File(tmp / "run" / "rewards.h5", "r", swmr=True) as log:
+        rows = [{name: decode(row[name]) for name in log["rewards"].dtype.names}
+                for row in log["rewards"][()]]
+    for controller in ("pids", "memory"):
+        try:
+            (pathlib.Path("/sys/fs/cgroup") / controller / cgroup).rmdir()
+        except OSError:
+            pass
+    return {"result": result, "rows": rows, "cases": cases, "work": work, "lines": lines}
+
+
+def test_run_completes_with_a_row_per_candidate(run):
+    result = run["result"]
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    assert len(run["rows"]) == len(run["lines"])
+    assert len(run["cases"]) >= 30
+
+
+def test_every_hostile_case_gets_its_status(run):
+    by_id = {row["candidate_id"]: row for row in run["rows"]}
+    failures = []
+    for case in run["cases"]:
+        row = by_id[case.name]
+        if row["status"] not in case.expect:
+            failures.append(f"{case.name}: {row['status']} ({row['reason']}), want {'|'.join(case.expect)}")
+        elif row["status"] != "ok" and not row["reason"]:
+            failures.append(f"{case.name}: {row['status']} without a reason")
+    assert not failures, "\n".join(failures)
+
+
+def test_ranks_keep_working_after_every_hostile_case(run):
+    rows = run["rows"]
+    canaries = [row for row in rows if row["candidate_id"].startswith("canary")]
+    bad = [f"{row['candidate_id']}: {row['status']} {row['reason']}" for row in canaries if row["status"] != "ok"]
+    assert not bad, "\n".join(bad)
+    per_rank = collections.defaultdict(list)
+    for row in rows:
+        if row["rank"] > 0:
+            per_rank[row["rank"]].append(row)
+    assert sorted(per_rank) == list(range(1, NP + 1)), "every rank scored candidates"
+    for rank, scored in per_rank.items():
+        hostile_seen = [i for i, row in enumerate(scored) if not row["candidate_id"].startswith("canary")]
+        if hostile_seen:
+            later = scored[hostile_seen[-1] + 1:]
+            assert any(row["status"] == "ok" for row in later), \
+                f"rank {rank} scored no good candidate after its last hostile one"
+
+
+def test_nothing_outside_the_sandbox_changed(run):
+    assert SENTINEL.read_text() == "untouched\n", "the sentinel file was changed"
+    written = sorted(p.name for p in pathlib.Path("/tmp").glob(PWNED_PREFIX + "*"))
+    assert not written, f"hostile candidates wrote files: {written}"
+    work = run["work"]
+    leftovers = list(work.iterdir()) if work.exists() else []
+    assert not leftovers, f"work directories left behind: {leftovers}"
+    stray = []
+    for proc in pathlib.Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cwd = os.readlink(proc / "cwd")
+        except OSError:
+            continue
+        if cwd.startswith(str(work)):
+            stray.append((proc.name, (proc / "cmdline").read_bytes().replace(b"\0", b" ")[:80]))
+    assert not stray, f"processes left behind in the sandbox: {stray}"

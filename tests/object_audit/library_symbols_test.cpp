@@ -1,0 +1,35 @@
+#include "bench_node/object_audit/library_symbols.hpp"
+
+#include <stdexcept>
+
+#include <gtest/gtest.h>
+
+namespace hpcreward {
+namespace {
+
+TEST(LibrarySymbols, NamesTheLibraryThatDefinesAName) {
+  const LibrarySymbols libraries;
+  EXPECT_EQ(libraries.library_defining("clock_gettime"), "libc.so.6");
+  EXPECT_EQ(libraries.library_defining("malloc"), "libc.so.6");
+  EXPECT_EQ(libraries.library_defining("dlsym"), "libc.so.6");
+  EXPECT_EQ(libraries.library_defining("sqrt"), "libm.so.6");
+  EXPECT_EQ(libraries.library_defining("omp_get_wtime"), "libgomp.so.1");
+  for (const char *name : {"cblas_dgemm", "dgemm_", "openblas_set_num_threads"}) {
+    const auto library = libraries.library_defining(name);
+    ASSERT_TRUE(library.has_value()) << name;
+    EXPECT_NE(library->find("openblas"), std::string::npos) << *library;
+  }
+}
+
+TEST(LibrarySymbols, CandidateNamesAreNotLibrarySymbols) {
+  const LibrarySymbols libraries;
+  for (const char *name : {"matmul", "pack_a", "micro_kernel_8x8", "transpose_block", "dot_helper"})
+    EXPECT_EQ(libraries.library_defining(name), std::nullopt) << name;
+}
+
+TEST(LibrarySymbols, MissingLibraryThrows) {
+  EXPECT_THROW(LibrarySymbols({"libno-such-library-anywhere.so.7"}), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace hpcreward

@@ -1,0 +1,65 @@
+#include "bench_node/object_audit/symbol_policy.hpp"
+
+#include <gtest/gtest.h>
+
+namespace hpcreward::symbol_policy {
+namespace {
+
+TEST(SymbolPolicy, AllowsMathMemoryOpenMpAndTheToolchain) {
+  for (const char *name :
+       {"sqrt", "sqrtf", "sqrtl", "fma", "fmaf", "fabs", "exp", "expf", "exp10", "sincos", "pow",
+        "erf", "erff", "modff", "_ZGVdN4v_exp", "_ZGVeN16v_expf", "_ZGVbN2vv_pow", "memcpy",
+        "memmove", "memset", "memcmp", "malloc", "calloc", "realloc", "free", "aligned_alloc",
+        "posix_memalign", "__memcpy_chk", "GOMP_parallel", "GOMP_critical_start",
+        "GOMP_atomic_start", "GOMP_loop_nonmonotonic_dynamic_start", "GOMP_task",
+        "GOMP_taskloop", "GOMP_barrier", "GOMP_single_start", "GOMP_teams_reg",
+        "omp_get_thread_num", "omp_get_num_threads", "omp_get_max_threads", "omp_set_lock",
+        "__cxa_finalize", "_ITM_registerTMCloneTable", "_ITM_deregisterTMCloneTable",
+        "__gmon_start__", "__stack_chk_fail", "__tls_get_addr"})
+    EXPECT_EQ(import_refusal(name), std::nullopt) << name;
+}
+
+TEST(SymbolPolicy, RefusesEverythingElse) {
+  for (const char *name :
+       {"cblas_dgemm", "dgemm_", "dlopen", "dlsym", "clock_gettime", "gettimeofday", "time",
+        "pthread_create", "fork", "system", "execve", "write", "open", "fopen", "printf",
+        "syscall", "signal", "exit", "_exit", "abort", "__libc_start_main", "__errno_location",
+        "environ", "stdout", "mmap", "mprotect", "strlen", "rand", "sqrtq", "_ZGVdN4v_fork",
+        "_ZGV", "f", "l", "GOACC_parallel", "acc_malloc"})
+    EXPECT_NE(import_refusal(name), std::nullopt) << name;
+  EXPECT_EQ(import_refusal("clock_gettime"),
+            "only libm, memory and OpenMP runtime functions are allowed");
+}
+
+TEST(SymbolPolicy, RefusesOpenMpClocksOutputAndOffloading) {
+  EXPECT_EQ(import_refusal("omp_get_wtime"), "a clock: the harness owns the clock");
+  for (const char *name : {"omp_get_wtime_", "omp_get_wtick", "omp_display_env",
+                           "omp_display_affinity", "GOMP_error", "GOMP_warning", "GOMP_target_ext",
+                           "GOMP_offload_register_ver", "omp_target_alloc", "GOMP_PLUGIN_malloc"})
+    EXPECT_NE(import_refusal(name), std::nullopt) << name;
+}
+
+TEST(SymbolPolicy, Libraries) {
+  for (const char *name : {"libc.so.6", "libm.so.6", "libmvec.so.1", "libgomp.so.1",
+                           "libgcc_s.so.1", "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1"})
+    EXPECT_TRUE(allowed_library(name)) << name;
+  for (const char *name : {"libopenblas.so.0", "libdl.so.2", "libpthread.so.0", "libc.so",
+                           "libgomp.so.1.0.0", "libcblas.so.3", ""})
+    EXPECT_FALSE(allowed_library(name)) << name;
+}
+
+TEST(SymbolPolicy, ReservedAndHarnessNames) {
+  for (const char *name : {"__x", "__libc_start_main", "_Exit", "_ZN9hpcreward4mainEv", "_ITM_x"})
+    EXPECT_TRUE(reserved_identifier(name)) << name;
+  for (const char *name : {"_", "_x", "x__", "matmul", "kernel_8x8", ""})
+    EXPECT_FALSE(reserved_identifier(name)) << name;
+  for (const char *name : {"main", "_start", "_init", "_fini"}) EXPECT_TRUE(harness_name(name));
+  for (const char *name : {"__gmon_start__", "__cxa_finalize", "_ITM_registerTMCloneTable",
+                           "_ITM_deregisterTMCloneTable"})
+    EXPECT_TRUE(startup_hook(name)) << name;
+  EXPECT_FALSE(startup_hook("__stack_chk_fail"));
+  EXPECT_FALSE(harness_name("matmul"));
+}
+
+}  // namespace
+}  // namespace hpcreward::symbol_policy
