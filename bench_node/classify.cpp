@@ -39,6 +39,12 @@ Measurement classify_run(const ChildOutcome &outcome, const RunExpectations &exp
                    "exceeded the wall-clock limit of " + seconds_text(expected.deadline_s));
   const bool over_cpu = expected.cpu_limit_s > 0 && outcome.cpu_s >= expected.cpu_limit_s;
   if (outcome.signaled) {
+    // The runner's seccomp filter ends a disallowed system call with SECCOMP_RET_KILL_PROCESS,
+    // which the parent sees as death by SIGSYS (sandbox/seccomp_filter.cpp). Nothing else
+    // sends the runner SIGSYS; a candidate raising it on itself earns the same penalty.
+    if (outcome.signal == SIGSYS)
+      return failure(Status::forbidden,
+                     "forbidden: made a system call the sandbox does not allow (killed by SIGSYS)");
     if (outcome.signal == SIGXCPU || (outcome.signal == SIGKILL && over_cpu))
       return failure(Status::timeout,
                      "exceeded the CPU time limit of " + seconds_text(expected.cpu_limit_s));

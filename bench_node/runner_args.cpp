@@ -97,7 +97,9 @@ std::string runner_usage() {
   std::ostringstream text;
   text << runner_options()
        << "\nStarted by hpcreward-bench inside its sandbox; not meant to be run by hand on\n"
-          "untrusted code. Writes {\"token\":..., \"measurement\":...} to --result-fd.\n";
+          "untrusted code. Writes {\"token\":..., \"measurement\":...} to --result-fd.\n"
+          "Installs a seccomp filter after loading the object and before calling it: a\n"
+          "disallowed system call kills the runner with SIGSYS (bench_node/sandbox).\n";
   return text.str();
 }
 

@@ -2,7 +2,8 @@
 //
 // Started by hpcreward-bench with fork+execv inside its sandbox (own process group,
 // rlimits, private directory, deadline). It reads the rank's token from --token-fd before
-// any candidate code is loaded, runs the harness, writes exactly one JSON object
+// any candidate code is loaded, loads the candidate, installs the seccomp filter
+// (sandbox/seccomp_filter.hpp), runs the harness, writes exactly one JSON object
 // {"token", "measurement"} to --result-fd and exits 0 without running any destructors
 // or atexit handlers the candidate may have registered.
 #include <dlfcn.h>
@@ -18,6 +19,7 @@
 #include "bench_node/harness.hpp"
 #include "bench_node/result_envelope.hpp"
 #include "bench_node/runner_args.hpp"
+#include "bench_node/sandbox/seccomp_filter.hpp"
 
 namespace hpcreward {
 namespace {
@@ -74,6 +76,18 @@ Measurement run_candidate(const RunnerArgs &args) {
   std::random_device device;  // what the candidate can't predict from the command line
   config.check_seed = (static_cast<std::uint64_t>(device()) << 32) | device();
   config.timing = args.timing;
+
+  // The seccomp filter goes on here: after dlopen and dlsym (which open, read and map
+  // files) and after everything else the runner itself needs from outside (the token, the
+  // random check seed), and before the first call into candidate code. The candidate's
+  // constructors already ran inside dlopen, unfiltered: a static check forbids them. No
+  // candidate code runs if the filter can't be installed.
+  try {
+    install_candidate_filter({.result_fd = args.result_fd, .self = 0});
+  } catch (const SandboxError &error) {
+    return failure(Status::runtime_error,
+                   std::string("could not install the sandbox: ") + error.what());
+  }
   if (args.precision == Precision::f64)
     return run_harness<double>(reinterpret_cast<MatmulFn<double>>(symbol), config);
   return run_harness<float>(reinterpret_cast<MatmulFn<float>>(symbol), config);

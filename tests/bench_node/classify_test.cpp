@@ -94,6 +94,16 @@ TEST(Classify, Signals) {
   EXPECT_EQ(classify_run(killed(SIGKILL, 1), kExpected).status, Status::runtime_error);
 }
 
+TEST(Classify, DeathBySigsysIsForbidden) {
+  // The seccomp filter kills the runner with SIGSYS on a disallowed system call.
+  for (double cpu_s : {0.1, 200.0}) {
+    const Measurement m = classify_run(killed(SIGSYS, cpu_s, "some output\n"), kExpected);
+    EXPECT_EQ(m.status, Status::forbidden);
+    EXPECT_EQ(m.reason, "forbidden: made a system call the sandbox does not allow (killed by SIGSYS)");
+    EXPECT_EQ(m.gflops, 0);
+  }
+}
+
 TEST(Classify, DeadlineAndStartFailure) {
   ChildOutcome late = killed(SIGKILL);
   late.timed_out = true;

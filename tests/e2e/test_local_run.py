@@ -86,7 +86,7 @@ def test_rows_carry_rewards_reasons_and_measurements(corpus_run):
     assert good["rank"] in (1, 2) and good["host"]
     assert len(good["source_sha256"]) == 64
     assert good["batch_id"] == "corpus"
-    expected_penalty = {"format_error": -100, "compile_error": -40, "timeout": -30,
+    expected_penalty = {"format_error": -100, "forbidden": -100, "compile_error": -40, "timeout": -30,
                         "runtime_error": -20, "wrong_answer": -10}
     for row in rows.values():
         if row["status"] != "ok":

@@ -1,0 +1,262 @@
+#include "bench_node/sandbox/seccomp_filter.hpp"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/mempolicy.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ioctl.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <initializer_list>
+#include <memory>
+#include <vector>
+
+// The policy, in one place. The runner may run as root (it does in CI and on nodes where
+// the ranks are root), so "allowed" must mean "harmless to anything outside this process"
+// even with every capability; a capability check is never what stops a call here.
+//
+// ALLOWED (with the condition, if any, on the arguments):
+//   memory      brk, munmap, mremap, mprotect              malloc, free, realloc, thread stacks
+//               mmap         only MAP_ANONYMOUS            no file is mapped after the load
+//               madvise      only NORMAL, RANDOM, SEQUENTIAL, WILLNEED, DONTNEED, FREE,
+//                            HUGEPAGE, NOHUGEPAGE, DONTDUMP, DODUMP, GUARD_INSTALL/REMOVE
+//                            (glibc frees thread stacks and trims with DONTNEED, and from
+//                            2.41 on a 6.13+ kernel guards thread stacks with GUARD_*; never
+//                            HWPOISON/SOFT_OFFLINE, which a root process could use to take
+//                            physical pages offline, nor MERGEABLE, a cross-process side channel)
+//               mbind        not MPOL_MF_MOVE_ALL          OpenBLAS binds its buffers; MOVE_ALL
+//                                                          would move pages other processes share
+//   threads     clone        only with CLONE_THREAD|CLONE_VM|CLONE_SIGHAND set and none of
+//                            CLONE_VFORK, CLONE_PARENT, CLONE_PTRACE, CLONE_NEW* (a thread of
+//                            this process, never a new process or namespace)
+//               futex, set_robust_list, rseq, exit, gettid, getpid
+//               sched_yield, sched_getaffinity, getcpu
+//               sched_setaffinity (any tid: glibc pins a new thread by its tid from the
+//                            parent, libgomp does so for OMP_PROC_BIND; see LIMITS below)
+//   signals     rt_sigprocmask, rt_sigreturn, restart_syscall
+//               rt_sigaction only for signals 32 and 33: glibc's SIGCANCEL and SIGSETXID,
+//                            installed by the first pthread_create (libgomp's first parallel
+//                            region). A candidate can't catch SIGSEGV, SIGXCPU, SIGALRM ...
+//               tgkill       only to this process (abort() and raise() send SIGABRT etc. to
+//                            the calling thread this way, so abort() ends as a plain SIGABRT)
+//   time        clock_gettime, clock_getres, gettimeofday, time (normally the vDSO, but a
+//               clock source without one falls back to the system call), nanosleep,
+//               clock_nanosleep
+//   output      write, writev  only to fd 1, 2 and the result fd
+//               fstat, newfstatat  only on fd 1, 2 and the result fd (stdio sizes its
+//                            buffer with fstat, which glibc 2.33+ implements as
+//                            newfstatat(fd, "", AT_EMPTY_PATH))
+//               close
+//   queries     getrandom, sysinfo (qsort and sysconf(_SC_PHYS_PAGES)), getrlimit,
+//               prlimit64 only as getrlimit of this process (pid 0, no new limit: a root
+//               process could otherwise raise its own RLIMIT_AS/CPU), getrusage,
+//               prctl only PR_SET_NAME / PR_GET_NAME (pthread_setname_np on itself)
+//               exit_group
+//
+// DENIED WITH AN ERRNO (the call fails, the process goes on; glibc has a fallback or a
+// caller that copes):
+//   clone3       ENOSYS  its flags are in memory seccomp can't read; glibc (2.34+) then
+//                        falls back to clone, whose flags are checked above
+//   open, openat EACCES  for a read-only open (O_RDONLY and none of O_CREAT, O_TRUNC,
+//                        O_APPEND, O_TMPFILE): glibc opens files behind the caller's back
+//                        and copes with failure (sysconf(_SC_NPROCESSORS_*) reads /sys and
+//                        falls back to sched_getaffinity; setlocale, iconv, dlopen of a
+//                        library not yet loaded fail cleanly). Reading is denied all the
+//                        same: nothing is opened.
+//   ioctl        ENOTTY  for TCGETS and TIOCGWINSZ only (isatty, terminal size)
+//
+// KILLED (SIGSYS, status `forbidden`): everything else, in particular fork, vfork, clone
+// without CLONE_THREAD, execve, execveat; open/openat that could write or create (any of
+// O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND, O_TMPFILE), openat2, creat, mkdir, unlink,
+// rename, link, symlink, chmod, chown, truncate, mknod, ...; stat, access, readlink of a
+// path (newfstatat is only let through on fds 1, 2 and the result fd); read (nothing is
+// left to read after the load); dup, fcntl, pipe, memfd_create, io_uring_*; socket,
+// socketpair, connect, bind, ... (no network); kill (any), tkill, tgkill to another
+// process; ptrace, process_vm_readv/writev, pidfd_*; setsid, setpgid (leaving the process
+// group the rank kills); setrlimit,
+// setpriority, sched_setscheduler; prctl other than the names; personality, mount,
+// unshare, setns, chroot, reboot, bpf, perf_event_open, keyctl, seccomp, ...; every call
+// of another ABI (i386 `int 0x80`, x32): SCMP_FLTATR_ACT_BADARCH is KILL_PROCESS too.
+//
+// LIMITS (what this filter does not do):
+//   - sched_setaffinity and sched_getaffinity take any thread id: seccomp can't tell this
+//     process's threads from another process's, and glibc pins new threads by tid. A
+//     candidate can therefore move the threads of another process of the same user (or of
+//     any user, as root) to other CPUs: interference, not escape. A PID namespace per
+//     runner would close it.
+//   - newfstatat(1, "/absolute/path", ...) ignores the fd: a candidate can learn whether a
+//     path exists and its metadata, not its contents.
+//   - Speculative store bypass mitigation is not forced on (SCMP_FLTATR_CTL_SSB): the
+//     candidate is already native code in a process of its own with nothing to protect
+//     from itself, and forcing it would slow the timed code down against the OpenBLAS
+//     peak the rank measures without it (DESIGN.md "Measuring honestly").
+
+namespace hpcreward {
+
+namespace {
+
+struct ContextDeleter {
+  void operator()(void *ctx) const { seccomp_release(static_cast<scmp_filter_ctx>(ctx)); }
+};
+using Context = std::unique_ptr<void, ContextDeleter>;
+
+[[noreturn]] void fail(const std::string &what, int rc) {
+  throw SandboxError("seccomp: " + what + ": " + ::strerror(rc < 0 ? -rc : rc));
+}
+
+class FilterBuilder {
+ public:
+  explicit FilterBuilder(scmp_filter_ctx ctx) : ctx_(ctx) {}
+
+  void rule(std::uint32_t action, const char *name, std::initializer_list<scmp_arg_cmp> args = {}) {
+    const int number = seccomp_syscall_resolve_name(name);
+    if (number == __NR_SCMP_ERROR)
+      throw SandboxError(std::string("seccomp: unknown system call ") + name);
+    const std::vector<scmp_arg_cmp> conditions(args);
+    const int rc = seccomp_rule_add_exact_array(ctx_, action, number,
+                                                static_cast<unsigned>(conditions.size()),
+                                                conditions.empty() ? nullptr : conditions.data());
+    if (rc != 0) fail(std::string("adding the rule for ") + name, rc);
+  }
+  void allow(const char *name, std::initializer_list<scmp_arg_cmp> args = {}) {
+    rule(SCMP_ACT_ALLOW, name, args);
+  }
+  // One rule per value: libseccomp ANDs the comparisons of one rule and refuses two on the
+  // same argument, so "argument in a set" is a rule for each member.
+  void allow_if_in(const char *name, unsigned arg, const std::vector<std::uint64_t> &values) {
+    for (std::uint64_t value : values) allow(name, {SCMP_CMP64(arg, SCMP_CMP_EQ, value)});
+  }
+  void hot(const char *name) {  // checked first: called in timed code (OpenMP barriers, clocks)
+    seccomp_syscall_priority(ctx_, seccomp_syscall_resolve_name(name), 255);
+  }
+
+ private:
+  scmp_filter_ctx ctx_;
+};
+
+Context build_filter(const CandidateFilter &filter) {
+#if !defined(__x86_64__) || defined(__ILP32__)
+  (void)filter;
+  throw SandboxError("seccomp: the candidate filter is written for x86_64 only; refusing to run "
+                     "candidates on this architecture");
+#else
+  if (seccomp_arch_native() != SCMP_ARCH_X86_64)
+    throw SandboxError("seccomp: the candidate filter is written for x86_64 only");
+  // API level 3: SECCOMP_RET_KILL_PROCESS (kernel 4.14); level 2, included, is TSYNC.
+  if (seccomp_api_get() < 3)
+    throw SandboxError("seccomp: the kernel or libseccomp lacks SECCOMP_RET_KILL_PROCESS");
+
+  Context ctx(seccomp_init(SCMP_ACT_KILL_PROCESS));
+  if (!ctx) throw SandboxError("seccomp: seccomp_init failed");
+  scmp_filter_ctx raw = ctx.get();
+  int rc;
+  if ((rc = seccomp_attr_set(raw, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS)) != 0)
+    fail("setting the bad-architecture action", rc);
+  if ((rc = seccomp_attr_set(raw, SCMP_FLTATR_CTL_NNP, 1)) != 0) fail("setting no_new_privs", rc);
+  if ((rc = seccomp_attr_set(raw, SCMP_FLTATR_CTL_TSYNC, 1)) != 0) fail("setting TSYNC", rc);
+  if (seccomp_api_get() >= 4 && (rc = seccomp_attr_set(raw, SCMP_FLTATR_CTL_SSB, 1)) != 0)
+    fail("leaving speculative store bypass alone", rc);
+
+  const pid_t self = filter.self != 0 ? filter.self : ::getpid();
+  if (filter.result_fd < 0) throw SandboxError("seccomp: no result fd");
+  const auto result_fd = static_cast<std::uint64_t>(filter.result_fd);
+  std::vector<std::uint64_t> output_fds{1, 2};
+  if (std::find(output_fds.begin(), output_fds.end(), result_fd) == output_fds.end())
+    output_fds.push_back(result_fd);
+
+  FilterBuilder b(raw);
+
+  // Memory.
+  for (const char *name : {"brk", "munmap", "mremap", "mprotect"}) b.allow(name);
+  b.allow("mmap", {SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_ANONYMOUS, MAP_ANONYMOUS)});
+  constexpr std::uint64_t kGuardInstall = 102, kGuardRemove = 103;  // Linux 6.13, not in glibc 2.36
+  b.allow_if_in("madvise", 2,
+                {MADV_NORMAL, MADV_RANDOM, MADV_SEQUENTIAL, MADV_WILLNEED, MADV_DONTNEED, MADV_FREE,
+                 MADV_HUGEPAGE, MADV_NOHUGEPAGE, MADV_DONTDUMP, MADV_DODUMP, kGuardInstall,
+                 kGuardRemove});
+  b.allow("mbind", {SCMP_A5(SCMP_CMP_MASKED_EQ, MPOL_MF_MOVE_ALL, 0)});
+
+  // Threads: clone only for a thread of this process.
+  constexpr std::uint64_t kThread = CLONE_THREAD | CLONE_VM | CLONE_SIGHAND;
+  constexpr std::uint64_t kNever = CLONE_VFORK | CLONE_PARENT | CLONE_PTRACE | CLONE_UNTRACED |
+                                   CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC |
+                                   CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET;
+  b.allow("clone", {SCMP_A0(SCMP_CMP_MASKED_EQ, kThread | kNever, kThread)});
+  b.rule(SCMP_ACT_ERRNO(ENOSYS), "clone3");
+  for (const char *name : {"futex", "set_robust_list", "rseq", "exit", "gettid", "getpid",
+                           "sched_yield", "sched_getaffinity", "sched_setaffinity", "getcpu"})
+    b.allow(name);
+
+  // Signals.
+  for (const char *name : {"rt_sigprocmask", "rt_sigreturn", "restart_syscall"}) b.allow(name);
+  b.allow_if_in("rt_sigaction", 0, {32, 33});  // SIGCANCEL, SIGSETXID (glibc-internal)
+  b.allow("tgkill", {SCMP_A0(SCMP_CMP_EQ, static_cast<std::uint64_t>(self))});
+
+  // Time.
+  for (const char *name : {"clock_gettime", "clock_getres", "gettimeofday", "time", "nanosleep",
+                           "clock_nanosleep"})
+    b.allow(name);
+
+  // Output.
+  for (const char *name : {"write", "writev", "fstat", "newfstatat"})
+    b.allow_if_in(name, 0, output_fds);
+  b.allow("close");
+
+  // Opens: read-only ones fail with EACCES; the others are not on the list and kill.
+  // O_TMPFILE is its own bit plus O_DIRECTORY; only its own bit means "create" (opendir
+  // sets O_DIRECTORY alone).
+  constexpr std::uint64_t kTmpfileBit = O_TMPFILE & ~O_DIRECTORY;
+  constexpr std::uint64_t kWriteIntent =
+      O_ACCMODE /* O_WRONLY, O_RDWR */ | O_CREAT | O_TRUNC | O_APPEND | kTmpfileBit;
+  b.rule(SCMP_ACT_ERRNO(EACCES), "open", {SCMP_A1(SCMP_CMP_MASKED_EQ, kWriteIntent, 0)});
+  b.rule(SCMP_ACT_ERRNO(EACCES), "openat", {SCMP_A2(SCMP_CMP_MASKED_EQ, kWriteIntent, 0)});
+  for (std::uint64_t request : {std::uint64_t{TCGETS}, std::uint64_t{TIOCGWINSZ}})
+    b.rule(SCMP_ACT_ERRNO(ENOTTY), "ioctl", {SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, request)});
+
+  // Queries about this process, and leaving.
+  for (const char *name : {"getrandom", "sysinfo", "getrlimit", "getrusage", "exit_group"})
+    b.allow(name);
+  b.allow("prlimit64", {SCMP_A0(SCMP_CMP_EQ, 0), SCMP_A2(SCMP_CMP_EQ, 0)});
+  b.allow_if_in("prctl", 0, {PR_SET_NAME, PR_GET_NAME});
+
+  for (const char *name : {"futex", "sched_yield", "clock_gettime", "rt_sigprocmask"}) b.hot(name);
+  return ctx;
+#endif
+}
+
+}  // namespace
+
+void install_candidate_filter(const CandidateFilter &filter) {
+  Context ctx = build_filter(filter);
+  // libseccomp sets it too (SCMP_FLTATR_CTL_NNP); done here first so a failure is reported
+  // as what it is. Without it an unprivileged process could not load a filter, and execve of
+  // a setuid program could gain privileges (execve is killed anyway).
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("prctl(PR_SET_NO_NEW_PRIVS)", errno);
+  const int rc = seccomp_load(static_cast<scmp_filter_ctx>(ctx.get()));
+  if (rc != 0) fail("loading the filter", rc);
+}
+
+std::string candidate_filter_text(const CandidateFilter &filter) {
+  Context ctx = build_filter(filter);
+  const int fd = ::memfd_create("hpcreward-seccomp-pfc", MFD_CLOEXEC);
+  if (fd < 0) fail("memfd_create", errno);
+  std::string text;
+  const int rc = seccomp_export_pfc(static_cast<scmp_filter_ctx>(ctx.get()), fd);
+  if (rc == 0 && ::lseek(fd, 0, SEEK_SET) == 0) {
+    char buffer[4096];
+    ssize_t got;
+    while ((got = ::read(fd, buffer, sizeof buffer)) > 0)
+      text.append(buffer, static_cast<std::size_t>(got));
+  }
+  ::close(fd);
+  if (rc != 0) fail("exporting the filter", rc);
+  return text;
+}
+
+}  // namespace hpcreward

@@ -1,0 +1,42 @@
+#pragma once
+// The runner's seccomp filter (DESIGN.md "Running untrusted code": no network, no new
+// processes, no file writes). An allow-list: every system call not named in
+// seccomp_filter.cpp kills the whole process with SIGSYS (SECCOMP_RET_KILL_PROCESS), which
+// the rank reports as `forbidden` (classify.cpp).
+//
+// When: hpcreward-runner installs it after dlopen()/dlsym() of the candidate (loading needs
+// open, read, mmap of files) and before the first call into candidate code (the harness).
+// Constructors of the candidate run at dlopen, before the filter: a static check rejects
+// them (bench_node/source_checks, bench_node/object_audit), and what escapes that still
+// runs inside the child's process group, rlimits and deadline (child_process.hpp).
+//
+// No switch turns the filter off: to see which call killed a candidate, run the runner
+// under `strace -f`, which shows the last system call before "killed by SIGSYS".
+//
+// Once installed the filter can't be removed; it covers every thread of the process
+// (SECCOMP_FILTER_FLAG_TSYNC) and every thread created later. x86_64 only: elsewhere
+// install_candidate_filter refuses with SandboxError, and so must the caller's run.
+#include <stdexcept>
+#include <string>
+#include <sys/types.h>
+
+namespace hpcreward {
+
+class SandboxError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct CandidateFilter {
+  int result_fd = 3;  // writable besides stdout (1) and stderr (2); see runner_args.hpp
+  pid_t self = 0;     // the process allowed to signal itself (abort, raise); 0: getpid()
+};
+
+// Sets no_new_privs and loads the filter on every thread of the calling process, for good.
+// Throws SandboxError (and loads nothing) when the filter can't be built or loaded.
+void install_candidate_filter(const CandidateFilter &filter);
+
+// The filter as libseccomp's pseudo filter code (for reading and for tests); loads nothing.
+std::string candidate_filter_text(const CandidateFilter &filter);
+
+}  // namespace hpcreward
