@@ -44,7 +44,7 @@ po::options_description bench_options(BenchOptions &o) {
       ("max-reps", po::value(&o.timing.max_reps)->default_value(o.timing.max_reps),
        "most timed calls")
       ("target-rse", po::value(&o.timing.target_rse)->default_value(o.timing.target_rse, text(o.timing.target_rse)),
-       "stop timing once the relative standard error of the mean is below this")
+       "stop timing once the relative standard error of the median is below this")
       ("time-cap-s", po::value(&o.timing.time_cap_s)->default_value(o.timing.time_cap_s, text(o.timing.time_cap_s)),
        "stop timing after this many seconds of timed calls")
       ("placement", po::value<std::string>()->default_value("auto"),

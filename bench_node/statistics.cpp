@@ -54,12 +54,17 @@ SampleSummary summarize(std::span<const double> samples) {
   return summary;
 }
 
+double SampleSummary::median_rse() const {
+  if (count < 2 || median <= 0) return std::numeric_limits<double>::infinity();
+  return 1.2533 * (iqr() / 1.349) / std::sqrt(static_cast<double>(count)) / median;
+}
+
 bool StoppingRule::done(std::span<const double> samples, double elapsed_s) const {
   const int reps = static_cast<int>(samples.size());
   if (reps >= options_.max_reps) return true;
   if (reps >= 1 && elapsed_s >= options_.time_cap_s) return true;
   if (reps < std::max(options_.min_reps, 2)) return false;
-  return summarize(samples).rse() < options_.target_rse;
+  return summarize(samples).median_rse() < options_.target_rse;
 }
 
 }  // namespace hpcreward

@@ -20,13 +20,18 @@ struct SampleSummary {
   double cv() const { return mean > 0 ? stddev / mean : 0; }
   // Relative standard error of the mean; infinite for fewer than two samples.
   double rse() const;
+  // Relative standard error of the median, from the IQR (robust to the outliers timings
+  // have): SE(median) ~ 1.2533 sigma / sqrt(n) with sigma ~ IQR / 1.349. Infinite for
+  // fewer than two samples.
+  double median_rse() const;
 };
 
 // The p-quantile (0 <= p <= 1) of `samples`, which need not be sorted. NaN when empty.
 double quantile(std::span<const double> samples, double p);
 SampleSummary summarize(std::span<const double> samples);
 
-// Stops once reps >= min_reps and the RSE is below target, or at the time cap, or at max_reps.
+// Stops once reps >= min_reps and the median's RSE is below target, or at the time cap,
+// or at max_reps. The reward is the median, so its precision decides.
 class StoppingRule {
  public:
   explicit StoppingRule(const TimingOptions &options) : options_(options) {}

@@ -80,8 +80,23 @@ TEST(StoppingRule, StopsAtTheTimeCapOrMaxReps) {
 TEST(StoppingRule, StopsOnceRseFallsBelowTarget) {
   const StoppingRule rule(options());
   std::vector<double> samples = {1.00, 1.02, 0.98, 1.01, 0.99};
-  EXPECT_LT(summarize(samples).rse(), 0.01);
+  EXPECT_LT(summarize(samples).median_rse(), 0.01);
   EXPECT_TRUE(rule.done(samples, 0.5));
+}
+
+TEST(StoppingRule, OneOutlierDoesNotKeepItTiming) {
+  // The mean's error explodes with one slow call (a preemption); the median's does not.
+  const StoppingRule rule(options());
+  std::vector<double> samples = {1.00, 1.005, 0.995, 1.0, 1.002, 0.998, 1.001, 9.0};
+  EXPECT_GT(summarize(samples).rse(), 0.01);
+  EXPECT_LT(summarize(samples).median_rse(), 0.01);
+  EXPECT_TRUE(rule.done(samples, 0.5));
+}
+
+TEST(SampleSummary, MedianRseFollowsTheIqr) {
+  std::vector<double> samples = {1, 2, 3, 4, 5, 6, 7, 8, 9};  // q1 3, q3 7, median 5
+  EXPECT_NEAR(summarize(samples).median_rse(), 1.2533 * (4 / 1.349) / 3 / 5, 1e-12);
+  EXPECT_TRUE(std::isinf(summarize(std::vector<double>{1.0}).median_rse()));
 }
 
 }  // namespace
