@@ -3,10 +3,17 @@
 #include <memory>
 
 #include "bench_node/object_audit/object_audit.hpp"
+#include "bench_node/source_checks/source_checks.hpp"
 
 namespace hpcreward {
 
 void add_default_checks(Scorer &scorer, const BenchOptions &options) {
+  // Source first: nothing reaches the compiler that these refuse (device-file includes).
+  SourceCheckOptions source;
+  source.cc = options.cc;
+  source.parse_timeout_s = options.compile_timeout_s;
+  source.parse_memory_bytes = options.compile_memory_limit_mb << 20;
+  scorer.add_check(std::make_unique<SourceChecks>(source));
   // The audit's baseline builds get a private directory of their own, removed with it.
   scorer.add_check(std::make_unique<ObjectAudit>(ObjectAuditOptions{gcc_options(options), {}}));
 }

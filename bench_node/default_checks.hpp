@@ -1,7 +1,7 @@
 #pragma once
 // The checks every benchmark rank runs on every candidate: the static source checks before
-// compiling (in a limited child process: parsing hostile code is itself a risk) and the
-// audit of the compiled object before the runner loads it.
+// compiling (the parse runs in a limited forked child: parsing hostile code is itself a
+// risk) and the audit of the compiled object before the runner loads it.
 #include "bench_node/bench_options.hpp"
 #include "bench_node/scorer.hpp"
 

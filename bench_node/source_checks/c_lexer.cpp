@@ -105,7 +105,8 @@ constexpr std::string_view kSingle = "[](){}.&*+-~!/%<>^|?:;=,#";
 
 class Lexer {
  public:
-  explicit Lexer(Spliced spliced) : s_(std::move(spliced)) {}
+  Lexer(Spliced spliced, bool digit_separators)
+      : s_(std::move(spliced)), digit_separators_(digit_separators) {}
 
   std::vector<Token> run() {
     while (at_ < s_.text.size()) step();
@@ -206,6 +207,8 @@ class Lexer {
         ++at_;
       } else if (identifier_char(c) || c == '.') {
         ++at_;
+      } else if (digit_separators_ && c == '\'' && identifier_char(peek(1))) {
+        at_ += 2;
       } else if (const std::size_t ucn = ucn_length()) {
         at_ += ucn;
       } else {
@@ -216,20 +219,16 @@ class Lexer {
   }
 
   // A string literal or character constant starting at `quote` (its prefix from `begin`).
-  // Unterminated on its line, gcc makes the quote a stray character and lexes on after it.
+  // Unterminated on its line, gcc (and clang) make the rest of the line one stray token: a
+  // comment marker in it starts no comment.
   void quoted(std::size_t begin, std::size_t quote) {
     const char close = s_.text[quote];
     std::size_t p = quote + 1;
     while (p < s_.text.size() && s_.text[p] != close && s_.text[p] != '\n')
       p += s_.text[p] == '\\' && p + 1 < s_.text.size() && s_.text[p + 1] != '\n' ? 2 : 1;
-    if (p < s_.text.size() && s_.text[p] == close) {
-      at_ = p + 1;
-      emit(TokenKind::string, begin, s_.text.substr(begin, at_ - begin));
-      return;
-    }
-    if (begin != quote) emit(TokenKind::identifier, begin, s_.text.substr(begin, quote - begin));
-    at_ = quote + 1;
-    emit(TokenKind::other, quote, std::string(1, close));
+    const bool closed = p < s_.text.size() && s_.text[p] == close;
+    at_ = closed ? p + 1 : p;
+    emit(closed ? TokenKind::string : TokenKind::other, begin, s_.text.substr(begin, at_ - begin));
   }
 
   void header_name(char close) {
@@ -254,6 +253,7 @@ class Lexer {
   }
 
   Spliced s_;
+  bool digit_separators_;
   std::size_t at_ = 0;
   std::vector<Token> tokens_;
   bool line_start_ = true;
@@ -266,13 +266,17 @@ class Lexer {
 }  // namespace
 
 std::vector<Token> lex_c(std::string_view source, const LexOptions &options) {
-  return Lexer(splice(source, options.trigraphs)).run();
+  // gcc and clang skip a UTF-8 byte order mark: a # right after it starts a directive.
+  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+  if (source.substr(0, kByteOrderMark.size()) == kByteOrderMark)
+    source.remove_prefix(kByteOrderMark.size());
+  return Lexer(splice(source, options.trigraphs), options.digit_separators).run();
 }
 
 bool raw_string_prefix(const Token &token, const Token *next) {
   if (token.kind != TokenKind::identifier || next == nullptr || next->space_before) return false;
-  if (next->kind != TokenKind::string || next->text.empty() || next->text[0] != '"')
-    return false;
+  // A string, or an unterminated one where the raw string runs past the end of the line.
+  if (next->text.empty() || next->text[0] != '"') return false;
   return token.text == "R" || token.text == "LR" || token.text == "uR" || token.text == "UR" ||
          token.text == "u8R";
 }

@@ -21,7 +21,8 @@ Verdict verdict_for(std::vector<Finding> findings) {
   if (findings.empty()) return {};
   // The same construct can be found twice (a prototype and its call): count it once.
   std::stable_sort(findings.begin(), findings.end(), [](const Finding &a, const Finding &b) {
-    return rank(a.status) != rank(b.status) ? rank(a.status) < rank(b.status) : a.line < b.line;
+    if (rank(a.status) != rank(b.status)) return rank(a.status) < rank(b.status);
+    return a.line != b.line ? a.line < b.line : a.weight < b.weight;
   });
   findings.erase(std::unique(findings.begin(), findings.end(),
                              [](const Finding &a, const Finding &b) {

@@ -21,7 +21,7 @@ bool allowed_header(std::string_view name) {
 std::string allowed_headers_text() {
   std::string text;
   for (std::string_view header : allowed_headers()) {
-    if (!text.empty()) text += ", ";
+    if (!text.empty()) text += " ";
     text += header;
   }
   return text;
@@ -30,19 +30,16 @@ std::string allowed_headers_text() {
 std::optional<std::string> include_refusal(const Directive &directive) {
   const std::string at = " at line " + std::to_string(directive.line);
   const std::string allowed = " (allowed: " + allowed_headers_text() + ")";
-  if (directive.name != "include")
-    return "#" + directive.name + at + " (only #include <header> from the allow-list" +
-           allowed + ")";
+  if (directive.name != "include") return "#" + directive.name + at + " is refused" + allowed;
   if (directive.operands.empty() || directive.operands[0]->kind != TokenKind::header_name)
-    return "computed #include" + at + " (only #include <header> from the allow-list)";
+    return "computed #include" + at + " is refused" + allowed;
   const std::string &spelled = directive.operands[0]->text;
   const std::string shown = "#include " + spelled + at;
   if (spelled.size() < 2 || spelled.front() != '<' || spelled.back() != '>')
-    return shown + ": quoted includes are refused (only <header> from the allow-list" +
-           allowed + ")";
+    return shown + ": quoted includes are refused" + allowed;
   const std::string name = spelled.substr(1, spelled.size() - 2);
   if (name.find('/') != std::string::npos || name.find('\\') != std::string::npos)
-    return shown + ": paths are refused (only <header> from the allow-list)";
+    return shown + ": paths are refused" + allowed;
   if (!allowed_header(name)) return shown + " is not on the allow-list" + allowed;
   if (directive.operands.size() > 1)
     return shown + ": unexpected tokens after the header name";

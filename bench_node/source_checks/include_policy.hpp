@@ -24,7 +24,7 @@ namespace hpcreward::source_checks {
 // which the object audit refuses).
 const std::vector<std::string_view> &allowed_headers();
 bool allowed_header(std::string_view name);
-std::string allowed_headers_text();  // "stddef.h, stdint.h, ..."
+std::string allowed_headers_text();  // "stddef.h stdint.h ..."
 
 // nullopt when the include directive `directive` (name "include", "include_next" or
 // "import") may stay; otherwise the complete reason.

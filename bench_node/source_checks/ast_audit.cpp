@@ -1,0 +1,198 @@
+#include "bench_node/source_checks/ast_audit.hpp"
+
+#include <string>
+#include <unordered_map>
+
+#include "bench_node/source_checks/attribute_policy.hpp"
+#include "bench_node/source_checks/call_policy.hpp"
+#include "bench_node/source_checks/cursor_utils.hpp"
+#include "bench_node/source_checks/libclang_handles.hpp"
+
+namespace hpcreward::source_checks {
+
+namespace {
+
+bool reserved(const std::string &name) {
+  return name.size() >= 2 && name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z'));
+}
+
+class Audit {
+ public:
+  explicit Audit(CXTranslationUnit unit)
+      : main_(candidate_file(unit)),
+        unit_(unit) {}
+
+  std::vector<Finding> run() {
+    visit_children(clang_getTranslationUnitCursor(unit_));
+    return std::move(findings_);
+  }
+
+ private:
+  void add(unsigned line, std::string reason, int weight = 0) {
+    findings_.push_back({Status::forbidden, static_cast<int>(line), std::move(reason), weight});
+  }
+  static std::string at(unsigned line) { return " at line " + std::to_string(line); }
+
+  bool ours(CXCursor cursor) const { return same_file(place_of(cursor).file, main_); }
+
+  // Defined in the candidate's file (not only declared there).
+  bool defined_here(CXCursor function) const {
+    const CXCursor definition = clang_getCursorDefinition(function);
+    return !clang_Cursor_isNull(definition) && ours(definition);
+  }
+
+  void visit_children(CXCursor parent) {
+    for (CXCursor child : children(parent))
+      if (ours(child)) visit(child);
+  }
+
+  void visit(CXCursor cursor) {
+    const unsigned line = place_of(cursor).line;
+    const CXCursorKind kind = clang_getCursorKind(cursor);
+    if (clang_isDeclaration(kind) && clang_Cursor_hasAttrs(cursor)) check_attributes(cursor, line);
+    switch (kind) {
+      case CXCursor_FunctionDecl: function_declaration(cursor, line); break;
+      case CXCursor_VarDecl: variable_declaration(cursor, line); break;
+      case CXCursor_UnexposedDecl: file_scope_asm(cursor, line); break;
+      case CXCursor_AsmLabelAttr: add(line, "asm label" + at(line) + " (renames a symbol)"); break;
+      case CXCursor_GCCAsmStmt:
+      case CXCursor_MSAsmStmt: add(line, "inline assembly" + at(line)); break;
+      case CXCursor_IndirectGotoStmt:
+      case CXCursor_AddrLabelExpr:
+        add(line, "computed goto" + at(line) + " (labels as values)");
+        break;
+      case CXCursor_CallExpr: call(cursor, line); break;
+      case CXCursor_DeclRefExpr: reference(cursor, line); break;
+      case CXCursor_CStyleCastExpr:
+      case CXCursor_UnexposedExpr: conversion(cursor, line); break;
+      default: break;
+    }
+    visit_children(cursor);
+  }
+
+  void check_attributes(CXCursor declaration, unsigned line) {
+    for (const std::string &name : printed_attributes(printed_declaration(declaration)))
+      if (!allowed_attribute(name)) add(line, attribute_refusal(name, static_cast<int>(line)));
+  }
+
+  void function_declaration(CXCursor function, unsigned line) {
+    const std::string name = spelling(function);
+    if (!clang_isCursorDefinition(function)) {
+      // A matmul that is only declared is the entry point's finding (format_error).
+      if (!defined_here(function) && name != "matmul") {
+        const auto category = function_category(name);
+        add(line, name + " is declared" + at(line) + " but not defined in the file" +
+                      (category ? " (" + std::string(*category) + ")" : "") +
+                      "; hand-written prototypes are refused: include an allowed header or "
+                      "define the function",
+            1);  // an asm label or attribute on the same line says more
+      }
+      return;
+    }
+    external_definition(function, name, line);
+  }
+
+  void variable_declaration(CXCursor variable, unsigned line) {
+    const std::string name = spelling(variable);
+    if (clang_Cursor_getStorageClass(variable) == CX_SC_Extern &&
+        !clang_isCursorDefinition(variable)) {
+      add(line, "extern variable " + name + at(line) +
+                    " (a candidate may use only its own variables)");
+      return;
+    }
+    external_definition(variable, name, line);
+  }
+
+  void external_definition(CXCursor declaration, const std::string &name, unsigned line) {
+    if (clang_getCursorLinkage(declaration) != CXLinkage_External) return;
+    if (reserved(name))
+      add(line, "defines " + name + at(line) +
+                    ", a reserved name (names starting with __ or _X belong to the implementation)");
+    else if (library_name(name))
+      add(line, "defines " + name + at(line) +
+                    ", a C library name (the dynamic linker would bind it to the library's; make "
+                    "it static or rename it)");
+  }
+
+  void file_scope_asm(CXCursor declaration, unsigned line) {
+    const std::string printed = printed_declaration(declaration);
+    if (printed.rfind("__asm", 0) == 0 || printed.rfind("asm", 0) == 0)
+      add(line, "inline assembly" + at(line) + " (file-scope asm)");
+  }
+
+  void call(CXCursor call, unsigned line) {
+    const std::vector<CXCursor> parts = children(call);
+    if (parts.empty()) return;
+    const CXCursor callee = strip_implicit(parts[0]);
+    const CXCursor function = clang_getCursorReferenced(callee);
+    if (clang_getCursorKind(callee) != CXCursor_DeclRefExpr ||
+        clang_getCursorKind(function) != CXCursor_FunctionDecl) {
+      add(line, "call through a function pointer" + at(line) +
+                    " (call functions by name)");
+      return;
+    }
+    direct_callees_.emplace(clang_hashCursor(callee), callee);
+    judge_call(function, spelling(function), line);
+  }
+
+  // Adds a finding when the call of `function` may not stay.
+  void judge_call(CXCursor function, const std::string &name, unsigned line) {
+    const std::string shown = "call to " + name + at(line);
+    if (builtin_name(name)) {
+      if (!allowed_builtin(name)) add(line, shown + " (a builtin that is not on the allow-list)");
+      return;
+    }
+    if (defined_here(function)) return;
+    const Place declared = place_of(clang_getCanonicalCursor(function));
+    if (declared.file == nullptr || same_file(declared.file, main_)) {
+      const auto category = function_category(name);
+      add(line, shown + (category ? " (" + std::string(*category) + ")" : "") +
+                    ": not defined in the file nor declared by an allowed header");
+      return;
+    }
+    const CXCursor definition = clang_getCursorDefinition(function);
+    const auto refusal = clang_Cursor_isNull(definition)
+                             ? library_call_refusal(name, file_name(declared.file))
+                             : inline_call_refusal(name);
+    if (refusal) add(line, shown + " " + *refusal);
+  }
+
+  void reference(CXCursor reference, unsigned line) {
+    const CXCursor target = clang_getCursorReferenced(reference);
+    if (clang_getCursorKind(target) != CXCursor_FunctionDecl || defined_here(target)) return;
+    const auto [first, last] = direct_callees_.equal_range(clang_hashCursor(reference));
+    for (auto it = first; it != last; ++it)
+      if (clang_equalCursors(it->second, reference)) return;
+    add(line, "takes the address of " + spelling(target) + at(line) +
+                  " (a function the file does not define may only be called directly)");
+  }
+
+  void conversion(CXCursor expression, unsigned line) {
+    if (!is_function_pointer(clang_getCursorType(expression))) return;
+    std::vector<CXCursor> operands;
+    for (CXCursor child : children(expression))
+      if (clang_isExpression(clang_getCursorKind(child))) operands.push_back(child);
+    const bool explicit_cast = clang_getCursorKind(expression) == CXCursor_CStyleCastExpr;
+    if (operands.size() != 1 || (!explicit_cast && operands.size() != children(expression).size()))
+      return;  // not a conversion
+    const CXType from = clang_getCursorType(operands[0]);
+    const CXCursor named = strip_implicit(operands[0]);  // a function name (builtins too)
+    if (clang_getCursorKind(named) == CXCursor_DeclRefExpr &&
+        clang_getCursorKind(clang_getCursorReferenced(named)) == CXCursor_FunctionDecl)
+      return;
+    if (is_function_type(from) || is_function_pointer(from) || null_pointer_constant(operands[0]))
+      return;
+    add(line, "converts " + type_spelling(from) + " to a function pointer" + at(line));
+  }
+
+  CXFile main_;
+  CXTranslationUnit unit_;
+  std::unordered_multimap<unsigned, CXCursor> direct_callees_;  // by clang_hashCursor
+  std::vector<Finding> findings_;
+};
+
+}  // namespace
+
+std::vector<Finding> audit_ast(CXTranslationUnit unit) { return Audit(unit).run(); }
+
+}  // namespace hpcreward::source_checks

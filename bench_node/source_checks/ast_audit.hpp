@@ -1,0 +1,29 @@
+#pragma once
+// The checks on the candidate's syntax tree (parsed by clang after the include check, so it
+// reads only allowed system headers). Only what is written in the candidate's own file
+// counts - the code of the headers is trusted - and macros count where they are used.
+//   - inline assembly: asm statements, file-scope asm, asm labels (also `register ... asm`)
+//   - attributes outside attribute_policy.hpp's allow-list
+//   - a function declared without a definition in the file (a hand-written prototype:
+//     `int fork(void);`, `void cblas_dgemm(...);`)
+//   - extern variable declarations (`extern char **environ;`)
+//   - calls: call_policy.hpp; also calls of undeclared functions and through pointers
+//   - the address of a function the file does not define, other than as a direct call's
+//     callee (`(char *)memcpy + 0x1234` reaches any libc code)
+//   - conversions to a function pointer from anything but a function or a null pointer
+//     (an integer, a data pointer), and function pointers other than the file's own
+//     functions passed to library functions (qsort would call them)
+//   - computed goto (`goto *p` and `&&label`)
+//   - external definitions with reserved names (_x, __x) or C library names (`char
+//     **environ;` binds to the real one)
+#include <clang-c/Index.h>
+
+#include <vector>
+
+#include "bench_node/source_checks/finding.hpp"
+
+namespace hpcreward::source_checks {
+
+std::vector<Finding> audit_ast(CXTranslationUnit unit);
+
+}  // namespace hpcreward::source_checks

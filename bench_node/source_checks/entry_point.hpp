@@ -1,0 +1,18 @@
+#pragma once
+// The candidate ABI (DESIGN.md): the file must define
+//   void matmul(int m, int n, int k, const T *A, const T *B, T *C);
+// with external linkage, T the problem's element type. Missing, static, a C99 inline
+// definition (which emits no symbol), or another signature: format_error. const on the
+// pointees is optional; restrict and top-level qualifiers do not matter.
+#include <clang-c/Index.h>
+
+#include <vector>
+
+#include "bench_node/source_checks/finding.hpp"
+#include "common/problem.hpp"
+
+namespace hpcreward::source_checks {
+
+std::vector<Finding> entry_point_findings(CXTranslationUnit unit, Precision precision);
+
+}  // namespace hpcreward::source_checks

@@ -1,0 +1,30 @@
+#pragma once
+// Runs a function in a forked child process (no exec) and hands back the text it returns.
+// The checker's parser runs this way: a macro bomb, an input that crashes libclang or
+// exhausts its memory costs the child, never the rank. The child gets an address-space
+// limit (its current size plus a budget), a CPU-time limit and a wall-clock deadline, has
+// stdout and stderr on /dev/null, and leaves with _exit (no atexit handlers, no flushing
+// of the parent's buffers).
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace hpcreward::source_checks {
+
+struct ForkLimits {
+  double deadline_s = 10;                   // wall clock, then SIGKILL
+  std::uint64_t memory_bytes = 2ULL << 30;  // address space on top of what the process has
+};
+
+struct ForkOutcome {
+  enum class End { returned, timed_out, out_of_memory, crashed, not_started };
+  End end = End::not_started;
+  std::string output;  // what the function returned (End::returned)
+  std::string detail;  // the signal or error otherwise
+};
+
+// Never throws for anything the child does. `work` may throw: std::bad_alloc reads as
+// out_of_memory, anything else as crashed.
+ForkOutcome run_forked(const std::function<std::string()> &work, const ForkLimits &limits);
+
+}  // namespace hpcreward::source_checks

@@ -1,0 +1,171 @@
+#include "bench_node/source_checks/source_checks.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <stdexcept>
+
+#include "bench_node/source_checks/ast_audit.hpp"
+#include "bench_node/source_checks/c_lexer.hpp"
+#include "bench_node/source_checks/clang_parse.hpp"
+#include "bench_node/source_checks/conditional_rules.hpp"
+#include "bench_node/source_checks/diagnostic_rules.hpp"
+#include "bench_node/source_checks/entry_point.hpp"
+#include "bench_node/source_checks/finding.hpp"
+#include "bench_node/source_checks/forked_call.hpp"
+#include "bench_node/source_checks/omp_header.hpp"
+#include "bench_node/source_checks/parse_arguments.hpp"
+#include "bench_node/source_checks/preamble_cache.hpp"
+#include "bench_node/source_checks/preprocessor_rules.hpp"
+#include "bench_node/work_dir.hpp"
+
+namespace hpcreward {
+
+namespace sc = source_checks;
+
+namespace {
+
+std::filesystem::path default_root() {
+  static std::atomic<int> checks{0};
+  return std::filesystem::temp_directory_path() /
+         ("hpcreward-source-checks-" + std::to_string(::getpid()) + "-" + std::to_string(checks++));
+}
+
+constexpr std::size_t kRememberedTasks = 64;
+
+std::string one_line(std::string text) {
+  for (char &c : text)
+    if (c == '\n') c = ' ';
+  return text;
+}
+
+// The child's answer: "status\nreason\nclang's first error" (the last may be empty).
+std::string encode(const Verdict &verdict, const std::string &parser_error = {}) {
+  return std::string(to_string(verdict.status)) + "\n" + one_line(verdict.reason) + "\n" +
+         one_line(parser_error);
+}
+
+struct Answer {
+  Verdict verdict;
+  std::string parser_error;
+};
+
+Answer decode(const std::string &text) {
+  const std::size_t first = text.find('\n');
+  const std::size_t second = first == std::string::npos ? first : text.find('\n', first + 1);
+  const auto status = parse_status(text.substr(0, first));
+  if (!status || second == std::string::npos)
+    return {{Status::compile_error, "the checker's C parser returned no verdict"}, {}};
+  return {{*status, text.substr(first + 1, second - first - 1)}, text.substr(second + 1)};
+}
+
+std::string task_key(const BenchTask &task) {
+  return std::to_string(task.sequence) + ":" + std::to_string(std::hash<std::string>{}(task.source));
+}
+
+std::string seconds(double s) {
+  std::string text = std::to_string(s);
+  text.erase(text.find_last_not_of('0') + 1);
+  if (!text.empty() && text.back() == '.') text.pop_back();
+  return text + " s";
+}
+
+}  // namespace
+
+SourceChecks::SourceChecks(const SourceCheckOptions &options)
+    : options_(options),
+      owned_root_(options.work_root.empty() ? default_root() : std::filesystem::path()),
+      root_(options.work_root.empty() ? owned_root_ : options.work_root),
+      // Declarations of a precompiled preamble are the headers': never visited.
+      index_(clang_createIndex(/*excludeDeclarationsFromPCH=*/1, /*displayDiagnostics=*/0)) {
+  if (!index_) throw std::runtime_error("source checks: libclang could not create an index");
+  ensure_private_directory(root_);
+  if (sc::install_compiler_omp_header(options_.cc, root_ / "include"))
+    include_dir_ = root_ / "include";
+}
+
+SourceChecks::~SourceChecks() {
+  if (!owned_root_.empty()) remove_tree(owned_root_);
+}
+
+Verdict SourceChecks::check_source(const BenchTask &task) {
+  if (task.source.find('\0') != std::string::npos)
+    return {Status::format_error, "the source contains a NUL byte (it must be C text)"};
+  const std::vector<sc::Token> tokens =
+      sc::lex_c(task.source, sc::lex_options(task.compiler_flags));
+  std::vector<sc::Finding> findings = sc::preprocessor_findings(tokens);
+  for (sc::Finding &finding : sc::conditional_findings(tokens)) findings.push_back(std::move(finding));
+  if (!findings.empty()) return sc::verdict_for(std::move(findings));
+
+  const sc::ForkOutcome parsed = sc::run_forked(
+      [&] { return parse_and_audit(task); }, {options_.parse_timeout_s, options_.parse_memory_bytes});
+  switch (parsed.end) {
+    case sc::ForkOutcome::End::returned: {
+      Answer answer = decode(parsed.output);
+      if (answer.verdict.ok() && !answer.parser_error.empty())
+        remember_rejection(task, std::move(answer.parser_error));
+      return answer.verdict;
+    }
+    case sc::ForkOutcome::End::timed_out:
+      return {Status::compile_error, "the checker's C parser ran past its " +
+                                         seconds(options_.parse_timeout_s) +
+                                         " limit (a macro expansion bomb?)"};
+    case sc::ForkOutcome::End::out_of_memory:
+      return {Status::compile_error, "the checker's C parser ran out of memory (" +
+                                         std::to_string(options_.parse_memory_bytes >> 20) +
+                                         " MiB; a macro expansion bomb?)"};
+    case sc::ForkOutcome::End::crashed:
+      return {Status::compile_error, "the checker's C parser failed (" + parsed.detail +
+                                         "; out of memory?)"};
+    case sc::ForkOutcome::End::not_started:
+      break;
+  }
+  // A rank that can't fork can't check: an internal failure, not the candidate's.
+  throw std::runtime_error("source checks: could not start the parser (" + parsed.detail + ")");
+}
+
+Verdict SourceChecks::check_object(const BenchTask &task, const std::filesystem::path &) {
+  const std::string key = task_key(task);
+  for (const auto &[rejected, error] : rejected_by_parser_)
+    if (rejected == key)
+      return {Status::compile_error,
+              "gcc compiled code that the checker's C parser (clang) rejects, so it went "
+              "unchecked (" + error + "); write C that both accept"};
+  return {};
+}
+
+void SourceChecks::remember_rejection(const BenchTask &task, std::string error) {
+  rejected_by_parser_.emplace_back(task_key(task), std::move(error));
+  if (rejected_by_parser_.size() > kRememberedTasks) rejected_by_parser_.pop_front();
+}
+
+std::string SourceChecks::parse_and_audit(const BenchTask &task) {
+  const std::string &source = task.source;
+  const std::vector<sc::Token> tokens =
+      sc::lex_c(source, sc::lex_options(task.compiler_flags));
+  const std::vector<std::string> arguments = sc::clang_arguments(task.compiler_flags, include_dir_);
+  sc::PreambleCache cache(root_, options_.preamble_cache_entries);
+  std::filesystem::path pch;
+  if (const auto preamble = sc::include_preamble(tokens))
+    pch = cache.pch_for(index_.get(), arguments, *preamble);
+
+  std::string error;
+  sc::TranslationUnitHandle unit = sc::parse_candidate(index_.get(), source, arguments, pch, error);
+  if (!pch.empty() && (!unit || sc::precompiled_header_failed(unit.get()))) {
+    cache.forget(pch);  // stale (a header changed?): parse the slow way
+    unit = sc::parse_candidate(index_.get(), source, arguments, {}, error);
+  }
+  if (!unit) return encode({Status::compile_error, "the checker's C parser failed: " + error});
+
+  std::vector<sc::Finding> findings =
+      sc::diagnostic_findings(unit.get(), sc::vetted_pragma_lines(tokens));
+  for (sc::Finding &finding : sc::audit_ast(unit.get())) findings.push_back(std::move(finding));
+  // A candidate that does not compile is gcc's to report; only a clean one is held to the ABI.
+  const std::string parser_error = sc::first_error_in_candidate(unit.get());
+  if (parser_error.empty())
+    for (sc::Finding &finding : sc::entry_point_findings(unit.get(), task.problem.precision))
+      findings.push_back(std::move(finding));
+  return encode(sc::verdict_for(std::move(findings)), parser_error);
+}
+
+}  // namespace hpcreward

@@ -1,0 +1,68 @@
+#pragma once
+// Static checks of a candidate's C source before it is compiled (DESIGN.md "Running
+// untrusted code"): the candidate is never compiled, loaded or run here.
+//
+//   1. the text: no NUL bytes (format_error);
+//   2. the preprocessor rules on a lexer of its own, before any compiler reads the file:
+//      includes (include_policy.hpp), directives and pragmas (preprocessor_rules.hpp),
+//      conditions gcc and clang would read alike (conditional_rules.hpp);
+//   3. a parse by libclang, in a forked child with time and memory limits: its diagnostics
+//      (diagnostic_rules.hpp), the syntax tree (ast_audit.hpp) and the entry point
+//      (entry_point.hpp).
+// A failed check is a Verdict: forbidden, format_error, or compile_error when the parser
+// stops or runs past its limits (a macro bomb). A syntax error alone is left to gcc - but
+// clang may skip code after an error that gcc compiles (a construct only gcc accepts, 257
+// nested braces), so when gcc does compile a source clang rejected, check_object refuses
+// the object (compile_error): no code the checks could not read ever runs.
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "bench_node/candidate_check.hpp"
+#include "bench_node/source_checks/libclang_handles.hpp"
+
+namespace hpcreward {
+
+struct SourceCheckOptions {
+  std::string cc = "gcc";  // the candidates' compiler: its omp.h is what the parser reads
+  // A private directory for that omp.h and the precompiled preambles; empty: a new one in
+  // $TMPDIR, removed with the checks.
+  std::filesystem::path work_root;
+  double parse_timeout_s = 10;                    // wall clock of one parse
+  std::uint64_t parse_memory_bytes = 2ULL << 30;  // address space the parse may add
+  std::size_t preamble_cache_entries = 8;         // precompiled preambles kept (0: none)
+};
+
+class SourceChecks : public CandidateCheck {
+ public:
+  // Throws std::runtime_error when libclang can't be initialised or the work root made.
+  explicit SourceChecks(const SourceCheckOptions &options = {});
+  ~SourceChecks() override;
+  SourceChecks(const SourceChecks &) = delete;
+  SourceChecks &operator=(const SourceChecks &) = delete;
+
+  std::string_view name() const override { return "source checks"; }
+  Verdict check_source(const BenchTask &task) override;
+  // compile_error for a task whose source clang rejected but gcc compiled; otherwise ok.
+  Verdict check_object(const BenchTask &task, const std::filesystem::path &object) override;
+
+ private:
+  // Step 3, in the forked child: the verdict and clang's first error in the candidate.
+  std::string parse_and_audit(const BenchTask &task);
+  void remember_rejection(const BenchTask &task, std::string error);
+
+  SourceCheckOptions options_;
+  std::filesystem::path owned_root_;  // removed in the destructor
+  std::filesystem::path root_;
+  std::filesystem::path include_dir_;  // holds omp.h; empty when the compiler has none
+  source_checks::IndexHandle index_;   // created once, used by every (forked) parse
+  // Tasks that passed with clang errors in their source: key (sequence and source), error.
+  std::deque<std::pair<std::string, std::string>> rejected_by_parser_;
+};
+
+}  // namespace hpcreward

@@ -1,0 +1,232 @@
+// The syntax-tree rules, end to end through SourceChecks::check_source: for each, a
+// candidate that uses the construct, one that does not, and one that only mentions it in a
+// comment or a string.
+#include <gtest/gtest.h>
+
+#include "check_support.hpp"
+
+namespace hpcreward::source_checks_test {
+namespace {
+
+const std::string kMentions =
+    "// __asm__(\"syscall\"); fork(); system(\"x\"); __attribute__((constructor))\n"
+    "/* extern char **environ; int fork(void); goto *p; (char *)memcpy + 16 */\n"
+    "static const char *notes = \"asm(\\\"nop\\\") __builtin_frame_address(0) exit(1) \"\n"
+    "                           \"__attribute__((section(\\\".init_array\\\")))\";\n";
+
+TEST(AstRules, MentionsInCommentsAndStringsNeverCount) {
+  EXPECT_PASSES("#include <string.h>\n" + kMentions + kMatmul);
+}
+
+TEST(AstRules, InlineAssemblyInEveryForm) {
+  EXPECT_REFUSED(kSignature + " { __asm__ volatile(\"\" ::: \"memory\"); }\n", forbidden,
+                 "inline assembly at line 1");
+  EXPECT_REFUSED(kSignature + " { asm(\"nop\"); }\n", forbidden, "inline assembly");
+  EXPECT_REFUSED("__asm__(\".globl hidden\");\n" + kMatmul, forbidden,
+                 "inline assembly at line 1 (file-scope asm)");
+  EXPECT_REFUSED("int innocent(void) __asm__(\"getpid\");\nint innocent(void) { return 0; }\n" +
+                     kMatmul,
+                 forbidden, "asm label at line 1");
+  EXPECT_REFUSED(kSignature + " { register long sp __asm__(\"rsp\"); (void)sp; }\n", forbidden,
+                 "asm label");
+  EXPECT_REFUSED("#define BARRIER __asm__ volatile(\"\")\n" + kSignature + " { BARRIER; }\n",
+                 forbidden, "inline assembly at line 2");
+  // A keyword pasted together is still seen in the syntax tree.
+  EXPECT_REFUSED("#define CAT(a, b) a##b\n" + kSignature + " { CAT(__as, m__)(\"nop\"); }\n",
+                 forbidden, "inline assembly at line 2");
+  EXPECT_PASSES(kMatmul);
+}
+
+TEST(AstRules, LoadTimeAndSymbolAttributes) {
+  for (const char *attribute : {"constructor", "destructor", "__constructor__(101)", "used",
+                                "section(\".init_array\")", "visibility(\"hidden\")",
+                                "optimize(\"O3\")", "target(\"avx512f\")", "naked",
+                                "noinline, constructor"}) {
+    const std::string source =
+        std::string("__attribute__((") + attribute + ")) static void f(void) { }\n" + kMatmul;
+    const Verdict verdict = check(source);
+    EXPECT_EQ(verdict.status, Status::forbidden) << attribute << ": " << verdict.reason;
+    EXPECT_NE(verdict.reason.find("attribute"), std::string::npos) << verdict.reason;
+  }
+  EXPECT_REFUSED("static void release(double **p) { (void)p; }\n" + kSignature +
+                     " {\n  double *t __attribute__((cleanup(release))) = C;\n  (void)t;\n}\n",
+                 forbidden, "attribute cleanup at line 3 calls a function implicitly");
+  EXPECT_REFUSED("[[gnu::constructor]] static void f(void) { }\n" + kMatmul, forbidden,
+                 "attribute constructor at line 1 runs code when the object is loaded");
+  EXPECT_REFUSED("static void real(void) { }\nstatic void *resolve(void) { return 0; }\n"
+                 "void entry(void) __attribute__((ifunc(\"resolve\")));\n" + kMatmul,
+                 forbidden, "attribute ifunc at line 3");
+  EXPECT_REFUSED("static void g(void) { }\nvoid h(void) __attribute__((alias(\"g\")));\n" + kMatmul,
+                 forbidden, "attribute alias");
+  EXPECT_REFUSED("__attribute__((weak)) int w;\n" + kMatmul, forbidden, "attribute weak");
+  EXPECT_REFUSED(
+      "static void at_load(void) { }\n"
+      "__attribute__((section(\".init_array\"), used)) static void (*run)(void) = at_load;\n" +
+          kMatmul,
+      forbidden, "attribute section at line 2");
+  EXPECT_REFUSED("__attribute__((target_clones(\"avx2\", \"default\"))) static int t(void) { return 0; }\n" +
+                     kMatmul,
+                 forbidden, "attribute target_clones");
+  // Through macros, pasted names included: the parser sees the attribute itself.
+  EXPECT_REFUSED("#define CTOR __attribute__((constructor))\nCTOR static void f(void) { }\n" + kMatmul,
+                 forbidden, "attribute constructor at line 2");
+  EXPECT_REFUSED("#define CAT(a, b) a##b\n__attribute__((CAT(con, structor))) static void f(void) { }\n" +
+                     kMatmul,
+                 forbidden, "attribute constructor");
+  // gcc-only attributes clang ignores come back through its warnings.
+  EXPECT_REFUSED("__attribute__((optimize(\"O3\")))\n" + kMatmul, forbidden,
+                 "attribute optimize at line 1 changes code generation", {"-O0"});
+}
+
+TEST(AstRules, HarmlessAttributesPass) {
+  EXPECT_PASSES(
+      "typedef double v8d __attribute__((vector_size(64), aligned(64)));\n"
+      "static double buffer[64] __attribute__((aligned(64)));\n"
+      "__attribute__((always_inline, hot)) static inline double twice(double x) { return 2 * x; }\n"
+      "__attribute__((noinline, unused)) static void cold_path(void) { }\n"
+      "static _Alignas(64) double aligned_buffer[8];\n" +
+      kSignature + " { (void)buffer; (void)aligned_buffer; C[0] = twice(A[0] * B[0]); }\n");
+}
+
+TEST(AstRules, HandWrittenPrototypesAreRefused) {
+  EXPECT_REFUSED("int fork(void);\n" + kSignature + " { fork(); }\n", forbidden,
+                 "fork is declared at line 1 but not defined in the file (process control)");
+  EXPECT_REFUSED(
+      "void cblas_dgemm(int, int, int, int, int, int, double, const double *, int, const double *,"
+      " int, double, double *, int);\n" +
+          kSignature + " { cblas_dgemm(101, 111, 111, m, n, k, 1, A, k, B, n, 0, C, n); }\n",
+      forbidden, "cblas_dgemm is declared at line 1 but not defined in the file (a BLAS library)");
+  EXPECT_REFUSED("void *malloc(unsigned long);\n" + kMatmul, forbidden,
+                 "malloc is declared at line 1 but not defined");
+  EXPECT_REFUSED(kSignature + " {\n  int fork(void);\n  fork();\n}\n", forbidden,
+                 "fork is declared at line 2");
+  // A prototype of a helper the file defines later is fine, and so are static helpers.
+  EXPECT_PASSES("static double dot(const double *a, const double *b, int n, int stride);\n"
+                "double scale(double);\n" +
+                kSignature +
+                " {\n  for (int i = 0; i < m; ++i)\n    for (int j = 0; j < n; ++j)\n"
+                "      C[i * n + j] = scale(dot(A + i * k, B + j, k, n));\n}\n"
+                "static double dot(const double *a, const double *b, int n, int stride) {\n"
+                "  double s = 0;\n  for (int p = 0; p < n; ++p) s += a[p] * b[p * stride];\n"
+                "  return s;\n}\ndouble scale(double x) { return x; }\n");
+}
+
+TEST(AstRules, ExternVariablesAreRefused) {
+  EXPECT_REFUSED("extern char **environ;\n" + kSignature + " { C[0] = environ[0][0]; }\n",
+                 forbidden, "extern variable environ at line 1");
+  EXPECT_REFUSED(kSignature + " {\n  extern int counter;\n  C[0] = counter;\n}\n", forbidden,
+                 "extern variable counter at line 2");
+  // Defining a library's variable binds it to the library's: the same leak.
+  EXPECT_REFUSED("char **environ;\n" + kSignature + " { C[0] = environ[0][0]; }\n", forbidden,
+                 "defines environ at line 1, a C library name");
+  EXPECT_PASSES("static int calls;\ndouble scratch[16];\n" + kSignature +
+                " { ++calls; scratch[0] = 0; C[0] = A[0] * B[0]; }\n");
+}
+
+TEST(AstRules, CallsOutsideTheAllowListAreRefused) {
+  EXPECT_REFUSED("#include <stdlib.h>\n" + kSignature + " { system(\"x\"); }\n", forbidden,
+                 "call to system at line 2 (process control)");
+  EXPECT_REFUSED("#include <stdlib.h>\n" + kSignature + " { exit(0); }\n", forbidden,
+                 "call to exit at line 2 (process control)");
+  EXPECT_REFUSED("#include <stdlib.h>\n" + kSignature + " { abort(); }\n", forbidden,
+                 "call to abort");
+  EXPECT_REFUSED("#include <stdlib.h>\n" + kSignature + " { C[0] = getenv(\"X\") != 0; }\n",
+                 forbidden, "call to getenv at line 2 (environment)");
+  EXPECT_REFUSED("#include <stdlib.h>\n" + kSignature + " { C[0] = rand(); }\n", forbidden,
+                 "call to rand at line 2 (library functions allowed: memory functions");
+  // Undeclared: gcc would compile it with a warning and link it from libc.
+  EXPECT_REFUSED(kSignature + " { fork(); }\n", forbidden,
+                 "call to fork at line 1 (process control): not defined in the file nor declared");
+  EXPECT_REFUSED(kSignature + " { memcpy(C, A, 8); }\n", forbidden, "call to memcpy at line 1");
+  // Through a macro: the call is where the macro is used.
+  EXPECT_REFUSED("#include <stdlib.h>\n#define QUIT exit(1)\n" + kSignature + " { QUIT; }\n",
+                 forbidden, "call to exit at line 3");
+}
+
+TEST(AstRules, AllowedLibraryCallsAndIntrinsicsPass) {
+  EXPECT_PASSES("#include <stdlib.h>\n#include <string.h>\n#include <math.h>\n" + kSignature +
+                " {\n  double *t = aligned_alloc(64, 64 * sizeof(double));\n"
+                "  double *u = malloc(8), *v = calloc(1, 8);\n  u = realloc(u, 16);\n"
+                "  memset(C, 0, sizeof(double) * m * n);\n  memcpy(t, A, 8); memmove(t, t + 1, 8);\n"
+                "  C[0] = sqrt(fabs(A[0])) + exp(B[0]) + fma(A[0], B[0], 1) + NAN + INFINITY;\n"
+                "  if (isnan(C[0]) || isinf(C[0])) C[0] = HUGE_VAL;\n  free(t); free(u); free(v);\n}\n");
+  EXPECT_PASSES("#include <omp.h>\n" + kSignature +
+                    " {\n  #pragma omp parallel\n  { C[omp_get_thread_num()] = omp_get_num_threads(); }\n}\n",
+                kOpenMp);
+  EXPECT_PASSES("#include <omp.h>\n" + kSignature + " { C[0] = omp_get_max_threads(); }\n", kO3);
+  EXPECT_REFUSED("#include <omp.h>\n" + kSignature + " { C[0] = omp_get_wtime(); }\n", forbidden,
+                 "call to omp_get_wtime at line 2 (clocks and time)", kOpenMp);
+  EXPECT_REFUSED("#include <immintrin.h>\n" + kSignature + " { C[0] = __rdtsc(); }\n", forbidden,
+                 "call to __rdtsc at line 2", kAvx512);
+}
+
+TEST(AstRules, Builtins) {
+  EXPECT_REFUSED(kSignature + " { double *f = __builtin_frame_address(1); f[-2] = 0; }\n",
+                 forbidden, "call to __builtin_frame_address at line 1 (a builtin that is not on");
+  EXPECT_REFUSED(kSignature + " { (void)__builtin_return_address(0); }\n", forbidden,
+                 "__builtin_return_address");
+  EXPECT_REFUSED(kSignature + " { if (m < 0) __builtin_trap(); }\n", forbidden, "__builtin_trap");
+  EXPECT_REFUSED(kSignature + " { C[0] = __builtin_readcyclecounter(); }\n", forbidden,
+                 "__builtin_readcyclecounter");
+  EXPECT_REFUSED("#define CAT(a, b) a##b\n" + kSignature + " { (void)CAT(__builtin_, frame_address)(0); }\n",
+                 forbidden, "call to __builtin_frame_address at line 2");
+  EXPECT_PASSES(kSignature +
+                " {\n  const double *a = __builtin_assume_aligned(A, 64);\n"
+                "  __builtin_prefetch(B, 0, 3);\n  if (__builtin_expect(m > 0, 1)) C[0] = a[0] * B[0];\n"
+                "  C[1] = __builtin_fma(A[1], B[1], 0);\n}\n");
+}
+
+TEST(AstRules, AddressesOfLibraryFunctionsAreRefused) {
+  EXPECT_REFUSED("#include <string.h>\ntypedef long (*call_t)(long);\n" + kSignature +
+                     " { call_t s = (call_t)((char *)memcpy + 0x1234); (void)s; }\n",
+                 forbidden, "at line 3");
+  EXPECT_REFUSED("#include <math.h>\n" + kSignature + " { double (*f)(double) = sqrt; C[0] = f(A[0]); }\n",
+                 forbidden, "takes the address of sqrt at line 2");
+  EXPECT_REFUSED("#include <string.h>\n" + kSignature + " { void *p = &memset; (void)p; }\n",
+                 forbidden, "takes the address of memset");
+  EXPECT_PASSES("#include <string.h>\n" + kSignature + " { (memcpy)(C, A, sizeof *C); }\n");
+}
+
+TEST(AstRules, FunctionPointersFromDataAreRefused) {
+  EXPECT_REFUSED("typedef void (*fn_t)(void);\n" + kSignature +
+                     " { fn_t f = (fn_t)0x401000UL; (void)f; }\n",
+                 forbidden, "converts unsigned long to a function pointer at line 2");
+  EXPECT_REFUSED("typedef void (*fn_t)(void);\n" + kSignature +
+                     " { void *p = (void *)C; fn_t f = p; (void)f; }\n",
+                 forbidden, "converts void * to a function pointer at line 2");
+  EXPECT_REFUSED("typedef void (*fn_t)(void);\nstatic char code[16];\n" + kSignature +
+                     " { fn_t f = (fn_t)(void *)code; (void)f; }\n",
+                 forbidden, "to a function pointer at line 3");
+  // Calls go to named functions only.
+  EXPECT_REFUSED("static void noop(void) { }\n" + kSignature +
+                     " { void (*f)(void) = noop; f(); }\n",
+                 forbidden, "call through a function pointer at line 2");
+  EXPECT_PASSES("#include <stddef.h>\ntypedef void (*fn_t)(void);\nstatic void noop(void) { }\n" +
+                kSignature + " { fn_t a = 0, b = NULL, c = noop, d = &noop; (void)a; (void)b;"
+                " (void)c; (void)d; noop(); }\n");
+}
+
+TEST(AstRules, ComputedGotoIsRefused) {
+  EXPECT_REFUSED(kSignature + " { void *l = &&done; goto *l; done:; }\n", forbidden,
+                 "computed goto at line 1");
+  EXPECT_PASSES(kSignature + " { if (m == 0) goto done; C[0] = 0; done:; }\n");
+}
+
+TEST(AstRules, ReservedAndLibraryNamesMustStayStatic) {
+  EXPECT_REFUSED("void __helper(void) { }\n" + kMatmul, forbidden,
+                 "defines __helper at line 1, a reserved name");
+  EXPECT_REFUSED("struct timespec { long s, ns; };\n"
+                 "int clock_gettime(int c, struct timespec *t) { (void)c; t->s = 0; return 0; }\n" +
+                     kMatmul,
+                 forbidden, "defines clock_gettime at line 2, a C library name");
+  EXPECT_PASSES("static void __helper(void) { }\nstatic int clock_gettime(void) { return 0; }\n"
+                "void pack_panel(void) { }\n" + kMatmul);
+}
+
+TEST(AstRules, NestedFunctionsAreRefused) {
+  EXPECT_REFUSED(kSignature + " {\n  int twice(int x) { return 2 * x; }\n  C[0] = twice(m);\n}\n",
+                 forbidden, "nested function definition at line 2");
+}
+
+}  // namespace
+}  // namespace hpcreward::source_checks_test
