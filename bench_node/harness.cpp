@@ -15,7 +15,6 @@ namespace hpcreward {
 
 namespace {
 
-constexpr int kRingSize = 3;  // timed calls rotate over this many distinct buffer sets
 
 double now_s() {
   timespec ts;
@@ -92,7 +91,7 @@ Measurement run_harness(MatmulFn<T> matmul, const HarnessConfig &config) {
   // Timing at the nominal shape over a ring of buffer sets, fresh values every call.
   const double time_start = now_s();
   std::vector<std::unique_ptr<Operands<T>>> ring;
-  for (int i = 0; i < kRingSize; ++i)
+  for (int i = 0; i < kTimingRingSize; ++i)
     ring.push_back(std::make_unique<Operands<T>>(
         config.nominal, derive_seed(config.check_seed, 100 + static_cast<std::uint64_t>(i))));
   Rng input_rng(derive_seed(config.seed, 0x71de));

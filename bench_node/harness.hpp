@@ -12,6 +12,12 @@
 
 namespace hpcreward {
 
+// Timed calls rotate over this many buffer sets, allocated apart: pointer-keyed caches see
+// stale data, and the median over calls does not hang on where one allocation's pages
+// happen to land physically (with one set, an i-k-j kernel here ran at 13 or at 7 GFLOPS
+// from one scoring to the next: L2 set conflicts of unlucky pages).
+inline constexpr int kTimingRingSize = 8;
+
 struct HarnessConfig {
   Shape nominal;
   std::vector<Shape> check_shapes;

@@ -8,6 +8,7 @@
 // the coefficient of variation of the rewards. Targets: within 5%, CV under 3%.
 // A report, not a test: speed depends on the machine.
 #include <dlfcn.h>
+#include <sched.h>
 #include <time.h>
 
 #include <algorithm>
@@ -23,6 +24,8 @@
 
 #include "bench_node/compiler.hpp"
 #include "bench_node/default_checks.hpp"
+#include "bench_node/guarded_buffer.hpp"
+#include "bench_node/harness.hpp"
 #include "bench_node/random_fill.hpp"
 #include "bench_node/scorer.hpp"
 #include "bench_node/statistics.hpp"
@@ -69,29 +72,70 @@ double standalone_gflops(const std::string &source, const std::vector<std::strin
   std::filesystem::create_directories(directory);
   CompileOutcome compiled = compiler.compile({source, flags, directory});
   if (!compiled.verdict.ok()) throw std::runtime_error("standalone compile: " + compiled.verdict.reason);
+  // Pinned like the runner's thread (OMP_PROC_BIND=close binds it to the first CPU of its
+  // set): an unpinned loop migrates between cores and loses its cache now and then.
+  cpu_set_t allowed, first;
+  sched_getaffinity(0, sizeof allowed, &allowed);
+  CPU_ZERO(&first);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &allowed)) {
+      CPU_SET(cpu, &first);
+      break;
+    }
+  sched_setaffinity(0, sizeof first, &first);
   void *handle = dlopen(compiled.object.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) throw std::runtime_error(std::string("dlopen: ") + dlerror());
   using Matmul = void (*)(int, int, int, const double *, const double *, double *);
   auto matmul = reinterpret_cast<Matmul>(dlsym(handle, "matmul"));
-  std::vector<double> a(std::size_t(shape.m) * shape.k), b(std::size_t(shape.k) * shape.n),
-      c(std::size_t(shape.m) * shape.n);
+  // The harness's allocator and, like the harness, a ring of buffer sets: one fixed
+  // allocation is bimodal here (ikj_restrict.c: 17.5 or 11.7 GFLOPS depending on where its
+  // pages land physically, L2 set conflicts), so a single-allocation timing measures luck.
+  struct Set {
+    GuardedBuffer a, b, c;
+  };
+  std::vector<Set> ring;
   Rng rng(7);
-  fill_uniform(std::span<double>(a), rng);
-  fill_uniform(std::span<double>(b), rng);
+  for (int i = 0; i < kTimingRingSize; ++i) {
+    ring.push_back({GuardedBuffer(sizeof(double) * shape.m * shape.k, 1),
+                    GuardedBuffer(sizeof(double) * shape.k * shape.n, 2),
+                    GuardedBuffer(sizeof(double) * shape.m * shape.n, 3)});
+    fill_uniform(ring.back().a.as<double>(), rng);
+    fill_uniform(ring.back().b.as<double>(), rng);
+  }
+  auto call = [&](int i) {
+    Set &set = ring[static_cast<std::size_t>(i) % ring.size()];
+    matmul(shape.m, shape.n, shape.k, set.a.as<double>().data(), set.b.as<double>().data(),
+           set.c.as<double>().data());
+  };
   const double warmup_end = now_s() + 0.2;
-  do matmul(shape.m, shape.n, shape.k, a.data(), b.data(), c.data());
+  int warmup = 0;
+  do call(warmup++);
   while (now_s() < warmup_end);
   std::vector<double> seconds;
-  for (int call = 0; call < calls; ++call) {
+  for (int i = 0; i < calls; ++i) {
     const double start = now_s();
-    matmul(shape.m, shape.n, shape.k, a.data(), b.data(), c.data());
+    call(i);
     seconds.push_back(now_s() - start);
   }
   dlclose(handle);
+  sched_setaffinity(0, sizeof allowed, &allowed);
   return shape.flops() / summarize(seconds).median / 1e9;
 }
 
 double median_of(std::vector<double> values) { return summarize(values).median; }
+
+// "AMD EPYC, 2 CPUs": what the numbers were measured on.
+std::string machine_description() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line, model = "unknown CPU";
+  int cpus = 0;
+  while (std::getline(cpuinfo, line)) {
+    if (line.starts_with("model name") && line.find(':') != std::string::npos)
+      model = line.substr(line.find(':') + 2);
+    if (line.starts_with("processor")) ++cpus;
+  }
+  return model + ", " + std::to_string(cpus) + " CPUs";
+}
 
 int run(int argc, char **argv) {
   namespace po = boost::program_options;
@@ -121,9 +165,11 @@ int run(int argc, char **argv) {
   add_default_checks(scorer, options);
   std::ostringstream report;
   report << "# Measurement fidelity (" << problem.id << ")\n\n"
+         << "Machine: " << machine_description() << ". Command: `hpcreward-fidelity --rounds "
+         << rounds << " --repeats " << repeats << "`.\n\n"
          << "Pipeline: Scorer::score (compile, sandboxed runner, every output checked). "
-         << "Standalone: the same object loaded in-process, 0.2 s warm-up, median of "
-         << standalone_calls << " calls on fixed inputs. Median over " << rounds
+         << "Standalone: the same object loaded in-process on one pinned CPU, 0.2 s warm-up, median of "
+         << standalone_calls << " calls rotating over " << kTimingRingSize << " buffer sets of fixed inputs. Median over " << rounds
          << " interleaved rounds.\n\n"
          << "| candidate | flags | pipeline GFLOPS | standalone GFLOPS | pipeline / standalone |\n"
          << "| --- | --- | ---: | ---: | ---: |\n";
@@ -165,7 +211,13 @@ int run(int argc, char **argv) {
                 "CV %.2f%% (target: under 3%%).\n",
                 100 * worst_ratio_error, repeats, repeated.file.c_str(), join(repeated.flags).c_str(),
                 spread.mean, spread.min, spread.max, 100 * spread.cv());
-  report << tail;
+  report << tail << "\nThe " << repeats << " rewards in order:";
+  for (double reward : rewards) {
+    char value[16];
+    std::snprintf(value, sizeof value, " %.2f", reward);
+    report << value;
+  }
+  report << "\n";
   std::cout << report.str();
   if (!report_path.empty()) std::ofstream(report_path) << report.str();
   remove_tree(options.work_root);

@@ -13,14 +13,13 @@ namespace hpcreward::source_checks {
 namespace {
 
 bool reserved(const std::string &name) {
-  return name.size() >= 2 && name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z'));
+  return name.size() >= 2 && name[0] == '_' &&
+         (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z'));
 }
 
 class Audit {
  public:
-  explicit Audit(CXTranslationUnit unit)
-      : main_(candidate_file(unit)),
-        unit_(unit) {}
+  explicit Audit(CXTranslationUnit unit) : main_(candidate_file(unit)), unit_(unit) {}
 
   std::vector<Finding> run() {
     visit_children(clang_getTranslationUnitCursor(unit_));
@@ -51,21 +50,38 @@ class Audit {
     const CXCursorKind kind = clang_getCursorKind(cursor);
     if (clang_isDeclaration(kind) && clang_Cursor_hasAttrs(cursor)) check_attributes(cursor, line);
     switch (kind) {
-      case CXCursor_FunctionDecl: function_declaration(cursor, line); break;
-      case CXCursor_VarDecl: variable_declaration(cursor, line); break;
-      case CXCursor_UnexposedDecl: file_scope_asm(cursor, line); break;
-      case CXCursor_AsmLabelAttr: add(line, "asm label" + at(line) + " (renames a symbol)"); break;
+      case CXCursor_FunctionDecl:
+        function_declaration(cursor, line);
+        break;
+      case CXCursor_VarDecl:
+        variable_declaration(cursor, line);
+        break;
+      case CXCursor_UnexposedDecl:
+        file_scope_asm(cursor, line);
+        break;
+      case CXCursor_AsmLabelAttr:
+        add(line, "asm label" + at(line) + " (renames a symbol)");
+        break;
       case CXCursor_GCCAsmStmt:
-      case CXCursor_MSAsmStmt: add(line, "inline assembly" + at(line)); break;
+      case CXCursor_MSAsmStmt:
+        add(line, "inline assembly" + at(line));
+        break;
       case CXCursor_IndirectGotoStmt:
       case CXCursor_AddrLabelExpr:
         add(line, "computed goto" + at(line) + " (labels as values)");
         break;
-      case CXCursor_CallExpr: call(cursor, line); break;
-      case CXCursor_DeclRefExpr: reference(cursor, line); break;
+      case CXCursor_CallExpr:
+        call(cursor, line);
+        break;
+      case CXCursor_DeclRefExpr:
+        reference(cursor, line);
+        break;
       case CXCursor_CStyleCastExpr:
-      case CXCursor_UnexposedExpr: conversion(cursor, line); break;
-      default: break;
+      case CXCursor_UnexposedExpr:
+        conversion(cursor, line);
+        break;
+      default:
+        break;
     }
     visit_children(cursor);
   }
@@ -81,10 +97,11 @@ class Audit {
       // A matmul that is only declared is the entry point's finding (format_error).
       if (!defined_here(function) && name != "matmul") {
         const auto category = function_category(name);
-        add(line, name + " is declared" + at(line) + " but not defined in the file" +
-                      (category ? " (" + std::string(*category) + ")" : "") +
-                      "; hand-written prototypes are refused: include an allowed header or "
-                      "define the function",
+        add(line,
+            name + " is declared" + at(line) + " but not defined in the file" +
+                (category ? " (" + std::string(*category) + ")" : "") +
+                "; hand-written prototypes are refused: include an allowed header or "
+                "define the function",
             1);  // an asm label or attribute on the same line says more
       }
       return;
@@ -96,8 +113,8 @@ class Audit {
     const std::string name = spelling(variable);
     if (clang_Cursor_getStorageClass(variable) == CX_SC_Extern &&
         !clang_isCursorDefinition(variable)) {
-      add(line, "extern variable " + name + at(line) +
-                    " (a candidate may use only its own variables)");
+      add(line,
+          "extern variable " + name + at(line) + " (a candidate may use only its own variables)");
       return;
     }
     external_definition(variable, name, line);
@@ -106,8 +123,9 @@ class Audit {
   void external_definition(CXCursor declaration, const std::string &name, unsigned line) {
     if (clang_getCursorLinkage(declaration) != CXLinkage_External) return;
     if (reserved(name))
-      add(line, "defines " + name + at(line) +
-                    ", a reserved name (names starting with __ or _X belong to the implementation)");
+      add(line,
+          "defines " + name + at(line) +
+              ", a reserved name (names starting with __ or _X belong to the implementation)");
     else if (library_name(name))
       add(line, "defines " + name + at(line) +
                     ", a C library name (the dynamic linker would bind it to the library's; make "
@@ -127,8 +145,7 @@ class Audit {
     const CXCursor function = clang_getCursorReferenced(callee);
     if (clang_getCursorKind(callee) != CXCursor_DeclRefExpr ||
         clang_getCursorKind(function) != CXCursor_FunctionDecl) {
-      add(line, "call through a function pointer" + at(line) +
-                    " (call functions by name)");
+      add(line, "call through a function pointer" + at(line) + " (call functions by name)");
       return;
     }
     direct_callees_.emplace(clang_hashCursor(callee), callee);
@@ -150,10 +167,12 @@ class Audit {
                     ": not defined in the file nor declared by an allowed header");
       return;
     }
-    const CXCursor definition = clang_getCursorDefinition(function);
-    const auto refusal = clang_Cursor_isNull(definition)
-                             ? library_call_refusal(name, file_name(declared.file))
-                             : inline_call_refusal(name);
+    // Intrinsics are inline functions of the compiler's headers, all named _x or __x; an
+    // inline function of the C library (atof calls strtod) is a library function.
+    const bool intrinsic =
+        !clang_Cursor_isNull(clang_getCursorDefinition(function)) && name[0] == '_';
+    const auto refusal = intrinsic ? inline_call_refusal(name)
+                                   : library_call_refusal(name, file_name(declared.file));
     if (refusal) add(line, shown + " " + *refusal);
   }
 
@@ -193,6 +212,8 @@ class Audit {
 
 }  // namespace
 
-std::vector<Finding> audit_ast(CXTranslationUnit unit) { return Audit(unit).run(); }
+std::vector<Finding> audit_ast(CXTranslationUnit unit) {
+  return Audit(unit).run();
+}
 
 }  // namespace hpcreward::source_checks

@@ -11,10 +11,11 @@
 //   - the address of a function the file does not define, other than as a direct call's
 //     callee (`(char *)memcpy + 0x1234` reaches any libc code)
 //   - conversions to a function pointer from anything but a function or a null pointer
-//     (an integer, a data pointer), and function pointers other than the file's own
-//     functions passed to library functions (qsort would call them)
+//     (an integer, a data pointer), and calls through function pointers: so no address
+//     reaches a call but those of the file's own functions and the allowed library
+//     functions (none of which takes a callback)
 //   - computed goto (`goto *p` and `&&label`)
-//   - external definitions with reserved names (_x, __x) or C library names (`char
+//   - external definitions with reserved names (__x, _X) or C library names (`char
 //     **environ;` binds to the real one)
 #include <clang-c/Index.h>
 

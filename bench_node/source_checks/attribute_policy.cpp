@@ -49,14 +49,38 @@ std::string normalized_attribute(std::string_view spelled) {
 }
 
 bool allowed_attribute(std::string_view name) {
-  static const std::set<std::string, std::less<>> allowed = {
-      "aligned",       "packed",           "unused",      "maybe_unused",    "always_inline",
-      "noinline",      "gnu_inline",       "artificial",  "flatten",         "hot",
-      "cold",          "pure",             "const",       "nothrow",         "leaf",
-      "malloc",        "alloc_size",       "alloc_align", "assume_aligned",  "returns_nonnull",
-      "nonnull",       "noreturn",         "warn_unused_result", "deprecated", "may_alias",
-      "vector_size",   "ext_vector_type",  "mode",        "fallthrough",     "noclone",
-      "noipa",         "simd"};
+  static const std::set<std::string, std::less<>> allowed = {"aligned",
+                                                             "packed",
+                                                             "unused",
+                                                             "maybe_unused",
+                                                             "always_inline",
+                                                             "noinline",
+                                                             "gnu_inline",
+                                                             "artificial",
+                                                             "flatten",
+                                                             "hot",
+                                                             "cold",
+                                                             "pure",
+                                                             "const",
+                                                             "nothrow",
+                                                             "leaf",
+                                                             "malloc",
+                                                             "alloc_size",
+                                                             "alloc_align",
+                                                             "assume_aligned",
+                                                             "returns_nonnull",
+                                                             "nonnull",
+                                                             "noreturn",
+                                                             "warn_unused_result",
+                                                             "deprecated",
+                                                             "may_alias",
+                                                             "vector_size",
+                                                             "ext_vector_type",
+                                                             "mode",
+                                                             "fallthrough",
+                                                             "noclone",
+                                                             "noipa",
+                                                             "simd"};
   return allowed.count(normalized_attribute(name)) != 0;
 }
 
@@ -89,8 +113,9 @@ std::string attribute_refusal(std::string_view spelled, int line) {
     return shown + " changes the symbols or sections of the object";
   if (name == "cleanup") return shown + " calls a function implicitly";
   if (name == "naked") return shown + " makes a function body of assembly";
-  return shown + " is not on the allow-list (aligned, packed, unused, always_inline, noinline, "
-                 "hot, cold, pure, const, vector_size, ...)";
+  return shown +
+         " is not on the allow-list (aligned, packed, unused, always_inline, noinline, "
+         "hot, cold, pure, const, vector_size, ...)";
 }
 
 }  // namespace hpcreward::source_checks

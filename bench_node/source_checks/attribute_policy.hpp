@@ -20,7 +20,7 @@
 namespace hpcreward::source_checks {
 
 std::string normalized_attribute(std::string_view spelled);  // "__aligned__" -> "aligned"
-bool allowed_attribute(std::string_view name);                // takes either spelling
+bool allowed_attribute(std::string_view name);               // takes either spelling
 
 // The attribute names in a declaration as clang prints it
 // ("static void f() __attribute__((constructor(101))) [[gnu::cold]]" -> constructor, cold).

@@ -14,20 +14,32 @@ struct Spliced {
   std::vector<int> line;
 };
 
-bool horizontal_space(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; }
+bool horizontal_space(char c) {
+  return c == ' ' || c == '\t' || c == '\f' || c == '\v';
+}
 
 char trigraph(char third) {
   switch (third) {
-    case '=': return '#';
-    case '(': return '[';
-    case ')': return ']';
-    case '/': return '\\';
-    case '\'': return '^';
-    case '<': return '{';
-    case '>': return '}';
-    case '!': return '|';
-    case '-': return '~';
-    default: return 0;
+    case '=':
+      return '#';
+    case '(':
+      return '[';
+    case ')':
+      return ']';
+    case '/':
+      return '\\';
+    case '\'':
+      return '^';
+    case '<':
+      return '{';
+    case '>':
+      return '}';
+    case '!':
+      return '|';
+    case '-':
+      return '~';
+    default:
+      return 0;
   }
 }
 
@@ -78,8 +90,12 @@ bool identifier_start(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' ||
          static_cast<unsigned char>(c) >= 0x80;
 }
-bool identifier_char(char c) { return identifier_start(c) || (c >= '0' && c <= '9'); }
-bool digit(char c) { return c >= '0' && c <= '9'; }
+bool identifier_char(char c) {
+  return identifier_start(c) || (c >= '0' && c <= '9');
+}
+bool digit(char c) {
+  return c >= '0' && c <= '9';
+}
 bool hex_digit(char c) {
   return digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
@@ -129,9 +145,9 @@ class Lexer {
     token.space_before = space_;
     // After `# include` the next token is a header name (gcc lexes it so, in any #if branch).
     const std::size_t on_line = line_start_ ? 0 : tokens_on_line_;
-    want_header_ = on_line == 1 && tokens_.back().is("#") && kind == TokenKind::identifier &&
-                   (token.text == "include" || token.text == "include_next" ||
-                    token.text == "import");
+    want_header_ =
+        on_line == 1 && tokens_.back().is("#") && kind == TokenKind::identifier &&
+        (token.text == "include" || token.text == "include_next" || token.text == "import");
     tokens_on_line_ = on_line + 1;
     tokens_.push_back(std::move(token));
     line_start_ = after_newline_ = space_ = false;
@@ -202,8 +218,8 @@ class Lexer {
     ++at_;
     while (at_ < s_.text.size()) {
       const char c = peek();
-      if ((c == '+' || c == '-') && std::string_view("eEpP").find(s_.text[at_ - 1]) !=
-                                        std::string_view::npos) {
+      if ((c == '+' || c == '-') &&
+          std::string_view("eEpP").find(s_.text[at_ - 1]) != std::string_view::npos) {
         ++at_;
       } else if (identifier_char(c) || c == '.') {
         ++at_;
@@ -287,8 +303,7 @@ std::string destringize(std::string_view literal) {
   const std::string_view body = literal.substr(open + 1, literal.size() - open - 2);
   std::string out;
   for (std::size_t i = 0; i < body.size(); ++i) {
-    if (body[i] == '\\' && i + 1 < body.size() && (body[i + 1] == '"' || body[i + 1] == '\\'))
-      ++i;
+    if (body[i] == '\\' && i + 1 < body.size() && (body[i + 1] == '"' || body[i + 1] == '\\')) ++i;
     out += body[i];
   }
   return out;

@@ -24,9 +24,9 @@ enum class TokenKind {
 
 struct Token {
   TokenKind kind = TokenKind::other;
-  std::string text;  // the spelling with line splices (and trigraphs) removed
-  int line = 0;      // 1-based line of the token's first character in the original source
-  bool line_start = false;   // first token of a logical line: a # here starts a directive
+  std::string text;            // the spelling with line splices (and trigraphs) removed
+  int line = 0;                // 1-based line of the token's first character in the original source
+  bool line_start = false;     // first token of a logical line: a # here starts a directive
   bool after_newline = false;  // a newline (even one inside a comment) since the last token
   bool space_before = false;   // whitespace or a comment right before it
   bool is(std::string_view spelling) const { return text == spelling; }

@@ -1,8 +1,8 @@
 #include "bench_node/source_checks/call_policy.hpp"
 
 #include <map>
-#include <utility>
 #include <set>
+#include <utility>
 
 namespace hpcreward::source_checks {
 
@@ -24,43 +24,47 @@ const std::map<std::string_view, std::string_view> &categories() {
       for (std::string_view name : names) t.emplace(name, category);
     };
     add("process control",
-        {"fork", "vfork", "clone", "clone3", "system", "popen", "pclose", "posix_spawn",
-         "posix_spawnp", "execl", "execle", "execlp", "execv", "execve", "execvp", "execvpe",
-         "fexecve", "exit", "_exit", "_Exit", "quick_exit", "abort", "atexit", "at_quick_exit",
-         "on_exit", "kill", "killpg", "wait", "waitpid", "wait3", "wait4", "waitid", "setsid",
-         "setpgid", "setpgrp", "daemon", "ptrace", "prctl", "setuid", "setgid", "seteuid",
-         "chroot", "unshare", "setns", "getpid", "getppid", "setrlimit", "prlimit"});
+        {"fork",    "vfork",       "clone",        "clone3",  "system",    "popen",
+         "pclose",  "posix_spawn", "posix_spawnp", "execl",   "execle",    "execlp",
+         "execv",   "execve",      "execvp",       "execvpe", "fexecve",   "exit",
+         "_exit",   "_Exit",       "quick_exit",   "abort",   "atexit",    "at_quick_exit",
+         "on_exit", "kill",        "killpg",       "wait",    "waitpid",   "wait3",
+         "wait4",   "waitid",      "setsid",       "setpgid", "setpgrp",   "daemon",
+         "ptrace",  "prctl",       "setuid",       "setgid",  "seteuid",   "chroot",
+         "unshare", "setns",       "getpid",       "getppid", "setrlimit", "prlimit"});
     add("files and I/O",
-        {"open", "openat", "creat", "close", "read", "write", "pread", "pwrite", "readv",
-         "writev", "lseek", "fopen", "fdopen", "freopen", "fclose", "fread", "fwrite",
-         "fprintf", "printf", "vprintf", "vfprintf", "dprintf", "puts", "fputs", "fputc",
-         "putc", "putchar", "getchar", "fgets", "gets", "scanf", "fscanf", "sscanf", "sprintf",
-         "snprintf", "perror", "unlink", "unlinkat", "remove", "rename", "mkdir", "rmdir",
-         "chmod", "chown", "truncate", "ftruncate", "dup", "dup2", "dup3", "pipe", "pipe2",
-         "ioctl", "fcntl", "stat", "fstat", "lstat", "access", "opendir", "readdir", "symlink",
-         "link", "chdir", "getcwd", "sync", "fsync", "tmpfile", "mkstemp", "mkdtemp", "sendfile",
-         "splice", "tee", "fflush", "setvbuf", "realpath"});
+        {"open",    "openat",  "creat",    "close",   "read",     "write",     "pread",  "pwrite",
+         "readv",   "writev",  "lseek",    "fopen",   "fdopen",   "freopen",   "fclose", "fread",
+         "fwrite",  "fprintf", "printf",   "vprintf", "vfprintf", "dprintf",   "puts",   "fputs",
+         "fputc",   "putc",    "putchar",  "getchar", "fgets",    "gets",      "scanf",  "fscanf",
+         "sscanf",  "sprintf", "snprintf", "perror",  "unlink",   "unlinkat",  "remove", "rename",
+         "mkdir",   "rmdir",   "chmod",    "chown",   "truncate", "ftruncate", "dup",    "dup2",
+         "dup3",    "pipe",    "pipe2",    "ioctl",   "fcntl",    "stat",      "fstat",  "lstat",
+         "access",  "opendir", "readdir",  "symlink", "link",     "chdir",     "getcwd", "sync",
+         "fsync",   "tmpfile", "mkstemp",  "mkdtemp", "sendfile", "splice",    "tee",    "fflush",
+         "setvbuf", "realpath"});
     add("memory mapping", {"mmap", "munmap", "mprotect", "mremap", "madvise", "memfd_create",
                            "shm_open", "brk", "sbrk", "pkey_mprotect"});
     add("network", {"socket", "socketpair", "connect", "bind", "listen", "accept", "accept4",
                     "send", "sendto", "sendmsg", "recv", "recvfrom", "recvmsg", "shutdown",
                     "setsockopt", "getsockopt", "getaddrinfo", "gethostbyname"});
-    add("dynamic loading", {"dlopen", "dlmopen", "dlsym", "dlvsym", "dlclose", "dladdr",
-                            "dlinfo", "dlerror", "dl_iterate_phdr"});
+    add("dynamic loading", {"dlopen", "dlmopen", "dlsym", "dlvsym", "dlclose", "dladdr", "dlinfo",
+                            "dlerror", "dl_iterate_phdr"});
     add("signals", {"signal", "sigaction", "raise", "sigprocmask", "sigsuspend", "alarm",
                     "setitimer", "getitimer", "pause", "sigaltstack", "sigqueue", "timer_create",
                     "timer_settime", "sigemptyset", "sigfillset", "sigaddset"});
-    add("threads", {"sched_setaffinity", "sched_yield", "sched_setscheduler", "setpriority",
-                    "nice", "call_once"});
-    add("clocks and time",
-        {"time", "clock", "clock_gettime", "clock_getres", "gettimeofday", "times", "getrusage",
-         "nanosleep", "sleep", "usleep", "clock_nanosleep", "localtime", "gmtime", "mktime",
-         "difftime", "timespec_get", "omp_get_wtime", "omp_get_wtick", "__rdtsc", "__rdtscp",
-         "_rdtsc", "__rdpmc", "_rdpmc"});
+    add("threads", {"sched_setaffinity", "sched_yield", "sched_setscheduler", "setpriority", "nice",
+                    "call_once"});
+    add("clocks and time", {"time",          "clock",         "clock_gettime",   "clock_getres",
+                            "gettimeofday",  "times",         "getrusage",       "nanosleep",
+                            "sleep",         "usleep",        "clock_nanosleep", "localtime",
+                            "gmtime",        "mktime",        "difftime",        "timespec_get",
+                            "omp_get_wtime", "omp_get_wtick", "__rdtsc",         "__rdtscp",
+                            "_rdtsc",        "__rdpmc",       "_rdpmc"});
     add("environment", {"getenv", "secure_getenv", "setenv", "unsetenv", "putenv", "clearenv",
                         "environ", "getauxval", "sysconf"});
-    add("non-local jumps", {"setjmp", "longjmp", "_setjmp", "_longjmp", "sigsetjmp",
-                            "siglongjmp", "__sigsetjmp"});
+    add("non-local jumps",
+        {"setjmp", "longjmp", "_setjmp", "_longjmp", "sigsetjmp", "siglongjmp", "__sigsetjmp"});
     add("system calls", {"syscall"});
     add("a BLAS library", {"dgemm_", "sgemm_", "dgemm", "sgemm"});
     return t;
@@ -84,12 +88,12 @@ constexpr std::pair<std::string_view, std::string_view> kFamilies[] = {
 // Instructions behind intrinsics and ia32 builtins that read clocks or counters or touch
 // process state; matched anywhere in the name (_rdtsc, __builtin_ia32_rdtscp, _xsave64).
 constexpr std::string_view kRefusedInstructions[] = {
-    "rdtsc",    "rdpmc",      "fsbase",     "gsbase",   "xsave",    "xrstor",  "fxsave",
-    "fxrstor",  "incssp",     "rdssp",      "saveprevssp", "rstorssp", "wrss", "wruss",
-    "setssbsy", "clrssbsy",   "clui",       "stui",     "testui",   "senduipi", "encls",
-    "enclu",    "enclv",      "ptwrite",    "monitor",  "mwait",    "tpause",  "invpcid",
-    "wbinvd",   "wbnoinvd",   "readeflags", "writeeflags", "enqcmd", "movdir64b",
-    "directstore", "hreset"};
+    "rdtsc",      "rdpmc",       "fsbase",   "gsbase",    "xsave",       "xrstor",
+    "fxsave",     "fxrstor",     "incssp",   "rdssp",     "saveprevssp", "rstorssp",
+    "wrss",       "wruss",       "setssbsy", "clrssbsy",  "clui",        "stui",
+    "testui",     "senduipi",    "encls",    "enclu",     "enclv",       "ptwrite",
+    "monitor",    "mwait",       "tpause",   "invpcid",   "wbinvd",      "wbnoinvd",
+    "readeflags", "writeeflags", "enqcmd",   "movdir64b", "directstore", "hreset"};
 
 std::optional<std::string_view> refused_instruction(std::string_view name) {
   for (std::string_view stem : kRefusedInstructions)
@@ -98,25 +102,92 @@ std::optional<std::string_view> refused_instruction(std::string_view name) {
 }
 
 const std::set<std::string_view> &allowed_builtins() {
-  static const std::set<std::string_view> names = {
-      "expect", "expect_with_probability", "prefetch", "assume_aligned", "assume",
-      "unreachable", "constant_p", "fma", "fmaf", "fmal", "sqrt", "sqrtf", "sqrtl", "fabs",
-      "fabsf", "fabsl", "fmin", "fminf", "fmax", "fmaxf", "copysign", "copysignf", "memcpy",
-      "memmove", "memset", "memcmp", "huge_val", "huge_valf", "huge_vall", "inf", "inff",
-      "infl", "nan", "nanf", "nanl", "nans", "nansf", "isnan", "isinf", "isinf_sign",
-      "isfinite", "isnormal", "signbit", "signbitf", "signbitl", "fpclassify", "isgreater",
-      "isgreaterequal", "isless", "islessequal", "islessgreater", "isunordered", "alloca",
-      "alloca_with_align", "clz", "clzl", "clzll", "ctz", "ctzl", "ctzll", "popcount",
-      "popcountl", "popcountll", "ffs", "ffsl", "ffsll", "bswap16", "bswap32", "bswap64",
-      "add_overflow", "sub_overflow", "mul_overflow", "shufflevector", "convertvector",
-      "nontemporal_load", "nontemporal_store", "flt_rounds", "object_size", "complex"};
+  static const std::set<std::string_view> names = {"expect",
+                                                   "expect_with_probability",
+                                                   "prefetch",
+                                                   "assume_aligned",
+                                                   "assume",
+                                                   "unreachable",
+                                                   "constant_p",
+                                                   "fma",
+                                                   "fmaf",
+                                                   "fmal",
+                                                   "sqrt",
+                                                   "sqrtf",
+                                                   "sqrtl",
+                                                   "fabs",
+                                                   "fabsf",
+                                                   "fabsl",
+                                                   "fmin",
+                                                   "fminf",
+                                                   "fmax",
+                                                   "fmaxf",
+                                                   "copysign",
+                                                   "copysignf",
+                                                   "memcpy",
+                                                   "memmove",
+                                                   "memset",
+                                                   "memcmp",
+                                                   "huge_val",
+                                                   "huge_valf",
+                                                   "huge_vall",
+                                                   "inf",
+                                                   "inff",
+                                                   "infl",
+                                                   "nan",
+                                                   "nanf",
+                                                   "nanl",
+                                                   "nans",
+                                                   "nansf",
+                                                   "isnan",
+                                                   "isinf",
+                                                   "isinf_sign",
+                                                   "isfinite",
+                                                   "isnormal",
+                                                   "signbit",
+                                                   "signbitf",
+                                                   "signbitl",
+                                                   "fpclassify",
+                                                   "isgreater",
+                                                   "isgreaterequal",
+                                                   "isless",
+                                                   "islessequal",
+                                                   "islessgreater",
+                                                   "isunordered",
+                                                   "alloca",
+                                                   "alloca_with_align",
+                                                   "clz",
+                                                   "clzl",
+                                                   "clzll",
+                                                   "ctz",
+                                                   "ctzl",
+                                                   "ctzll",
+                                                   "popcount",
+                                                   "popcountl",
+                                                   "popcountll",
+                                                   "ffs",
+                                                   "ffsl",
+                                                   "ffsll",
+                                                   "bswap16",
+                                                   "bswap32",
+                                                   "bswap64",
+                                                   "add_overflow",
+                                                   "sub_overflow",
+                                                   "mul_overflow",
+                                                   "shufflevector",
+                                                   "convertvector",
+                                                   "nontemporal_load",
+                                                   "nontemporal_store",
+                                                   "flt_rounds",
+                                                   "object_size",
+                                                   "complex"};
   return names;
 }
 
 const std::set<std::string_view> &memory_functions() {
   static const std::set<std::string_view> names = {
-      "memcpy", "memmove", "memset", "memcmp", "malloc", "calloc", "realloc", "free",
-      "aligned_alloc", "posix_memalign"};
+      "memcpy", "memmove", "memset", "memcmp",        "malloc",
+      "calloc", "realloc", "free",   "aligned_alloc", "posix_memalign"};
   return names;
 }
 
@@ -168,10 +239,21 @@ std::optional<std::string> inline_call_refusal(std::string_view name) {
 }
 
 bool library_name(std::string_view name) {
-  static const std::set<std::string_view> data = {
-      "environ", "stdin", "stdout", "stderr", "optarg", "optind", "opterr", "optopt",
-      "program_invocation_name", "program_invocation_short_name", "timezone", "daylight",
-      "tzname", "signgam", "getdate_err"};
+  static const std::set<std::string_view> data = {"environ",
+                                                  "stdin",
+                                                  "stdout",
+                                                  "stderr",
+                                                  "optarg",
+                                                  "optind",
+                                                  "opterr",
+                                                  "optopt",
+                                                  "program_invocation_name",
+                                                  "program_invocation_short_name",
+                                                  "timezone",
+                                                  "daylight",
+                                                  "tzname",
+                                                  "signgam",
+                                                  "getdate_err"};
   return data.count(name) != 0 || categories().count(name) != 0 ||
          memory_functions().count(name) != 0;
 }

@@ -6,9 +6,10 @@
 //     aligned_alloc, posix_memalign), everything <math.h> declares, and the omp_* API except
 //     its clocks (omp_get_wtime, omp_get_wtick), output (omp_display_*) and offloading
 //     (omp_target_*) - the same imports the object audit accepts;
-//   - inline functions of the allowed headers (the x86 intrinsics): all but the few that
-//     read clocks or counters or touch process state (rdtsc, rdpmc, fs/gs base, xsave,
-//     shadow stack, user interrupts, monitor/mwait, ...);
+//   - inline functions of the allowed headers named _x or __x (the x86 intrinsics): all but
+//     the few that read clocks or counters or touch process state (rdtsc, rdpmc, fs/gs base,
+//     xsave, shadow stack, user interrupts, monitor/mwait, ...); the C library's own inline
+//     functions (atof) count as library functions;
 //   - compiler builtins (__builtin_*): only hints, arithmetic, memory copies, floating-point
 //     classification, vector shuffles and the x86 vector builtins (__builtin_ia32_*, minus
 //     the same clock and process-state ones); not __builtin_frame_address,

@@ -15,15 +15,15 @@ namespace {
 
 bool agreed(std::string_view name) {
   static const std::set<std::string_view> names = {
-      "__STDC__", "__STDC_VERSION__", "__STDC_HOSTED__", "__x86_64__", "__x86_64",
-      "__amd64__", "__amd64", "__linux__", "__linux", "__unix__", "__unix", "__ELF__",
-      "__LP64__", "_LP64", "__OPTIMIZE__", "__NO_INLINE__", "__FAST_MATH__", "__SSE__",
-      "__SSE2__", "__SSE3__", "__SSSE3__", "__SSE4_1__", "__SSE4_2__", "__AVX__", "__AVX2__",
-      "__FMA__", "__AVX512F__", "__AVX512CD__", "__AVX512DQ__", "__AVX512BW__",
-      "__AVX512VL__", "__BYTE_ORDER__", "__ORDER_LITTLE_ENDIAN__", "__ORDER_BIG_ENDIAN__",
-      "__CHAR_BIT__", "__SIZEOF_INT__", "__SIZEOF_LONG__", "__SIZEOF_LONG_LONG__",
-      "__SIZEOF_POINTER__", "__SIZEOF_SIZE_T__", "__SIZEOF_FLOAT__", "__SIZEOF_DOUBLE__",
-      "__LINE__", "__cplusplus", "__VA_ARGS__", "__VA_OPT__",
+      "__STDC__", "__STDC_VERSION__", "__STDC_HOSTED__", "__x86_64__", "__x86_64", "__amd64__",
+      "__amd64", "__linux__", "__linux", "__unix__", "__unix", "__ELF__", "__LP64__", "_LP64",
+      "__OPTIMIZE__", "__NO_INLINE__", "__FAST_MATH__", "__SSE__", "__SSE2__", "__SSE3__",
+      "__SSSE3__", "__SSE4_1__", "__SSE4_2__", "__AVX__", "__AVX2__", "__FMA__", "__AVX512F__",
+      "__AVX512CD__", "__AVX512DQ__", "__AVX512BW__", "__AVX512VL__", "__BYTE_ORDER__",
+      "__ORDER_LITTLE_ENDIAN__", "__ORDER_BIG_ENDIAN__", "__CHAR_BIT__", "__SIZEOF_INT__",
+      "__SIZEOF_LONG__", "__SIZEOF_LONG_LONG__", "__SIZEOF_POINTER__", "__SIZEOF_SIZE_T__",
+      "__SIZEOF_FLOAT__", "__SIZEOF_DOUBLE__", "__LINE__", "__cplusplus", "__VA_ARGS__",
+      "__VA_OPT__",
       // Other platforms and compilers, which neither defines here (portable boilerplate).
       "_WIN32", "_WIN64", "_MSC_VER", "_M_X64", "__APPLE__", "__MINGW32__", "__MINGW64__",
       "__CYGWIN__", "__FreeBSD__", "__i386__", "__aarch64__", "__arm__", "__ARM_NEON",
@@ -32,7 +32,9 @@ bool agreed(std::string_view name) {
   return names.count(name) != 0 || feature_test_macro(name);
 }
 
-bool defined_only(std::string_view name) { return name == "_OPENMP" || name == "__GNUC__"; }
+bool defined_only(std::string_view name) {
+  return name == "_OPENMP" || name == "__GNUC__";
+}
 
 bool conditional(const Directive &directive) {
   return directive.name == "if" || directive.name == "elif" || directive.name == "ifdef" ||

@@ -10,7 +10,9 @@ Place place_of(CXSourceLocation location) {
   return place;
 }
 
-Place place_of(CXCursor cursor) { return place_of(clang_getCursorLocation(cursor)); }
+Place place_of(CXCursor cursor) {
+  return place_of(clang_getCursorLocation(cursor));
+}
 
 CXFile candidate_file(CXTranslationUnit unit) {
   return clang_getFile(unit, take_string(clang_getTranslationUnitSpelling(unit)).c_str());
@@ -32,7 +34,9 @@ std::vector<CXCursor> children(CXCursor cursor) {
   return out;
 }
 
-std::string spelling(CXCursor cursor) { return take_string(clang_getCursorSpelling(cursor)); }
+std::string spelling(CXCursor cursor) {
+  return take_string(clang_getCursorSpelling(cursor));
+}
 
 std::string file_name(CXFile file) {
   return file != nullptr ? take_string(clang_getFileName(file)) : std::string();
@@ -48,7 +52,9 @@ bool is_function_pointer(CXType type) {
   return canonical.kind == CXType_Pointer && is_function_type(clang_getPointeeType(canonical));
 }
 
-std::string type_spelling(CXType type) { return take_string(clang_getTypeSpelling(type)); }
+std::string type_spelling(CXType type) {
+  return take_string(clang_getTypeSpelling(type));
+}
 
 CXCursor strip_implicit(CXCursor cursor) {
   for (;;) {

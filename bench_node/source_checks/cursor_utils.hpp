@@ -27,8 +27,8 @@ std::string spelling(CXCursor cursor);
 std::string file_name(CXFile file);
 
 // Canonical type checks.
-bool is_function_type(CXType type);          // a function (what a function name decays from)
-bool is_function_pointer(CXType type);       // pointer to function
+bool is_function_type(CXType type);     // a function (what a function name decays from)
+bool is_function_pointer(CXType type);  // pointer to function
 std::string type_spelling(CXType type);
 
 // `cursor` without the parentheses and implicit conversions libclang leaves unexposed.

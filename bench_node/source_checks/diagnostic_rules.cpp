@@ -34,8 +34,7 @@ void for_each_diagnostic(CXTranslationUnit unit, Visit visit) {
 
 std::vector<Finding> diagnostic_findings(CXTranslationUnit unit,
                                          const std::set<int> &vetted_pragma_lines) {
-  const CXFile main =
-      candidate_file(unit);
+  const CXFile main = candidate_file(unit);
   std::vector<Finding> findings;
   for_each_diagnostic(unit, [&](CXDiagnostic diagnostic) {
     const CXDiagnosticSeverity severity = clang_getDiagnosticSeverity(diagnostic);
@@ -45,7 +44,8 @@ std::vector<Finding> diagnostic_findings(CXTranslationUnit unit,
     const int line = static_cast<int>(place.line);
     const std::string at = " at line " + std::to_string(line);
     if (!same_file(place.file, main)) return;
-    if (severity >= CXDiagnostic_Error && contains(message, "function definition is not allowed here")) {
+    if (severity >= CXDiagnostic_Error &&
+        contains(message, "function definition is not allowed here")) {
       findings.push_back({Status::forbidden, line,
                           "nested function definition" + at +
                               " (a GCC extension whose body the checks can't see)"});

@@ -10,7 +10,7 @@
 namespace hpcreward::source_checks {
 
 struct Directive {
-  std::string name;             // "include", "define", "pragma", ...; "" for a lone #
+  std::string name;                   // "include", "define", "pragma", ...; "" for a lone #
   const Token *name_token = nullptr;  // what follows the #, when anything does
   int line = 0;
   std::vector<const Token *> operands;  // the rest of the logical line after the name

@@ -12,9 +12,11 @@ namespace {
 bool signature_matches(CXCursor function, CXTypeKind element) {
   const CXType type = clang_getCursorType(function);
   if (clang_getCanonicalType(clang_getResultType(type)).kind != CXType_Void) return false;
-  if (clang_Cursor_getNumArguments(function) != 6 || clang_isFunctionTypeVariadic(type)) return false;
+  if (clang_Cursor_getNumArguments(function) != 6 || clang_isFunctionTypeVariadic(type))
+    return false;
   for (int i = 0; i < 6; ++i) {
-    const CXType argument = clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(function, i)));
+    const CXType argument =
+        clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(function, i)));
     if (i < 3 && argument.kind != CXType_Int) return false;
     if (i >= 3 && (argument.kind != CXType_Pointer ||
                    clang_getCanonicalType(clang_getPointeeType(argument)).kind != element))
@@ -27,10 +29,9 @@ bool signature_matches(CXCursor function, CXTypeKind element) {
 
 std::vector<Finding> entry_point_findings(CXTranslationUnit unit, Precision precision) {
   const std::string t = element_type(precision);
-  const std::string expected = "void matmul(int m, int n, int k, const " + t + " *A, const " +
-                               t + " *B, " + t + " *C)";
-  const CXFile main =
-      candidate_file(unit);
+  const std::string expected =
+      "void matmul(int m, int n, int k, const " + t + " *A, const " + t + " *B, " + t + " *C)";
+  const CXFile main = candidate_file(unit);
   for (CXCursor cursor : children(clang_getTranslationUnitCursor(unit))) {
     if (clang_getCursorKind(cursor) != CXCursor_FunctionDecl || spelling(cursor) != "matmul" ||
         !clang_isCursorDefinition(cursor) || !same_file(place_of(cursor).file, main))
@@ -38,15 +39,16 @@ std::vector<Finding> entry_point_findings(CXTranslationUnit unit, Precision prec
     const int line = static_cast<int>(place_of(cursor).line);
     const std::string at = " at line " + std::to_string(line);
     if (clang_getCursorLinkage(cursor) != CXLinkage_External)
-      return {{Status::format_error, line, "matmul" + at + " is static: the harness can't find it"}};
+      return {
+          {Status::format_error, line, "matmul" + at + " is static: the harness can't find it"}};
     if (clang_Cursor_isFunctionInlined(cursor) &&
         clang_Cursor_getStorageClass(cursor) != CX_SC_Extern)
       return {{Status::format_error, line,
                "matmul" + at + " is an inline definition, which emits no symbol (drop inline)"}};
     const CXTypeKind element = precision == Precision::f64 ? CXType_Double : CXType_Float;
     if (!signature_matches(cursor, element))
-      return {{Status::format_error, line, "matmul" + at + " has the wrong signature (expected " +
-                                               expected + ")"}};
+      return {{Status::format_error, line,
+               "matmul" + at + " has the wrong signature (expected " + expected + ")"}};
     return {};
   }
   return {{Status::format_error, 0, "no definition of matmul (expected " + expected + ")"}};

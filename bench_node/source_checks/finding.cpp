@@ -8,10 +8,14 @@ namespace {
 
 int rank(Status status) {
   switch (status) {
-    case Status::forbidden: return 0;
-    case Status::compile_error: return 1;
-    case Status::format_error: return 2;
-    default: return 3;
+    case Status::forbidden:
+      return 0;
+    case Status::compile_error:
+      return 1;
+    case Status::format_error:
+      return 2;
+    default:
+      return 3;
   }
 }
 

@@ -15,8 +15,8 @@ struct Finding {
 };
 
 // ok when there are no findings; otherwise the most serious finding (forbidden, then
-// compile_error, then format_error), the earliest line (and lightest) first, with "(+N more)" when the
-// candidate has more to fix.
+// compile_error, then format_error), the earliest line (and lightest) first, with "(+N more)" when
+// the candidate has more to fix.
 Verdict verdict_for(std::vector<Finding> findings);
 
 }  // namespace hpcreward::source_checks

@@ -96,7 +96,8 @@ ForkOutcome run_forked(const std::function<std::string()> &work, const ForkLimit
   bool timed_out = false;
   char buffer[65536];
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) {
       timed_out = true;
       break;
@@ -108,7 +109,8 @@ ForkOutcome run_forked(const std::function<std::string()> &work, const ForkLimit
     const ssize_t got = ::read(pipe_fds[0], buffer, sizeof buffer);
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) break;  // end of file: the child is gone (or closed its end)
-    if (outcome.output.size() < kOutputLimit) outcome.output.append(buffer, static_cast<std::size_t>(got));
+    if (outcome.output.size() < kOutputLimit)
+      outcome.output.append(buffer, static_cast<std::size_t>(got));
   }
   ::close(pipe_fds[0]);
   if (timed_out) ::kill(pid, SIGKILL);

@@ -6,10 +6,9 @@ namespace hpcreward::source_checks {
 
 const std::vector<std::string_view> &allowed_headers() {
   static const std::vector<std::string_view> headers = {
-      "stddef.h",    "stdint.h",    "stdlib.h",    "string.h",    "math.h",
-      "float.h",     "limits.h",    "stdbool.h",   "stdalign.h",  "omp.h",
-      "immintrin.h", "xmmintrin.h", "emmintrin.h", "pmmintrin.h", "tmmintrin.h",
-      "smmintrin.h", "nmmintrin.h"};
+      "stddef.h",    "stdint.h",    "stdlib.h",    "string.h",    "math.h",      "float.h",
+      "limits.h",    "stdbool.h",   "stdalign.h",  "omp.h",       "immintrin.h", "xmmintrin.h",
+      "emmintrin.h", "pmmintrin.h", "tmmintrin.h", "smmintrin.h", "nmmintrin.h"};
   return headers;
 }
 
@@ -41,8 +40,7 @@ std::optional<std::string> include_refusal(const Directive &directive) {
   if (name.find('/') != std::string::npos || name.find('\\') != std::string::npos)
     return shown + ": paths are refused" + allowed;
   if (!allowed_header(name)) return shown + " is not on the allow-list" + allowed;
-  if (directive.operands.size() > 1)
-    return shown + ": unexpected tokens after the header name";
+  if (directive.operands.size() > 1) return shown + ": unexpected tokens after the header name";
   return std::nullopt;
 }
 

@@ -11,11 +11,29 @@ bool starts(std::string_view text, std::string_view prefix) {
 }
 
 bool meaningful(std::string_view flag) {
-  for (std::string_view prefix :
-       {"-O", "-std=", "-D", "-U", "-march=", "-mtune=", "-mavx", "-mno-avx", "-msse",
-        "-mno-sse", "-mssse3", "-mno-ssse3", "-mfma", "-mno-fma", "-mprefer-vector-width=",
-        "-fopenmp", "-fno-openmp", "-ffast-math", "-fno-fast-math", "-ffp-contract=",
-        "-funsafe-math-optimizations", "-fno-math-errno", "-ffinite-math-only"})
+  for (std::string_view prefix : {"-O",
+                                  "-std=",
+                                  "-D",
+                                  "-U",
+                                  "-march=",
+                                  "-mtune=",
+                                  "-mavx",
+                                  "-mno-avx",
+                                  "-msse",
+                                  "-mno-sse",
+                                  "-mssse3",
+                                  "-mno-ssse3",
+                                  "-mfma",
+                                  "-mno-fma",
+                                  "-mprefer-vector-width=",
+                                  "-fopenmp",
+                                  "-fno-openmp",
+                                  "-ffast-math",
+                                  "-fno-fast-math",
+                                  "-ffp-contract=",
+                                  "-funsafe-math-optimizations",
+                                  "-fno-math-errno",
+                                  "-ffinite-math-only"})
     if (starts(flag, prefix)) return true;
   return flag == "-ansi" || flag == "-trigraphs";
 }
@@ -34,9 +52,9 @@ std::vector<std::string> clang_arguments(const std::vector<std::string> &stage_f
     }
   }
   // gcc accepts [[gnu::...]] attributes in gnu11; clang must parse them to see them.
-  args.insert(args.end(), {"-fdouble-square-bracket-attributes", "-ferror-limit=0",
-                           "-Wunknown-pragmas", "-Wignored-pragmas", "-Wunknown-attributes",
-                           "-Wignored-attributes"});
+  args.insert(args.end(),
+              {"-fdouble-square-bracket-attributes", "-ferror-limit=0", "-Wunknown-pragmas",
+               "-Wignored-pragmas", "-Wunknown-attributes", "-Wignored-attributes"});
   if (!include_dir.empty()) args.insert(args.end(), {"-isystem", include_dir.string()});
   return args;
 }

@@ -18,8 +18,7 @@ std::optional<std::string> include_preamble(const std::vector<Token> &tokens) {
   for (const Directive &directive : directives_of(tokens)) {
     if (directive.name != "include") continue;
     // Leading when its # is the next token: nothing but comments came between.
-    if (next + 1 >= tokens.size() || directive.name_token != &tokens[next + 1])
-      return std::nullopt;
+    if (next + 1 >= tokens.size() || directive.name_token != &tokens[next + 1]) return std::nullopt;
     if (directive.operands.empty()) return std::nullopt;
     preamble += "#include " + directive.operands[0]->text + "\n";
     next += 2 + directive.operands.size();
@@ -56,8 +55,8 @@ std::filesystem::path PreambleCache::pch_for(CXIndex index,
   argv.insert(argv.end(), {"-x", "c-header"});  // the last -x applies to the file
   CXUnsavedFile file{header.c_str(), preamble.data(), static_cast<unsigned long>(preamble.size())};
   CXTranslationUnit raw = nullptr;
-  if (clang_parseTranslationUnit2(index, header.c_str(), argv.data(),
-                                  static_cast<int>(argv.size()), &file, 1,
+  if (clang_parseTranslationUnit2(index, header.c_str(), argv.data(), static_cast<int>(argv.size()),
+                                  &file, 1,
                                   CXTranslationUnit_Incomplete | CXTranslationUnit_ForSerialization,
                                   &raw) != CXError_Success)
     return {};
@@ -97,7 +96,8 @@ void PreambleCache::evict() {
       pchs.emplace_back(entry.last_write_time(error), entry.path());
   if (pchs.size() <= capacity_) return;
   std::sort(pchs.begin(), pchs.end());
-  for (std::size_t i = 0; i + capacity_ < pchs.size(); ++i) std::filesystem::remove(pchs[i].second, error);
+  for (std::size_t i = 0; i + capacity_ < pchs.size(); ++i)
+    std::filesystem::remove(pchs[i].second, error);
 }
 
 }  // namespace hpcreward::source_checks

@@ -20,7 +20,9 @@ bool one_of(std::string_view word, std::initializer_list<std::string_view> words
   return false;
 }
 
-std::string at_line(int line) { return " at line " + std::to_string(line); }
+std::string at_line(int line) {
+  return " at line " + std::to_string(line);
+}
 
 std::optional<std::string> macro_name_refusal(const Directive &directive) {
   if (directive.operands.empty()) return std::nullopt;  // gcc rejects it
@@ -44,16 +46,16 @@ std::optional<std::string> directive_refusal(const Directive &directive) {
            " is refused (the checker's parser does not know it; write #elif defined(...))";
   if (directive.name_token->kind == TokenKind::number || name == "line")
     return "a line marker" + at_line(directive.line) + " (it would misplace the code after it)";
-  return "#" + name + at_line(directive.line) + " is not allowed (allowed directives: " +
-         std::string(kDirectives) + ")";
+  return "#" + name + at_line(directive.line) +
+         " is not allowed (allowed directives: " + std::string(kDirectives) + ")";
 }
 
 // `_Pragma` at tokens[i]: must be _Pragma ( string-literal ) with an allowed pragma inside.
 std::optional<std::string> pragma_operator_refusal(const std::vector<Token> &tokens,
                                                    std::size_t i) {
   const std::string where = " (from _Pragma" + at_line(tokens[i].line) + ")";
-  if (i + 3 >= tokens.size() || !tokens[i + 1].is("(") ||
-      tokens[i + 2].kind != TokenKind::string || !tokens[i + 3].is(")"))
+  if (i + 3 >= tokens.size() || !tokens[i + 1].is("(") || tokens[i + 2].kind != TokenKind::string ||
+      !tokens[i + 3].is(")"))
     return "_Pragma" + at_line(tokens[i].line) +
            " without one literal string operand (write _Pragma(\"...\"))";
   const std::vector<Token> inside = lex_c(destringize(tokens[i + 2].text));
@@ -75,13 +77,13 @@ bool feature_test_macro(std::string_view name) {
 }
 
 bool c_keyword(std::string_view name) {
-  return one_of(name, {"auto",     "break",   "case",     "char",   "const",    "continue",
-                       "default",  "do",      "double",   "else",   "enum",     "extern",
-                       "float",    "for",     "goto",     "if",     "inline",   "int",
-                       "long",     "register", "restrict", "return", "short",   "signed",
-                       "sizeof",   "static",  "struct",   "switch", "typedef",  "union",
-                       "unsigned", "void",    "volatile", "while",  "asm",      "typeof",
-                       "defined"});
+  return one_of(
+      name,
+      {"auto",     "break",  "case",   "char",     "const",    "continue", "default",  "do",
+       "double",   "else",   "enum",   "extern",   "float",    "for",      "goto",     "if",
+       "inline",   "int",    "long",   "register", "restrict", "return",   "short",    "signed",
+       "sizeof",   "static", "struct", "switch",   "typedef",  "union",    "unsigned", "void",
+       "volatile", "while",  "asm",    "typeof",   "defined"});
 }
 
 std::vector<Finding> preprocessor_findings(const std::vector<Token> &tokens) {
@@ -127,8 +129,7 @@ std::set<int> vetted_pragma_lines(const std::vector<Token> &tokens) {
           grew = true;
   }
   for (const Token &token : tokens)
-    if (token.is(kPragmaOperator) || pragma_macros.count(token.text) != 0)
-      lines.insert(token.line);
+    if (token.is(kPragmaOperator) || pragma_macros.count(token.text) != 0) lines.insert(token.line);
   return lines;
 }
 

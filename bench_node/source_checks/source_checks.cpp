@@ -1,9 +1,14 @@
 #include "bench_node/source_checks/source_checks.hpp"
 
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstdlib>
 #include <stdexcept>
+#include <string_view>
 
 #include "bench_node/source_checks/ast_audit.hpp"
 #include "bench_node/source_checks/c_lexer.hpp"
@@ -25,10 +30,29 @@ namespace sc = source_checks;
 
 namespace {
 
+constexpr std::string_view kRootPrefix = "hpcreward-source-checks-";
+
 std::filesystem::path default_root() {
   static std::atomic<int> checks{0};
   return std::filesystem::temp_directory_path() /
-         ("hpcreward-source-checks-" + std::to_string(::getpid()) + "-" + std::to_string(checks++));
+         (std::string(kRootPrefix) + std::to_string(::getpid()) + "-" + std::to_string(checks++));
+}
+
+// Default roots of processes that are gone (a rank killed before its destructors ran): each
+// may hold a few precompiled preambles of megabytes.
+void remove_stale_roots() {
+  std::error_code error;
+  for (const auto &entry :
+       std::filesystem::directory_iterator(std::filesystem::temp_directory_path(), error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(kRootPrefix, 0) != 0) continue;
+    const long pid = std::strtol(name.c_str() + kRootPrefix.size(), nullptr, 10);
+    struct stat info {};
+    if (pid <= 0 || ::lstat(entry.path().c_str(), &info) != 0 || info.st_uid != ::geteuid() ||
+        !S_ISDIR(info.st_mode))
+      continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) remove_tree(entry.path());
+  }
 }
 
 constexpr std::size_t kRememberedTasks = 64;
@@ -60,7 +84,8 @@ Answer decode(const std::string &text) {
 }
 
 std::string task_key(const BenchTask &task) {
-  return std::to_string(task.sequence) + ":" + std::to_string(std::hash<std::string>{}(task.source));
+  return std::to_string(task.sequence) + ":" +
+         std::to_string(std::hash<std::string>{}(task.source));
 }
 
 std::string seconds(double s) {
@@ -79,6 +104,7 @@ SourceChecks::SourceChecks(const SourceCheckOptions &options)
       // Declarations of a precompiled preamble are the headers': never visited.
       index_(clang_createIndex(/*excludeDeclarationsFromPCH=*/1, /*displayDiagnostics=*/0)) {
   if (!index_) throw std::runtime_error("source checks: libclang could not create an index");
+  if (!owned_root_.empty()) remove_stale_roots();
   ensure_private_directory(root_);
   if (sc::install_compiler_omp_header(options_.cc, root_ / "include"))
     include_dir_ = root_ / "include";
@@ -94,11 +120,13 @@ Verdict SourceChecks::check_source(const BenchTask &task) {
   const std::vector<sc::Token> tokens =
       sc::lex_c(task.source, sc::lex_options(task.compiler_flags));
   std::vector<sc::Finding> findings = sc::preprocessor_findings(tokens);
-  for (sc::Finding &finding : sc::conditional_findings(tokens)) findings.push_back(std::move(finding));
+  for (sc::Finding &finding : sc::conditional_findings(tokens))
+    findings.push_back(std::move(finding));
   if (!findings.empty()) return sc::verdict_for(std::move(findings));
 
-  const sc::ForkOutcome parsed = sc::run_forked(
-      [&] { return parse_and_audit(task); }, {options_.parse_timeout_s, options_.parse_memory_bytes});
+  const sc::ForkOutcome parsed =
+      sc::run_forked([&] { return parse_and_audit(task, tokens); },
+                     {options_.parse_timeout_s, options_.parse_memory_bytes});
   switch (parsed.end) {
     case sc::ForkOutcome::End::returned: {
       Answer answer = decode(parsed.output);
@@ -115,8 +143,8 @@ Verdict SourceChecks::check_source(const BenchTask &task) {
                                          std::to_string(options_.parse_memory_bytes >> 20) +
                                          " MiB; a macro expansion bomb?)"};
     case sc::ForkOutcome::End::crashed:
-      return {Status::compile_error, "the checker's C parser failed (" + parsed.detail +
-                                         "; out of memory?)"};
+      return {Status::compile_error,
+              "the checker's C parser failed (" + parsed.detail + "; out of memory?)"};
     case sc::ForkOutcome::End::not_started:
       break;
   }
@@ -130,7 +158,8 @@ Verdict SourceChecks::check_object(const BenchTask &task, const std::filesystem:
     if (rejected == key)
       return {Status::compile_error,
               "gcc compiled code that the checker's C parser (clang) rejects, so it went "
-              "unchecked (" + error + "); write C that both accept"};
+              "unchecked (" +
+                  error + "); write C that both accept"};
   return {};
 }
 
@@ -139,10 +168,9 @@ void SourceChecks::remember_rejection(const BenchTask &task, std::string error) 
   if (rejected_by_parser_.size() > kRememberedTasks) rejected_by_parser_.pop_front();
 }
 
-std::string SourceChecks::parse_and_audit(const BenchTask &task) {
+std::string SourceChecks::parse_and_audit(const BenchTask &task,
+                                          const std::vector<sc::Token> &tokens) {
   const std::string &source = task.source;
-  const std::vector<sc::Token> tokens =
-      sc::lex_c(source, sc::lex_options(task.compiler_flags));
   const std::vector<std::string> arguments = sc::clang_arguments(task.compiler_flags, include_dir_);
   sc::PreambleCache cache(root_, options_.preamble_cache_entries);
   std::filesystem::path pch;

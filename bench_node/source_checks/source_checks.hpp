@@ -10,7 +10,7 @@
 //      (diagnostic_rules.hpp), the syntax tree (ast_audit.hpp) and the entry point
 //      (entry_point.hpp).
 // A failed check is a Verdict: forbidden, format_error, or compile_error when the parser
-// stops or runs past its limits (a macro bomb). A syntax error alone is left to gcc - but
+// crashes or runs past its limits (a macro bomb). A syntax error alone is left to gcc - but
 // clang may skip code after an error that gcc compiles (a construct only gcc accepts, 257
 // nested braces), so when gcc does compile a source clang rejected, check_object refuses
 // the object (compile_error): no code the checks could not read ever runs.
@@ -22,8 +22,10 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "bench_node/candidate_check.hpp"
+#include "bench_node/source_checks/c_lexer.hpp"
 #include "bench_node/source_checks/libclang_handles.hpp"
 
 namespace hpcreward {
@@ -31,13 +33,14 @@ namespace hpcreward {
 struct SourceCheckOptions {
   std::string cc = "gcc";  // the candidates' compiler: its omp.h is what the parser reads
   // A private directory for that omp.h and the precompiled preambles; empty: a new one in
-  // $TMPDIR, removed with the checks.
+  // $TMPDIR, removed with the checks (and by the next checks, if its process died first).
   std::filesystem::path work_root;
   double parse_timeout_s = 10;                    // wall clock of one parse
   std::uint64_t parse_memory_bytes = 2ULL << 30;  // address space the parse may add
   std::size_t preamble_cache_entries = 8;         // precompiled preambles kept (0: none)
 };
 
+// One per scoring thread: check_object remembers what check_source saw.
 class SourceChecks : public CandidateCheck {
  public:
   // Throws std::runtime_error when libclang can't be initialised or the work root made.
@@ -53,7 +56,8 @@ class SourceChecks : public CandidateCheck {
 
  private:
   // Step 3, in the forked child: the verdict and clang's first error in the candidate.
-  std::string parse_and_audit(const BenchTask &task);
+  std::string parse_and_audit(const BenchTask &task,
+                              const std::vector<source_checks::Token> &tokens);
   void remember_rejection(const BenchTask &task, std::string error);
 
   SourceCheckOptions options_;

@@ -61,10 +61,17 @@ TEST(CLexer, DigraphsStandForTheirPunctuators) {
 
 TEST(CLexer, TrigraphsOnlyWhenEnabled) {
   // "?" "?=" keeps the C++ compiler from reading the trigraph itself.
-  EXPECT_EQ(texts(lex_c("?" "?=include <x.h>")),
+  EXPECT_EQ(texts(lex_c("?"
+                        "?=include <x.h>")),
             (Texts{"?", "?", "=", "include", "<", "x", ".", "h", ">"}));
-  EXPECT_EQ(texts(lex_c("?" "?=include <x.h>", {true})), (Texts{"#", "include", "<x.h>"}));
-  EXPECT_EQ(texts(lex_c("#inc?" "?/\nlude <x.h>", {true})), (Texts{"#", "include", "<x.h>"}));
+  EXPECT_EQ(texts(lex_c("?"
+                        "?=include <x.h>",
+                        {true})),
+            (Texts{"#", "include", "<x.h>"}));
+  EXPECT_EQ(texts(lex_c("#inc?"
+                        "?/\nlude <x.h>",
+                        {true})),
+            (Texts{"#", "include", "<x.h>"}));
 }
 
 TEST(CLexer, HeaderNamesOnlyAfterIncludeDirectives) {
@@ -72,7 +79,8 @@ TEST(CLexer, HeaderNamesOnlyAfterIncludeDirectives) {
   EXPECT_EQ(lex_c("#include_next <a.h>")[2].kind, TokenKind::header_name);
   EXPECT_EQ(lex_c("#import <a.h>")[2].kind, TokenKind::header_name);
   EXPECT_EQ(texts(lex_c("x < y > z")), (Texts{"x", "<", "y", ">", "z"}));
-  EXPECT_EQ(texts(lex_c("x #include <a.h>")), (Texts{"x", "#", "include", "<", "a", ".", "h", ">"}));
+  EXPECT_EQ(texts(lex_c("x #include <a.h>")),
+            (Texts{"x", "#", "include", "<", "a", ".", "h", ">"}));
   EXPECT_EQ(lex_c("#include MACRO")[2].kind, TokenKind::identifier);
 }
 

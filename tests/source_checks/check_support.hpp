@@ -27,8 +27,8 @@ inline const std::string kMatmul = kSignature + kBody;
 inline const std::vector<std::string> kO3 = {"-O3"};
 inline const std::vector<std::string> kOpenMp = {"-O3", "-fopenmp"};
 // AVX-512 named explicitly: the tests must not depend on the machine's -march=native.
-inline const std::vector<std::string> kAvx512 = {"-O3", "-fopenmp", "-mavx512f", "-mavx512dq",
-                                                 "-mavx512vl", "-mfma"};
+inline const std::vector<std::string> kAvx512 = {"-O3",        "-fopenmp",   "-mavx512f",
+                                                 "-mavx512dq", "-mavx512vl", "-mfma"};
 
 inline BenchTask task(std::string source, std::vector<std::string> flags = kO3,
                       const std::string &problem = "dgemm-256") {
@@ -51,20 +51,22 @@ inline Verdict check(const std::string &source, const std::vector<std::string> &
   return checks().check_source(task(source, flags, problem));
 }
 
-#define EXPECT_PASSES(source, ...)                                                  \
-  do {                                                                              \
-    const ::hpcreward::Verdict verdict_ = ::hpcreward::source_checks_test::check(   \
-        source __VA_OPT__(, ) __VA_ARGS__);                                         \
+#define EXPECT_PASSES(source, ...)                                                    \
+  do {                                                                                \
+    const ::hpcreward::Verdict verdict_ =                                             \
+        ::hpcreward::source_checks_test::check(source __VA_OPT__(, ) __VA_ARGS__);    \
     EXPECT_TRUE(verdict_.ok()) << "refused: " << verdict_.reason << "\n" << (source); \
   } while (0)
 
-#define EXPECT_REFUSED(source, status_, part, ...)                                  \
-  do {                                                                              \
-    const ::hpcreward::Verdict verdict_ = ::hpcreward::source_checks_test::check(   \
-        source __VA_OPT__(, ) __VA_ARGS__);                                         \
-    EXPECT_EQ(verdict_.status, ::hpcreward::Status::status_) << verdict_.reason << "\n" << (source); \
-    EXPECT_NE(verdict_.reason.find(part), std::string::npos)                        \
-        << "reason: " << verdict_.reason << "\n" << (source);                      \
+#define EXPECT_REFUSED(source, status_, part, ...)                                      \
+  do {                                                                                  \
+    const ::hpcreward::Verdict verdict_ =                                               \
+        ::hpcreward::source_checks_test::check(source __VA_OPT__(, ) __VA_ARGS__);      \
+    EXPECT_EQ(verdict_.status, ::hpcreward::Status::status_) << verdict_.reason << "\n" \
+                                                             << (source);               \
+    EXPECT_NE(verdict_.reason.find(part), std::string::npos)                            \
+        << "reason: " << verdict_.reason << "\n"                                        \
+        << (source);                                                                    \
   } while (0)
 
 }  // namespace hpcreward::source_checks_test

@@ -50,7 +50,8 @@ TEST(ConditionalRules, FeatureProbesAreRefused) {
 TEST(ConditionalRules, MacrosUsedInConditionsAreFollowed) {
   expect_refused("#define IS_CLANG __clang__\n#if IS_CLANG\n#endif\n",
                  "a macro used in a condition at line 1 depends on __clang__");
-  expect_refused("#define A B\n#define B (__clang_major__ > 3)\n#if A\n#endif\n", "__clang_major__");
+  expect_refused("#define A B\n#define B (__clang_major__ > 3)\n#if A\n#endif\n",
+                 "__clang_major__");
   expect_refused("#define GNU __GNUC__\n#if defined(GNU) && GNU\n#endif\n", "__GNUC__");
   // Not used in a condition: no matter.
   expect_allowed("#define IS_CLANG __clang__\nint x = IS_CLANG;\n");
@@ -58,15 +59,16 @@ TEST(ConditionalRules, MacrosUsedInConditionsAreFollowed) {
 
 TEST(ConditionalRules, PastedNamesAreCaughtByTheirPieces) {
   expect_refused("#define CAT(a, b) a##b\n#if CAT(__cla, ng__)\n#endif\n", "__cla");
-  expect_refused("#define CAT(a, b) a##b\n#define X CAT(_, _clang__)\n#if X\n#endif\n", "depends on _");
+  expect_refused("#define CAT(a, b) a##b\n#define X CAT(_, _clang__)\n#if X\n#endif\n",
+                 "depends on _");
   // A condition reaching ## makes every macro reachable.
-  expect_refused(
-      "#define CAT(a, b) a##b\n#define CLANGX __clang__\n#if CAT(CLANG, X)\n#endif\n",
-      "__clang__");
+  expect_refused("#define CAT(a, b) a##b\n#define CLANGX __clang__\n#if CAT(CLANG, X)\n#endif\n",
+                 "__clang__");
 }
 
 TEST(ConditionalRules, MentionsInCommentsAndStringsDoNotCount) {
-  expect_allowed("// #ifdef __clang__\n/* #if __has_include(<x>) */\nconst char *s = \"#if __clang__\";\n");
+  expect_allowed(
+      "// #ifdef __clang__\n/* #if __has_include(<x>) */\nconst char *s = \"#if __clang__\";\n");
   expect_allowed("#if 1 /* __clang__ */\n#endif\n");
 }
 

@@ -29,11 +29,13 @@ std::string reasons(const std::vector<Finding> &findings) {
 }
 
 TEST(DiagnosticRules, APastedPragmaIsCaughtWhereItIsUsed) {
-  const auto found = diagnose("#define CAT(a, b) a##b\nCAT(_Pra, gma)(\"GCC optimize(\\\"O3\\\")\")\n" +
-                              source_checks_test::kMatmul);
+  const auto found =
+      diagnose("#define CAT(a, b) a##b\nCAT(_Pra, gma)(\"GCC optimize(\\\"O3\\\")\")\n" +
+               source_checks_test::kMatmul);
   ASSERT_EQ(found.size(), 1u) << reasons(found);
   EXPECT_EQ(found[0].status, Status::forbidden);
-  EXPECT_EQ(found[0].reason, "a pragma at line 2 that is not written as #pragma or _Pragma(\"...\")");
+  EXPECT_EQ(found[0].reason,
+            "a pragma at line 2 that is not written as #pragma or _Pragma(\"...\")");
 }
 
 TEST(DiagnosticRules, VettedPragmasAreNotReported) {
@@ -43,8 +45,9 @@ TEST(DiagnosticRules, VettedPragmasAreNotReported) {
 }
 
 TEST(DiagnosticRules, AttributesClangDropsAreJudgedByName) {
-  const auto found = diagnose("__attribute__((optimize(\"O3\"), noipa)) static int f(void) { return 0; }\n" +
-                              source_checks_test::kMatmul);
+  const auto found =
+      diagnose("__attribute__((optimize(\"O3\"), noipa)) static int f(void) { return 0; }\n" +
+               source_checks_test::kMatmul);
   ASSERT_EQ(found.size(), 1u) << reasons(found);
   EXPECT_EQ(found[0].reason,
             "attribute optimize at line 1 changes code generation, which the stage's compiler "
@@ -52,11 +55,12 @@ TEST(DiagnosticRules, AttributesClangDropsAreJudgedByName) {
 }
 
 TEST(DiagnosticRules, NestedFunctionsAndPlainErrors) {
-  const auto nested = diagnose(source_checks_test::kSignature +
-                               " {\n  int twice(int x) { return 2 * x; }\n}\n");
+  const auto nested =
+      diagnose(source_checks_test::kSignature + " {\n  int twice(int x) { return 2 * x; }\n}\n");
   ASSERT_FALSE(nested.empty());
-  EXPECT_EQ(nested[0].reason,
-            "nested function definition at line 2 (a GCC extension whose body the checks can't see)");
+  EXPECT_EQ(
+      nested[0].reason,
+      "nested function definition at line 2 (a GCC extension whose body the checks can't see)");
   EXPECT_TRUE(diagnose(source_checks_test::kSignature + " { C[0] = 1 }\n").empty());
   // Even a missing header is an error the parse goes on after (gcc will say the same).
   EXPECT_TRUE(diagnose("#include <no_such_header.h>\n" + source_checks_test::kMatmul).empty());

@@ -56,8 +56,7 @@ TEST(ForkedCall, CrashesAndExceptionsAreReported) {
       {});
   EXPECT_EQ(crash.end, ForkOutcome::End::crashed);
   EXPECT_NE(crash.detail.find("SIGABRT"), std::string::npos) << crash.detail;
-  const ForkOutcome thrown = run_forked(
-      []() -> std::string { throw std::runtime_error("x"); }, {});
+  const ForkOutcome thrown = run_forked([]() -> std::string { throw std::runtime_error("x"); }, {});
   EXPECT_EQ(thrown.end, ForkOutcome::End::crashed);
 }
 

@@ -18,12 +18,59 @@
 namespace hpcreward::source_checks {
 namespace {
 
-const std::vector<std::string> kPieces = {
-    "/*", "*/", "//", "\\\n", "\\ \n", "\\\t\r\n", "\"", "'", "\\\"", "\\'", "#", "%:", "\n",
-    "\r", "\r\n", " ", "\t", "\f", "a", "?" "?/", "?" "?=", "\\\\", "\\", "<", ">", "x = ", ";",
-    "(", ")", "\xEF\xBB\xBF", "%:%:", "##", "#if 0\n", "#endif\n", "#else\n", "1'2", "0x'",
-    "1e", "'a'", "$", "\xC3\xA9", "\\u00e9", "u8", "L", "/**/", "*", "/", "'\\''", "\"\\\"\"",
-    "#define P(x) _Pragma(#x)\n", "P("};
+const std::vector<std::string> kPieces = {"/*",
+                                          "*/",
+                                          "//",
+                                          "\\\n",
+                                          "\\ \n",
+                                          "\\\t\r\n",
+                                          "\"",
+                                          "'",
+                                          "\\\"",
+                                          "\\'",
+                                          "#",
+                                          "%:",
+                                          "\n",
+                                          "\r",
+                                          "\r\n",
+                                          " ",
+                                          "\t",
+                                          "\f",
+                                          "a",
+                                          "?"
+                                          "?/",
+                                          "?"
+                                          "?=",
+                                          "\\\\",
+                                          "\\",
+                                          "<",
+                                          ">",
+                                          "x = ",
+                                          ";",
+                                          "(",
+                                          ")",
+                                          "\xEF\xBB\xBF",
+                                          "%:%:",
+                                          "##",
+                                          "#if 0\n",
+                                          "#endif\n",
+                                          "#else\n",
+                                          "1'2",
+                                          "0x'",
+                                          "1e",
+                                          "'a'",
+                                          "$",
+                                          "\xC3\xA9",
+                                          "\\u00e9",
+                                          "u8",
+                                          "L",
+                                          "/**/",
+                                          "*",
+                                          "/",
+                                          "'\\''",
+                                          "\"\\\"\"",
+                                          "#define P(x) _Pragma(#x)\n",
+                                          "P("};
 
 std::string generate(std::mt19937 &random) {
   std::uniform_int_distribution<int> length(3, 30), piece(0, static_cast<int>(kPieces.size()) - 1);
@@ -52,7 +99,8 @@ std::set<std::string> lexer_markers(const std::vector<Token> &tokens) {
   const std::regex marker("X[0-9]+");
   auto add = [&](const std::string &word) {
     std::smatch match;
-    if (std::regex_search(word, match, marker) && match.position(0) == 0) found.insert(match.str(0));
+    if (std::regex_search(word, match, marker) && match.position(0) == 0)
+      found.insert(match.str(0));
   };
   for (const Directive &directive : directives_of(tokens))
     if ((directive.name == "define" || directive.name == "pragma") && !directive.operands.empty())
@@ -82,7 +130,8 @@ std::string gcc_output(const std::string &gcc, std::vector<std::string> argument
 std::set<std::string> gcc_markers(const std::string &gcc, const std::string &standard,
                                   const std::filesystem::path &directory) {
   std::set<std::string> found;
-  const std::string defines = gcc_output(gcc, {"-std=" + standard, "-E", "-dM", "-w", "f.c"}, directory);
+  const std::string defines =
+      gcc_output(gcc, {"-std=" + standard, "-E", "-dM", "-w", "f.c"}, directory);
   const std::regex define("(^|\n)#define (X[0-9]+) ");
   for (auto it = std::sregex_iterator(defines.begin(), defines.end(), define);
        it != std::sregex_iterator(); ++it)
@@ -115,8 +164,9 @@ TEST(LexerAgreement, FindsEveryDirectiveGccFinds) {
     std::ofstream(directory.path() / "f.c", std::ios::binary) << text;
     const std::set<std::string> mine = lexer_markers(tokens);
     for (const std::string &marker : gcc_markers(*gcc, standard, directory.path()))
-      EXPECT_TRUE(mine.count(marker)) << "gcc -std=" << standard << " finds " << marker
-                                      << " the lexer misses in:\n" << text;
+      EXPECT_TRUE(mine.count(marker))
+          << "gcc -std=" << standard << " finds " << marker << " the lexer misses in:\n"
+          << text;
     ++compared;
   }
   EXPECT_GT(compared, 100);

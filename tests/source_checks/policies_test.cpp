@@ -39,16 +39,16 @@ TEST(CallPolicy, Categories) {
 }
 
 TEST(CallPolicy, Builtins) {
-  for (const char *name : {"__builtin_expect", "__builtin_prefetch", "__builtin_assume_aligned",
-                           "__builtin_fma", "__builtin_memcpy", "__builtin_isnan",
-                           "__builtin_nanf", "__builtin_ia32_vfmaddpd512_mask",
-                           "__builtin_shufflevector", "__builtin_unreachable"})
+  for (const char *name :
+       {"__builtin_expect", "__builtin_prefetch", "__builtin_assume_aligned", "__builtin_fma",
+        "__builtin_memcpy", "__builtin_isnan", "__builtin_nanf", "__builtin_ia32_vfmaddpd512_mask",
+        "__builtin_shufflevector", "__builtin_unreachable"})
     EXPECT_TRUE(allowed_builtin(name)) << name;
-  for (const char *name : {"__builtin_frame_address", "__builtin_return_address",
-                           "__builtin_trap", "__builtin_apply", "__builtin_longjmp",
-                           "__builtin_ia32_rdtsc", "__builtin_ia32_rdtscp",
-                           "__builtin_ia32_wrfsbase64", "__builtin_readcyclecounter",
-                           "__builtin_printf", "__sync_fetch_and_add", "__atomic_load_n"})
+  for (const char *name :
+       {"__builtin_frame_address", "__builtin_return_address", "__builtin_trap", "__builtin_apply",
+        "__builtin_longjmp", "__builtin_ia32_rdtsc", "__builtin_ia32_rdtscp",
+        "__builtin_ia32_wrfsbase64", "__builtin_readcyclecounter", "__builtin_printf",
+        "__sync_fetch_and_add", "__atomic_load_n"})
     EXPECT_FALSE(allowed_builtin(name)) << name;
   EXPECT_TRUE(builtin_name("__sync_fetch_and_add"));
   EXPECT_FALSE(builtin_name("builtin_x"));
@@ -69,25 +69,27 @@ TEST(CallPolicy, LibraryNames) {
 }
 
 TEST(AttributePolicy, NamesFromPrintedDeclarations) {
-  EXPECT_EQ(printed_attributes(
-                "static void f() __attribute__((constructor(101))) __attribute__((section(\".x\")))"),
-            (std::vector<std::string>{"constructor", "section"}));
+  EXPECT_EQ(
+      printed_attributes(
+          "static void f() __attribute__((constructor(101))) __attribute__((section(\".x\")))"),
+      (std::vector<std::string>{"constructor", "section"}));
   EXPECT_EQ(printed_attributes("static void f() [[gnu::constructor(65535)]] [[gnu::cold, hot]]"),
             (std::vector<std::string>{"constructor", "cold", "hot"}));
   EXPECT_EQ(printed_attributes("int g __attribute__((aligned(64), __used__))"),
             (std::vector<std::string>{"aligned", "__used__"}));
   EXPECT_EQ(printed_attributes("const char *s = \"__attribute__((constructor))\""),
             std::vector<std::string>{});
-  EXPECT_EQ(printed_attributes("__declspec(dllexport) int x"), (std::vector<std::string>{"dllexport"}));
+  EXPECT_EQ(printed_attributes("__declspec(dllexport) int x"),
+            (std::vector<std::string>{"dllexport"}));
 }
 
 TEST(AttributePolicy, AllowList) {
   for (const char *name : {"aligned", "__aligned__", "always_inline", "noinline", "hot", "cold",
                            "const", "pure", "vector_size", "__vector_size__", "unused"})
     EXPECT_TRUE(allowed_attribute(name)) << name;
-  for (const char *name : {"constructor", "__destructor__", "ifunc", "section", "alias", "weak",
-                           "visibility", "used", "optimize", "target", "target_clones",
-                           "cleanup", "naked", "symver"})
+  for (const char *name :
+       {"constructor", "__destructor__", "ifunc", "section", "alias", "weak", "visibility", "used",
+        "optimize", "target", "target_clones", "cleanup", "naked", "symver"})
     EXPECT_FALSE(allowed_attribute(name)) << name;
   EXPECT_EQ(attribute_refusal("__constructor__", 3),
             "attribute constructor at line 3 runs code when the object is loaded or unloaded");
@@ -95,8 +97,8 @@ TEST(AttributePolicy, AllowList) {
 }
 
 TEST(ParseArguments, StageFlagsThatChangeTheParse) {
-  const auto args = clang_arguments({"-O3", "-march=native", "-fopenmp", "-funroll-loops",
-                                     "-D", "X=1", "-Wall", "-mavx512f", "-ffast-math"},
+  const auto args = clang_arguments({"-O3", "-march=native", "-fopenmp", "-funroll-loops", "-D",
+                                     "X=1", "-Wall", "-mavx512f", "-ffast-math"},
                                     "/tmp/inc");
   auto has = [&](const std::string &arg) {
     return std::find(args.begin(), args.end(), arg) != args.end();

@@ -43,7 +43,8 @@ TEST(PreambleCache, BuildsOnceKeepsTheRecentAndMarksFailures) {
   ASSERT_FALSE(first.empty());
   EXPECT_TRUE(std::filesystem::exists(first));
   EXPECT_EQ(cache.pch_for(index.get(), arguments, "#include <stddef.h>\n"), first);
-  EXPECT_NE(cache.pch_for(index.get(), clang_arguments({"-O0"}, {}), "#include <stddef.h>\n"), first);
+  EXPECT_NE(cache.pch_for(index.get(), clang_arguments({"-O0"}, {}), "#include <stddef.h>\n"),
+            first);
   EXPECT_FALSE(std::filesystem::exists(first));  // capacity 1: the older one went
 
   EXPECT_TRUE(cache.pch_for(index.get(), arguments, "#include <no_such_header.h>\n").empty());

@@ -47,27 +47,28 @@ TEST(IncludeRules, AllowListedHeadersPass) {
 TEST(IncludeRules, OtherHeadersAreRefusedWithTheAllowList) {
   const std::string why = reason("int x;\n#include <stdio.h>\n");
   EXPECT_NE(why.find("#include <stdio.h> at line 2 is not on the allow-list (allowed: stddef.h"),
-            std::string::npos) << why;
-  for (const char *header : {"unistd.h", "time.h", "dlfcn.h", "pthread.h", "signal.h",
-                             "assert.h", "x86intrin.h", "cblas.h", "sys/mman.h"})
+            std::string::npos)
+      << why;
+  for (const char *header : {"unistd.h", "time.h", "dlfcn.h", "pthread.h", "signal.h", "assert.h",
+                             "x86intrin.h", "cblas.h", "sys/mman.h"})
     expect_refused(std::string("#include <") + header + ">\n", "#include <");
 }
 
 TEST(IncludeRules, DirectiveTricksAreCaught) {
-  expect_refused("#inc\\\nlude <stdio.h>\n", "#include <stdio.h> at line 1");    // splice
-  expect_refused("#inc\\   \nlude <stdio.h>\n", "#include <stdio.h>");           // splice + blanks
+  expect_refused("#inc\\\nlude <stdio.h>\n", "#include <stdio.h> at line 1");  // splice
+  expect_refused("#inc\\   \nlude <stdio.h>\n", "#include <stdio.h>");         // splice + blanks
   expect_refused("#\\\ninclude <stdio.h>\n", "#include <stdio.h>");
-  expect_refused("# /**/ include /**/ <stdio.h>\n", "#include <stdio.h>");       // comments
-  expect_refused("/* a\n b */ # include <stdio.h>\n", "#include <stdio.h>");      // after a comment
-  expect_refused("%:include <stdio.h>\n", "#include <stdio.h>");                 // digraph
-  expect_refused("%:   include <stdio.h>\r\n", "#include <stdio.h>");            // CR LF
-  expect_refused("int a;\r#include <stdio.h>\r", "#include <stdio.h> at line 2"); // lone CR
-  expect_refused("#if 0\n#include <stdio.h>\n#endif\n", "#include <stdio.h>");   // any branch
+  expect_refused("# /**/ include /**/ <stdio.h>\n", "#include <stdio.h>");    // comments
+  expect_refused("/* a\n b */ # include <stdio.h>\n", "#include <stdio.h>");  // after a comment
+  expect_refused("%:include <stdio.h>\n", "#include <stdio.h>");              // digraph
+  expect_refused("%:   include <stdio.h>\r\n", "#include <stdio.h>");         // CR LF
+  expect_refused("int a;\r#include <stdio.h>\r", "#include <stdio.h> at line 2");  // lone CR
+  expect_refused("#if 0\n#include <stdio.h>\n#endif\n", "#include <stdio.h>");     // any branch
 }
 
 TEST(IncludeRules, QuotedPathsComputedAndOtherFormsAreRefused) {
   expect_refused("#include \"matmul.h\"\n", "quoted includes are refused");
-  expect_refused("#include \"cand.c\"\n", "quoted includes are refused");         // self
+  expect_refused("#include \"cand.c\"\n", "quoted includes are refused");  // self
   expect_refused("#include \"/dev/zero\"\n", "quoted includes are refused");
   expect_refused("#include </dev/zero>\n", "paths are refused");
   expect_refused("#include </etc/passwd>\n", "paths are refused");
@@ -130,7 +131,8 @@ TEST(PragmaRules, CodeGenerationAndSymbolPragmasAreRefused) {
   expect_refused("#pragma GCC visibility push(hidden)\n", "changes which symbols");
   expect_refused("#pragma redefine_extname matmul2 fork\n", "renames a symbol");
   expect_refused("#pragma weak matmul\n", "weak symbols");
-  expect_refused("#pragma clang loop vectorize(enable)\n", "#pragma clang at line 1 is not on the allow-list");
+  expect_refused("#pragma clang loop vectorize(enable)\n",
+                 "#pragma clang at line 1 is not on the allow-list");
   expect_refused("#pragma GCC system_header\n", "is not on the allow-list");
   expect_refused("#pra\\\ngma GCC opti\\\nmize(\"O0\")\n", "#pragma GCC optimize");
   expect_refused("%:pragma GCC optimize(\"O0\")\n", "#pragma GCC optimize");
@@ -143,8 +145,10 @@ TEST(PragmaRules, PragmaOperatorsAreJudgedByTheirString) {
   expect_refused("_Pragma ( L\"GCC target(\\\"avx2\\\")\" )\n", "#pragma GCC target");
   expect_refused("#define P(x) _Pragma(#x)\nP(GCC optimize(\"O3\"))\n",
                  "_Pragma at line 1 without one literal string operand");
-  expect_refused("#define OPT \"GCC optimize(\\\"O0\\\")\"\n_Pragma(OPT)\n", "without one literal string");
-  expect_refused("#define PR _Pragma\nPR(\"GCC optimize(\\\"O3\\\")\")\n", "without one literal string");
+  expect_refused("#define OPT \"GCC optimize(\\\"O0\\\")\"\n_Pragma(OPT)\n",
+                 "without one literal string");
+  expect_refused("#define PR _Pragma\nPR(\"GCC optimize(\\\"O3\\\")\")\n",
+                 "without one literal string");
 }
 
 TEST(PragmaRules, IdentifiersThatPasteIntoPragmaAreRefused) {
@@ -173,9 +177,9 @@ TEST(PreprocessorRules, RawStringsAreRefused) {
 }
 
 TEST(PreprocessorRules, VettedPragmaLines) {
-  const auto lines = vetted_pragma_lines(lex_c(
-      "#pragma omp parallel\nint a;\n_Pragma(\"omp for\")\n#define F _Pragma(\"omp for\")\n"
-      "#define G F\nint b;\nG\n#pragma omp \\\n  simd\n"));
+  const auto lines = vetted_pragma_lines(
+      lex_c("#pragma omp parallel\nint a;\n_Pragma(\"omp for\")\n#define F _Pragma(\"omp for\")\n"
+            "#define G F\nint b;\nG\n#pragma omp \\\n  simd\n"));
   EXPECT_EQ(lines, (std::set<int>{1, 3, 4, 5, 7, 8, 9}));
 }
 

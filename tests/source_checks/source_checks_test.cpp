@@ -4,10 +4,14 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <filesystem>
-#include <set>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+
+#include "bench_node/work_dir.hpp"
 #include "check_support.hpp"
 
 namespace hpcreward::source_checks_test {
@@ -24,14 +28,16 @@ const std::string kAvxKernel =
     "  #pragma omp parallel for schedule(static)\n"
     "  for (int i = 0; i < m; ++i)\n"
     "    for (int p0 = 0; p0 < k; p0 += BLOCK)\n"
-    "      for (int p = p0; p < p0 + BLOCK && p < k; ++p) row(n, A[i * k + p], B + p * n, C + i * n);\n"
+    "      for (int p = p0; p < p0 + BLOCK && p < k; ++p) row(n, A[i * k + p], B + p * n, C + i * "
+    "n);\n"
     "}\n"
     "static inline void row(int n, double a, const double *restrict b, double *restrict c) {\n"
     "  const __m512d va = _mm512_set1_pd(a);\n  int j = 0;\n"
     "  #pragma GCC unroll 4\n"
     "  for (; j + 8 <= n; j += 8) {\n"
     "    _mm_prefetch((const char *)(b + j + 64), _MM_HINT_T0);\n"
-    "    _mm512_storeu_pd(c + j, _mm512_fmadd_pd(va, _mm512_loadu_pd(b + j), _mm512_loadu_pd(c + j)));\n"
+    "    _mm512_storeu_pd(c + j, _mm512_fmadd_pd(va, _mm512_loadu_pd(b + j), _mm512_loadu_pd(c + "
+    "j)));\n"
     "  }\n"
     "  if (j < n) {\n"
     "    const __mmask8 mask = (__mmask8)((1u << (n - j)) - 1);\n"
@@ -51,49 +57,60 @@ TEST(SourceChecks, HonestCandidatesPass) {
                     "      C[i * n + j] = s;\n    }\n}\n",
                 kOpenMp);
   EXPECT_PASSES(kAvxKernel, kAvx512);
-  EXPECT_PASSES("#include <stdbool.h>\n#include <stdint.h>\n#include <stddef.h>\n#include <float.h>\n"
-                "#include <limits.h>\n#include <stdalign.h>\n#include <emmintrin.h>\n"
-                "#ifdef __AVX512F__\n#define WIDTH 8\n#else\n#define WIDTH 2\n#endif\n"
-                "static alignas(64) double pad[WIDTH];\n"
-                "void matmul(int m, int n, int k, const double *restrict A, const double *restrict B,"
-                " double *restrict C)" + kBody);
-  EXPECT_PASSES("void matmul(int m, int n, int k, const float *A, const float *B, float *C) {"
-                " (void)m; (void)n; (void)k; C[0] = A[0] * B[0]; }\n",
-                kO3, "sgemm-256");
+  EXPECT_PASSES(
+      "#include <stdbool.h>\n#include <stdint.h>\n#include <stddef.h>\n#include <float.h>\n"
+      "#include <limits.h>\n#include <stdalign.h>\n#include <emmintrin.h>\n"
+      "#ifdef __AVX512F__\n#define WIDTH 8\n#else\n#define WIDTH 2\n#endif\n"
+      "static alignas(64) double pad[WIDTH];\n"
+      "void matmul(int m, int n, int k, const double *restrict A, const double *restrict B,"
+      " double *restrict C)" +
+      kBody);
+  EXPECT_PASSES(
+      "void matmul(int m, int n, int k, const float *A, const float *B, float *C) {"
+      " (void)m; (void)n; (void)k; C[0] = A[0] * B[0]; }\n",
+      kO3, "sgemm-256");
 }
 
 TEST(SourceChecks, TheEntryPointMustMatchTheAbi) {
-  EXPECT_REFUSED("void mat_mul(int m) { (void)m; }\n", format_error,
-                 "no definition of matmul (expected void matmul(int m, int n, int k, const double *A");
+  EXPECT_REFUSED(
+      "void mat_mul(int m) { (void)m; }\n", format_error,
+      "no definition of matmul (expected void matmul(int m, int n, int k, const double *A");
   EXPECT_REFUSED("void matmul(int m, int n, int k, const double *A, const double *B, double *C);\n",
                  format_error, "no definition of matmul");
   EXPECT_REFUSED("static " + kMatmul, format_error, "matmul at line 1 is static");
   EXPECT_REFUSED("inline " + kMatmul, format_error, "inline definition");
-  EXPECT_REFUSED("void matmul(int m, int n, int k, const float *A, const float *B, float *C) { }\n",
-                 format_error, "has the wrong signature (expected void matmul(int m, int n, int k, const double *A");
+  EXPECT_REFUSED(
+      "void matmul(int m, int n, int k, const float *A, const float *B, float *C) { }\n",
+      format_error,
+      "has the wrong signature (expected void matmul(int m, int n, int k, const double *A");
   EXPECT_REFUSED(kMatmul, format_error, "const float *A", kO3, "sgemm-256");
-  EXPECT_REFUSED("void matmul(long m, long n, long k, const double *A, const double *B, double *C) { }\n",
-                 format_error, "wrong signature");
-  EXPECT_REFUSED("int matmul(int m, int n, int k, const double *A, const double *B, double *C) { return 0; }\n",
-                 format_error, "wrong signature");
+  EXPECT_REFUSED(
+      "void matmul(long m, long n, long k, const double *A, const double *B, double *C) { }\n",
+      format_error, "wrong signature");
+  EXPECT_REFUSED(
+      "int matmul(int m, int n, int k, const double *A, const double *B, double *C) { return 0; "
+      "}\n",
+      format_error, "wrong signature");
   // Qualifiers and typedefs do not matter.
-  EXPECT_PASSES("typedef double T;\nvoid matmul(const int m, const int n, const int k, T *A, T *B,"
-                " T *restrict C) { (void)m; (void)n; (void)k; C[0] = A[0] * B[0]; }\n");
+  EXPECT_PASSES(
+      "typedef double T;\nvoid matmul(const int m, const int n, const int k, T *A, T *B,"
+      " T *restrict C) { (void)m; (void)n; (void)k; C[0] = A[0] * B[0]; }\n");
 }
 
 TEST(SourceChecks, SyntaxErrorsAreLeftToTheCompiler) {
   EXPECT_PASSES(kSignature + " { C[0] = A[0] * B[0] }\n");  // missing ;
   EXPECT_PASSES(kSignature + " { undefined_type x; }\n");
   // ...but a refusal still wins over them.
-  EXPECT_REFUSED(kSignature + " { C[0] = A[0] * B[0] } int f(void) { __asm__(\"nop\"); return 0; }\n",
-                 forbidden, "inline assembly");
+  EXPECT_REFUSED(
+      kSignature + " { C[0] = A[0] * B[0] } int f(void) { __asm__(\"nop\"); return 0; }\n",
+      forbidden, "inline assembly");
 }
 
 TEST(SourceChecks, CodeOnlyGccAcceptsNeverRuns) {
   // clang gives up on the rest of the file after 256 nested braces; gcc compiles it all.
   const std::string deep = std::string(300, '{') + std::string(300, '}');
-  const BenchTask hidden = task("static void f(void) " + deep + "\nint fork(void);\n" + kSignature +
-                                " { fork(); }\n");
+  const BenchTask hidden =
+      task("static void f(void) " + deep + "\nint fork(void);\n" + kSignature + " { fork(); }\n");
   ASSERT_TRUE(checks().check_source(hidden).ok());  // what clang read is clean: gcc decides
   const Verdict verdict = checks().check_object(hidden, "cand.so");  // gcc compiled it
   EXPECT_EQ(verdict.status, Status::compile_error);
@@ -124,16 +141,17 @@ TEST(SourceChecks, MacroBombsCostTheParserNotTheCaller) {
 }
 
 TEST(SourceChecks, ConditionsGccAndTheCheckerReadDifferentlyAreRefused) {
-  EXPECT_REFUSED("#ifndef __clang__\nint fork(void);\n#define WORK fork()\n#else\n#define WORK 0\n#endif\n" +
-                     kSignature + " { (void)WORK; }\n",
-                 forbidden, "a condition at line 1 depends on __clang__");
+  EXPECT_REFUSED(
+      "#ifndef __clang__\nint fork(void);\n#define WORK fork()\n#else\n#define WORK 0\n#endif\n" +
+          kSignature + " { (void)WORK; }\n",
+      forbidden, "a condition at line 1 depends on __clang__");
 }
 
 TEST(SourceChecks, PreprocessorRefusalsComeFirstAndNameTheLine) {
   EXPECT_REFUSED("#include <stdio.h>\n" + kSignature + " { printf(\"x\"); }\n", forbidden,
                  "#include <stdio.h> at line 1 is not on the allow-list");
-  EXPECT_REFUSED("#pragma GCC optimize(\"O3\")\n" + kMatmul, forbidden, "#pragma GCC optimize at line 1",
-                 std::vector<std::string>{"-O0"});
+  EXPECT_REFUSED("#pragma GCC optimize(\"O3\")\n" + kMatmul, forbidden,
+                 "#pragma GCC optimize at line 1", std::vector<std::string>{"-O0"});
 }
 
 TEST(SourceChecks, TextWithANulByteIsAFormatError) {
@@ -141,9 +159,11 @@ TEST(SourceChecks, TextWithANulByteIsAFormatError) {
 }
 
 TEST(SourceChecks, SeveralFindingsAreCounted) {
-  const Verdict verdict = check("#include <stdlib.h>\n" + kSignature + " { exit(0); system(\"x\"); abort(); }\n");
+  const Verdict verdict =
+      check("#include <stdlib.h>\n" + kSignature + " { exit(0); system(\"x\"); abort(); }\n");
   EXPECT_EQ(verdict.status, Status::forbidden);
-  EXPECT_NE(verdict.reason.find("call to exit at line 2 (process control) (+2 more)"), std::string::npos)
+  EXPECT_NE(verdict.reason.find("call to exit at line 2 (process control) (+2 more)"),
+            std::string::npos)
       << verdict.reason;
 }
 
@@ -155,7 +175,8 @@ TEST(SourceChecks, ThePrecompiledPreambleChangesNoVerdict) {
       kAvxKernel,
       kAvxKernel + "static void leak(void) { (void)__rdtsc(); }\n",
       kAvxKernel + "int fork(void);\nstatic void spawn(void) { fork(); }\n",
-      "#include <immintrin.h>\n" + kSignature + " { __m512d x = _mm512_setzero_pd(); (void)x; exit(1); }\n",
+      "#include <immintrin.h>\n" + kSignature +
+          " { __m512d x = _mm512_setzero_pd(); (void)x; exit(1); }\n",
       "#include <immintrin.h>\n#include <stdlib.h>\n" + kSignature + " { exit(1); }\n",
   };
   for (const std::string &source : sources) {
@@ -181,35 +202,47 @@ TEST(SourceChecks, NothingIsCompiledOrRun) {
   const std::filesystem::path sentinel =
       std::filesystem::temp_directory_path() / "hpcreward-source-checks-sentinel";
   std::filesystem::remove(sentinel);
-  EXPECT_REFUSED("#include <stdlib.h>\n__attribute__((constructor)) static void at_load(void) {"
-                 " system(\"touch " + sentinel.string() + "\"); }\n" + kMatmul,
-                 forbidden, "attribute constructor at line 2");
+  EXPECT_REFUSED(
+      "#include <stdlib.h>\n__attribute__((constructor)) static void at_load(void) {"
+      " system(\"touch " +
+          sentinel.string() + "\"); }\n" + kMatmul,
+      forbidden, "attribute constructor at line 2");
   EXPECT_PASSES("static int touched;\n" + kSignature + " { touched = 1; C[0] = A[0] * B[0]; }\n");
   EXPECT_FALSE(std::filesystem::exists(sentinel));
 }
 
-std::set<std::filesystem::path> check_roots() {
-  std::set<std::filesystem::path> roots;
-  for (const auto &entry : std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
-    if (entry.path().filename().string().rfind("hpcreward-source-checks-", 0) == 0)
-      roots.insert(entry.path());
-  return roots;
-}
-
-TEST(SourceChecks, WorkRootIsPrivateAndRemoved) {
-  const auto before = check_roots();
+TEST(SourceChecks, WorkRootIsPrivateRemovedAndStaleOnesCleared) {
+  // Its own TMPDIR, so that other checks (tests running alongside) can't be mistaken for it.
+  WorkDir tmp(std::filesystem::temp_directory_path(), "hpcreward-source-checks-test");
+  const char *saved = std::getenv("TMPDIR");
+  const std::string previous = saved != nullptr ? saved : "";
+  ::setenv("TMPDIR", tmp.path().c_str(), 1);
+  // What a process killed before its destructors ran leaves behind, and a live one's.
+  const pid_t gone = ::fork();
+  if (gone == 0) ::_exit(0);
+  ::waitpid(gone, nullptr, 0);
+  const auto stale = tmp.path() / ("hpcreward-source-checks-" + std::to_string(gone) + "-0");
+  const auto live = tmp.path() / ("hpcreward-source-checks-" + std::to_string(::getppid()) + "-0");
+  std::filesystem::create_directories(stale / "include");
+  std::filesystem::create_directories(live);
   std::filesystem::path root;
   {
     SourceChecks own;
+    EXPECT_FALSE(std::filesystem::exists(stale));
+    EXPECT_TRUE(std::filesystem::exists(live));
+    std::filesystem::remove(live);
     (void)own.check_source(task(kAvxKernel, kAvx512));
-    for (const auto &path : check_roots())
-      if (before.count(path) == 0) root = path;
+    for (const auto &entry : std::filesystem::directory_iterator(tmp.path())) root = entry.path();
     ASSERT_FALSE(root.empty());
     EXPECT_EQ(std::filesystem::status(root).permissions() & std::filesystem::perms::all,
               std::filesystem::perms::owner_all);
     EXPECT_TRUE(std::filesystem::exists(root / "include" / "omp.h"));
   }
   EXPECT_FALSE(std::filesystem::exists(root));
+  if (saved != nullptr)
+    ::setenv("TMPDIR", previous.c_str(), 1);
+  else
+    ::unsetenv("TMPDIR");
 }
 
 }  // namespace
