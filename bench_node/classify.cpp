@@ -10,13 +10,6 @@ namespace hpcreward {
 
 namespace {
 
-Measurement failure(Status status, std::string reason) {
-  Measurement measurement;
-  measurement.status = status;
-  measurement.reason = std::move(reason);
-  return measurement;
-}
-
 std::string seconds_text(double seconds) {
   char text[32];
   std::snprintf(text, sizeof text, "%g s", seconds);
@@ -33,9 +26,9 @@ std::string output_hint(const ChildOutcome &outcome) {
 
 Measurement classify_run(const ChildOutcome &outcome, const RunExpectations &expected) {
   if (!outcome.started)
-    return failure(Status::runtime_error, "could not start the runner: " + outcome.start_error);
+    return failed_measurement(Status::runtime_error, "could not start the runner: " + outcome.start_error);
   if (outcome.timed_out)
-    return failure(Status::timeout,
+    return failed_measurement(Status::timeout,
                    "exceeded the wall-clock limit of " + seconds_text(expected.deadline_s));
   const bool over_cpu = expected.cpu_limit_s > 0 && outcome.cpu_s >= expected.cpu_limit_s;
   if (outcome.signaled) {
@@ -43,33 +36,33 @@ Measurement classify_run(const ChildOutcome &outcome, const RunExpectations &exp
     // which the parent sees as death by SIGSYS (sandbox/seccomp_filter.cpp). Nothing else
     // sends the runner SIGSYS; a candidate raising it on itself earns the same penalty.
     if (outcome.signal == SIGSYS)
-      return failure(Status::forbidden,
+      return failed_measurement(Status::forbidden,
                      "forbidden: made a system call the sandbox does not allow (killed by SIGSYS)");
     if (outcome.signal == SIGXCPU || (outcome.signal == SIGKILL && over_cpu))
-      return failure(Status::timeout,
+      return failed_measurement(Status::timeout,
                      "exceeded the CPU time limit of " + seconds_text(expected.cpu_limit_s));
-    return failure(Status::runtime_error,
+    return failed_measurement(Status::runtime_error,
                    "killed by signal " + describe_signal(outcome.signal) + output_hint(outcome));
   }
   if (outcome.exited && outcome.exit_code != 0)
-    return failure(Status::runtime_error, "exited with code " + std::to_string(outcome.exit_code) +
+    return failed_measurement(Status::runtime_error, "exited with code " + std::to_string(outcome.exit_code) +
                                               " without a result" + output_hint(outcome));
   if (outcome.result.empty())
-    return failure(Status::runtime_error, "exited with code 0 without a result" + output_hint(outcome));
+    return failed_measurement(Status::runtime_error, "exited with code 0 without a result" + output_hint(outcome));
   if (outcome.result_overflow)
-    return failure(Status::runtime_error, "malformed result from the runner (too large)");
+    return failed_measurement(Status::runtime_error, "malformed result from the runner (too large)");
   auto decoded = decode_result(outcome.result);
   if (!decoded)
-    return failure(Status::runtime_error,
+    return failed_measurement(Status::runtime_error,
                    "malformed result from the runner (something else wrote to its result pipe?)");
   if (decoded->token != expected.token)
-    return failure(Status::forbidden, "tampering detected: forged result on the result pipe");
+    return failed_measurement(Status::forbidden, "tampering detected: forged result on the result pipe");
   Measurement measurement = decoded->measurement;
   // The runner's clock can't have counted more time than the child was alive.
   if (measurement.status == Status::ok &&
       (measurement.reps <= 0 || measurement.min_s < 0 || measurement.median_s <= 0 ||
        measurement.min_s * measurement.reps > outcome.wall_s))
-    return failure(Status::forbidden, "tampering detected: timings inconsistent with the wall clock");
+    return failed_measurement(Status::forbidden, "tampering detected: timings inconsistent with the wall clock");
   return measurement;
 }
 

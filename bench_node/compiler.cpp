@@ -112,12 +112,12 @@ CompileOutcome GccCompiler::compile(const CompileRequest &request) {
   return outcome;
 }
 
-std::string compiler_version(const std::string &cc) {
+std::string query_compiler(const std::string &cc, const std::vector<std::string> &arguments) {
   const auto program = find_executable(cc);
   if (!program) return {};
   ChildSpec spec;
   spec.program = *program;
-  spec.arguments = {"--version"};
+  spec.arguments = arguments;
   spec.environment = inherited_environment();
   set_variable(spec.environment, "LC_ALL", "C");
   spec.limits.address_space_bytes = 1ULL << 30;
@@ -125,7 +125,9 @@ std::string compiler_version(const std::string &cc) {
   spec.deadline_s = 10;
   const ChildOutcome child = run_child(spec);
   if (!child.started || !child.exited || child.exit_code != 0) return {};
-  return first_line(child.output);
+  return first_line(child.output, 4096);
 }
+
+std::string compiler_version(const std::string &cc) { return query_compiler(cc, {"--version"}); }
 
 }  // namespace hpcreward

@@ -54,7 +54,10 @@ class GccCompiler : public Compiler {
 // first line that is not blank.
 std::string first_error_line(const std::string &log);
 
-// The first line of `cc --version` (run as a limited child); empty when it fails.
+// The first line `cc ARGUMENTS...` prints (run as a limited child); empty when it fails.
+std::string query_compiler(const std::string &cc, const std::vector<std::string> &arguments);
+
+// The first line of `cc --version`; empty when it fails.
 std::string compiler_version(const std::string &cc);
 
 }  // namespace hpcreward

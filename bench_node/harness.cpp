@@ -1,13 +1,12 @@
 #include "bench_node/harness.hpp"
 
-#include <time.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <memory>
 
 #include "bench_node/gemm_check.hpp"
+#include "bench_node/monotonic_clock.hpp"
 #include "bench_node/reference_gemm.hpp"
 #include "bench_node/statistics.hpp"
 
@@ -15,12 +14,6 @@ namespace hpcreward {
 
 namespace {
 
-
-double now_s() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
 
 std::string format_number(double value) {
   char text[32];
@@ -79,17 +72,17 @@ Measurement run_harness(MatmulFn<T> matmul, const HarnessConfig &config) {
   };
 
   // Full checks: the nominal shape first, then every check shape.
-  const double verify_start = now_s();
+  const double verify_start = monotonic_seconds();
   std::vector<Shape> shapes{config.nominal};
   shapes.insert(shapes.end(), config.check_shapes.begin(), config.check_shapes.end());
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     Verdict verdict = verify_shape(matmul, shapes[i], config, i + 1, measurement.max_error);
-    measurement.verify_s = now_s() - verify_start;
+    measurement.verify_s = monotonic_seconds() - verify_start;
     if (!verdict.ok()) return fail(verdict);
   }
 
   // Timing at the nominal shape over a ring of buffer sets, fresh values every call.
-  const double time_start = now_s();
+  const double time_start = monotonic_seconds();
   std::vector<std::unique_ptr<Operands<T>>> ring;
   for (int i = 0; i < kTimingRingSize; ++i)
     ring.push_back(std::make_unique<Operands<T>>(
@@ -113,31 +106,31 @@ Measurement run_harness(MatmulFn<T> matmul, const HarnessConfig &config) {
     Verdict verdict =
         check_call(operands, check_rng, config.tolerance, "warm-up call " + std::to_string(warmup_calls));
     if (!verdict.ok()) {
-      measurement.time_s = now_s() - time_start;
+      measurement.time_s = monotonic_seconds() - time_start;
       return fail(verdict);
     }
-  } while (now_s() - time_start < config.timing.warmup_s);
+  } while (monotonic_seconds() - time_start < config.timing.warmup_s);
 
   const StoppingRule stopping(config.timing);
   std::vector<double> samples;
-  const double loop_start = now_s();
+  const double loop_start = monotonic_seconds();
   for (;;) {
     Operands<T> &operands = next_operands();
     std::atomic_signal_fence(std::memory_order_seq_cst);
-    const double start = now_s();
+    const double start = monotonic_seconds();
     operands.call(matmul);
-    const double stop = now_s();
+    const double stop = monotonic_seconds();
     std::atomic_signal_fence(std::memory_order_seq_cst);
     samples.push_back(stop - start);
     Verdict verdict = check_call(operands, check_rng, config.tolerance,
                                  "timed call " + std::to_string(samples.size()));
     if (!verdict.ok()) {
-      measurement.time_s = now_s() - time_start;
+      measurement.time_s = monotonic_seconds() - time_start;
       return fail(verdict);
     }
-    if (stopping.done(samples, now_s() - loop_start)) break;
+    if (stopping.done(samples, monotonic_seconds() - loop_start)) break;
   }
-  measurement.time_s = now_s() - time_start;
+  measurement.time_s = monotonic_seconds() - time_start;
 
   const SampleSummary summary = summarize(samples);
   measurement.status = Status::ok;

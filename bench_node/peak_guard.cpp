@@ -1,22 +1,16 @@
 #include "bench_node/peak_guard.hpp"
 
 #include <cblas.h>
-#include <time.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <vector>
 
+#include "bench_node/monotonic_clock.hpp"
 #include "bench_node/random_fill.hpp"
 
 namespace hpcreward {
 namespace {
-
-double now_s() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
 
 template <typename T, typename Gemm>
 double best_gflops(Gemm gemm) {
@@ -28,9 +22,9 @@ double best_gflops(Gemm gemm) {
   gemm(n, a.data(), b.data(), c.data());  // warm-up: thread team, page faults, caches
   double best = 0;
   for (int call = 0; call < 5; ++call) {
-    const double start = now_s();
+    const double start = monotonic_seconds();
     gemm(n, a.data(), b.data(), c.data());
-    const double seconds = now_s() - start;
+    const double seconds = monotonic_seconds() - start;
     best = std::max(best, 2.0 * n * n * n / seconds / 1e9);
   }
   return best;

@@ -24,13 +24,6 @@
 namespace hpcreward {
 namespace {
 
-Measurement failure(Status status, std::string reason) {
-  Measurement measurement;
-  measurement.status = status;
-  measurement.reason = std::move(reason);
-  return measurement;
-}
-
 std::string read_token(int fd) {
   std::string token;
   char buffer[256];
@@ -61,12 +54,12 @@ Measurement run_candidate(const RunnerArgs &args) {
   void *handle = ::dlopen(args.object_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char *error = ::dlerror();
-    return failure(Status::compile_error,
+    return failed_measurement(Status::compile_error,
                    std::string("cannot load the compiled object: ") + (error ? error : "unknown"));
   }
   ::dlerror();
   void *symbol = ::dlsym(handle, "matmul");
-  if (symbol == nullptr) return failure(Status::format_error, "no matmul entry point");
+  if (symbol == nullptr) return failed_measurement(Status::format_error, "no matmul entry point");
 
   HarnessConfig config;
   config.nominal = args.nominal;
@@ -85,7 +78,7 @@ Measurement run_candidate(const RunnerArgs &args) {
   try {
     install_candidate_filter({.result_fd = args.result_fd, .self = 0});
   } catch (const SandboxError &error) {
-    return failure(Status::runtime_error,
+    return failed_measurement(Status::runtime_error,
                    std::string("could not install the sandbox: ") + error.what());
   }
   if (args.precision == Precision::f64)
@@ -116,9 +109,9 @@ int main(int argc, char **argv) {
   try {
     measurement = run_candidate(args);
   } catch (const std::bad_alloc &) {
-    measurement = failure(Status::runtime_error, "out of memory (memory limit reached)");
+    measurement = failed_measurement(Status::runtime_error, "out of memory (memory limit reached)");
   } catch (const std::exception &error) {
-    measurement = failure(Status::runtime_error, std::string("harness error: ") + error.what());
+    measurement = failed_measurement(Status::runtime_error, std::string("harness error: ") + error.what());
   }
   write_all(args.result_fd, encode_result(token, measurement));
   ::_exit(0);

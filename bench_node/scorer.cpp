@@ -9,13 +9,6 @@ namespace hpcreward {
 
 namespace {
 
-Measurement failure(const Verdict &verdict) {
-  Measurement measurement;
-  measurement.status = verdict.status;
-  measurement.reason = verdict.reason;
-  return measurement;
-}
-
 std::unique_ptr<Compiler> default_compiler(const BenchOptions &options) {
   return std::make_unique<GccCompiler>(gcc_options(options));
 }
@@ -50,17 +43,17 @@ Measurement Scorer::score(const BenchTask &task) {
   try {
     return score_unguarded(task);
   } catch (const std::bad_alloc &) {
-    return failure({Status::runtime_error, "internal error while scoring: out of memory"});
+    return failed_measurement({Status::runtime_error, "internal error while scoring: out of memory"});
   } catch (const std::exception &error) {
-    return failure({Status::runtime_error, std::string("internal error while scoring: ") + error.what()});
+    return failed_measurement({Status::runtime_error, std::string("internal error while scoring: ") + error.what()});
   } catch (...) {
-    return failure({Status::runtime_error, "internal error while scoring"});
+    return failed_measurement({Status::runtime_error, "internal error while scoring"});
   }
 }
 
 Measurement Scorer::score_unguarded(const BenchTask &task) {
   for (const auto &check : checks_)
-    if (Verdict verdict = check->check_source(task); !verdict.ok()) return failure(verdict);
+    if (Verdict verdict = check->check_source(task); !verdict.ok()) return failed_measurement(verdict);
 
   WorkDir directory(options_.work_root, "cand-" + std::to_string(task.sequence));
   if (options_.keep_workdir) directory.keep();
@@ -68,13 +61,13 @@ Measurement Scorer::score_unguarded(const BenchTask &task) {
   const CompileOutcome compiled =
       compiler_->compile({task.source, task.compiler_flags, directory.path()});
   if (!compiled.verdict.ok()) {
-    Measurement measurement = failure(compiled.verdict);
+    Measurement measurement = failed_measurement(compiled.verdict);
     measurement.compile_s = compiled.seconds;
     return measurement;
   }
   for (const auto &check : checks_)
     if (Verdict verdict = check->check_object(task, compiled.object); !verdict.ok()) {
-      Measurement measurement = failure(verdict);
+      Measurement measurement = failed_measurement(verdict);
       measurement.compile_s = compiled.seconds;
       return measurement;
     }

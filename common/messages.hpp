@@ -37,6 +37,17 @@ struct Measurement {
   double time_s = 0;
 };
 
+// A measurement that is only a failure: its status and reason, no timings.
+inline Measurement failed_measurement(Status status, std::string reason) {
+  Measurement measurement;
+  measurement.status = status;
+  measurement.reason = std::move(reason);
+  return measurement;
+}
+inline Measurement failed_measurement(const Verdict &verdict) {
+  return failed_measurement(verdict.status, verdict.reason);
+}
+
 struct BenchResult {
   std::int64_t sequence = 0;
   Measurement measurement;

@@ -9,7 +9,6 @@
 // A report, not a test: speed depends on the machine.
 #include <dlfcn.h>
 #include <sched.h>
-#include <time.h>
 
 #include <algorithm>
 #include <cmath>
@@ -26,6 +25,7 @@
 #include "bench_node/default_checks.hpp"
 #include "bench_node/guarded_buffer.hpp"
 #include "bench_node/harness.hpp"
+#include "bench_node/monotonic_clock.hpp"
 #include "bench_node/random_fill.hpp"
 #include "bench_node/scorer.hpp"
 #include "bench_node/statistics.hpp"
@@ -51,12 +51,6 @@ std::string read_file(const std::filesystem::path &path) {
   std::stringstream text;
   text << file.rdbuf();
   return text.str();
-}
-
-double now_s() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 std::string join(const std::vector<std::string> &words) {
@@ -107,15 +101,15 @@ double standalone_gflops(const std::string &source, const std::vector<std::strin
     matmul(shape.m, shape.n, shape.k, set.a.as<double>().data(), set.b.as<double>().data(),
            set.c.as<double>().data());
   };
-  const double warmup_end = now_s() + 0.2;
+  const double warmup_end = monotonic_seconds() + 0.2;
   int warmup = 0;
   do call(warmup++);
-  while (now_s() < warmup_end);
+  while (monotonic_seconds() < warmup_end);
   std::vector<double> seconds;
   for (int i = 0; i < calls; ++i) {
-    const double start = now_s();
+    const double start = monotonic_seconds();
     call(i);
-    seconds.push_back(now_s() - start);
+    seconds.push_back(monotonic_seconds() - start);
   }
   dlclose(handle);
   sched_setaffinity(0, sizeof allowed, &allowed);

@@ -3,27 +3,15 @@
 #include <fstream>
 #include <sstream>
 
-#include "bench_node/child_process.hpp"
-#include "bench_node/environment.hpp"
+#include "bench_node/compiler.hpp"
 
 namespace hpcreward::source_checks {
 
 namespace {
 
 std::filesystem::path compiler_omp_header(const std::string &cc) {
-  const auto program = find_executable(cc);
-  if (!program) return {};
-  ChildSpec spec;
-  spec.program = *program;
-  spec.arguments = {"-print-file-name=include/omp.h"};
-  spec.environment = inherited_environment();
-  set_variable(spec.environment, "LC_ALL", "C");
-  spec.limits.address_space_bytes = 1ULL << 30;
-  spec.limits.cpu_seconds = 10;
-  spec.deadline_s = 10;
-  const ChildOutcome child = run_child(spec);
-  if (!child.started || !child.exited || child.exit_code != 0) return {};
-  const std::filesystem::path path = first_line(child.output, 4096);
+  const std::filesystem::path path = query_compiler(cc, {"-print-file-name=include/omp.h"});
+  if (path.empty()) return {};
   // Without one, gcc echoes the name back instead of a path.
   std::error_code error;
   if (!path.is_absolute() || !std::filesystem::is_regular_file(path, error)) return {};
