@@ -3,6 +3,7 @@
 #include <chrono>
 #include <new>
 
+#include "bench_node/monotonic_clock.hpp"
 #include "bench_node/work_dir.hpp"
 
 namespace hpcreward {
@@ -52,28 +53,29 @@ Measurement Scorer::score(const BenchTask &task) {
 }
 
 Measurement Scorer::score_unguarded(const BenchTask &task) {
+  // compile_s covers the whole build phase: static checks, compiler, object audit.
+  const double build_start = monotonic_seconds();
+  auto refused = [&](const Verdict &verdict) {
+    Measurement measurement = failed_measurement(verdict);
+    measurement.compile_s = monotonic_seconds() - build_start;
+    return measurement;
+  };
   for (const auto &check : checks_)
-    if (Verdict verdict = check->check_source(task); !verdict.ok()) return failed_measurement(verdict);
+    if (Verdict verdict = check->check_source(task); !verdict.ok()) return refused(verdict);
 
   WorkDir directory(options_.work_root, "cand-" + std::to_string(task.sequence));
   if (options_.keep_workdir) directory.keep();
 
   const CompileOutcome compiled =
       compiler_->compile({task.source, task.compiler_flags, directory.path()});
-  if (!compiled.verdict.ok()) {
-    Measurement measurement = failed_measurement(compiled.verdict);
-    measurement.compile_s = compiled.seconds;
-    return measurement;
-  }
+  if (!compiled.verdict.ok()) return refused(compiled.verdict);
   for (const auto &check : checks_)
-    if (Verdict verdict = check->check_object(task, compiled.object); !verdict.ok()) {
-      Measurement measurement = failed_measurement(verdict);
-      measurement.compile_s = compiled.seconds;
-      return measurement;
-    }
+    if (Verdict verdict = check->check_object(task, compiled.object); !verdict.ok())
+      return refused(verdict);
 
+  const double compile_s = monotonic_seconds() - build_start;
   Measurement measurement = runner_->run({compiled.object, directory.path(), &task});
-  measurement.compile_s = compiled.seconds;
+  measurement.compile_s = compile_s;
   return measurement;
 }
 

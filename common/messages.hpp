@@ -32,9 +32,9 @@ struct Measurement {
   double cv = 0;  // standard deviation / mean of the timed calls
   int reps = 0;   // timed calls
   double max_error = 0;  // worst relative normwise error seen by any check
-  double compile_s = 0;  // wall time split of the whole scoring
-  double verify_s = 0;
-  double time_s = 0;
+  double compile_s = 0;  // wall time split: static checks + compiler + object audit,
+  double verify_s = 0;   // full checks at every shape,
+  double time_s = 0;     // warm-up and timed calls
 };
 
 // A measurement that is only a failure: its status and reason, no timings.

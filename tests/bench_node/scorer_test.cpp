@@ -100,7 +100,9 @@ TEST_F(ScorerTest, CompileThenRunFillsCompileTimeAndCleansUp) {
   scorer.add_check(std::make_unique<FakeCheck>(log, false, false));
   const Measurement m = scorer.score(task);
   EXPECT_EQ(m.status, Status::ok);
-  EXPECT_EQ(m.compile_s, 0.25);
+  // The build phase's own wall clock (checks, compiler, audit), not the compiler's claim.
+  EXPECT_GT(m.compile_s, 0.0);
+  EXPECT_LT(m.compile_s, 0.25);
   EXPECT_EQ(m.verify_s, 0.1);
   EXPECT_EQ(log.events, (std::vector<std::string>{"check_source", "compile", "check_object", "run"}));
   EXPECT_NE(log.directory.filename().string().find("cand-7-"), std::string::npos);
@@ -140,7 +142,7 @@ TEST_F(ScorerTest, ObjectCheckStopsBeforeRunning) {
   scorer.add_check(std::make_unique<FakeCheck>(log, false, true));
   const Measurement m = scorer.score(task);
   EXPECT_EQ(m.status, Status::forbidden);
-  EXPECT_EQ(m.compile_s, 0.25);
+  EXPECT_GT(m.compile_s, 0.0);
   EXPECT_EQ(log.events, (std::vector<std::string>{"check_source", "compile", "check_object"}));
 }
 
@@ -148,7 +150,7 @@ TEST_F(ScorerTest, CompileErrorStops) {
   Scorer scorer = make({Status::compile_error, "cand.c:1: error: nope"});
   const Measurement m = scorer.score(task);
   EXPECT_EQ(m.status, Status::compile_error);
-  EXPECT_EQ(m.compile_s, 0.25);
+  EXPECT_GT(m.compile_s, 0.0);  // the build phase's own wall clock, not the compiler's claim
   EXPECT_EQ(log.events, (std::vector<std::string>{"compile"}));
 }
 
