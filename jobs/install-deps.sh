@@ -9,7 +9,7 @@ packages=(
   libboost-program-options-dev
   libhdf5-dev hdf5-tools
   nlohmann-json3-dev libssl-dev
-  libclang-14-dev libelf-dev libseccomp-dev
+  libclang-14-dev libelf-dev libseccomp-dev libcapstone-dev
   libgtest-dev googletest
   python3 python3-h5py python3-numpy python3-pytest
 )
