@@ -1,0 +1,303 @@
+#include "stages/techniques/source_techniques.hpp"
+
+#include <clang-c/Index.h>
+
+#include <cstdlib>
+#include <map>
+
+#include "bench_node/source_checks/clang_parse.hpp"
+#include "bench_node/source_checks/cursor_utils.hpp"
+#include "bench_node/source_checks/libclang_handles.hpp"
+#include "bench_node/source_checks/parse_arguments.hpp"
+#include "stages/techniques/loop_nest.hpp"
+
+namespace hpcreward::techniques {
+
+namespace sc = hpcreward::source_checks;
+
+namespace {
+
+struct Token {
+  std::string text;
+  CXTokenKind kind;
+};
+
+using Tokens = std::vector<Token>;
+
+Tokens tokens_of(CXTranslationUnit unit, CXCursor cursor) {
+  CXToken *raw = nullptr;
+  unsigned count = 0;
+  clang_tokenize(unit, clang_getCursorExtent(cursor), &raw, &count);
+  Tokens out;
+  for (unsigned i = 0; i < count; ++i)
+    out.push_back({sc::take_string(clang_getTokenSpelling(unit, raw[i])),
+                   clang_getTokenKind(raw[i])});
+  if (raw != nullptr) clang_disposeTokens(unit, raw, count);
+  return out;
+}
+
+unsigned line_of(CXCursor cursor) {
+  unsigned line = 0;
+  clang_getExpansionLocation(clang_getCursorLocation(cursor), nullptr, &line, nullptr, nullptr);
+  return line;
+}
+
+bool in_main_file(CXCursor cursor) {
+  return clang_Location_isFromMainFile(clang_getCursorLocation(cursor)) != 0;
+}
+
+bool starts(const std::string &text, const char *prefix) { return text.rfind(prefix, 0) == 0; }
+
+std::vector<std::string> identifiers(const Tokens &tokens, std::size_t from, std::size_t to) {
+  std::vector<std::string> out;
+  for (std::size_t i = from; i < to && i < tokens.size(); ++i)
+    if (tokens[i].kind == CXToken_Identifier) out.push_back(tokens[i].text);
+  return out;
+}
+
+// Everything the walk gathers; constants are names with an integer value the loop steps may
+// use (object-like macros, const variables and enumerators with a literal value).
+struct Walk {
+  CXTranslationUnit unit;
+  std::map<std::string, long> constants;
+  int omp = 0, avx = 0;
+  std::string omp_evidence, avx_evidence;
+  std::vector<Loop> roots;
+
+  static void note(std::string &evidence, const std::string &what, unsigned line) {
+    if (!evidence.empty()) evidence += "; ";
+    evidence += what + " at line " + std::to_string(line);
+  }
+};
+
+// An integer literal (12, 0x40, 64u) or -1.
+long literal_value(const std::string &text) {
+  char *end = nullptr;
+  const long value = std::strtol(text.c_str(), &end, 0);
+  if (end == text.c_str()) return -1;
+  for (; *end != '\0'; ++end)
+    if (std::string("uUlL").find(*end) == std::string::npos) return -1;
+  return value;
+}
+
+// The value of an expression's tokens [from, to): a literal or a known constant; kNamedStep
+// for a lone unknown name; 0 otherwise.
+long value_of(const Walk &walk, const Tokens &tokens, std::size_t from, std::size_t to) {
+  while (to - from >= 3 && tokens[from].text == "(" && tokens[to - 1].text == ")") ++from, --to;
+  if (to - from != 1) return 0;
+  const Token &token = tokens[from];
+  if (token.kind == CXToken_Literal) {
+    const long value = literal_value(token.text);
+    return value > 0 ? value : 0;
+  }
+  if (token.kind != CXToken_Identifier) return 0;
+  const auto known = walk.constants.find(token.text);
+  return known != walk.constants.end() ? known->second : kNamedStep;
+}
+
+// for ( init ; cond ; inc ): the variable, its start and its step, from the tokens.
+Loop loop_header(const Walk &walk, const Tokens &tokens) {
+  Loop loop;
+  if (tokens.size() < 6 || tokens[0].text != "for" || tokens[1].text != "(") return loop;
+  std::size_t semi[2] = {0, 0}, close = 0, found = 0;
+  int depth = 0;
+  for (std::size_t i = 1; i < tokens.size() && close == 0; ++i) {
+    const std::string &t = tokens[i].text;
+    if (t == "(" || t == "[" || t == "{") ++depth;
+    if (t == ")" || t == "]" || t == "}") {
+      if (--depth == 0) close = i;
+    }
+    if (t == ";" && depth == 1 && found < 2) semi[found++] = i;
+  }
+  if (found != 2 || close == 0) return loop;
+  for (std::size_t i = 2; i < semi[0]; ++i)
+    if (tokens[i].text == "=" && i > 2 && tokens[i - 1].kind == CXToken_Identifier) {
+      loop.var = tokens[i - 1].text;
+      loop.start_names = identifiers(tokens, i + 1, semi[0]);
+      break;
+    }
+  // The increment: v++, ++v, v += N, v = v + N, v = N + v.
+  const std::size_t a = semi[1] + 1, n = close - a;
+  auto text = [&](std::size_t i) { return a + i < close ? tokens[a + i].text : std::string(); };
+  if (n == 2 && ((text(0) == "++" && text(1) != "") || text(1) == "++")) {
+    if (loop.var.empty()) loop.var = text(0) == "++" ? text(1) : text(0);
+    loop.step = 1;
+  } else if (n >= 3 && text(1) == "+=") {
+    if (loop.var.empty()) loop.var = text(0);
+    loop.step = text(0) == loop.var ? value_of(walk, tokens, a + 2, close) : 0;
+  } else if (n == 5 && text(1) == "=" && text(0) == loop.var) {
+    if (text(2) == loop.var && text(3) == "+") loop.step = value_of(walk, tokens, a + 4, close);
+    if (text(4) == loop.var && text(3) == "+") loop.step = value_of(walk, tokens, a + 2, a + 3);
+  }
+  return loop;
+}
+
+// lhs op= f1 * f2 ... : split at the first top-level assignment, then at top-level '*'.
+bool update_of(const Tokens &tokens, Update &update) {
+  int depth = 0;
+  std::size_t assign = 0;
+  for (std::size_t i = 0; i < tokens.size() && assign == 0; ++i) {
+    const std::string &t = tokens[i].text;
+    if (t == "(" || t == "[") ++depth;
+    if (t == ")" || t == "]") --depth;
+    if (depth == 0 && (t == "=" || t == "+=" || t == "-=")) assign = i;
+  }
+  if (assign == 0) return false;
+  std::vector<std::vector<std::string>> factors(1);
+  bool in_factor_with_name = false;
+  depth = 0;
+  for (std::size_t i = assign + 1; i < tokens.size(); ++i) {
+    const std::string &t = tokens[i].text;
+    if (t == "(" || t == "[") ++depth;
+    if (t == ")" || t == "]") --depth;
+    if (depth == 0 && t == "*") {
+      factors.emplace_back();
+    } else if (depth == 0 && (t == "+" || t == "-" || t == ";")) {
+      break;  // only the first product term
+    } else if (tokens[i].kind == CXToken_Identifier) {
+      factors.back().push_back(t);
+      in_factor_with_name = true;
+    }
+  }
+  if (factors.size() < 2 || !in_factor_with_name) return false;
+  update.lhs = identifiers(tokens, 0, assign);
+  // Scalars (alpha * A * B): the last two factors are A and B.
+  update.first = factors[factors.size() - 2];
+  update.second = factors.back();
+  return true;
+}
+
+void record_constant(Walk &walk, CXCursor cursor) {
+  const CXCursorKind kind = clang_getCursorKind(cursor);
+  const std::string name = sc::spelling(cursor);
+  if (kind == CXCursor_EnumConstantDecl) {
+    walk.constants[name] = clang_getEnumConstantDeclValue(cursor);
+  } else if (kind == CXCursor_MacroDefinition && !clang_Cursor_isMacroFunctionLike(cursor)) {
+    const Tokens tokens = tokens_of(walk.unit, cursor);
+    const long value = tokens.size() >= 2 ? value_of(walk, tokens, 1, tokens.size()) : 0;
+    if (value > 0) walk.constants[name] = value;
+  } else if (kind == CXCursor_VarDecl &&
+             clang_isConstQualifiedType(clang_getCursorType(cursor)) != 0) {
+    const Tokens tokens = tokens_of(walk.unit, cursor);
+    for (std::size_t i = 0; i + 1 < tokens.size(); ++i)
+      if (tokens[i].text == "=") {
+        const long value = value_of(walk, tokens, i + 1, tokens.size());
+        if (value > 0) walk.constants[name] = value;
+        break;
+      }
+  }
+}
+
+void walk_cursor(Walk &walk, CXCursor cursor, Loop *loop);
+
+void walk_children(Walk &walk, CXCursor cursor, Loop *loop) {
+  for (CXCursor child : sc::children(cursor)) walk_cursor(walk, child, loop);
+}
+
+void walk_cursor(Walk &walk, CXCursor cursor, Loop *loop) {
+  if (!in_main_file(cursor)) return;  // headers: immintrin.h and omp.h use everything
+  const CXCursorKind kind = clang_getCursorKind(cursor);
+  const std::string name = sc::spelling(cursor);
+  record_constant(walk, cursor);
+  if (sc::take_string(clang_getCursorKindSpelling(kind)).rfind("OMP", 0) == 0 &&
+      clang_isStatement(kind)) {
+    if (walk.omp++ < 3) Walk::note(walk.omp_evidence, sc::take_string(clang_getCursorKindSpelling(kind)), line_of(cursor));
+  } else if (((kind == CXCursor_CallExpr || kind == CXCursor_MacroExpansion) &&
+              starts(name, "_mm512_")) ||
+             (kind == CXCursor_TypeRef && starts(name, "__m512"))) {
+    if (walk.avx++ < 3) Walk::note(walk.avx_evidence, name, line_of(cursor));
+  }
+  if (kind == CXCursor_ForStmt) {
+    Loop header = loop_header(walk, tokens_of(walk.unit, cursor));
+    header.line = line_of(cursor);
+    const std::vector<CXCursor> parts = sc::children(cursor);
+    // The body is the last child. The header's parts are walked too (for OpenMP/AVX uses),
+    // first, as part of the enclosing loop, so nothing is added to `siblings` while `self`
+    // points into it.
+    for (std::size_t i = 0; i + 1 < parts.size(); ++i) walk_cursor(walk, parts[i], loop);
+    std::vector<Loop> &siblings = loop != nullptr ? loop->inner : walk.roots;
+    siblings.push_back(std::move(header));
+    Loop *self = &siblings.back();
+    if (!parts.empty()) walk_cursor(walk, parts.back(), self);
+    return;
+  }
+  if (loop != nullptr &&
+      (kind == CXCursor_CompoundAssignOperator || kind == CXCursor_BinaryOperator)) {
+    Update update;
+    if (update_of(tokens_of(walk.unit, cursor), update)) {
+      update.line = line_of(cursor);
+      loop->updates.push_back(std::move(update));
+      return;
+    }
+  }
+  walk_children(walk, cursor, loop);
+}
+
+// One parse; null when libclang gave no translation unit.
+sc::TranslationUnitHandle parse(CXIndex index, const std::string &source,
+                                const std::vector<std::string> &flags,
+                                const std::filesystem::path &omp_include_dir) {
+  const std::vector<std::string> arguments = sc::clang_arguments(flags, omp_include_dir);
+  std::vector<const char *> argv;
+  for (const std::string &argument : arguments) argv.push_back(argument.c_str());
+  CXUnsavedFile file{sc::kCandidateFile, source.data(), static_cast<unsigned long>(source.size())};
+  CXTranslationUnit raw = nullptr;
+  // DetailedPreprocessingRecord: macro definitions (tile sizes) and expansions (the
+  // intrinsics gcc and clang define as macros) become cursors.
+  const CXErrorCode code = clang_parseTranslationUnit2(
+      index, sc::kCandidateFile, argv.data(), static_cast<int>(argv.size()), &file, 1,
+      CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord, &raw);
+  return sc::TranslationUnitHandle(code == CXError_Success ? raw : nullptr);
+}
+
+Walk walk_unit(CXTranslationUnit unit) {
+  Walk walk{unit, {}, 0, 0, {}, {}, {}};
+  walk_children(walk, clang_getTranslationUnitCursor(unit), nullptr);
+  return walk;
+}
+
+void append(std::string &evidence, const std::string &more) {
+  if (more.empty()) return;
+  if (!evidence.empty()) evidence += "; ";
+  evidence += more;
+}
+
+}  // namespace
+
+SourceTechniques detect_in_source(const std::string &source,
+                                  const std::vector<std::string> &compiler_flags,
+                                  const std::filesystem::path &omp_include_dir) {
+  SourceTechniques out;
+  const sc::IndexHandle index(clang_createIndex(0, 0));
+  const sc::TranslationUnitHandle unit = parse(index.get(), source, compiler_flags, omp_include_dir);
+  if (!unit) return out;
+  out.parsed = true;
+  const Walk as_compiled = walk_unit(unit.get());
+  out.omp_directives = as_compiled.omp;
+  append(out.evidence, as_compiled.omp_evidence);
+  // libclang does not visit the statements inside an OpenMP region (a CapturedStmt shows
+  // only its captures), so intrinsics and loops are read from a second parse with OpenMP
+  // off, where the pragmas are ignored and the loops are plain statements.
+  bool openmp = false;
+  for (const std::string &flag : compiler_flags)
+    openmp = flag.rfind("-fopenmp", 0) == 0 ? true : flag == "-fno-openmp" ? false : openmp;
+  std::vector<std::string> serial_flags = compiler_flags;
+  serial_flags.push_back("-fno-openmp");
+  const sc::TranslationUnitHandle serial_unit =
+      openmp ? parse(index.get(), source, serial_flags, omp_include_dir) : nullptr;
+  const Walk serial = serial_unit ? walk_unit(serial_unit.get()) : openmp ? Walk{} : as_compiled;
+  out.avx512_uses = serial.avx;
+  append(out.evidence, serial.avx_evidence);
+  const BlockingFacts blocking = find_blocking(serial.roots);
+  out.blocking = blocking.blocking;
+  out.tile_sizes = blocking.tile_sizes;
+  append(out.evidence, blocking.evidence);
+  unsigned line = 0;
+  out.loop_order = find_loop_order(serial.roots, &line);
+  if (!out.loop_order.empty())
+    append(out.evidence, "loop order " + out.loop_order + " for the update at line " +
+                             std::to_string(line));
+  return out;
+}
+
+}  // namespace hpcreward::techniques

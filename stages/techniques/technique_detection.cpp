@@ -1,0 +1,47 @@
+#include "stages/techniques/technique_detection.hpp"
+
+#include <sstream>
+
+namespace hpcreward::techniques {
+
+TechniqueDescriptor combine(const SourceTechniques &source, const ObjectTechniques &object) {
+  TechniqueDescriptor out;
+  out.openmp = source.omp_directives > 0 && !object.omp_imports.empty();
+  out.avx512 = source.avx512_uses > 0 && object.zmm_instructions > 0;
+  out.blocking = source.blocking;
+  out.loop_order = source.loop_order;
+  out.tile_sizes = source.tile_sizes;
+  std::ostringstream evidence;
+  evidence << "source: " << (source.parsed ? source.evidence : "not parsed");
+  if (source.parsed && source.evidence.empty()) evidence << "nothing";
+  evidence << " | object: ";
+  if (!object.read) {
+    evidence << "not read (" << object.error << ")";
+  } else {
+    evidence << object.omp_imports.size() << " OpenMP imports";
+    if (!object.omp_imports.empty()) evidence << " (" << object.omp_imports.front() << ", ...)";
+    evidence << ", " << object.zmm_instructions << " zmm instructions";
+    if (object.zmm_instructions > 0)
+      evidence << " (first at 0x" << std::hex << object.first_zmm_address << std::dec << ": "
+               << object.first_zmm_instruction << ")";
+  }
+  out.evidence = evidence.str();
+  return out;
+}
+
+std::vector<std::string> technique_names(const TechniqueDescriptor &descriptor) {
+  std::vector<std::string> names;
+  if (descriptor.openmp) names.emplace_back("openmp");
+  if (descriptor.avx512) names.emplace_back("avx512");
+  if (descriptor.blocking) names.emplace_back("blocking");
+  return names;
+}
+
+nlohmann::json to_json(const TechniqueDescriptor &descriptor) {
+  return {{"techniques", technique_names(descriptor)},
+          {"loop_order", descriptor.loop_order},
+          {"tile_sizes", descriptor.tile_sizes},
+          {"evidence", descriptor.evidence}};
+}
+
+}  // namespace hpcreward::techniques

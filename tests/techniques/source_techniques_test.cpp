@@ -1,0 +1,78 @@
+// The syntax-tree side: what libclang shows for each candidate, comments and strings never
+// counting.
+#include "stages/techniques/source_techniques.hpp"
+
+#include <gtest/gtest.h>
+
+#include "tests/techniques/candidates.hpp"
+
+namespace hpcreward::techniques {
+namespace {
+
+using namespace testing;
+
+const std::vector<std::string> kO3 = {"-O3"};
+const std::vector<std::string> kOmp = {"-O3", "-fopenmp"};
+const std::vector<std::string> kAvx = {"-O3", "-mavx512f"};
+
+TEST(SourceTechniques, OpenmpDirectiveNeedsTheFlag) {
+  EXPECT_GT(detect_in_source(kOpenmp, kOmp).omp_directives, 0);
+  // Without -fopenmp the pragma compiles away, and clang builds no directive.
+  EXPECT_EQ(detect_in_source(kOpenmp, kO3).omp_directives, 0);
+  EXPECT_EQ(detect_in_source(kPlainIkj, kOmp).omp_directives, 0);
+}
+
+TEST(SourceTechniques, Avx512Intrinsics) {
+  const SourceTechniques found = detect_in_source(kAvx512, kAvx);
+  EXPECT_GT(found.avx512_uses, 0);
+  EXPECT_NE(found.evidence.find("_mm512_"), std::string::npos) << found.evidence;
+  // Parsed without the target flags the uses are still seen (gcc would refuse to compile).
+  EXPECT_GT(detect_in_source(kAvx512, kO3).avx512_uses, 0);
+  EXPECT_EQ(detect_in_source(kPlainIkj, kAvx).avx512_uses, 0);
+}
+
+TEST(SourceTechniques, CommentsAndStringsNeverCount) {
+  const SourceTechniques found = detect_in_source(kMentionsOnly, {"-O3", "-fopenmp", "-mavx512f"});
+  EXPECT_TRUE(found.parsed);
+  EXPECT_EQ(found.omp_directives, 0);
+  EXPECT_EQ(found.avx512_uses, 0);
+  EXPECT_FALSE(found.blocking);
+  EXPECT_EQ(found.loop_order, "ikj");
+}
+
+TEST(SourceTechniques, LoopOrder) {
+  EXPECT_EQ(detect_in_source(kPlainIjk, kO3).loop_order, "ijk");
+  EXPECT_EQ(detect_in_source(kPlainIkj, kO3).loop_order, "ikj");
+  EXPECT_EQ(detect_in_source(kOpenmp, kOmp).loop_order, "ikj");
+}
+
+TEST(SourceTechniques, TwoLevelBlocking) {
+  const SourceTechniques found = detect_in_source(kBlocked2, kO3);
+  EXPECT_TRUE(found.blocking) << found.evidence;
+  EXPECT_EQ(found.tile_sizes, (std::vector<int>{64, 32})) << found.evidence;
+  EXPECT_EQ(found.loop_order, "ikj");
+}
+
+TEST(SourceTechniques, ThreeLevelBlocking) {
+  const SourceTechniques found = detect_in_source(kBlocked3, kO3);
+  EXPECT_TRUE(found.blocking) << found.evidence;
+  EXPECT_EQ(found.tile_sizes, (std::vector<int>{128, 256, 64})) << found.evidence;
+  EXPECT_EQ(found.loop_order, "ikj");
+}
+
+TEST(SourceTechniques, NoBlockingInPlainOrUnrolledLoops) {
+  EXPECT_FALSE(detect_in_source(kPlainIjk, kO3).blocking);
+  EXPECT_FALSE(detect_in_source(kUnrolledNotTiled, kO3).blocking);
+  EXPECT_FALSE(detect_in_source(kAvx512, kAvx).blocking);
+}
+
+TEST(SourceTechniques, BrokenSourceDetectsNothing) {
+  const SourceTechniques found = detect_in_source(kBroken, kOmp);
+  EXPECT_EQ(found.omp_directives, 0);
+  EXPECT_EQ(found.avx512_uses, 0);
+  EXPECT_FALSE(found.blocking);
+  EXPECT_EQ(detect_in_source("", kO3).loop_order, "");
+}
+
+}  // namespace
+}  // namespace hpcreward::techniques
