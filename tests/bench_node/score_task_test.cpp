@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/quick_bench_options.hpp"
+
 #include "bench_node/work_dir.hpp"
 
 namespace hpcreward {
@@ -54,15 +56,7 @@ int processes_mentioning(const std::string &text) {
 class ScoreTask : public ::testing::Test {
  protected:
   void SetUp() override {
-    options.runner = HPCREWARD_RUNNER_PATH;
-    options.work_root = std::filesystem::path(::testing::TempDir()) /
-                        ("hpcreward-score-test-" + std::to_string(::getpid()));
-    options.run_timeout_s = 20;
-    options.compile_timeout_s = 20;
-    options.timing.warmup_s = 0.01;
-    options.timing.time_cap_s = 0.2;
-    options.timing.min_reps = 5;
-    options.timing.max_reps = 200;
+    options = quick_bench_options(HPCREWARD_RUNNER_PATH, "hpcreward-score-test");
   }
   void TearDown() override { remove_tree(options.work_root); }
 

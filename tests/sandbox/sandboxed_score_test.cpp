@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/quick_bench_options.hpp"
+
 #include "bench_node/work_dir.hpp"
 
 namespace hpcreward {
@@ -43,15 +45,7 @@ const char kSigsysReason[] =
 class SandboxedScore : public ::testing::Test {
  protected:
   void SetUp() override {
-    options.runner = HPCREWARD_RUNNER_PATH;
-    options.work_root = fs::path(::testing::TempDir()) /
-                        ("hpcreward-sandbox-score-test-" + std::to_string(::getpid()));
-    options.run_timeout_s = 20;
-    options.compile_timeout_s = 20;
-    options.timing.warmup_s = 0.01;
-    options.timing.time_cap_s = 0.2;
-    options.timing.min_reps = 5;
-    options.timing.max_reps = 200;
+    options = quick_bench_options(HPCREWARD_RUNNER_PATH, "hpcreward-sandbox-score-test");
     outside = fs::path(::testing::TempDir()) /
               ("hpcreward-sandbox-outside-" + std::to_string(::getpid()));
     fs::create_directories(outside);
