@@ -18,6 +18,10 @@ namespace hpcreward {
 // from one scoring to the next: L2 set conflicts of unlucky pages).
 inline constexpr int kTimingRingSize = 8;
 
+// Full checks call the candidate this often per shape, on the same buffers, fresh values
+// each time.
+inline constexpr int kVerifyCallsPerShape = 2;
+
 struct HarnessConfig {
   Shape nominal;
   std::vector<Shape> check_shapes;
@@ -33,7 +37,8 @@ struct HarnessConfig {
 template <typename T>
 Measurement run_harness(MatmulFn<T> matmul, const HarnessConfig &config);
 
-// One full check: fresh buffers and inputs, NaN-poisoned output, OpenBLAS reference.
+// One full check: fresh buffers, then kVerifyCallsPerShape calls with fresh inputs and a
+// NaN-poisoned output each, every result compared with OpenBLAS.
 // Adds the normwise error to `max_error`.
 template <typename T>
 Verdict verify_shape(MatmulFn<T> matmul, const Shape &shape, const HarnessConfig &config,

@@ -71,24 +71,42 @@ TEST(Harness, WrongAtTheNominalShape) {
 }
 
 TEST(Harness, EveryWarmupAndTimedOutputIsChecked) {
-  // 3 verification calls, then warm-up and timed calls: break the 10th call, then the 4th.
-  for (int broken : {10, 4}) {
+  // 6 verification calls (2 per shape), then warm-up and timed calls: break the 13th call,
+  // then the 7th.
+  for (int broken : {13, 7}) {
     calls_until_wrong = broken;
     HarnessConfig c = config();
-    c.timing.warmup_s = 0;  // one warm-up call, so the 10th call is a timed one
+    c.timing.warmup_s = 0;  // one warm-up call, so the 13th call is a timed one
     c.timing.min_reps = 10;
     const Measurement m = run_harness<double>(&wrong_on_a_later_call, c);
     EXPECT_EQ(m.status, Status::wrong_answer);
-    const char *expected = broken == 10 ? "timed call 6 gave a wrong result" : "warm-up call 1 gave a wrong result";
+    const char *expected = broken == 13 ? "timed call 6 gave a wrong result" : "warm-up call 1 gave a wrong result";
     EXPECT_NE(m.reason.find(expected), std::string::npos) << m.reason;
   }
 }
 
 TEST(Harness, WrongOnlyOnACheckShapeNamesIt) {
-  calls_until_wrong = 2;  // the first check shape
+  calls_until_wrong = 3;  // the first check shape
   const Measurement m = run_harness<double>(&wrong_on_a_later_call, config());
   EXPECT_EQ(m.status, Status::wrong_answer);
   EXPECT_NE(m.reason.find("33x35x37"), std::string::npos) << m.reason;
+}
+
+// Replays the first result it computed for a given output pointer.
+const double *remembered_c = nullptr;
+void replays_by_pointer(int m, int n, int k, const double *a, const double *b, double *c) {
+  if (c == remembered_c) return;  // the NaN poison stays, or the old values would
+  ikj(m, n, k, a, b, c);
+  remembered_c = c;
+}
+
+TEST(Harness, PointerKeyedCacheIsCaughtBeforeTiming) {
+  remembered_c = nullptr;
+  HarnessConfig c = config();
+  c.timing.min_reps = 1;  // whatever the timing loop does, verification alone catches it
+  const Measurement m = run_harness<double>(&replays_by_pointer, c);
+  EXPECT_EQ(m.status, Status::wrong_answer);
+  EXPECT_NE(m.reason.find("same buffers, new values"), std::string::npos) << m.reason;
 }
 
 }  // namespace
