@@ -7,6 +7,7 @@
 
 #include "common/problem.hpp"
 #include "common/status.hpp"
+#include "common/technique_summary.hpp"
 
 namespace hpcreward {
 
@@ -17,6 +18,8 @@ struct BenchTask {
   Problem problem;
   std::string stage;
   std::vector<std::string> compiler_flags;
+  std::vector<std::string> techniques_allowed;   // the stage's rules, checked on the rank
+  std::vector<std::string> techniques_required;  // against what detection finds
   std::string source;
   std::uint64_t seed = 0;  // inputs are drawn from this seed
 };
@@ -35,6 +38,7 @@ struct Measurement {
   double compile_s = 0;  // wall time split: static checks + compiler + object audit,
   double verify_s = 0;   // full checks at every shape,
   double time_s = 0;     // warm-up and timed calls
+  TechniqueSummary techniques;  // filled once the candidate compiled
 };
 
 // A measurement that is only a failure: its status and reason, no timings.
@@ -64,6 +68,7 @@ struct RankInfo {
   std::string blas_version;
   double peak_gflops_f64 = 0;  // OpenBLAS dgemm on the rank's CPUs, measured at start
   double peak_gflops_f32 = 0;  // OpenBLAS sgemm likewise
+  bool avx512 = false;  // the rank's CPU runs AVX-512F code (and the rank was not told otherwise)
 };
 
 }  // namespace hpcreward

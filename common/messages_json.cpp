@@ -34,10 +34,26 @@ void from_json(const json &in, Problem &problem) {
   problem.tolerance = in.at("tolerance").get<double>();
 }
 
+void to_json(json &out, const TechniqueSummary &summary) {
+  out = json{{"detected", summary.detected},     {"techniques", summary.techniques},
+             {"loop_order", summary.loop_order}, {"tile_sizes", summary.tile_sizes},
+             {"evidence", summary.evidence}};
+}
+
+void from_json(const json &in, TechniqueSummary &summary) {
+  summary.detected = in.at("detected").get<bool>();
+  summary.techniques = in.at("techniques").get<std::vector<std::string>>();
+  summary.loop_order = in.at("loop_order").get<std::string>();
+  summary.tile_sizes = in.at("tile_sizes").get<std::vector<int>>();
+  summary.evidence = in.at("evidence").get<std::string>();
+}
+
 void to_json(json &out, const BenchTask &task) {
   out = json{{"sequence", task.sequence}, {"candidate_id", task.candidate_id},
              {"problem", task.problem},   {"stage", task.stage},
              {"compiler_flags", task.compiler_flags},
+             {"techniques_allowed", task.techniques_allowed},
+             {"techniques_required", task.techniques_required},
              {"source", task.source},     {"seed", task.seed}};
 }
 
@@ -47,6 +63,8 @@ void from_json(const json &in, BenchTask &task) {
   task.problem = in.at("problem").get<Problem>();
   task.stage = in.at("stage").get<std::string>();
   task.compiler_flags = in.at("compiler_flags").get<std::vector<std::string>>();
+  task.techniques_allowed = in.at("techniques_allowed").get<std::vector<std::string>>();
+  task.techniques_required = in.at("techniques_required").get<std::vector<std::string>>();
   task.source = in.at("source").get<std::string>();
   task.seed = in.at("seed").get<std::uint64_t>();
 }
@@ -55,7 +73,8 @@ void to_json(json &out, const Measurement &m) {
   out = json{{"status", to_string(m.status)}, {"reason", m.reason},     {"gflops", m.gflops},
              {"median_s", m.median_s},        {"min_s", m.min_s},       {"iqr_s", m.iqr_s},
              {"cv", m.cv},                    {"reps", m.reps},         {"max_error", m.max_error},
-             {"compile_s", m.compile_s},      {"verify_s", m.verify_s}, {"time_s", m.time_s}};
+             {"compile_s", m.compile_s},      {"verify_s", m.verify_s}, {"time_s", m.time_s},
+             {"techniques", m.techniques}};
 }
 
 void from_json(const json &in, Measurement &m) {
@@ -73,6 +92,7 @@ void from_json(const json &in, Measurement &m) {
   m.compile_s = in.at("compile_s").get<double>();
   m.verify_s = in.at("verify_s").get<double>();
   m.time_s = in.at("time_s").get<double>();
+  m.techniques = in.at("techniques").get<TechniqueSummary>();
 }
 
 void to_json(json &out, const BenchResult &result) {
@@ -90,7 +110,8 @@ void from_json(const json &in, BenchResult &result) {
 void to_json(json &out, const RankInfo &info) {
   out = json{{"rank", info.rank}, {"host", info.host}, {"cores", info.cores},
              {"compiler_version", info.compiler_version}, {"blas_version", info.blas_version},
-             {"peak_gflops_f64", info.peak_gflops_f64}, {"peak_gflops_f32", info.peak_gflops_f32}};
+             {"peak_gflops_f64", info.peak_gflops_f64}, {"peak_gflops_f32", info.peak_gflops_f32},
+             {"avx512", info.avx512}};
 }
 
 void from_json(const json &in, RankInfo &info) {
@@ -101,6 +122,7 @@ void from_json(const json &in, RankInfo &info) {
   info.blas_version = in.at("blas_version").get<std::string>();
   info.peak_gflops_f64 = in.value("peak_gflops_f64", 0.0);
   info.peak_gflops_f32 = in.value("peak_gflops_f32", 0.0);
+  info.avx512 = in.value("avx512", false);
 }
 
 }  // namespace hpcreward

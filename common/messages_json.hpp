@@ -11,6 +11,8 @@ void to_json(nlohmann::json &out, const Shape &shape);
 void from_json(const nlohmann::json &in, Shape &shape);
 void to_json(nlohmann::json &out, const Problem &problem);
 void from_json(const nlohmann::json &in, Problem &problem);
+void to_json(nlohmann::json &out, const TechniqueSummary &summary);
+void from_json(const nlohmann::json &in, TechniqueSummary &summary);
 void to_json(nlohmann::json &out, const BenchTask &task);
 void from_json(const nlohmann::json &in, BenchTask &task);
 void to_json(nlohmann::json &out, const Measurement &measurement);

@@ -97,9 +97,16 @@ std::vector<RewardRow> ScoringRun::score(std::vector<PreparedCandidate> candidat
       const PreparedCandidate &candidate = candidates[assignment->sequence];
       const Problem *problem = find_problem(candidate.problem);
       const Stage *stage = find_stage(candidate.stage);
-      BenchTask task{assignment->sequence, candidate.id, *problem, stage->name,
-                     stage->compiler_flags, candidate.code,
-                     candidate_seed(context_.seed, assignment->sequence)};
+      BenchTask task;
+      task.sequence = assignment->sequence;
+      task.candidate_id = candidate.id;
+      task.problem = *problem;
+      task.stage = stage->name;
+      task.compiler_flags = stage->compiler_flags;
+      task.techniques_allowed = stage->techniques_allowed;
+      task.techniques_required = stage->techniques_required;
+      task.source = candidate.code;
+      task.seed = candidate_seed(context_.seed, assignment->sequence);
       transport_.send_task(assignment->rank, task);
     }
     BenchResult result = transport_.receive_result();

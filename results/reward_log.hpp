@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "results/log_records.hpp"
 #include "results/provenance.hpp"
 #include "results/reward_row.hpp"
 
@@ -36,9 +37,18 @@ class RewardLogWriter {
   RewardLogWriter(const RewardLogWriter &) = delete;
   RewardLogWriter &operator=(const RewardLogWriter &) = delete;
 
+  // Reopens an existing log to go on writing it (a resumed run): clears the "open for
+  // writing" mark a crashed writer left, checks the schema version, starts SWMR writing.
+  // Throws std::runtime_error naming the file and what to do.
+  struct Resume {};
+  RewardLogWriter(const std::filesystem::path &path, Resume);
+
   // Appends one row and, if its source_sha256 is new to this file, the source text.
   // Flushes so that a reader (or a crash) sees every appended row.
   void append(const RewardRow &row, std::string_view source);
+  // Each appends one record to /stage_events or /archive and flushes.
+  void append_event(const StageEventRecord &event);
+  void append_archive(const ArchiveRecord &record);
 
   std::size_t rows() const;
 
@@ -51,5 +61,7 @@ class RewardLogWriter {
 std::vector<RewardRow> read_rewards(const std::filesystem::path &path);
 Provenance read_provenance(const std::filesystem::path &path);
 std::optional<std::string> read_source(const std::filesystem::path &path, std::string_view sha256);
+std::vector<StageEventRecord> read_stage_events(const std::filesystem::path &path);
+std::vector<ArchiveRecord> read_archive(const std::filesystem::path &path);
 
 }  // namespace hpcreward

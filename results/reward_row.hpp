@@ -28,6 +28,11 @@ struct RewardRow {
   std::string host;           // at most 64 bytes
   double time = 0;            // seconds since the Unix epoch when the row was written
   std::uint64_t seed = 0;     // seed of the inputs
+  // Schema v2 (issue 4): the technique descriptor and what the row did to the archive.
+  std::string techniques;     // "openmp+avx512", "plain"; empty when detection did not run
+  std::string loop_order;     // at most 8 bytes: "ikj", ...; empty when unknown
+  std::string tile_sizes;     // at most 32 bytes: "64x64"; empty when none
+  std::string archive;        // "new_niche", "new_elite" or empty
 };
 
 }  // namespace hpcreward
