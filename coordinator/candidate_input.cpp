@@ -1,10 +1,11 @@
 #include "coordinator/candidate_input.hpp"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "common/problem.hpp"
 #include "coordinator/code_extraction.hpp"
-#include "stages/stage.hpp"
 
 namespace hpcreward {
 namespace {
@@ -21,6 +22,12 @@ bool read_string(const json &object, const char *key, std::string *out, std::str
   }
   *out = it->get<std::string>();
   return true;
+}
+
+std::string join(const std::vector<std::string> &names) {
+  std::string text;
+  for (const std::string &name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
 }
 
 Verdict reject(std::string reason) { return {Status::format_error, std::move(reason)}; }
@@ -49,10 +56,11 @@ Verdict fill_fields(const json &object, const CandidateDefaults &defaults,
     return reject("missing \"problem\" (and no --problem default); known: " + known_problem_ids());
   if (!find_problem(candidate->problem))
     return reject("unknown problem \"" + candidate->problem + "\"; known: " + known_problem_ids());
-  if (candidate->stage.empty())
-    return reject("missing \"stage\" (and no --stage default); known: " + known_stage_names());
-  if (!find_stage(candidate->stage))
-    return reject("unknown stage \"" + candidate->stage + "\"; known: " + known_stage_names());
+  candidate->stage_named = !candidate->stage.empty();
+  if (candidate->stage_named &&
+      std::find(defaults.known_stages.begin(), defaults.known_stages.end(), candidate->stage) ==
+          defaults.known_stages.end())
+    return reject("unknown stage \"" + candidate->stage + "\"; known: " + join(defaults.known_stages));
 
   const bool has_source = object.contains("source") && !object["source"].is_null();
   const bool has_completion = object.contains("completion") && !object["completion"].is_null();

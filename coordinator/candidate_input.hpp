@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status.hpp"
 
@@ -13,7 +14,8 @@ inline constexpr std::size_t kMaxCandidateIdBytes = 64;
 
 struct CandidateDefaults {
   std::string problem;   // for lines without "problem"
-  std::string stage;     // for lines without "stage" (the line's own stage wins)
+  std::string stage;     // for lines without "stage"; empty: decided when the batch starts
+  std::vector<std::string> known_stages;  // a line's "stage" must be one of these
   std::string batch_id;  // for lines without "batch_id"
   std::size_t max_source_bytes = 0;
 };
@@ -22,7 +24,8 @@ struct PreparedCandidate {
   std::string id;
   std::string batch_id;
   std::string problem;
-  std::string stage;
+  std::string stage;  // empty until its batch starts: the problem's current stage then
+  bool stage_named = false;  // the line (or --stage) chose the stage, not the ladder
   std::string code;  // the C source to benchmark; empty when the verdict is not ok
   Verdict verdict;   // ok: benchmark it; otherwise this is its row's status and reason
 };

@@ -9,6 +9,8 @@ class LogSink : public RowSink {
  public:
   explicit LogSink(RewardLogWriter &writer) : writer_(writer) {}
   void append(const RewardRow &row, std::string_view source) override { writer_.append(row, source); }
+  void append_event(const StageEventRecord &event) override { writer_.append_event(event); }
+  void append_archive(const ArchiveRecord &record) override { writer_.append_archive(record); }
 
  private:
   RewardLogWriter &writer_;

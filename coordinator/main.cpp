@@ -1,8 +1,10 @@
-// hpcreward-coordinator: rank 0. Reads candidates, scores them on the benchmark ranks
-// (every other rank of the MPI world runs hpcreward-bench) and writes OUT/rewards.h5.
+// hpcreward-coordinator: rank 0. Reads candidates, scores them batch by batch on the
+// benchmark ranks (every other rank of the MPI world runs hpcreward-bench), moves each
+// problem up the stage ladder and writes OUT/rewards.h5 (or goes on with it: --resume).
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -12,52 +14,116 @@
 #include "coordinator/mpi_transport.hpp"
 #include "coordinator/options.hpp"
 #include "coordinator/provenance_builder.hpp"
+#include "coordinator/run_report.hpp"
 #include "coordinator/scoring_run.hpp"
 #include "results/summary.hpp"
 
 namespace hpcreward {
 namespace {
 
-void print_progress(const RewardRow &row, std::size_t done, std::size_t total) {
-  std::printf("[%zu/%zu] %-24s %-8s %-6s %-20s reward %9.2f", done, total, row.candidate_id.c_str(),
-              row.problem.c_str(), row.stage.c_str(), row.status.c_str(), row.reward);
-  if (row.status == "ok")
-    std::printf("  %.2f GFLOPS (median %.3f ms, cv %.3f, rank %d)", row.gflops, row.median_s * 1e3,
-                row.cv, row.rank);
-  else
-    std::printf("  %s", row.reason.substr(0, 100).c_str());
-  std::printf("\n");
+void print_line(const std::string &line) {
+  std::printf("%s\n", line.c_str());
   std::fflush(stdout);
 }
 
-int run(const CoordinatorOptions &options, int world_size) {
+// What a resumed run's log already holds.
+struct LoggedRun {
+  std::vector<RewardRow> rows;
+  std::vector<StageEventRecord> events;
+  std::vector<ArchiveRecord> archive;
+  Provenance provenance;
+};
+
+LoggedRun read_logged_run(const std::filesystem::path &log_path) {
+  LoggedRun logged;
+  logged.provenance = read_provenance(log_path);
+  logged.rows = read_rewards(log_path);
+  logged.events = read_stage_events(log_path);
+  logged.archive = read_archive(log_path);
+  return logged;
+}
+
+// Under the `refuse` policy a ladder this host cannot fully run stops the run here.
+void check_host_support(const SqdState &state) {
+  for (const UnsupportedStage &stage : state.unsupported()) {
+    if (state.config().avx512_unsupported == UnsupportedPolicy::refuse)
+      throw std::runtime_error(stage.reason + "; the ladder says \"avx512_unsupported\": \"refuse\". "
+                               "Run on ranks with AVX-512, or set it to \"skip\"");
+    print_line("note: " + stage.reason + "; problems skip it (avx512_unsupported: skip)");
+  }
+}
+
+int run(CoordinatorOptions options, int world_size) {
   if (world_size < 2)
     throw std::runtime_error("no benchmark ranks: start hpcreward-bench beside the coordinator "
                              "(jobs/local.sh does this)");
+  const std::filesystem::path log_path = options.out / "rewards.h5";
+  const bool log_exists = std::filesystem::exists(log_path);
+  if (options.resume && !log_exists)
+    throw std::invalid_argument("--resume: " + log_path.string() + " does not exist; start without --resume");
+  if (!options.resume && log_exists)
+    throw std::invalid_argument(log_path.string() + " already exists: add --resume to go on with it, or choose a new --out");
+  LoggedRun logged;
+  if (options.resume) {
+    logged = read_logged_run(log_path);
+    // The same seed again: a candidate scored now gets the inputs it would have got before.
+    options.seed = std::stoull(logged.provenance.seed);
+  }
   std::filesystem::create_directories(options.out);
   std::ofstream(options.out / "coordinator.pid") << getpid() << "\n";
 
-  CandidateDefaults defaults{options.problem, options.stage, options.batch_id, options.max_source_bytes};
+  CandidateDefaults defaults;
+  defaults.problem = options.problem;
+  defaults.stage = options.stage;
+  defaults.batch_id = options.batch_id;
+  defaults.max_source_bytes = options.max_source_bytes;
+  for (const StageSpec &stage : options.ladder.stages) defaults.known_stages.push_back(stage.name);
   std::vector<PreparedCandidate> candidates = read_candidate_file(options.candidates, defaults);
   std::vector<RankInfo> ranks =
       gather_rank_info(world_size, std::chrono::seconds(options.rank_start_timeout_s));
+  const bool host_has_avx512 =
+      std::all_of(ranks.begin(), ranks.end(), [](const RankInfo &rank) { return rank.avx512; });
 
-  const std::filesystem::path log_path = options.out / "rewards.h5";
-  RewardLogWriter writer(log_path, build_provenance(options, ranks));
-  LogSink sink(writer);
-  MpiTransport transport;
   ScoringContext context;
-  for (const RankInfo &info : ranks) context.ranks.push_back(info.rank);
+  for (const RankInfo &info : ranks) {
+    context.ranks.push_back(info.rank);
+    context.rank_info[info.rank] = info;
+  }
   context.host = this_host();
   context.seed = options.seed;
 
-  std::printf("hpcreward: scoring %zu candidates on %zu benchmark ranks -> %s\n", candidates.size(),
-              ranks.size(), log_path.c_str());
-  ScoringRun scoring(transport, sink, options.rewards, context, print_progress);
-  std::vector<RewardRow> rows = scoring.score(std::move(candidates));
+  std::vector<ArchiveRecord> missing_archive;
+  SqdState sqd = options.resume
+      ? SqdState::rebuild(options.ladder, host_has_avx512, logged.rows, logged.events, logged.archive,
+                          [&](const RewardRow &row) { return rank_blas_gflops(context.rank_info, row.rank, row.problem); },
+                          missing_archive)
+      : SqdState(options.ladder, host_has_avx512);
+  check_host_support(sqd);
+
+  std::unique_ptr<RewardLogWriter> writer =
+      options.resume ? std::make_unique<RewardLogWriter>(log_path, RewardLogWriter::Resume{})
+                     : std::make_unique<RewardLogWriter>(log_path, build_provenance(options, ranks));
+  for (const ArchiveRecord &record : missing_archive) writer->append_archive(record);
+  LogSink sink(*writer);
+  MpiTransport transport;
+
+  std::printf("hpcreward: %s %zu candidates on %zu benchmark ranks, ladder %s -> %s\n",
+              options.resume ? "resuming" : "scoring", candidates.size(), ranks.size(),
+              options.ladder_source.c_str(), log_path.c_str());
+  if (options.resume)
+    std::printf("resume: the log holds %zu rows, %zu stage events; their candidates are not scored again\n%s",
+                logged.rows.size(), logged.events.size(), format_sqd_state(sqd).c_str());
+  ScoringRun scoring(
+      transport, sink, options.rewards, sqd, context,
+      [](const RewardRow &row, std::size_t done, std::size_t total) { print_line(format_progress_line(row, done, total)); },
+      [](const StageEvent &event) { print_line(format_stage_event(event)); });
+  std::vector<RewardRow> rows = scoring.score(std::move(candidates), logged.rows);
   stop_bench_ranks(world_size);
-  std::printf("\n%s", format_summary(rows).c_str());
-  std::printf("reward log: %s (%zu rows)\n", log_path.c_str(), writer.rows());
+
+  std::vector<RewardRow> all_rows = logged.rows;
+  all_rows.insert(all_rows.end(), rows.begin(), rows.end());
+  std::printf("\n%s\n%s", format_summary(all_rows).c_str(), format_sqd_state(sqd).c_str());
+  std::printf("reward log: %s (%zu rows, %zu written now)\n", log_path.c_str(), writer->rows(), rows.size());
   return 0;
 }
 
@@ -76,7 +142,7 @@ int main(int argc, char **argv) {
   }
   try {
     auto options = hpcreward::parse_coordinator_options(argc, argv);
-    if (options) exit_code = hpcreward::run(*options, world_size);
+    if (options) exit_code = hpcreward::run(std::move(*options), world_size);
   } catch (const std::invalid_argument &error) {
     std::fprintf(stderr, "hpcreward-coordinator: %s\n", error.what());
     exit_code = 2;

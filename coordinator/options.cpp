@@ -8,7 +8,7 @@
 
 #include "common/problem.hpp"
 #include "coordinator/code_extraction.hpp"
-#include "stages/stage.hpp"
+#include "stages/builtin_ladder.hpp"
 
 namespace hpcreward {
 namespace po = boost::program_options;
@@ -23,8 +23,12 @@ po::options_description describe_options() {
       ("candidates", po::value<std::string>(),
        "JSON Lines file, one candidate per line: id, problem, source or completion, optional stage and batch_id")
       ("out", po::value<std::string>(), "run directory; receives rewards.h5 and coordinator.pid")
-      ("stage", po::value<std::string>()->default_value("o0"),
-       ("stage of lines that name none (a line's own stage wins); one of: " + known_stage_names()).c_str())
+      ("ladder", po::value<std::string>(),
+       "stage ladder (JSON, see stages/default_ladder.json; default: that file, built in)")
+      ("stage", po::value<std::string>(),
+       "score lines that name no stage in this stage (default: their problem's current ladder stage; a line's own stage wins)")
+      ("resume", po::bool_switch(),
+       "go on with an existing OUT/rewards.h5: candidates it already holds are skipped, stages and archive are rebuilt from it")
       ("problem", po::value<std::string>()->default_value("dgemm-256"),
        ("problem of lines that name none; one of: " + known_problem_ids()).c_str())
       ("batch-id", po::value<std::string>(), "batch id of lines that name none (default: the input file's name without extension)")
@@ -78,10 +82,22 @@ std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char
   CoordinatorOptions options;
   options.candidates = required(values, "candidates");
   options.out = required(values, "out");
-  options.stage = values["stage"].as<std::string>();
+  if (values.count("ladder")) {
+    options.ladder_source = values["ladder"].as<std::string>();
+    std::ifstream file(options.ladder_source);
+    if (!file) throw std::invalid_argument("cannot read --ladder file " + options.ladder_source);
+    options.ladder_json.assign(std::istreambuf_iterator<char>(file), {});
+  } else {
+    options.ladder_source = std::string(kBuiltinLadderName);
+    options.ladder_json = std::string(builtin_ladder_json());
+  }
+  options.ladder = parse_ladder_config(options.ladder_json, options.ladder_source);
+  options.stage = values.count("stage") ? values["stage"].as<std::string>() : "";
+  if (!options.stage.empty() && !options.ladder.find(options.stage))
+    throw std::invalid_argument("--stage " + options.stage + " is not a stage of " + options.ladder_source +
+                                "; known: " + stage_names(options.ladder));
+  options.resume = values["resume"].as<bool>();
   options.problem = values["problem"].as<std::string>();
-  if (!find_stage(options.stage))
-    throw std::invalid_argument("--stage " + options.stage + " is not a stage; known: " + known_stage_names());
   if (!find_problem(options.problem))
     throw std::invalid_argument("--problem " + options.problem + " is not a problem; known: " + known_problem_ids());
   options.batch_id = values.count("batch-id") ? values["batch-id"].as<std::string>()
@@ -102,9 +118,11 @@ std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char
   rewards["ok"] = "measured GFLOPS";
   options.as_json = {{"candidates", options.candidates.string()}, {"out", options.out.string()},
                      {"stage", options.stage},       {"problem", options.problem},
+                     {"ladder", options.ladder_source}, {"resume", options.resume},
                      {"batch_id", options.batch_id}, {"seed", std::to_string(options.seed)},
                      {"max_source_bytes", options.max_source_bytes},
-                     {"rewards", rewards}};
+                     {"rewards", rewards},
+                     {"ladder_config", nlohmann::json::parse(options.ladder_json)}};
   return options;
 }
 

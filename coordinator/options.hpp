@@ -8,13 +8,18 @@
 #include <nlohmann/json.hpp>
 
 #include "coordinator/reward_table.hpp"
+#include "stages/ladder_config.hpp"
 
 namespace hpcreward {
 
 struct CoordinatorOptions {
   std::filesystem::path candidates;  // JSON Lines input
   std::filesystem::path out;         // run directory: rewards.h5, coordinator.pid
-  std::string stage;                 // default stage of lines without one
+  std::string stage;                 // stage of lines without one; empty: the problem's current stage
+  LadderConfig ladder;               // --ladder FILE, or the built-in default ladder
+  std::string ladder_source;         // the file it came from, for messages and provenance
+  std::string ladder_json;           // its text, for the log's provenance
+  bool resume = false;               // go on with OUT/rewards.h5 instead of creating it
   std::string problem;               // default problem of lines without one
   std::string batch_id;              // default batch id (the input file's stem)
   std::uint64_t seed = 0;

@@ -1,7 +1,9 @@
 #pragma once
-// Where scored rows go: the HDF5 reward log in production, a vector in tests.
+// Where scored rows, stage events and archive changes go: the HDF5 reward log in
+// production, vectors in tests.
 #include <string_view>
 
+#include "results/log_records.hpp"
 #include "results/reward_row.hpp"
 
 namespace hpcreward {
@@ -11,6 +13,8 @@ class RowSink {
   virtual ~RowSink() = default;
   // `source` is the candidate's code (empty when none was extracted).
   virtual void append(const RewardRow &row, std::string_view source) = 0;
+  virtual void append_event(const StageEventRecord &event) = 0;
+  virtual void append_archive(const ArchiveRecord &record) = 0;
 };
 
 }  // namespace hpcreward

@@ -7,7 +7,6 @@
 #include "common/problem.hpp"
 #include "common/sha256.hpp"
 #include "coordinator/scheduler.hpp"
-#include "stages/stage.hpp"
 
 namespace hpcreward {
 namespace {
@@ -26,14 +25,30 @@ std::uint64_t candidate_seed(std::uint64_t run_seed, std::int64_t sequence) {
   return z ^ (z >> 31);
 }
 
+std::optional<double> rank_blas_gflops(const std::map<int, RankInfo> &ranks, int rank,
+                                       const std::string &problem) {
+  const Problem *spec = find_problem(problem);
+  auto it = ranks.find(rank);
+  if (!spec || it == ranks.end()) return std::nullopt;
+  const double peak = spec->precision == Precision::f32 ? it->second.peak_gflops_f32 : it->second.peak_gflops_f64;
+  return peak > 0 ? std::optional<double>(peak) : std::nullopt;
+}
+
 ScoringRun::ScoringRun(BenchTransport &transport, RowSink &sink, const RewardTable &rewards,
-                       ScoringContext context, ProgressCallback progress)
+                       SqdState &sqd, ScoringContext context, ProgressCallback progress,
+                       StageEventCallback on_event)
     : transport_(transport),
       sink_(sink),
       rewards_(rewards),
+      sqd_(sqd),
       context_(std::move(context)),
-      progress_(std::move(progress)) {
+      progress_(std::move(progress)),
+      on_event_(std::move(on_event)) {
   if (context_.ranks.empty()) throw std::invalid_argument("a scoring run needs benchmark ranks");
+}
+
+std::optional<double> ScoringRun::blas_gflops(const RewardRow &row) const {
+  return rank_blas_gflops(context_.rank_info, row.rank, row.problem);
 }
 
 RewardRow ScoringRun::make_row(const PreparedCandidate &candidate, const Measurement &m,
@@ -61,32 +76,108 @@ RewardRow ScoringRun::make_row(const PreparedCandidate &candidate, const Measure
   row.host = host;
   row.time = unix_seconds();
   row.seed = seed;
+  if (m.techniques.detected) {
+    row.techniques = techniques_text(m.techniques);
+    row.loop_order = m.techniques.loop_order;
+    row.tile_sizes = tile_sizes_text(m.techniques.tile_sizes);
+  }
   return row;
 }
 
-void ScoringRun::write(const RewardRow &row, const std::string &source) {
-  sink_.append(row, source);
+void ScoringRun::write(RewardRow row, const PreparedCandidate &candidate, const Measurement &measurement) {
+  ArchiveOutcome archive = sqd_.update_archive(row, measurement.techniques, rows_in_log_, row.time);
+  row.archive = archive.change;
+  row.reward += archive.bonus;
+  sink_.append(row, candidate.code);
+  if (archive.record) sink_.append_archive(*archive.record);
+  sqd_.observe(row, blas_gflops(row));
+  ++rows_in_log_;
   rows_.push_back(row);
-  if (progress_) progress_(row, rows_.size(), total_);
+  if (progress_) progress_(rows_.back(), rows_.size() + skipped_, total_);
 }
 
-std::vector<RewardRow> ScoringRun::score(std::vector<PreparedCandidate> candidates) {
-  total_ = candidates.size();
-  Scheduler scheduler(context_.ranks);
-  std::set<std::string> seen_ids;
+void ScoringRun::log_advances(const std::vector<std::string> &problems) {
+  for (const StageEvent &event : sqd_.advance(problems, unix_seconds())) {
+    sink_.append_event(to_record(event, rows_in_log_));
+    if (on_event_) on_event_(event);
+  }
+}
 
+std::vector<RewardRow> ScoringRun::score(std::vector<PreparedCandidate> candidates,
+                                         const std::vector<RewardRow> &already_logged) {
+  total_ = candidates.size();
+  rows_in_log_ = already_logged.size();
+  std::map<std::string, std::vector<const RewardRow *>> logged;
+  for (const RewardRow &row : already_logged) logged[row.candidate_id].push_back(&row);
+
+  // Each logged row accounts for one input line with its id, in order; the rest are scored.
+  std::vector<const RewardRow *> logged_row(candidates.size(), nullptr);
   for (std::size_t i = 0; i < candidates.size(); ++i) {
+    auto it = logged.find(candidates[i].id);
+    if (it == logged.end() || it->second.empty()) continue;
+    logged_row[i] = it->second.front();
+    it->second.erase(it->second.begin());
+  }
+
+  std::set<std::string> seen_ids, problems;
+  std::size_t begin = 0;
+  while (begin < candidates.size()) {
+    std::size_t end = begin + 1;
+    while (end < candidates.size() && candidates[end].batch_id == candidates[begin].batch_id) ++end;
+    score_batch(candidates, begin, end, logged_row, seen_ids);
+    for (std::size_t i = begin; i < end; ++i) problems.insert(candidates[i].problem);
+    begin = end;
+  }
+  // Advances the last batch earned are logged now, not at the next run's start.
+  log_advances({problems.begin(), problems.end()});
+  return rows_;
+}
+
+void ScoringRun::score_batch(std::vector<PreparedCandidate> &candidates, std::size_t begin,
+                             std::size_t end, const std::vector<const RewardRow *> &logged_row,
+                             std::set<std::string> &seen_ids) {
+  // A batch a crash cut short goes on in the stage its logged rows had.
+  std::map<std::string, std::string> resumed_stage;
+  bool partly_logged = false, all_logged = true;
+  std::vector<std::string> problems;
+  for (std::size_t i = begin; i < end; ++i) {
+    problems.push_back(candidates[i].problem);
+    if (!logged_row[i]) {
+      all_logged = false;
+      continue;
+    }
+    partly_logged = true;
+    seen_ids.insert(candidates[i].id);
+    if (!candidates[i].stage_named && !logged_row[i]->stage.empty())
+      resumed_stage.emplace(candidates[i].problem, logged_row[i]->stage);
+  }
+  if (all_logged) {
+    skipped_ += end - begin;
+    return;
+  }
+  if (!partly_logged) log_advances(problems);
+
+  Scheduler scheduler(context_.ranks);
+  for (std::size_t i = begin; i < end; ++i) {
+    if (logged_row[i]) {
+      ++skipped_;
+      continue;
+    }
     PreparedCandidate &candidate = candidates[i];
-    if (candidate.verdict.ok() && !seen_ids.insert(candidate.id).second) {
+    if (!candidate.stage_named && find_problem(candidate.problem)) {
+      auto resumed = resumed_stage.find(candidate.problem);
+      candidate.stage = resumed != resumed_stage.end() ? resumed->second : sqd_.current_stage(candidate.problem);
+    }
+    if (candidate.verdict.ok() && !seen_ids.insert(candidate.id).second)
       candidate.verdict = {Status::format_error,
                            "duplicate id \"" + candidate.id + "\": ids must be unique in a run"};
-      candidate.code.clear();
-    }
+    if (candidate.verdict.ok())
+      if (std::optional<std::string> reason = sqd_.unsupported_reason(candidate.stage))
+        candidate.verdict = {Status::constraint_violation, *reason + "; choose another stage"};
     if (!candidate.verdict.ok()) {
-      Measurement decided;
-      decided.status = candidate.verdict.status;
-      decided.reason = candidate.verdict.reason;
-      write(make_row(candidate, decided, 0, 0, context_.host), candidate.code);
+      candidate.code.clear();
+      const Measurement decided = failed_measurement(candidate.verdict);
+      write(make_row(candidate, decided, 0, 0, context_.host), candidate, decided);
       continue;
     }
     scheduler.enqueue(static_cast<std::int64_t>(i));
@@ -95,16 +186,15 @@ std::vector<RewardRow> ScoringRun::score(std::vector<PreparedCandidate> candidat
   while (!scheduler.finished()) {
     while (auto assignment = scheduler.next_assignment()) {
       const PreparedCandidate &candidate = candidates[assignment->sequence];
-      const Problem *problem = find_problem(candidate.problem);
-      const Stage *stage = find_stage(candidate.stage);
+      const StageSpec &stage = *sqd_.config().find(candidate.stage);
       BenchTask task;
       task.sequence = assignment->sequence;
       task.candidate_id = candidate.id;
-      task.problem = *problem;
-      task.stage = stage->name;
-      task.compiler_flags = stage->compiler_flags;
-      task.techniques_allowed = stage->techniques_allowed;
-      task.techniques_required = stage->techniques_required;
+      task.problem = *find_problem(candidate.problem);
+      task.stage = stage.name;
+      task.compiler_flags = stage.compiler_flags;
+      task.techniques_allowed = stage.techniques_allowed;
+      task.techniques_required = stage.techniques_required;
       task.source = candidate.code;
       task.seed = candidate_seed(context_.seed, assignment->sequence);
       transport_.send_task(assignment->rank, task);
@@ -117,9 +207,8 @@ std::vector<RewardRow> ScoringRun::score(std::vector<PreparedCandidate> candidat
     const PreparedCandidate &candidate = candidates[result.sequence];
     write(make_row(candidate, result.measurement, candidate_seed(context_.seed, result.sequence),
                    result.rank, result.host),
-          candidate.code);
+          candidate, result.measurement);
   }
-  return rows_;
 }
 
 }  // namespace hpcreward

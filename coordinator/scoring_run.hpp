@@ -1,15 +1,22 @@
 #pragma once
-// Scores a list of candidates on the benchmark ranks: decided candidates (format errors)
-// are logged at once, the rest are scheduled one per free rank; every candidate ends as
-// exactly one row in the sink.
+// Scores a list of candidates on the benchmark ranks, batch by batch (a batch: consecutive
+// candidates with the same batch_id). Before a batch starts, due stage advances are logged
+// and every candidate that names no stage gets its problem's current stage; decided
+// candidates (format errors) are logged at once, the rest go one per free rank. Every
+// candidate ends as exactly one row in the sink.
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "common/messages.hpp"
 #include "coordinator/candidate_input.hpp"
 #include "coordinator/reward_table.hpp"
 #include "coordinator/row_sink.hpp"
+#include "coordinator/sqd_state.hpp"
 #include "coordinator/transport.hpp"
 
 namespace hpcreward {
@@ -18,34 +25,52 @@ struct ScoringContext {
   std::vector<int> ranks;   // benchmark ranks to use
   std::string host;         // the coordinator's host, for rows it decides alone
   std::uint64_t seed = 0;   // run seed; each candidate's input seed derives from it
+  std::map<int, RankInfo> rank_info;  // OpenBLAS baselines per rank (best_fraction_of_blas)
 };
 
 // Called after each row is written, with how many rows are done out of how many.
 using ProgressCallback = std::function<void(const RewardRow &, std::size_t done, std::size_t total)>;
+using StageEventCallback = std::function<void(const StageEvent &)>;
 
 class ScoringRun {
  public:
-  ScoringRun(BenchTransport &transport, RowSink &sink, const RewardTable &rewards,
-             ScoringContext context, ProgressCallback progress = {});
+  ScoringRun(BenchTransport &transport, RowSink &sink, const RewardTable &rewards, SqdState &sqd,
+             ScoringContext context, ProgressCallback progress = {}, StageEventCallback on_event = {});
 
-  // Returns the rows in the order they were written.
-  std::vector<RewardRow> score(std::vector<PreparedCandidate> candidates);
+  // `already_logged`: the rows a resumed run's log holds. Their candidates (by id) are not
+  // scored again; a batch they partly cover keeps the stage its logged rows had.
+  // Returns the rows written now, in order.
+  std::vector<RewardRow> score(std::vector<PreparedCandidate> candidates,
+                               const std::vector<RewardRow> &already_logged = {});
 
  private:
+  // Scores candidates [begin, end); `logged_row[i]` is candidate i's row from before a resume.
+  void score_batch(std::vector<PreparedCandidate> &candidates, std::size_t begin, std::size_t end,
+                   const std::vector<const RewardRow *> &logged_row, std::set<std::string> &seen_ids);
+  void log_advances(const std::vector<std::string> &problems);
   RewardRow make_row(const PreparedCandidate &candidate, const Measurement &measurement,
                      std::uint64_t seed, int rank, const std::string &host) const;
-  void write(const RewardRow &row, const std::string &source);
+  void write(RewardRow row, const PreparedCandidate &candidate, const Measurement &measurement);
+  std::optional<double> blas_gflops(const RewardRow &row) const;
 
   BenchTransport &transport_;
   RowSink &sink_;
   const RewardTable &rewards_;
+  SqdState &sqd_;
   ScoringContext context_;
   ProgressCallback progress_;
+  StageEventCallback on_event_;
   std::vector<RewardRow> rows_;
+  std::size_t rows_in_log_ = 0;  // rows before this session plus rows_
   std::size_t total_ = 0;
+  std::size_t skipped_ = 0;
 };
 
 // A well-mixed per-candidate seed (splitmix64 of the run seed and the sequence number).
 std::uint64_t candidate_seed(std::uint64_t run_seed, std::int64_t sequence);
+
+// The OpenBLAS GFLOPS a rank measured at start for a problem's precision, if known.
+std::optional<double> rank_blas_gflops(const std::map<int, RankInfo> &ranks, int rank,
+                                       const std::string &problem);
 
 }  // namespace hpcreward

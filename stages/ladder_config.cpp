@@ -261,22 +261,31 @@ LadderConfig load_ladder_config(const std::string &path) {
   return parse_ladder_config(text.str(), path);
 }
 
+std::string stage_names(const LadderConfig &config) {
+  std::string names;
+  for (const StageSpec &stage : config.stages) names += (names.empty() ? "" : ", ") + stage.name;
+  return names;
+}
+
+std::optional<std::string> unsupported_reason(const StageSpec &stage, bool host_has_avx512) {
+  if (host_has_avx512) return std::nullopt;
+  bool requires_avx512 = std::find(stage.techniques_required.begin(), stage.techniques_required.end(),
+                                   "avx512") != stage.techniques_required.end();
+  // Flags like -mavx512f let the compiler emit zmm code on its own: the binary would die
+  // with an illegal instruction on this host even if the candidate never asks for AVX-512.
+  bool avx512_flags = std::any_of(stage.compiler_flags.begin(), stage.compiler_flags.end(),
+                                  [](const std::string &f) { return f.starts_with("-mavx512"); });
+  if (requires_avx512) return "stage " + stage.name + " requires avx512, which this host does not support";
+  if (avx512_flags)
+    return "stage " + stage.name + " compiles with AVX-512 flags, which this host does not support";
+  return std::nullopt;
+}
+
 std::vector<UnsupportedStage> unsupported_stages(const LadderConfig &config, bool host_has_avx512) {
   std::vector<UnsupportedStage> out;
-  if (host_has_avx512) return out;
-  for (const std::string &name : config.ladder) {
-    const StageSpec &stage = *config.find(name);
-    bool requires_avx512 = std::find(stage.techniques_required.begin(), stage.techniques_required.end(),
-                                     "avx512") != stage.techniques_required.end();
-    // Flags like -mavx512f let the compiler emit zmm code on its own: the binary would die
-    // with an illegal instruction on this host even if the candidate never asks for AVX-512.
-    bool avx512_flags = std::any_of(stage.compiler_flags.begin(), stage.compiler_flags.end(),
-                                    [](const std::string &f) { return f.starts_with("-mavx512"); });
-    if (requires_avx512)
-      out.push_back({name, "stage " + name + " requires avx512, which this host does not support"});
-    else if (avx512_flags)
-      out.push_back({name, "stage " + name + " compiles with AVX-512 flags, which this host does not support"});
-  }
+  for (const std::string &name : config.ladder)
+    if (std::optional<std::string> reason = unsupported_reason(*config.find(name), host_has_avx512))
+      out.push_back({name, *reason});
   return out;
 }
 

@@ -53,6 +53,9 @@ struct LadderConfig {
   std::optional<std::size_t> ladder_index(std::string_view name) const;
 };
 
+// Every stage name, comma-separated, for error messages.
+std::string stage_names(const LadderConfig &config);
+
 // Both throw std::invalid_argument naming the source, the stage and what to fix.
 LadderConfig parse_ladder_config(std::string_view json_text, std::string_view source_name);
 LadderConfig load_ladder_config(const std::string &path);
@@ -64,6 +67,8 @@ struct UnsupportedStage {
   std::string reason;
 };
 std::vector<UnsupportedStage> unsupported_stages(const LadderConfig &config, bool host_has_avx512);
+// Why this host cannot run `stage` (ladder or not); nullopt when it can.
+std::optional<std::string> unsupported_reason(const StageSpec &stage, bool host_has_avx512);
 
 // The stage's constraint decision on what detection found the candidate really uses: ok, or
 // constraint_violation naming each technique used but not allowed and each required one missing.

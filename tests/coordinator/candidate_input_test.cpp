@@ -5,7 +5,15 @@
 namespace hpcreward {
 namespace {
 
-const CandidateDefaults kDefaults{"dgemm-256", "o3", "batch-a", 0};
+CandidateDefaults defaults(std::string problem, std::string stage) {
+  CandidateDefaults defaults;
+  defaults.problem = std::move(problem);
+  defaults.stage = std::move(stage);
+  defaults.known_stages = {"o0", "o3", "open"};
+  defaults.batch_id = "batch-a";
+  return defaults;
+}
+const CandidateDefaults kDefaults = defaults("dgemm-256", "o3");
 constexpr const char *kSource = "void matmul(int m,int n,int k,const double*A,const double*B,double*C){}";
 
 PreparedCandidate prepare(const std::string &line) { return prepare_candidate(line, 7, kDefaults); }
@@ -59,8 +67,19 @@ TEST(PrepareCandidate, MalformedLinesAreFormatErrorsWithReasons) {
   expect_format_error(R"({"id":"c","source":"int main(){}"})", "no matmul entry point", "c");
 }
 
+TEST(PrepareCandidate, NoStageLeavesItToTheLadder) {
+  auto candidate = prepare_candidate(R"({"id":"c","source":"void matmul(){}"})", 1, defaults("dgemm-256", ""));
+  ASSERT_TRUE(candidate.verdict.ok()) << candidate.verdict.reason;
+  EXPECT_EQ(candidate.stage, "");
+  EXPECT_FALSE(candidate.stage_named);
+  auto named = prepare_candidate(R"({"id":"c","stage":"open","source":"void matmul(){}"})", 1,
+                                 defaults("dgemm-256", ""));
+  EXPECT_EQ(named.stage, "open");
+  EXPECT_TRUE(named.stage_named);
+}
+
 TEST(PrepareCandidate, MissingProblemWithoutDefault) {
-  CandidateDefaults no_problem{"", "o3", "b", 0};
+  CandidateDefaults no_problem = defaults("", "o3");
   auto candidate = prepare_candidate(R"({"id":"c","source":"void matmul(){}"})", 1, no_problem);
   EXPECT_EQ(candidate.verdict.status, Status::format_error);
   EXPECT_NE(candidate.verdict.reason.find("missing \"problem\""), std::string::npos);

@@ -15,7 +15,11 @@ std::optional<CoordinatorOptions> parse(std::vector<const char *> arguments) {
 TEST(CoordinatorOptions, DefaultsAndDerivedBatchId) {
   auto options = parse({"--candidates", "/data/run7.jsonl", "--out", "/tmp/x", "--seed", "9"});
   ASSERT_TRUE(options);
-  EXPECT_EQ(options->stage, "o0");
+  EXPECT_EQ(options->stage, "") << "lines without a stage follow the ladder";
+  EXPECT_EQ(options->ladder_source, "built-in stages/default_ladder.json");
+  EXPECT_EQ(options->ladder.ladder.front(), "o0");
+  EXPECT_FALSE(options->resume);
+  EXPECT_EQ(options->as_json["ladder_config"]["ladder"][1], "o3");
   EXPECT_EQ(options->problem, "dgemm-256");
   EXPECT_EQ(options->batch_id, "run7");
   EXPECT_EQ(options->seed, 9u);
@@ -45,12 +49,29 @@ TEST(CoordinatorOptions, ErrorsSayWhatToFix) {
     return std::string("no error");
   };
   EXPECT_NE(message({"--out", "o"}).find("--candidates is required"), std::string::npos);
-  EXPECT_NE(message({"--candidates", "c", "--out", "o", "--stage", "x"}).find("known: o0, o3, open"),
+  EXPECT_NE(message({"--candidates", "c", "--out", "o", "--stage", "x"}).find("known: o0, o3, openmp, avx512, blocking, open"),
             std::string::npos);
   EXPECT_NE(message({"--candidates", "c", "--out", "o", "--problem", "x"}).find("dgemm-256"), std::string::npos);
   EXPECT_NE(message({"--candidates", "c", "--out", "o", "--config", "/nonexistent.ini"}).find("cannot read"),
             std::string::npos);
   EXPECT_NE(message({"--bogus"}).find("--help"), std::string::npos);
+  EXPECT_NE(message({"--candidates", "c", "--out", "o", "--ladder", "/nonexistent.json"}).find("cannot read --ladder"),
+            std::string::npos);
+}
+
+TEST(CoordinatorOptions, LadderFileReplacesTheBuiltInOne) {
+  const auto path = std::filesystem::temp_directory_path() / "hpcreward_options_ladder.json";
+  std::ofstream(path) << R"({"ladder": ["fast"], "stages": [{"name": "fast", "flags": ["-O2"],
+                          "allows": [], "requires": [], "advance": []}]})";
+  auto options = parse({"--candidates", "c.jsonl", "--out", "o", "--ladder", path.c_str(), "--stage", "fast",
+                        "--resume"});
+  ASSERT_TRUE(options);
+  EXPECT_EQ(options->ladder.ladder, std::vector<std::string>{"fast"});
+  EXPECT_EQ(options->stage, "fast");
+  EXPECT_TRUE(options->resume);
+  std::ofstream(path) << R"({"ladder": ["fast"], "stages": []})";
+  EXPECT_THROW(parse({"--candidates", "c.jsonl", "--out", "o", "--ladder", path.c_str()}), std::invalid_argument);
+  std::filesystem::remove(path);
 }
 
 TEST(CoordinatorOptions, HelpReturnsNothing) {

@@ -1,0 +1,46 @@
+#include "coordinator/run_report.hpp"
+
+#include <cstdio>
+#include <map>
+
+namespace hpcreward {
+
+std::string format_progress_line(const RewardRow &row, std::size_t done, std::size_t total) {
+  char head[256];
+  std::snprintf(head, sizeof head, "[%zu/%zu] %-24s %-9s %-8s %-20s reward %9.2f", done, total,
+                row.candidate_id.c_str(), row.problem.c_str(), row.stage.c_str(), row.status.c_str(),
+                row.reward);
+  std::string line = head;
+  if (row.status == "ok") {
+    char tail[256];
+    std::snprintf(tail, sizeof tail, "  %.2f GFLOPS (median %.3f ms, cv %.3f, rank %d) %s%s%s",
+                  row.gflops, row.median_s * 1e3, row.cv, row.rank, row.techniques.c_str(),
+                  row.archive.empty() ? "" : ", ", row.archive.c_str());
+    line += tail;
+  } else {
+    line += "  " + row.reason.substr(0, 100);
+  }
+  return line;
+}
+
+std::string format_stage_event(const StageEvent &event) {
+  return "stage: " + event.problem + " " + event.from + " -> " + event.to + " (" + event.rule + ": " +
+         event.detail + ")";
+}
+
+std::string format_sqd_state(const SqdState &state) {
+  std::map<std::string, std::pair<std::size_t, std::size_t>> archive;  // problem -> (niches, stages)
+  for (const auto &[cell, niches] : state.archive().all()) {
+    archive[cell.first].first += niches.size();
+    ++archive[cell.first].second;
+  }
+  std::string text;
+  for (const auto &[problem, stage] : state.stages()) {
+    const auto [niches, stages] = archive[problem];
+    text += "stage: " + problem + " is at " + stage + "; archive: " + std::to_string(niches) +
+            " niches in " + std::to_string(stages) + " stages\n";
+  }
+  return text;
+}
+
+}  // namespace hpcreward

@@ -1,0 +1,18 @@
+#pragma once
+// What the coordinator prints while it works: one line per row, one per stage event, and
+// at the end where each problem stands on the ladder and how full its archive is.
+#include <cstddef>
+#include <string>
+
+#include "coordinator/sqd_state.hpp"
+#include "results/reward_row.hpp"
+#include "stages/advancement.hpp"
+
+namespace hpcreward {
+
+std::string format_progress_line(const RewardRow &row, std::size_t done, std::size_t total);
+std::string format_stage_event(const StageEvent &event);
+// "stages: dgemm-256 at blocking (archive: 3 niches over 5 stages)" per problem.
+std::string format_sqd_state(const SqdState &state);
+
+}  // namespace hpcreward
