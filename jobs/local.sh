@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
 # Starts one hpcreward run on this machine: the coordinator (rank 0) plus N benchmark
-# ranks in one MPI world, scoring every candidate of a JSON Lines file into DIR/rewards.h5.
-# Exits 0 when every candidate has a row.
+# ranks in one MPI world, scoring every candidate of a JSON Lines file into DIR/rewards.h5,
+# batch by batch, each problem climbing the stage ladder. Exits 0 when every candidate has
+# a row. After a crash or a stop, the same command with --resume goes on where it stopped.
 set -euo pipefail
 
 usage() {
   cat <<'USAGE'
-usage: jobs/local.sh [--candidates FILE.jsonl] [--stage NAME] [--problem ID] [--np N]
-                     [--seed N] [--config FILE] --out DIR [-- BENCH_OPTIONS...]
+usage: jobs/local.sh [--candidates FILE.jsonl] [--ladder FILE.json] [--stage NAME]
+                     [--problem ID] [--np N] [--seed N] [--config FILE] [--resume]
+                     --out DIR [-- BENCH_OPTIONS...]
 
   --candidates FILE  JSON Lines, one candidate per line (default: the shipped samples,
-                     train_bridge/samples/dgemm-256.jsonl)
-  --stage NAME       stage of lines that name none (default o0); a line's own stage wins
+                     train_bridge/samples/dgemm-256.jsonl, five batches that climb the ladder)
+  --ladder FILE      stage ladder (default: stages/demo_ladder.json with the shipped samples,
+                     else the coordinator's built-in stages/default_ladder.json)
+  --stage NAME       score lines that name no stage in this stage (default: their problem's
+                     current ladder stage); a line's own stage wins
+  --resume           go on with DIR/rewards.h5: logged candidates are not scored again
   --problem ID       problem of lines that name none (default dgemm-256)
   --np N             benchmark ranks (default: the number of CPU cores)
   --seed N           run seed for benchmark inputs (default: random, recorded in the log)
@@ -26,13 +32,18 @@ USAGE
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=${HPCREWARD_BIN:-$repo/build/bin}
 candidates=$repo/train_bridge/samples/dgemm-256.jsonl
+ladder=""
+candidates_given=0
+resume=0
 np=$(nproc)
 out=""
 coordinator_args=()
 bench_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --candidates) candidates=$2; shift 2 ;;
+    --candidates) candidates=$2; candidates_given=1; shift 2 ;;
+    --ladder) ladder=$2; shift 2 ;;
+    --resume) resume=1; coordinator_args+=("--resume"); shift ;;
     --stage|--problem|--seed|--config) coordinator_args+=("$1" "$2"); shift 2 ;;
     --np) np=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
@@ -51,8 +62,17 @@ for program in hpcreward-coordinator hpcreward-bench hpcreward-runner; do
   }
 done
 command -v mpirun >/dev/null || { echo "local.sh: mpirun not found; run jobs/install-deps.sh" >&2; exit 2; }
-if [ -e "$out/rewards.h5" ]; then
-  echo "local.sh: $out/rewards.h5 already exists; choose a new --out or remove it" >&2
+if [ -z "$ladder" ] && [ "$candidates_given" -eq 0 ]; then ladder=$repo/stages/demo_ladder.json; fi
+if [ -n "$ladder" ]; then
+  [ -r "$ladder" ] || { echo "local.sh: cannot read ladder file $ladder" >&2; exit 2; }
+  coordinator_args+=("--ladder" "$ladder")
+fi
+if [ -e "$out/rewards.h5" ] && [ "$resume" -eq 0 ]; then
+  echo "local.sh: $out/rewards.h5 already exists; add --resume to go on with it, or choose a new --out" >&2
+  exit 2
+fi
+if [ ! -e "$out/rewards.h5" ] && [ "$resume" -eq 1 ]; then
+  echo "local.sh: --resume: $out/rewards.h5 does not exist; start without --resume" >&2
   exit 2
 fi
 mkdir -p "$out"
