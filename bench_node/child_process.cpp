@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -95,10 +96,15 @@ struct ChildPlan {  // everything the child needs, prepared before fork
   const ChildLimits *limits;
   int sources[6];  // what becomes fds 0..5 in the child; -1: closed
   int close_from_fallback;  // highest fd + 1 to close when close_range is missing
+  pid_t parent;             // the rank: the child must not outlive it
 };
 
 [[noreturn]] void exec_child(const ChildPlan &plan) {
   ::setpgid(0, 0);
+  // A rank killed by its job (mpirun, scancel) takes its compiler or runner child along;
+  // the child sits in its own process group, so the group kill would miss it.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != plan.parent) ::_exit(127);
   // Handlers are reset by execve, ignored signals are not; the rank's mask is inherited.
   struct sigaction default_action;
   ::memset(&default_action, 0, sizeof default_action);
@@ -252,7 +258,8 @@ ChildOutcome run_child(const ChildSpec &spec) {
       &spec.limits,
       {dev_null.get(), output_write.get(), output_write.get(), result_write.get(), token_read.get(),
        error_write.get()},
-      close_from};
+      close_from,
+      ::getpid()};
 
   const Clock::time_point started = Clock::now();
   const Clock::time_point deadline =

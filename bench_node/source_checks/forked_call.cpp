@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,7 +46,10 @@ void write_all(int fd, const std::string &text) {
 }
 
 [[noreturn]] void child(int out, const std::function<std::string()> &work,
-                        const ForkLimits &limits) {
+                        const ForkLimits &limits, pid_t parent) {
+  // Dies with the rank that forked it (see child_process.cpp).
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(127);
   const int null = ::open("/dev/null", O_RDWR);
   if (null >= 0) {
     ::dup2(null, STDOUT_FILENO);
@@ -78,6 +82,7 @@ ForkOutcome run_forked(const std::function<std::string()> &work, const ForkLimit
     outcome.detail = std::string("pipe: ") + std::strerror(errno);
     return outcome;
   }
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     outcome.detail = std::string("fork: ") + std::strerror(errno);
@@ -87,7 +92,7 @@ ForkOutcome run_forked(const std::function<std::string()> &work, const ForkLimit
   }
   if (pid == 0) {
     ::close(pipe_fds[0]);
-    child(pipe_fds[1], work, limits);
+    child(pipe_fds[1], work, limits, parent);
   }
   ::close(pipe_fds[1]);
 
