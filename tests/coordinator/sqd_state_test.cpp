@@ -1,0 +1,80 @@
+// The coordinator's stage and archive state, beyond what scoring_run_test drives.
+#include "coordinator/sqd_state.hpp"
+
+#include <gtest/gtest.h>
+
+#include "stages/builtin_ladder.hpp"
+
+namespace hpcreward {
+namespace {
+
+const LadderConfig &default_ladder() {
+  static const LadderConfig config = parse_ladder_config(builtin_ladder_json(), kBuiltinLadderName);
+  return config;
+}
+
+TEST(TechniqueSummary, DescriptorKeyBucketsTileSizes) {
+  TechniqueSummary summary{true, {"openmp", "blocking"}, "ikj", {60, 64}, ""};
+  EXPECT_EQ(descriptor_key(summary), "openmp+blocking|ikj|32x64");
+  EXPECT_EQ(techniques_text(summary), "openmp+blocking");
+  EXPECT_EQ(tile_sizes_text(summary.tile_sizes), "60x64");
+  EXPECT_EQ(descriptor_key(TechniqueSummary{true, {}, "", {}, ""}), "plain|?|-");
+}
+
+TEST(SqdState, RowDescriptorsReadBackAsTheSummaryTheyCameFrom) {
+  RewardRow row;
+  row.techniques = "openmp+avx512";
+  row.loop_order = "ikj";
+  row.tile_sizes = "64x128";
+  const TechniqueSummary summary = summary_from_row(row);
+  EXPECT_TRUE(summary.detected);
+  EXPECT_EQ(summary.techniques, (std::vector<std::string>{"openmp", "avx512"}));
+  EXPECT_EQ(summary.tile_sizes, (std::vector<int>{64, 128}));
+  row.techniques = "plain";
+  row.tile_sizes = "";
+  EXPECT_TRUE(summary_from_row(row).techniques.empty());
+  row.techniques = "";
+  EXPECT_FALSE(summary_from_row(row).detected) << "rows from before detection ran";
+}
+
+TEST(SqdState, NamedStagesTheHostCannotRunHaveAReason) {
+  SqdState without(default_ladder(), /*host_has_avx512=*/false);
+  EXPECT_TRUE(without.unsupported_reason("avx512"));
+  EXPECT_TRUE(without.unsupported_reason("blocking")) << "it compiles with -mavx512f";
+  EXPECT_FALSE(without.unsupported_reason("open")) << "-march=native is whatever the host has";
+  EXPECT_FALSE(without.unsupported_reason("o3"));
+  EXPECT_EQ(without.unsupported().size(), 2u);
+  SqdState with(default_ladder(), true);
+  EXPECT_FALSE(with.unsupported_reason("avx512"));
+  EXPECT_TRUE(with.unsupported().empty());
+}
+
+TEST(SqdState, NewProblemsStartAtTheFirstStage) {
+  SqdState state(default_ladder(), true);
+  EXPECT_EQ(state.current_stage("dgemm-512"), "o0");
+  EXPECT_TRUE(state.advance({"dgemm-512", "not-a-problem"}, 1.0).empty());
+  EXPECT_EQ(state.stages().size(), 1u);
+}
+
+TEST(SqdState, OnlyVerifiedDetectedRowsEnterTheArchive) {
+  SqdState state(default_ladder(), true);
+  RewardRow row;
+  row.candidate_id = "a";
+  row.problem = "dgemm-256";
+  row.stage = "o3";
+  row.status = "wrong_answer";
+  row.gflops = 0;
+  TechniqueSummary plain{true, {}, "ikj", {}, ""};
+  EXPECT_FALSE(state.update_archive(row, plain, 0, 1).record);
+  row.status = "ok";
+  row.gflops = 4;
+  EXPECT_FALSE(state.update_archive(row, TechniqueSummary{}, 1, 1).record) << "detection did not run";
+  ArchiveOutcome outcome = state.update_archive(row, plain, 2, 1);
+  ASSERT_TRUE(outcome.record);
+  EXPECT_EQ(outcome.change, "new_niche");
+  EXPECT_EQ(outcome.record->niche, "plain|ikj|-");
+  EXPECT_EQ(outcome.record->row_index, 2u);
+}
+
+}  // namespace
+}  // namespace hpcreward
