@@ -1,7 +1,14 @@
 #pragma once
-// The rank's measured peak, and the rule that no candidate may report more. A result above
-// what OpenBLAS reaches on the same cores is a broken clock or a gamed measurement, never
-// a fast kernel (DESIGN.md "Measuring honestly").
+// The rank's measured ceilings, and the rule that no candidate may report more. A result
+// above what the same cores can compute is a broken clock or a gamed measurement, never a
+// fast kernel (DESIGN.md "Measuring honestly"). Two ceilings are measured at rank start:
+// OpenBLAS dgemm/sgemm (also the baseline of the best_fraction_of_blas rule), and the FMA
+// throughput of the widest vector unit the CPU has. The guard uses the higher: an honest
+// AVX-512 kernel at 256^3 (all in cache) can beat an OpenBLAS build whose kernels stop at
+// AVX2, but no code can beat the FMA units.
+#include <algorithm>
+#include <utility>
+
 #include "common/messages.hpp"
 #include "common/problem.hpp"
 
@@ -10,15 +17,24 @@ namespace hpcreward {
 struct PeakGflops {
   double f64 = 0;  // OpenBLAS dgemm, best of several calls at kPeakSize^3
   double f32 = 0;  // OpenBLAS sgemm, likewise
+  double fma_f64 = 0;  // independent FMA chains on every core, widest vectors (0: not measured)
+  double fma_f32 = 0;
   double of(Precision precision) const { return precision == Precision::f64 ? f64 : f32; }
+  double fma_of(Precision precision) const { return precision == Precision::f64 ? fma_f64 : fma_f32; }
+  double ceiling(Precision precision) const { return std::max(of(precision), fma_of(precision)); }
 };
 
 inline constexpr int kPeakSize = 1024;
 
-// Runs OpenBLAS with `threads` threads on this process's CPUs (the rank's share).
+// Runs OpenBLAS, then the FMA loop, with `threads` threads on this process's CPUs (the
+// rank's share).
 PeakGflops measure_blas_peak(int threads);
 
-// An `ok` measurement above margin x peak becomes `forbidden`; anything else is unchanged.
+// The FMA part alone: {f64, f32} GFLOPS of `threads` threads running independent FMA chains
+// with AVX-512 if the CPU has it, else AVX2+FMA, else {0, 0}.
+std::pair<double, double> measure_fma_peak(int threads);
+
+// An `ok` measurement above margin x peak.ceiling() becomes `forbidden`; anything else is unchanged.
 // A peak of 0 (not measured) disables the guard.
 Measurement apply_peak_guard(Measurement measurement, Precision precision, const PeakGflops &peak,
                              double margin);
