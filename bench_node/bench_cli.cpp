@@ -54,6 +54,8 @@ po::options_description bench_options(BenchOptions &o) {
       ("peak-margin", po::value(&o.peak_margin)->default_value(o.peak_margin, text(o.peak_margin)),
        "an ok result above this many times the rank's measured OpenBLAS peak (measured at "
        "start) is forbidden; 0 turns the check off")
+      ("no-avx512", po::bool_switch(&o.no_avx512),
+       "treat this rank as lacking AVX-512 (run the ladder as on a host without it)")
       ("keep-workdir", po::bool_switch(&o.keep_workdir),
        "keep every candidate's directory (source, object) for debugging");
   return options;
@@ -94,9 +96,9 @@ std::string bench_usage() {
   std::ostringstream text;
   text << "Usage: mpirun ... hpcreward-bench [options]\n\n"
           "A benchmark rank of hpcreward (any rank but 0, which runs the coordinator). It sends\n"
-          "the coordinator a hello (host, cores, compiler, BLAS), then compiles, verifies and\n"
-          "times every candidate it is sent, each in a sandboxed child process, and answers\n"
-          "with the measurement, until it is told to stop.\n\n"
+          "the coordinator a hello (host, cores, compiler, BLAS, AVX-512), then compiles,\n"
+          "checks, verifies and times every candidate it is sent, each in a sandboxed child\n"
+          "process, and answers with the measurement, until it is told to stop.\n\n"
        << bench_options(defaults);
   return text.str();
 }

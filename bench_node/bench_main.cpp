@@ -91,7 +91,7 @@ int run(int argc, char **argv) {
   // Collective over the benchmark ranks: before the hello, so `cores` is the rank's share.
   const Placement placement = place_bench_rank(options.placement);
   options.pin_threads = placement.exclusive;
-  RankInfo info = collect_rank_info(rank, options.cc);
+  RankInfo info = collect_rank_info(rank, options.cc, options.no_avx512);
   PeakGflops peak;
   if (options.peak_margin > 0) {
     peak = measure_blas_peak(static_cast<int>(placement.cpus.size()));
@@ -99,12 +99,15 @@ int run(int argc, char **argv) {
     info.peak_gflops_f32 = peak.f32;
   }
   mpi_send_json(nlohmann::json(info), 0, kTagHello);
-  std::fprintf(stderr, "[bench %d] ready on %s: CPUs %s%s, %s, %s, peak %.1f/%.1f GFLOPS (f64/f32)\n",
+  std::fprintf(stderr, "[bench %d] ready on %s: CPUs %s%s, %s, %s, peak %.1f/%.1f GFLOPS (f64/f32), %s\n",
                rank, info.host.c_str(),
                describe_cpus(placement.cpus).c_str(),
                placement.changed ? " (this rank's share of the node)"
                : placement.exclusive ? "" : " (shared with other ranks: timings will interfere)",
-               info.compiler_version.c_str(), info.blas_version.c_str(), peak.f64, peak.f32);
+               info.compiler_version.c_str(), info.blas_version.c_str(), peak.f64, peak.f32,
+               info.avx512              ? "AVX-512"
+               : options.no_avx512      ? "AVX-512 not reported (--no-avx512)"
+                                        : "no AVX-512");
 
   Scorer scorer(options);
   add_default_checks(scorer, options);

@@ -25,6 +25,10 @@ struct BenchOptions {
   // OMP_PLACES=threads, unless set). Only right when no other rank shares those CPUs:
   // two ranks binding "close" on one CPU set would both start on its first CPU.
   bool pin_threads = true;
+  // Report this rank as lacking AVX-512 in its hello (RankInfo::avx512) even when its CPU
+  // has it, so the coordinator runs the ladder as on a host without it. Candidates the rank
+  // is sent are still compiled and run as usual.
+  bool no_avx512 = false;
 };
 
 }  // namespace hpcreward

@@ -1,12 +1,17 @@
 #pragma once
-// A check a candidate must pass before it runs: static source checks and the symbol audit
-// of the compiled object plug in here (later issues). A failed check is a Verdict
-// (forbidden, constraint_violation, format_error), never an exception.
+// Checks a candidate must pass before it runs: the static source checks and the audit of
+// the compiled object plug in as CandidateChecks. A failed check is a Verdict (forbidden,
+// constraint_violation, format_error), never an exception.
+//
+// Technique detection is a step of its own (TechniqueStep): besides a verdict it produces a
+// description of the candidate (TechniqueSummary) that travels back in the Measurement
+// whatever the run makes of the candidate.
 #include <filesystem>
 #include <string_view>
 
 #include "common/messages.hpp"
 #include "common/status.hpp"
+#include "common/technique_summary.hpp"
 
 namespace hpcreward {
 
@@ -18,6 +23,21 @@ class CandidateCheck {
   virtual Verdict check_source(const BenchTask &) { return {}; }
   // After compiling: the shared object the runner would load.
   virtual Verdict check_object(const BenchTask &, const std::filesystem::path &) { return {}; }
+};
+
+// What technique detection found in a compiled candidate, and the stage's decision on it:
+// ok, or constraint_violation (a technique used but not allowed, or a required one missing,
+// or detection that could not finish).
+struct TechniqueAssessment {
+  TechniqueSummary summary;  // detected = true when detection finished
+  Verdict verdict;
+};
+
+// Runs after every CandidateCheck passed on the object, before the runner loads it.
+class TechniqueStep {
+ public:
+  virtual ~TechniqueStep() = default;
+  virtual TechniqueAssessment assess(const BenchTask &task, const std::filesystem::path &object) = 0;
 };
 
 }  // namespace hpcreward

@@ -4,6 +4,7 @@
 
 #include "bench_node/object_audit/object_audit.hpp"
 #include "bench_node/source_checks/source_checks.hpp"
+#include "bench_node/technique_check.hpp"
 
 namespace hpcreward {
 
@@ -16,6 +17,12 @@ void add_default_checks(Scorer &scorer, const BenchOptions &options) {
   scorer.add_check(std::make_unique<SourceChecks>(source));
   // The audit's baseline builds get a private directory of their own, removed with it.
   scorer.add_check(std::make_unique<ObjectAudit>(ObjectAuditOptions{gcc_options(options), {}}));
+  // Only objects the audit passed are disassembled; the parse gets the source checks' limits.
+  TechniqueCheckOptions techniques;
+  techniques.cc = options.cc;
+  techniques.timeout_s = options.compile_timeout_s;
+  techniques.memory_bytes = options.compile_memory_limit_mb << 20;
+  scorer.set_technique_step(std::make_unique<TechniqueCheck>(techniques));
 }
 
 }  // namespace hpcreward

@@ -1,7 +1,9 @@
 #pragma once
 // The checks every benchmark rank runs on every candidate: the static source checks before
 // compiling (the parse runs in a limited forked child: parsing hostile code is itself a
-// risk) and the audit of the compiled object before the runner loads it.
+// risk), the audit of the compiled object before the runner loads it, and technique
+// detection with the stage's constraint decision (technique_check.hpp, also in a limited
+// forked child) once the audit passed.
 #include "bench_node/bench_options.hpp"
 #include "bench_node/scorer.hpp"
 

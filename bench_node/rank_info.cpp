@@ -14,7 +14,12 @@ std::string host_name() {
   return name;
 }
 
-RankInfo collect_rank_info(int rank, const std::string &cc) {
+bool cpu_supports_avx512() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") != 0;
+}
+
+RankInfo collect_rank_info(int rank, const std::string &cc, bool no_avx512) {
   RankInfo info;
   info.rank = rank;
   info.host = host_name();
@@ -22,6 +27,7 @@ RankInfo collect_rank_info(int rank, const std::string &cc) {
   info.compiler_version = compiler_version(cc);
   if (info.compiler_version.empty()) info.compiler_version = cc + " (version unknown)";
   info.blas_version = blas_version();
+  info.avx512 = !no_avx512 && cpu_supports_avx512();
   return info;
 }
 

@@ -40,6 +40,10 @@ Scorer::Scorer(const BenchOptions &options)
 
 void Scorer::add_check(std::unique_ptr<CandidateCheck> check) { checks_.push_back(std::move(check)); }
 
+void Scorer::set_technique_step(std::unique_ptr<TechniqueStep> step) {
+  technique_step_ = std::move(step);
+}
+
 Measurement Scorer::score(const BenchTask &task) {
   try {
     return score_unguarded(task);
@@ -53,7 +57,8 @@ Measurement Scorer::score(const BenchTask &task) {
 }
 
 Measurement Scorer::score_unguarded(const BenchTask &task) {
-  // compile_s covers the whole build phase: static checks, compiler, object audit.
+  // compile_s covers the whole build phase: static checks, compiler, object audit,
+  // technique detection.
   const double build_start = monotonic_seconds();
   auto refused = [&](const Verdict &verdict) {
     Measurement measurement = failed_measurement(verdict);
@@ -72,10 +77,20 @@ Measurement Scorer::score_unguarded(const BenchTask &task) {
   for (const auto &check : checks_)
     if (Verdict verdict = check->check_object(task, compiled.object); !verdict.ok())
       return refused(verdict);
+  TechniqueAssessment techniques;
+  if (technique_step_) {
+    techniques = technique_step_->assess(task, compiled.object);
+    if (!techniques.verdict.ok()) {
+      Measurement measurement = refused(techniques.verdict);
+      measurement.techniques = std::move(techniques.summary);
+      return measurement;
+    }
+  }
 
   const double compile_s = monotonic_seconds() - build_start;
   Measurement measurement = runner_->run({compiled.object, directory.path(), &task});
   measurement.compile_s = compile_s;
+  measurement.techniques = std::move(techniques.summary);
   return measurement;
 }
 

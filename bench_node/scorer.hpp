@@ -1,7 +1,9 @@
 #pragma once
 // Scoring one task: private work directory -> source checks -> compile -> object checks
-// -> sandboxed run -> Measurement. Every failure is a status with a reason; nothing a
-// candidate does (or an internal error while scoring it) escapes as an exception.
+// -> technique step (when set) -> sandboxed run -> Measurement. Every failure is a status
+// with a reason; nothing a candidate does (or an internal error while scoring it) escapes
+// as an exception. The technique step's summary goes into the Measurement of every
+// candidate that reached it: refused by the stage's rules, or run (whatever the run's status).
 #include <memory>
 #include <vector>
 
@@ -21,6 +23,9 @@ class Scorer {
   explicit Scorer(const BenchOptions &options);
 
   void add_check(std::unique_ptr<CandidateCheck> check);
+  // Without one (the default), Measurement::techniques stays undetected and the task's
+  // allowed and required techniques are not checked.
+  void set_technique_step(std::unique_ptr<TechniqueStep> step);
   Measurement score(const BenchTask &task);  // never throws
 
  private:
@@ -29,6 +34,7 @@ class Scorer {
   std::unique_ptr<Compiler> compiler_;
   std::unique_ptr<CandidateRunner> runner_;
   std::vector<std::unique_ptr<CandidateCheck>> checks_;
+  std::unique_ptr<TechniqueStep> technique_step_;
 };
 
 // How the rank's compiler runs (also what the object audit's baselines need).

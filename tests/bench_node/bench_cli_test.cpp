@@ -1,5 +1,7 @@
 #include "bench_node/bench_cli.hpp"
 
+#include <cctype>
+
 #include <gtest/gtest.h>
 
 namespace hpcreward {
@@ -27,6 +29,20 @@ TEST(BenchCli, Defaults) {
   EXPECT_EQ(o.timing.target_rse, 0.01);
   EXPECT_EQ(o.timing.time_cap_s, 2.0);
   EXPECT_FALSE(o.keep_workdir);
+  EXPECT_FALSE(o.no_avx512);
+}
+
+TEST(BenchCli, NoAvx512) {
+  EXPECT_TRUE(parse({"--no-avx512"}).options.no_avx512);
+  // Boost wraps the help text: compare with runs of spaces and line breaks as one space.
+  std::string usage;
+  for (char c : bench_usage())
+    if (!(std::isspace(static_cast<unsigned char>(c)) && !usage.empty() && usage.back() == ' '))
+      usage += std::isspace(static_cast<unsigned char>(c)) ? ' ' : c;
+  EXPECT_NE(usage.find("--no-avx512"), std::string::npos);
+  EXPECT_NE(usage.find("treat this rank as lacking AVX-512 (run the ladder as on a host without it)"),
+            std::string::npos)
+      << usage;
 }
 
 TEST(BenchCli, EveryOption) {

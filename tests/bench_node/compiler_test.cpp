@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <iterator>
 
 #include <gtest/gtest.h>
 
@@ -89,6 +90,15 @@ TEST(RankInfo, DescribesThisRank) {
   EXPECT_GE(info.cores, 1);
   EXPECT_NE(info.compiler_version.find("gcc"), std::string::npos) << info.compiler_version;
   EXPECT_NE(info.blas_version.find("OpenBLAS"), std::string::npos) << info.blas_version;
+  EXPECT_EQ(info.avx512, cpu_supports_avx512());
+}
+
+TEST(RankInfo, Avx512FollowsTheCpuUnlessTurnedOff) {
+  // The kernel's view of the CPU: /proc/cpuinfo lists avx512f only when it is usable.
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  const std::string text((std::istreambuf_iterator<char>(cpuinfo)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(cpu_supports_avx512(), text.find(" avx512f") != std::string::npos);
+  EXPECT_FALSE(collect_rank_info(1, "gcc", /*no_avx512=*/true).avx512);
 }
 
 }  // namespace

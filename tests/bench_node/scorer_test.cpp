@@ -38,13 +38,14 @@ class FakeCompiler : public Compiler {
 
 class FakeRunner : public CandidateRunner {
  public:
-  FakeRunner(Log &log, bool throws) : log_(log), throws_(throws) {}
+  FakeRunner(Log &log, bool throws, Status status = Status::ok)
+      : log_(log), throws_(throws), status_(status) {}
   Measurement run(const RunRequest &request) override {
     log_.events.push_back("run");
     EXPECT_EQ(request.task->candidate_id, "c1");
     if (throws_) throw std::runtime_error("disk on fire");
     Measurement m;
-    m.status = Status::ok;
+    m.status = status_;
     m.gflops = 1.5;
     m.verify_s = 0.1;
     m.time_s = 0.2;
@@ -54,6 +55,7 @@ class FakeRunner : public CandidateRunner {
  private:
   Log &log_;
   bool throws_;
+  Status status_;
 };
 
 class FakeCheck : public CandidateCheck {
@@ -77,6 +79,29 @@ class FakeCheck : public CandidateCheck {
   bool reject_source_, reject_object_;
 };
 
+class FakeTechniqueStep : public TechniqueStep {
+ public:
+  FakeTechniqueStep(Log &log, Verdict verdict) : log_(log), verdict_(std::move(verdict)) {}
+  TechniqueAssessment assess(const BenchTask &, const std::filesystem::path &object) override {
+    log_.events.push_back("techniques");
+    EXPECT_EQ(object.filename(), "cand.so");
+    return {summary(), verdict_};
+  }
+  static TechniqueSummary summary() {
+    TechniqueSummary s;
+    s.detected = true;
+    s.techniques = {"blocking"};
+    s.loop_order = "ikj";
+    s.tile_sizes = {64, 32};
+    s.evidence = "tile loop over ii at line 3";
+    return s;
+  }
+
+ private:
+  Log &log_;
+  Verdict verdict_;
+};
+
 class ScorerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -86,9 +111,9 @@ class ScorerTest : public ::testing::Test {
     task.sequence = 7;
   }
   void TearDown() override { remove_tree(options.work_root); }
-  Scorer make(Verdict compile = {}, bool runner_throws = false) {
+  Scorer make(Verdict compile = {}, bool runner_throws = false, Status runs_as = Status::ok) {
     return Scorer(options, std::make_unique<FakeCompiler>(log, compile),
-                  std::make_unique<FakeRunner>(log, runner_throws));
+                  std::make_unique<FakeRunner>(log, runner_throws, runs_as));
   }
   BenchOptions options;
   BenchTask task;
@@ -107,6 +132,46 @@ TEST_F(ScorerTest, CompileThenRunFillsCompileTimeAndCleansUp) {
   EXPECT_EQ(log.events, (std::vector<std::string>{"check_source", "compile", "check_object", "run"}));
   EXPECT_NE(log.directory.filename().string().find("cand-7-"), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(log.directory));
+  // No technique step: nothing detected, nothing decided.
+  EXPECT_FALSE(m.techniques.detected);
+}
+
+TEST_F(ScorerTest, TechniqueStepRunsAfterTheObjectChecksAndItsSummaryReachesEveryRunStatus) {
+  for (Status status : {Status::ok, Status::wrong_answer, Status::runtime_error, Status::timeout,
+                        Status::forbidden}) {
+    log.events.clear();
+    Scorer scorer = make({}, false, status);
+    scorer.add_check(std::make_unique<FakeCheck>(log, false, false));
+    scorer.set_technique_step(std::make_unique<FakeTechniqueStep>(log, Verdict{}));
+    const Measurement m = scorer.score(task);
+    EXPECT_EQ(m.status, status);
+    EXPECT_EQ(m.techniques, FakeTechniqueStep::summary()) << to_string(status);
+    EXPECT_EQ(log.events, (std::vector<std::string>{"check_source", "compile", "check_object",
+                                                    "techniques", "run"}));
+  }
+}
+
+TEST_F(ScorerTest, TechniqueStepRefusalStopsBeforeRunningAndKeepsTheSummary) {
+  Scorer scorer = make();
+  scorer.set_technique_step(std::make_unique<FakeTechniqueStep>(
+      log, Verdict{Status::constraint_violation, "stage o3 does not allow blocking"}));
+  const Measurement m = scorer.score(task);
+  EXPECT_EQ(m.status, Status::constraint_violation);
+  EXPECT_EQ(m.reason, "stage o3 does not allow blocking");
+  EXPECT_EQ(m.techniques, FakeTechniqueStep::summary());
+  EXPECT_GT(m.compile_s, 0.0);
+  EXPECT_EQ(log.events, (std::vector<std::string>{"compile", "techniques"}));
+  EXPECT_FALSE(std::filesystem::exists(log.directory));
+}
+
+TEST_F(ScorerTest, ObjectCheckRefusalSkipsTheTechniqueStep) {
+  Scorer scorer = make();
+  scorer.add_check(std::make_unique<FakeCheck>(log, false, true));
+  scorer.set_technique_step(std::make_unique<FakeTechniqueStep>(log, Verdict{}));
+  const Measurement m = scorer.score(task);
+  EXPECT_EQ(m.status, Status::forbidden);
+  EXPECT_FALSE(m.techniques.detected);
+  EXPECT_EQ(log.events, (std::vector<std::string>{"check_source", "compile", "check_object"}));
 }
 
 TEST_F(ScorerTest, RelativeWorkRootIsMadeAbsolute) {

@@ -1,0 +1,149 @@
+#include "bench_node/technique_check.hpp"
+
+#include <stdexcept>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "bench_node/source_checks/forked_call.hpp"
+#include "bench_node/source_checks/omp_header.hpp"
+#include "stages/ladder_config.hpp"
+#include "stages/techniques/technique_detection.hpp"
+
+namespace hpcreward {
+
+namespace tq = techniques;
+using nlohmann::json;
+
+namespace {
+
+// The child's answer: both halves of detection, as found (the parent applies the rules).
+std::string encode(const tq::SourceTechniques &source, const tq::ObjectTechniques &object) {
+  return json{{"source",
+               {{"parsed", source.parsed},
+                {"omp_directives", source.omp_directives},
+                {"avx512_uses", source.avx512_uses},
+                {"blocking", source.blocking},
+                {"tile_sizes", source.tile_sizes},
+                {"loop_order", source.loop_order},
+                {"evidence", source.evidence}}},
+              {"object",
+               {{"read", object.read},
+                {"error", object.error},
+                {"omp_imports", object.omp_imports},
+                {"zmm_instructions", object.zmm_instructions},
+                {"first_zmm_address", object.first_zmm_address},
+                {"first_zmm_instruction", object.first_zmm_instruction}}}}
+      .dump();
+}
+
+// Throws (json errors) on an answer that is not what encode() writes.
+std::pair<tq::SourceTechniques, tq::ObjectTechniques> decode(const std::string &text) {
+  const json answer = json::parse(text);
+  const json &s = answer.at("source");
+  const json &o = answer.at("object");
+  tq::SourceTechniques source;
+  source.parsed = s.at("parsed").get<bool>();
+  source.omp_directives = s.at("omp_directives").get<int>();
+  source.avx512_uses = s.at("avx512_uses").get<int>();
+  source.blocking = s.at("blocking").get<bool>();
+  source.tile_sizes = s.at("tile_sizes").get<std::vector<int>>();
+  source.loop_order = s.at("loop_order").get<std::string>();
+  source.evidence = s.at("evidence").get<std::string>();
+  tq::ObjectTechniques object;
+  object.read = o.at("read").get<bool>();
+  object.error = o.at("error").get<std::string>();
+  object.omp_imports = o.at("omp_imports").get<std::vector<std::string>>();
+  object.zmm_instructions = o.at("zmm_instructions").get<int>();
+  object.first_zmm_address = o.at("first_zmm_address").get<std::uint64_t>();
+  object.first_zmm_instruction = o.at("first_zmm_instruction").get<std::string>();
+  return {std::move(source), std::move(object)};
+}
+
+std::string seconds(double s) {
+  std::string text = std::to_string(s);
+  text.erase(text.find_last_not_of('0') + 1);
+  if (!text.empty() && text.back() == '.') text.pop_back();
+  return text + " s";
+}
+
+TechniqueAssessment failed(const std::string &what) {
+  TechniqueAssessment assessment;
+  assessment.verdict = {Status::constraint_violation,
+                        "technique detection failed: " + what +
+                            "; the stage's technique rules could not be checked"};
+  assessment.summary.evidence = assessment.verdict.reason;  // detected stays false
+  return assessment;
+}
+
+StageSpec stage_of(const BenchTask &task) {
+  StageSpec stage;
+  stage.name = task.stage;
+  stage.compiler_flags = task.compiler_flags;
+  stage.techniques_allowed = task.techniques_allowed;
+  stage.techniques_required = task.techniques_required;
+  return stage;
+}
+
+}  // namespace
+
+TechniqueCheck::TechniqueCheck(const TechniqueCheckOptions &options) : options_(options) {
+  std::filesystem::path root = options_.work_root;
+  if (root.empty()) {
+    owned_root_ = std::make_unique<WorkDir>(std::filesystem::temp_directory_path(),
+                                            "hpcreward-techniques");
+    root = owned_root_->path();
+  } else {
+    ensure_private_directory(root);
+  }
+  if (source_checks::install_compiler_omp_header(options_.cc, root / "include"))
+    include_dir_ = root / "include";
+}
+
+TechniqueCheck::~TechniqueCheck() = default;
+
+TechniqueAssessment TechniqueCheck::assess(const BenchTask &task,
+                                           const std::filesystem::path &object) {
+  const source_checks::ForkOutcome detected = source_checks::run_forked(
+      [&] {
+        return encode(tq::detect_in_source(task.source, task.compiler_flags, include_dir_),
+                      tq::detect_in_object(object));
+      },
+      {options_.timeout_s, options_.memory_bytes});
+  switch (detected.end) {
+    case source_checks::ForkOutcome::End::returned:
+      break;
+    case source_checks::ForkOutcome::End::timed_out:
+      return failed("it ran past its " + seconds(options_.timeout_s) + " limit");
+    case source_checks::ForkOutcome::End::out_of_memory:
+      return failed("it ran out of memory (" + std::to_string(options_.memory_bytes >> 20) +
+                    " MiB)");
+    case source_checks::ForkOutcome::End::crashed:
+      return failed("it crashed (" + detected.detail + ")");
+    case source_checks::ForkOutcome::End::not_started:
+      // A rank that can't fork can't detect: an internal failure, not the candidate's.
+      throw std::runtime_error("technique detection could not start (" + detected.detail + ")");
+  }
+
+  std::pair<tq::SourceTechniques, tq::ObjectTechniques> found;
+  try {
+    found = decode(detected.output);
+  } catch (const std::exception &) {
+    return failed("its answer was unreadable");
+  }
+  const auto &[source, object_found] = found;
+  if (!source.parsed) return failed("the C parser (libclang) could not parse the source");
+  if (!object_found.read) return failed("the object could not be read (" + object_found.error + ")");
+
+  const tq::TechniqueDescriptor descriptor = tq::combine(source, object_found);
+  TechniqueAssessment assessment;
+  assessment.summary.detected = true;
+  assessment.summary.techniques = tq::technique_names(descriptor);
+  assessment.summary.loop_order = descriptor.loop_order;
+  assessment.summary.tile_sizes = descriptor.tile_sizes;
+  assessment.summary.evidence = descriptor.evidence;
+  assessment.verdict = check_constraints(stage_of(task), assessment.summary.techniques);
+  return assessment;
+}
+
+}  // namespace hpcreward
