@@ -30,36 +30,54 @@ std::string number_text(T value) {
   return std::string(text, result.ptr);
 }
 
-}  // namespace
-
-void write_csv(std::ostream &out, const std::vector<RewardRow> &rows) {
-  for (std::size_t i = 0; i < kRowFields.size(); ++i)
-    out << (i ? "," : "") << field_name(kRowFields[i]);
+template <typename Record>
+void csv(std::ostream &out, const std::vector<Record> &records) {
+  const auto &columns = columns_of<Record>();
+  for (std::size_t i = 0; i < columns.size(); ++i)
+    out << (i ? "," : "") << field_name<Record>(columns[i]);
   out << '\n';
-  for (const RewardRow &row : rows) {
-    for (std::size_t i = 0; i < kRowFields.size(); ++i) {
+  for (const Record &record : records) {
+    for (std::size_t i = 0; i < columns.size(); ++i) {
       if (i) out << ',';
       std::visit(
           [&](const auto &f) {
-            if constexpr (std::is_same_v<std::decay_t<decltype(f)>, StringField>)
-              out << csv_field(row.*f.member);
+            if constexpr (std::is_same_v<std::decay_t<decltype(f)>, StringColumn<Record>>)
+              out << csv_field(record.*f.member);
             else
-              out << number_text(row.*f.member);
+              out << number_text(record.*f.member);
           },
-          kRowFields[i]);
+          columns[i]);
     }
     out << '\n';
   }
 }
 
-void write_jsonl(std::ostream &out, const std::vector<RewardRow> &rows) {
-  for (const RewardRow &row : rows) {
-    nlohmann::ordered_json object;  // keeps the column order of /rewards
-    for (const RowField &field : kRowFields)
-      std::visit([&](const auto &f) { object[std::string(f.name)] = row.*f.member; }, field);
+template <typename Record>
+void jsonl(std::ostream &out, const std::vector<Record> &records) {
+  for (const Record &record : records) {
+    nlohmann::ordered_json object;  // keeps the column order of the dataset
+    for (const auto &field : columns_of<Record>())
+      std::visit([&](const auto &f) { object[std::string(f.name)] = record.*f.member; }, field);
     // Reasons quote compiler output, which need not be valid UTF-8: replace, don't throw.
     out << object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   }
+}
+
+}  // namespace
+
+void write_csv(std::ostream &out, const std::vector<RewardRow> &rows) { csv(out, rows); }
+void write_jsonl(std::ostream &out, const std::vector<RewardRow> &rows) { jsonl(out, rows); }
+void write_csv(std::ostream &out, const std::vector<StageEventRecord> &events) {
+  csv(out, events);
+}
+void write_jsonl(std::ostream &out, const std::vector<StageEventRecord> &events) {
+  jsonl(out, events);
+}
+void write_csv(std::ostream &out, const std::vector<ArchiveRecord> &records) {
+  csv(out, records);
+}
+void write_jsonl(std::ostream &out, const std::vector<ArchiveRecord> &records) {
+  jsonl(out, records);
 }
 
 }  // namespace hpcreward

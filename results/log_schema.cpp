@@ -44,13 +44,17 @@ hid_t number_type(TypeFor use) {
     static_assert(!sizeof(T), "no HDF5 type for this column type");
 }
 
-template <typename Field>
-constexpr bool is_string_field = std::is_same_v<std::decay_t<Field>, StringField>;
+// Is this column a string column? (Dispatch on the variant's alternative.)
+template <typename Record, typename Field>
+constexpr bool is_string_column() {
+  return std::is_same_v<std::decay_t<Field>, StringColumn<Record>>;
+}
 
-std::size_t field_size(const RowField &field) {
+template <typename Record>
+std::size_t field_size(const Column<Record> &field) {
   return std::visit(
       [](const auto &f) -> std::size_t {
-        if constexpr (is_string_field<decltype(f)>)
+        if constexpr (is_string_column<Record, decltype(f)>())
           return f.size;
         else
           return sizeof(typename std::decay_t<decltype(f)>::value_type);
@@ -58,87 +62,142 @@ std::size_t field_size(const RowField &field) {
       field);
 }
 
-struct RowLayout {
-  std::array<std::size_t, kRowFields.size()> offsets{};
+template <typename Record>
+struct Layout {
+  static constexpr std::size_t kColumns = columns_of<Record>().size();
+  std::array<std::size_t, kColumns> offsets{};
   std::size_t size = 0;
 };
 
-const RowLayout &row_layout() {
-  static const RowLayout layout = [] {
-    RowLayout result;
-    for (std::size_t i = 0; i < kRowFields.size(); ++i) {
-      result.offsets[i] = result.size;
-      result.size += field_size(kRowFields[i]);
+template <typename Record>
+const Layout<Record> &layout() {
+  static const Layout<Record> result = [] {
+    Layout<Record> computed;
+    const auto &columns = columns_of<Record>();
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      computed.offsets[i] = computed.size;
+      computed.size += field_size<Record>(columns[i]);
     }
-    return result;
+    return computed;
   }();
-  return layout;
+  return result;
 }
 
-}  // namespace
+template <typename Record>
+constexpr const char *type_name() {
+  if constexpr (std::is_same_v<Record, RewardRow>)
+    return "/rewards type";
+  else if constexpr (std::is_same_v<Record, StageEventRecord>)
+    return "/stage_events type";
+  else
+    return "/archive type";
+}
 
-std::size_t row_record_size() { return row_layout().size; }
-
-Datatype make_row_type(TypeFor use) {
-  const RowLayout &layout = row_layout();
-  Datatype compound(check_type(H5Tcreate(H5T_COMPOUND, layout.size), "/rewards type"));
-  for (std::size_t i = 0; i < kRowFields.size(); ++i) {
-    const std::string name(field_name(kRowFields[i]));
+// Builds the compound type of Record from the columns for which `keep(name)` is true.
+template <typename Record, typename Keep>
+Datatype build_type(TypeFor use, Keep keep) {
+  const Layout<Record> &offsets = layout<Record>();
+  const auto &columns = columns_of<Record>();
+  Datatype compound(check_type(H5Tcreate(H5T_COMPOUND, offsets.size), type_name<Record>()));
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    const std::string name(field_name<Record>(columns[i]));
+    if (!keep(name)) continue;
     std::visit(
         [&](const auto &f) {
-          if constexpr (is_string_field<decltype(f)>) {
+          if constexpr (is_string_column<Record, decltype(f)>()) {
             Datatype string_type = make_string_type(f.size);
             check_type(
-                H5Tinsert(compound.get(), name.c_str(), layout.offsets[i], string_type.get()),
-                "/rewards type");
+                H5Tinsert(compound.get(), name.c_str(), offsets.offsets[i], string_type.get()),
+                type_name<Record>());
           } else {
             using T = typename std::decay_t<decltype(f)>::value_type;
             check_type(
-                H5Tinsert(compound.get(), name.c_str(), layout.offsets[i], number_type<T>(use)),
-                "/rewards type");
+                H5Tinsert(compound.get(), name.c_str(), offsets.offsets[i], number_type<T>(use)),
+                type_name<Record>());
           }
         },
-        kRowFields[i]);
+        columns[i]);
   }
   return compound;
 }
 
-void encode_row(const RewardRow &row, std::byte *record) {
-  const RowLayout &layout = row_layout();
-  for (std::size_t i = 0; i < kRowFields.size(); ++i) {
-    std::byte *out = record + layout.offsets[i];
+}  // namespace
+
+template <typename Record>
+std::size_t record_size() {
+  return layout<Record>().size;
+}
+
+template <typename Record>
+Datatype make_record_type(TypeFor use) {
+  return build_type<Record>(use, [](const std::string &) { return true; });
+}
+
+template <typename Record>
+Datatype make_memory_type_for(hid_t file_type) {
+  return build_type<Record>(TypeFor::memory, [&](const std::string &name) {
+    return H5Tget_member_index(file_type, name.c_str()) >= 0;
+  });
+}
+
+template <typename Record>
+bool is_current_file_type(hid_t file_type) {
+  Datatype expected = make_record_type<Record>(TypeFor::file);
+  return H5Tequal(file_type, expected.get()) > 0;
+}
+
+template <typename Record>
+void encode_record(const Record &value, std::byte *record) {
+  const Layout<Record> &offsets = layout<Record>();
+  const auto &columns = columns_of<Record>();
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    std::byte *out = record + offsets.offsets[i];
     std::visit(
         [&](const auto &f) {
-          if constexpr (is_string_field<decltype(f)>) {
-            const std::string_view text = truncate_utf8(row.*f.member, f.size);
+          if constexpr (is_string_column<Record, decltype(f)>()) {
+            const std::string_view text = truncate_utf8(value.*f.member, f.size);
             std::memset(out, 0, f.size);
             std::memcpy(out, text.data(), text.size());
           } else {
-            std::memcpy(out, &(row.*f.member), sizeof(row.*f.member));
+            std::memcpy(out, &(value.*f.member), sizeof(value.*f.member));
           }
         },
-        kRowFields[i]);
+        columns[i]);
   }
 }
 
-RewardRow decode_row(const std::byte *record) {
-  const RowLayout &layout = row_layout();
-  RewardRow row;
-  for (std::size_t i = 0; i < kRowFields.size(); ++i) {
-    const std::byte *in = record + layout.offsets[i];
+template <typename Record>
+Record decode_record(const std::byte *record) {
+  const Layout<Record> &offsets = layout<Record>();
+  const auto &columns = columns_of<Record>();
+  Record value;
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    const std::byte *in = record + offsets.offsets[i];
     std::visit(
         [&](const auto &f) {
-          if constexpr (is_string_field<decltype(f)>) {
+          if constexpr (is_string_column<Record, decltype(f)>()) {
             const char *text = reinterpret_cast<const char *>(in);
-            row.*f.member = std::string(text, strnlen(text, f.size));
+            value.*f.member = std::string(text, strnlen(text, f.size));
           } else {
-            std::memcpy(&(row.*f.member), in, sizeof(row.*f.member));
+            std::memcpy(&(value.*f.member), in, sizeof(value.*f.member));
           }
         },
-        kRowFields[i]);
+        columns[i]);
   }
-  return row;
+  return value;
 }
+
+#define HPCREWARD_RECORD_SCHEMA(Record)                                 \
+  template std::size_t record_size<Record>();                           \
+  template Datatype make_record_type<Record>(TypeFor);                  \
+  template Datatype make_memory_type_for<Record>(hid_t);                \
+  template bool is_current_file_type<Record>(hid_t);                    \
+  template void encode_record<Record>(const Record &, std::byte *);     \
+  template Record decode_record<Record>(const std::byte *);
+HPCREWARD_RECORD_SCHEMA(RewardRow)
+HPCREWARD_RECORD_SCHEMA(StageEventRecord)
+HPCREWARD_RECORD_SCHEMA(ArchiveRecord)
+#undef HPCREWARD_RECORD_SCHEMA
 
 Datatype make_source_entry_type(TypeFor use) {
   Datatype compound(check_type(H5Tcreate(H5T_COMPOUND, sizeof(SourceEntry)), "/sources type"));

@@ -4,7 +4,8 @@
 
 namespace hpcreward {
 
-inline constexpr int kRewardLogSchemaVersion = 1;
+// 2 (issue 4): technique columns in /rewards, /stage_events and /archive; readers still read 1.
+inline constexpr int kRewardLogSchemaVersion = 2;
 
 struct Provenance {
   int schema_version = kRewardLogSchemaVersion;

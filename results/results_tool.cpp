@@ -1,10 +1,12 @@
 // hpcreward-results: reads a reward log, also while a run is still writing it.
 //   hpcreward-results summary FILE.h5
-//   hpcreward-results export FILE.h5 [--format csv|jsonl]
+//   hpcreward-results stages FILE.h5
+//   hpcreward-results archive FILE.h5
+//   hpcreward-results export FILE.h5 [--format csv|jsonl] [--table rewards|stage_events|archive]
 //   hpcreward-results source FILE.h5 SHA256
 //   hpcreward-results provenance FILE.h5
-// Exit status: 0 done, 1 the log could not be read or has no such source, 2 usage error or
-// no such file.
+// Exit status: 0 done, 1 the log could not be read, has no such source or lacks the dataset
+// asked for (a schema 1 log has no stage events or archive), 2 usage error or no such file.
 #include <boost/program_options.hpp>
 #include <filesystem>
 #include <iostream>
@@ -30,10 +32,14 @@ constexpr const char *kUsage =
     "Reads an hpcreward reward log, also while a run is still writing it.\n"
     "\n"
     "commands:\n"
-    "  summary FILE.h5                      per problem and stage: candidates, statuses, GFLOPS\n"
-    "  export FILE.h5 [--format csv|jsonl]  every row to stdout (default csv)\n"
-    "  source FILE.h5 SHA256                the candidate source stored under SHA256\n"
-    "  provenance FILE.h5                   what produced the log, as JSON\n";
+    "  summary FILE.h5              per problem and stage: candidates, statuses, GFLOPS,\n"
+    "                               the best candidate's techniques, archive niches opened\n"
+    "  stages FILE.h5               every stage event, then each problem's current stage\n"
+    "  archive FILE.h5              the current archive: each niche and its elite\n"
+    "  export FILE.h5 [--format csv|jsonl] [--table rewards|stage_events|archive]\n"
+    "                               every record of a table to stdout (default: csv, rewards)\n"
+    "  source FILE.h5 SHA256        the candidate source stored under SHA256\n"
+    "  provenance FILE.h5           what produced the log, as JSON\n";
 
 // A mistake in how the tool was called: reported with the usage text, exit status 2.
 struct UsageError : std::runtime_error {
@@ -74,18 +80,45 @@ int summary(const std::vector<std::string> &args) {
   return 0;
 }
 
+int stages(const std::vector<std::string> &args) {
+  const auto file = existing_file(parse(args, {"file"}));
+  std::cout << format_stage_events(read_stage_events(file));
+  return 0;
+}
+
+int archive(const std::vector<std::string> &args) {
+  const auto file = existing_file(parse(args, {"file"}));
+  std::cout << format_archive(read_archive(file));
+  return 0;
+}
+
+template <typename Records>
+void write_records(const std::string &format, const Records &records) {
+  if (format == "csv")
+    write_csv(std::cout, records);
+  else
+    write_jsonl(std::cout, records);
+}
+
 int export_rows(const std::vector<std::string> &args) {
   po::options_description options;
-  options.add_options()("format", po::value<std::string>()->default_value("csv"), "csv or jsonl");
+  options.add_options()("format", po::value<std::string>()->default_value("csv"), "csv or jsonl")(
+      "table", po::value<std::string>()->default_value("rewards"),
+      "rewards, stage_events or archive");
   const auto values = parse(args, {"file"}, options);
   const std::string format = values["format"].as<std::string>();
   if (format != "csv" && format != "jsonl")
     throw UsageError("--format must be csv or jsonl, not '" + format + "'");
-  const auto rows = read_rewards(existing_file(values));
-  if (format == "csv")
-    write_csv(std::cout, rows);
+  const std::string table = values["table"].as<std::string>();
+  if (table != "rewards" && table != "stage_events" && table != "archive")
+    throw UsageError("--table must be rewards, stage_events or archive, not '" + table + "'");
+  const auto file = existing_file(values);
+  if (table == "rewards")
+    write_records(format, read_rewards(file));
+  else if (table == "stage_events")
+    write_records(format, read_stage_events(file));
   else
-    write_jsonl(std::cout, rows);
+    write_records(format, read_archive(file));
   return 0;
 }
 
@@ -137,6 +170,8 @@ int main(int argc, char **argv) {
       return 0;
     }
     if (command == "summary") return summary(rest);
+    if (command == "stages") return stages(rest);
+    if (command == "archive") return archive(rest);
     if (command == "export") return export_rows(rest);
     if (command == "source") return source(rest);
     if (command == "provenance") return provenance(rest);

@@ -1,19 +1,25 @@
 #pragma once
-// The HDF5 reward log (DESIGN.md "HDF5 reward log"), schema version 1:
+// The HDF5 reward log (DESIGN.md "HDF5 reward log"), schema version 2 (results/README.md
+// documents it for users):
 //
 //   /                 attributes: the Provenance fields (strings, schema_version an int)
 //   /rewards          extendible chunked compound dataset, one RewardRow per scored candidate
 //   /sources          extendible compound index {sha256, offset, length} into /source_text
 //   /source_text      extendible uint8 dataset: each distinct source once, concatenated
+//   /stage_events     extendible compound dataset, one StageEventRecord per stage change (v2)
+//   /archive          extendible compound dataset, one ArchiveRecord per archive change (v2)
 //
 // Every dataset is created before the file switches to SWMR mode (HDF5 forbids new
 // objects afterwards, and SWMR does not allow variable-length data, hence fixed-length
 // strings and the offset/length text store). Readers (h5py with swmr=True) can watch a live run.
+// Schema 1 logs (no technique columns, no /stage_events or /archive) still read: record
+// datasets are read by column name, and a missing column reads empty.
 //
-// Every append is flushed, so a writer that dies keeps every row it appended. SWMR readers
+// Every append is flushed, so a writer that dies keeps every record it appended. SWMR readers
 // (the ones below, h5py with swmr=True) open such a log as it is; tools that do not use SWMR
 // (h5dump, h5py without swmr) refuse a log whose writer is running or died until
-// `h5clear -s FILE` clears its "open for writing" mark.
+// `h5clear -s --increment FILE` clears its "open for writing" mark (`-s` alone truncates a
+// dead writer's log to the stale size its superblock recorded: see log_file_state.hpp).
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -37,9 +43,14 @@ class RewardLogWriter {
   RewardLogWriter(const RewardLogWriter &) = delete;
   RewardLogWriter &operator=(const RewardLogWriter &) = delete;
 
-  // Reopens an existing log to go on writing it (a resumed run): clears the "open for
-  // writing" mark a crashed writer left, checks the schema version, starts SWMR writing.
-  // Throws std::runtime_error naming the file and what to do.
+  // Reopens an existing log to go on writing it (a resumed run): checks that it is a
+  // schema 2 reward log, clears the "open for writing" mark a crashed writer left (with
+  // `h5clear -s --increment`, hdf5-tools), starts SWMR writing. rows() goes on from the rows
+  // already there and sources already stored are not stored again. Throws
+  // std::runtime_error naming the file and what to do, changing nothing, for: no such file,
+  // a file that is not a reward log, a schema 1 log, a log a live writer holds (every
+  // writer holds a lock while open), a log another process has open through HDF5 (a reader
+  // such as h5py), h5clear missing.
   struct Resume {};
   RewardLogWriter(const std::filesystem::path &path, Resume);
 
@@ -58,6 +69,8 @@ class RewardLogWriter {
 };
 
 // Readers open the file read-only with SWMR read access, so they work on a live log.
+// read_stage_events and read_archive throw "<file>: this log has no stage events (schema 1)"
+// (or "no archive") for a schema 1 log.
 std::vector<RewardRow> read_rewards(const std::filesystem::path &path);
 Provenance read_provenance(const std::filesystem::path &path);
 std::optional<std::string> read_source(const std::filesystem::path &path, std::string_view sha256);

@@ -1,5 +1,7 @@
 // Readers of a reward log. They open it read-only with SWMR read access, so they work on a
-// finished log and on one that a run is still writing (they see the rows flushed so far).
+// finished log and on one that a run is still writing (they see the records flushed so far).
+// Record datasets are read by column name, so a schema 1 log reads too: the columns it does
+// not have come back empty.
 #include <cstring>
 #include <stdexcept>
 #include <vector>
@@ -23,24 +25,57 @@ h5::File open_for_reading(const std::filesystem::path &path) {
                             path, "cannot open the reward log"));
 }
 
+// Every record of one dataset, read through the columns that the file has.
+template <typename Record>
+std::vector<Record> read_records(hid_t file, const char *name, const std::filesystem::path &path) {
+  h5::Dataset dataset = h5::open_dataset(file, name, path);
+  const hsize_t count = h5::element_count(dataset.get(), name, path);
+  h5::Datatype file_type(
+      h5::check(H5Dget_type(dataset.get()), path, std::string("cannot get the type of ") + name));
+  h5::Datatype memory_type = h5::make_memory_type_for<Record>(file_type.get());
+
+  const std::size_t record_size = h5::record_size<Record>();
+  std::vector<std::byte> records(count * record_size);  // zeros: absent columns read empty
+  h5::read_elements(dataset.get(), 0, count, memory_type.get(), records.data(), name, path);
+
+  std::vector<Record> result;
+  result.reserve(count);
+  for (hsize_t i = 0; i < count; ++i)
+    result.push_back(h5::decode_record<Record>(&records[i * record_size]));
+  return result;
+}
+
+// The schema 2 datasets beside /rewards; a schema 1 log has none, which deserves a plain
+// "this log has no X" rather than HDF5's "object not found".
+template <typename Record>
+std::vector<Record> read_v2_records(const std::filesystem::path &path, const char *name,
+                                    const char *what) {
+  h5::QuietHdf5Errors quiet;
+  h5::File file = open_for_reading(path);
+  if (H5Lexists(file.get(), name, H5P_DEFAULT) <= 0) {
+    std::string schema;
+    if (H5Aexists(file.get(), "schema_version") > 0)
+      schema = " (schema " + std::to_string(h5::read_provenance(file.get(), path).schema_version) +
+               ")";
+    throw std::runtime_error(path.string() + ": this log has no " + what + schema);
+  }
+  return read_records<Record>(file.get(), name, path);
+}
+
 }  // namespace
 
 std::vector<RewardRow> read_rewards(const std::filesystem::path &path) {
   h5::QuietHdf5Errors quiet;
   h5::File file = open_for_reading(path);
-  h5::Dataset rewards = h5::open_dataset(file.get(), h5::kRewardsDataset, path);
-  const hsize_t count = h5::element_count(rewards.get(), h5::kRewardsDataset, path);
+  return read_records<RewardRow>(file.get(), h5::kRewardsDataset, path);
+}
 
-  const std::size_t record_size = h5::row_record_size();
-  std::vector<std::byte> records(count * record_size);
-  h5::Datatype row_type = h5::make_row_type(h5::TypeFor::memory);
-  h5::read_elements(rewards.get(), 0, count, row_type.get(), records.data(), h5::kRewardsDataset,
-                    path);
+std::vector<StageEventRecord> read_stage_events(const std::filesystem::path &path) {
+  return read_v2_records<StageEventRecord>(path, h5::kStageEventsDataset, "stage events");
+}
 
-  std::vector<RewardRow> rows;
-  rows.reserve(count);
-  for (hsize_t i = 0; i < count; ++i) rows.push_back(h5::decode_row(&records[i * record_size]));
-  return rows;
+std::vector<ArchiveRecord> read_archive(const std::filesystem::path &path) {
+  return read_v2_records<ArchiveRecord>(path, h5::kArchiveDataset, "archive");
 }
 
 Provenance read_provenance(const std::filesystem::path &path) {

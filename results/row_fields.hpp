@@ -1,37 +1,48 @@
 #pragma once
-// The columns of /rewards, in RewardRow order. This one table drives the HDF5 compound
-// type, the encoding of rows, and the CSV/JSONL export, so they cannot disagree; column
-// names are exactly the RewardRow member names (h5py users index the log by them).
+// The columns of every record dataset of the log (/rewards, /stage_events, /archive), in
+// member order. One table per record type drives its HDF5 compound type, the encoding of
+// records, and the CSV/JSONL export, so they cannot disagree; column names are exactly the
+// member names (h5py users index the log by them).
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 
+#include "results/log_records.hpp"
 #include "results/reward_row.hpp"
 
 namespace hpcreward {
 
 // A fixed-length, null-padded string column of `size` bytes; longer values are cut
 // at a UTF-8 boundary when written.
-struct StringField {
+template <typename Record>
+struct StringColumn {
   std::string_view name;
-  std::string RewardRow::*member;
+  std::string Record::*member;
   std::size_t size;
 };
 
-template <typename T>
-struct NumberField {
+template <typename Record, typename T>
+struct NumberColumn {
   using value_type = T;
   std::string_view name;
-  T RewardRow::*member;
+  T Record::*member;
 };
 
-using RowField = std::variant<StringField, NumberField<double>, NumberField<std::int32_t>,
-                              NumberField<std::uint64_t>>;
+template <typename Record>
+using Column = std::variant<StringColumn<Record>, NumberColumn<Record, double>,
+                            NumberColumn<Record, std::int32_t>, NumberColumn<Record, std::uint64_t>>;
 
-inline constexpr std::array<RowField, 22> kRowFields = {
+// /rewards.
+using StringField = StringColumn<RewardRow>;
+template <typename T>
+using NumberField = NumberColumn<RewardRow, T>;
+using RowField = Column<RewardRow>;
+
+inline constexpr std::array<RowField, 26> kRowFields = {
     StringField{"candidate_id", &RewardRow::candidate_id, 64},
     StringField{"batch_id", &RewardRow::batch_id, 64},
     StringField{"problem", &RewardRow::problem, 32},
@@ -54,10 +65,57 @@ inline constexpr std::array<RowField, 22> kRowFields = {
     StringField{"host", &RewardRow::host, 64},
     NumberField<double>{"time", &RewardRow::time},
     NumberField<std::uint64_t>{"seed", &RewardRow::seed},
+    // Schema v2. A v1 log lacks these four; readers leave them empty.
+    StringField{"techniques", &RewardRow::techniques, 32},
+    StringField{"loop_order", &RewardRow::loop_order, 8},
+    StringField{"tile_sizes", &RewardRow::tile_sizes, 32},
+    StringField{"archive", &RewardRow::archive, 16},
 };
 
+// /stage_events (schema v2).
+inline constexpr std::array<Column<StageEventRecord>, 7> kStageEventFields = {
+    StringColumn<StageEventRecord>{"problem", &StageEventRecord::problem, 32},
+    StringColumn<StageEventRecord>{"from", &StageEventRecord::from, 32},
+    StringColumn<StageEventRecord>{"to", &StageEventRecord::to, 32},
+    StringColumn<StageEventRecord>{"rule", &StageEventRecord::rule, 32},
+    StringColumn<StageEventRecord>{"detail", &StageEventRecord::detail, 256},
+    NumberColumn<StageEventRecord, double>{"time", &StageEventRecord::time},
+    NumberColumn<StageEventRecord, std::uint64_t>{"rows_before", &StageEventRecord::rows_before},
+};
+
+// /archive (schema v2).
+inline constexpr std::array<Column<ArchiveRecord>, 12> kArchiveFields = {
+    StringColumn<ArchiveRecord>{"problem", &ArchiveRecord::problem, 32},
+    StringColumn<ArchiveRecord>{"stage", &ArchiveRecord::stage, 32},
+    StringColumn<ArchiveRecord>{"niche", &ArchiveRecord::niche, 64},
+    StringColumn<ArchiveRecord>{"change", &ArchiveRecord::change, 16},
+    StringColumn<ArchiveRecord>{"candidate_id", &ArchiveRecord::candidate_id, 64},
+    StringColumn<ArchiveRecord>{"batch_id", &ArchiveRecord::batch_id, 64},
+    NumberColumn<ArchiveRecord, double>{"gflops", &ArchiveRecord::gflops},
+    StringColumn<ArchiveRecord>{"source_sha256", &ArchiveRecord::source_sha256, 64},
+    StringColumn<ArchiveRecord>{"previous_candidate_id", &ArchiveRecord::previous_candidate_id,
+                                64},
+    NumberColumn<ArchiveRecord, double>{"previous_gflops", &ArchiveRecord::previous_gflops},
+    NumberColumn<ArchiveRecord, double>{"time", &ArchiveRecord::time},
+    NumberColumn<ArchiveRecord, std::uint64_t>{"row_index", &ArchiveRecord::row_index},
+};
+
+// The column table of each record type, for code written once for all three.
+template <typename Record>
+constexpr const auto &columns_of() {
+  if constexpr (std::is_same_v<Record, RewardRow>)
+    return kRowFields;
+  else if constexpr (std::is_same_v<Record, StageEventRecord>)
+    return kStageEventFields;
+  else if constexpr (std::is_same_v<Record, ArchiveRecord>)
+    return kArchiveFields;
+  else
+    static_assert(!sizeof(Record), "no column table for this record type");
+}
+
 // The name of any column.
-inline std::string_view field_name(const RowField &field) {
+template <typename Record>
+std::string_view field_name(const Column<Record> &field) {
   return std::visit([](const auto &f) { return f.name; }, field);
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
+#include <map>
 #include <utility>
 
 #include "common/status.hpp"
@@ -11,6 +13,16 @@
 namespace hpcreward {
 
 namespace {
+
+// A row's technique descriptor in a few words: "openmp+blocking ikj 64x64", "plain"; "-"
+// when detection did not run (or the log is schema 1).
+std::string techniques_cell(const RewardRow &row) {
+  if (row.techniques.empty()) return "-";
+  std::string cell = row.techniques;
+  if (!row.loop_order.empty()) cell += ' ' + row.loop_order;
+  if (!row.tile_sizes.empty()) cell += ' ' + row.tile_sizes;
+  return cell;
+}
 
 // Tallies for one (problem, stage), or for the whole run.
 struct Tally {
@@ -22,9 +34,12 @@ struct Tally {
   std::vector<double> ok_gflops;
   double best_gflops = 0;
   std::string best_candidate;
+  std::string best_techniques;  // the best candidate's descriptor (schema 2)
+  std::size_t niches = 0;       // rows that opened a niche of the archive (schema 2)
 
   void add(const RewardRow &row) {
     ++candidates;
+    if (row.archive == "new_niche") ++niches;
     if (row.status != to_string(Status::ok)) {
       const std::string status = row.status.empty() ? "(no status)" : row.status;
       auto it = std::find_if(failures.begin(), failures.end(),
@@ -40,6 +55,7 @@ struct Tally {
     if (ok_gflops.empty() || row.gflops > best_gflops) {
       best_gflops = row.gflops;
       best_candidate = row.candidate_id;
+      best_techniques = techniques_cell(row);
     }
     ok_gflops.push_back(row.gflops);
   }
@@ -78,16 +94,22 @@ double median(std::vector<double> values) {
   return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
 }
 
-std::vector<std::string> cells(const Tally &tally, std::string problem, std::string stage) {
+std::vector<std::string> cells(const Tally &tally, std::string problem, std::string stage,
+                               bool with_techniques) {
   const bool measured = !tally.ok_gflops.empty();
-  return {std::move(problem),
-          std::move(stage),
-          std::to_string(tally.candidates),
-          std::to_string(tally.ok),
-          measured ? gflops_cell(tally.best_gflops) : "-",
-          measured ? gflops_cell(median(tally.ok_gflops)) : "-",
-          measured ? tally.best_candidate : "-",
-          failures_cell(tally.failures)};
+  std::vector<std::string> row = {std::move(problem),
+                                  std::move(stage),
+                                  std::to_string(tally.candidates),
+                                  std::to_string(tally.ok),
+                                  measured ? gflops_cell(tally.best_gflops) : "-",
+                                  measured ? gflops_cell(median(tally.ok_gflops)) : "-",
+                                  measured ? tally.best_candidate : "-"};
+  if (with_techniques) {
+    row.push_back(measured && !tally.best_techniques.empty() ? tally.best_techniques : "-");
+    row.push_back(std::to_string(tally.niches));
+  }
+  row.push_back(failures_cell(tally.failures));
+  return row;
 }
 
 }  // namespace
@@ -110,17 +132,123 @@ std::string format_summary(const std::vector<RewardRow> &rows) {
     total.add(row);
   }
 
+  // Technique columns only when the log has technique data: a schema 1 log, or a run
+  // without technique detection, keeps the narrower table.
+  const bool with_techniques = std::any_of(rows.begin(), rows.end(), [](const RewardRow &row) {
+    return !row.techniques.empty() || !row.archive.empty();
+  });
+  using Align = TextTable::Align;
+  std::vector<TextTable::Column> columns = {{"problem", Align::left},
+                                            {"stage", Align::left},
+                                            {"candidates", Align::right},
+                                            {"ok", Align::right},
+                                            {"best GFLOPS", Align::right},
+                                            {"median GFLOPS", Align::right},
+                                            {"best candidate", Align::left}};
+  if (with_techniques) {
+    columns.push_back({"its techniques", Align::left});
+    columns.push_back({"niches", Align::right});
+  }
+  columns.push_back({"other statuses", Align::left});
+  TextTable table(std::move(columns));
+  for (const Tally &group : groups)
+    table.add_row(cells(group, group.problem, group.stage, with_techniques));
+  table.add_row(cells(total, "total", "", with_techniques));
+  return table.render();
+}
+
+namespace {
+
+// "2024-11-22 01:35:00" (UTC), or "-" for a time that is not one.
+std::string utc_cell(double seconds) {
+  if (!std::isfinite(seconds) || seconds <= 0 || seconds > 253402300799.0) return "-";
+  const std::time_t whole = static_cast<std::time_t>(seconds);
+  std::tm parts{};
+  gmtime_r(&whole, &parts);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &parts);
+  return text;
+}
+
+std::string or_dash(const std::string &text) { return text.empty() ? "-" : text; }
+
+}  // namespace
+
+std::string format_stage_events(const std::vector<StageEventRecord> &events) {
+  if (events.empty()) return "no stage events in the reward log\n";
+  using Align = TextTable::Align;
+  TextTable history({{"time (UTC)", Align::left},
+                     {"problem", Align::left},
+                     {"from -> to", Align::left},
+                     {"rule", Align::left},
+                     {"detail", Align::left}});
+  struct Current {
+    std::string problem;
+    std::string stage;
+    double since = 0;
+    std::size_t events = 0;
+  };
+  std::vector<Current> current;  // first-seen order
+  for (const StageEventRecord &event : events) {
+    history.add_row({utc_cell(event.time), event.problem,
+                     or_dash(event.from) + " -> " + or_dash(event.to), or_dash(event.rule),
+                     or_dash(event.detail)});
+    auto it = std::find_if(current.begin(), current.end(),
+                           [&](const Current &c) { return c.problem == event.problem; });
+    if (it == current.end()) it = current.insert(current.end(), Current{event.problem, "", 0, 0});
+    it->stage = event.to;
+    it->since = event.time;
+    ++it->events;
+  }
+  TextTable now({{"problem", Align::left},
+                 {"current stage", Align::left},
+                 {"since (UTC)", Align::left},
+                 {"events", Align::right}});
+  for (const Current &c : current)
+    now.add_row({c.problem, or_dash(c.stage), utc_cell(c.since), std::to_string(c.events)});
+  return history.render() + "\n" + now.render();
+}
+
+std::string format_archive(const std::vector<ArchiveRecord> &records) {
+  if (records.empty()) return "the archive is empty\n";
+  struct Niche {
+    const ArchiveRecord *elite = nullptr;  // the last record of the niche
+    std::size_t changes = 0;
+  };
+  struct Cell {
+    std::string problem;
+    std::string stage;
+    std::map<std::string, Niche> niches;
+  };
+  std::vector<Cell> cells;  // first-seen order
+  for (const ArchiveRecord &record : records) {
+    auto cell = std::find_if(cells.begin(), cells.end(), [&](const Cell &c) {
+      return c.problem == record.problem && c.stage == record.stage;
+    });
+    if (cell == cells.end()) cell = cells.insert(cells.end(), Cell{record.problem, record.stage, {}});
+    Niche &niche = cell->niches[record.niche];
+    niche.elite = &record;
+    ++niche.changes;
+  }
   using Align = TextTable::Align;
   TextTable table({{"problem", Align::left},
                    {"stage", Align::left},
-                   {"candidates", Align::right},
-                   {"ok", Align::right},
-                   {"best GFLOPS", Align::right},
-                   {"median GFLOPS", Align::right},
-                   {"best candidate", Align::left},
-                   {"other statuses", Align::left}});
-  for (const Tally &group : groups) table.add_row(cells(group, group.problem, group.stage));
-  table.add_row(cells(total, "total", ""));
+                   {"niche", Align::left},
+                   {"elite", Align::left},
+                   {"GFLOPS", Align::right},
+                   {"source", Align::left},
+                   {"changes", Align::right}});
+  for (const Cell &cell : cells) {
+    std::vector<std::pair<std::string, Niche>> niches(cell.niches.begin(), cell.niches.end());
+    std::stable_sort(niches.begin(), niches.end(), [](const auto &a, const auto &b) {
+      return a.second.elite->gflops > b.second.elite->gflops;
+    });
+    for (const auto &[key, niche] : niches)
+      table.add_row({cell.problem, cell.stage, or_dash(key), or_dash(niche.elite->candidate_id),
+                     gflops_cell(niche.elite->gflops),
+                     or_dash(niche.elite->source_sha256.substr(0, 12)),
+                     std::to_string(niche.changes)});
+  }
   return table.render();
 }
 

@@ -1,13 +1,25 @@
 #pragma once
 // The human summary of a run: per problem and stage, how many candidates, each status,
-// and the best and median GFLOPS of the verified ones.
+// and the best and median GFLOPS of the verified ones. When the rows carry technique data
+// (schema 2 with detection), also the best candidate's techniques ("openmp ikj 64x64") and
+// how many archive niches the group's rows opened.
 #include <string>
 #include <vector>
 
+#include "results/log_records.hpp"
 #include "results/reward_row.hpp"
 
 namespace hpcreward {
 
 std::string format_summary(const std::vector<RewardRow> &rows);
+
+// Every stage event (time in UTC, problem, from -> to, rule, detail), then per problem the
+// stage it is in now: the `to` of its last event.
+std::string format_stage_events(const std::vector<StageEventRecord> &events);
+
+// The archive as it stands after the last record: per problem and stage (first seen first),
+// each niche (fastest elite first) with its elite, GFLOPS, the first 12 digits of the
+// elite's source hash and how many times the niche changed (1 when it was opened).
+std::string format_archive(const std::vector<ArchiveRecord> &records);
 
 }  // namespace hpcreward

@@ -19,6 +19,17 @@ REWARDS_SCHEMA = [
     ("compile_s", "<f8"), ("verify_s", "<f8"), ("time_s", "<f8"),
     ("source_sha256", "S64"), ("rank", "<i4"), ("host", "S64"), ("time", "<f8"),
     ("seed", "<u8"),
+    ("techniques", "S32"), ("loop_order", "S8"), ("tile_sizes", "S32"), ("archive", "S16"),
+]
+STAGE_EVENTS_SCHEMA = [
+    ("problem", "S32"), ("from", "S32"), ("to", "S32"), ("rule", "S32"), ("detail", "S256"),
+    ("time", "<f8"), ("rows_before", "<u8"),
+]
+ARCHIVE_SCHEMA = [
+    ("problem", "S32"), ("stage", "S32"), ("niche", "S64"), ("change", "S16"),
+    ("candidate_id", "S64"), ("batch_id", "S64"), ("gflops", "<f8"), ("source_sha256", "S64"),
+    ("previous_candidate_id", "S64"), ("previous_gflops", "<f8"), ("time", "<f8"),
+    ("row_index", "<u8"),
 ]
 SOURCES_SCHEMA = [("sha256", "S64"), ("offset", "<u8"), ("length", "<u8")]
 PROVENANCE_TEXT = ["created_utc", "git_revision", "config_json", "hosts_json",
@@ -36,6 +47,22 @@ def dtype_schema(dtype):
     return [(name, dtype.fields[name][0].str.replace("|", "")) for name in dtype.names]
 
 
+def check_records(log, name, schema, expected_records):
+    """An extendible, chunked compound dataset with exactly `schema`, holding the records."""
+    dataset = log[name]
+    expect(dataset.maxshape == (None,), f"/{name} is not extendible: {dataset.maxshape}")
+    expect(dataset.chunks is not None, f"/{name} is not chunked")
+    expect(dtype_schema(dataset.dtype) == schema, f"/{name} fields: {dtype_schema(dataset.dtype)}")
+    records = dataset[:]
+    expect(len(records) == len(expected_records),
+           f"/{name}: {len(records)} records, expected {len(expected_records)}")
+    for i, (record, want) in enumerate(zip(records, expected_records)):
+        for field, value in want.items():
+            got = record[field]
+            got = got.decode("utf-8") if isinstance(got, bytes) else got.item()
+            expect(got == value, f"/{name} {i} {field}: {got!r} != {value!r}")
+
+
 def main(log_path, expected_path):
     with open(expected_path, encoding="utf-8") as f:
         expected = json.load(f)
@@ -50,19 +77,9 @@ def main(log_path, expected_path):
         for name in PROVENANCE_TEXT:
             expect(isinstance(attrs[name], str), f"attribute {name} does not read as str")
 
-        rewards = log["rewards"]
-        expect(rewards.maxshape == (None,), f"/rewards is not extendible: {rewards.maxshape}")
-        expect(rewards.chunks is not None, "/rewards is not chunked")
-        expect(dtype_schema(rewards.dtype) == REWARDS_SCHEMA,
-               f"/rewards fields: {dtype_schema(rewards.dtype)}")
-        rows = rewards[:]
-        expect(len(rows) == len(expected["rows"]),
-               f"{len(rows)} rows, expected {len(expected['rows'])}")
-        for i, (row, want) in enumerate(zip(rows, expected["rows"])):
-            for name, value in want.items():
-                got = row[name]
-                got = got.decode("utf-8") if isinstance(got, bytes) else got.item()
-                expect(got == value, f"row {i} {name}: {got!r} != {value!r}")
+        check_records(log, "rewards", REWARDS_SCHEMA, expected["rows"])
+        check_records(log, "stage_events", STAGE_EVENTS_SCHEMA, expected["stage_events"])
+        check_records(log, "archive", ARCHIVE_SCHEMA, expected["archive"])
 
         sources = log["sources"]
         expect(dtype_schema(sources.dtype) == SOURCES_SCHEMA,

@@ -12,10 +12,13 @@
 #include "common/sha256.hpp"
 #include "results/reward_log.hpp"
 #include "test_support.hpp"
+#include "v1_fixture.hpp"
 
 namespace hpcreward {
 namespace {
 
+using test_support::sample_archive_record;
+using test_support::sample_event;
 using test_support::sample_provenance;
 using test_support::sample_row;
 using test_support::TempDir;
@@ -42,11 +45,25 @@ class ResultsTool : public ::testing::Test {
     RewardLogWriter writer(log_, sample_provenance());
     RewardRow fast = sample_row(0, sha256_hex(kSource));
     fast.gflops = 12.5;
+    fast.techniques = "openmp+blocking";
+    fast.tile_sizes = "64x64";
+    fast.archive = "new_niche";
     writer.append(fast, kSource);
+    writer.append_archive(sample_archive_record(0, sha256_hex(kSource)));
     RewardRow broken = sample_row(2);
     broken.status = "compile_error";
     broken.reason = "error: expected ';', got \"}\"";
+    broken.techniques = broken.loop_order = broken.tile_sizes = broken.archive = "";
     writer.append(broken, "");
+    writer.append_event(sample_event(0));
+  }
+
+  // A schema 1 log beside the fixture's schema 2 one.
+  std::filesystem::path v1_log() const {
+    const auto path = dir_ / "v1.h5";
+    if (!std::filesystem::exists(path))
+      test_support::write_v1_log(path, {sample_row(0)}, {}, sample_provenance());
+    return path;
   }
 
   ToolRun run(const std::vector<std::string> &args) const {
@@ -78,13 +95,75 @@ TEST_F(ResultsTool, SummaryPrintsTheTable) {
   EXPECT_NE(r.out.find("dgemm-256"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("12.50"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("compile_error=1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("openmp+blocking ikj 64x64"), std::string::npos) << r.out;
+}
+
+TEST_F(ResultsTool, SummaryOfASchema1LogHasNoTechniqueColumns) {
+  const ToolRun r = run({"summary", v1_log().string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("dgemm-256"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("techniques"), std::string::npos) << r.out;
+}
+
+TEST_F(ResultsTool, StagesListsEventsAndTheCurrentStage) {
+  const ToolRun r = run({"stages", log_.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("o0 -> o1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("best_gflops"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("current stage"), std::string::npos) << r.out;
+}
+
+TEST_F(ResultsTool, ArchiveListsNichesAndElites) {
+  const ToolRun r = run({"archive", log_.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("openmp+blocking|ijk|32x32"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("20.25"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(sha256_hex(kSource).substr(0, 12)), std::string::npos) << r.out;
+}
+
+TEST_F(ResultsTool, SaysASchema1LogHasNoStageEventsOrArchive) {
+  const auto v1 = v1_log().string();
+  for (const auto &args : std::vector<std::vector<std::string>>{
+           {"stages", v1}, {"export", v1, "--table", "stage_events"}}) {
+    const ToolRun r = run(args);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("this log has no stage events (schema 1)"), std::string::npos) << r.err;
+  }
+  for (const auto &args : std::vector<std::vector<std::string>>{
+           {"archive", v1}, {"export", v1, "--table=archive", "--format=jsonl"}}) {
+    const ToolRun r = run(args);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("this log has no archive (schema 1)"), std::string::npos) << r.err;
+  }
+}
+
+TEST_F(ResultsTool, ExportsStageEventsAndArchive) {
+  ToolRun r = run({"export", log_.string(), "--table", "stage_events", "--format", "jsonl"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto event = nlohmann::json::parse(r.out);
+  EXPECT_EQ(event["to"], "o1");
+  EXPECT_EQ(event["rows_before"], 40);
+
+  r = run({"export", log_.string(), "--table", "archive"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("problem,stage,niche,change,candidate_id,", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("new_niche,cand-0,batch-0,20.25,"), std::string::npos) << r.out;
+}
+
+TEST_F(ResultsTool, RejectsAnUnknownExportTable) {
+  const ToolRun r = run({"export", log_.string(), "--table", "sources"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--table must be rewards, stage_events or archive"), std::string::npos)
+      << r.err;
 }
 
 TEST_F(ResultsTool, ExportsCsvByDefault) {
   const ToolRun r = run({"export", log_.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("candidate_id,batch_id,", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find(",techniques,loop_order,tile_sizes,archive\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(R"("error: expected ';', got ""}""")"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",openmp+blocking,ikj,64x64,new_niche\n"), std::string::npos) << r.out;
 }
 
 TEST_F(ResultsTool, ExportsJsonLines) {
@@ -96,6 +175,8 @@ TEST_F(ResultsTool, ExportsJsonLines) {
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0]["gflops"], 12.5);
   EXPECT_EQ(rows[1]["status"], "compile_error");
+  EXPECT_EQ(rows[0]["techniques"], "openmp+blocking");
+  EXPECT_EQ(rows[1]["techniques"], "");
 }
 
 TEST_F(ResultsTool, RejectsAnUnknownExportFormat) {
@@ -142,6 +223,16 @@ TEST_F(ResultsTool, RejectsMissingArguments) {
   EXPECT_EQ(run({}).exit_code, 2);
   EXPECT_EQ(run({"summary"}).exit_code, 2);
   EXPECT_EQ(run({"source", log_.string()}).exit_code, 2);
+  EXPECT_EQ(run({"stages"}).exit_code, 2);
+  EXPECT_EQ(run({"archive"}).exit_code, 2);
+}
+
+TEST_F(ResultsTool, UsageNamesEveryCommand) {
+  const ToolRun r = run({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char *command : {"summary", "stages", "archive", "export", "source", "provenance"})
+    EXPECT_NE(r.out.find(std::string("  ") + command + " FILE.h5"), std::string::npos) << command;
+  EXPECT_NE(r.out.find("--table rewards|stage_events|archive"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -1,13 +1,16 @@
 // Checks that h5py reads the reward log, live and finished.
 //   results_h5py_live_log PYTHON CHECK_SCRIPT
-// Writes a log, runs `PYTHON CHECK_SCRIPT LOG EXPECTED.json` while the writer still has the
-// log open (another process reading through SWMR, as a user watching a run would), appends
-// more, closes, and runs the check again. EXPECTED.json holds what the script must find.
+// Writes a log (rows, stage events, archive records), runs `PYTHON CHECK_SCRIPT LOG
+// EXPECTED.json` while the writer still has the log open (another process reading through
+// SWMR, as a user watching a run would), appends more and checks again, closes and checks,
+// then resumes the log, appends and checks the live resumed log. EXPECTED.json holds what
+// the script must find.
 #include <sys/wait.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -28,15 +31,25 @@ std::string quoted(const std::string &text) {
   return result + "'";
 }
 
-nlohmann::json expected(const std::vector<RewardRow> &rows,
-                        const std::vector<std::string> &sources) {
+// The records as JSON objects, through the same export the CLI uses.
+template <typename Record>
+nlohmann::json as_json(const std::vector<Record> &records) {
   std::ostringstream jsonl;
-  write_jsonl(jsonl, rows);
-  nlohmann::json result;
-  result["rows"] = nlohmann::json::array();
+  write_jsonl(jsonl, records);
+  nlohmann::json result = nlohmann::json::array();
   std::istringstream lines(jsonl.str());
-  for (std::string line; std::getline(lines, line);)
-    result["rows"].push_back(nlohmann::json::parse(line));
+  for (std::string line; std::getline(lines, line);) result.push_back(nlohmann::json::parse(line));
+  return result;
+}
+
+nlohmann::json expected(const std::vector<RewardRow> &rows,
+                        const std::vector<std::string> &sources,
+                        const std::vector<StageEventRecord> &events,
+                        const std::vector<ArchiveRecord> &archive) {
+  nlohmann::json result;
+  result["rows"] = as_json(rows);
+  result["stage_events"] = as_json(events);
+  result["archive"] = as_json(archive);
   for (const std::string &source : sources) result["sources"][sha256_hex(source)] = source;
   const Provenance provenance = test_support::sample_provenance();
   result["provenance"] = {{"schema_version", kRewardLogSchemaVersion},
@@ -80,13 +93,38 @@ int main(int argc, char **argv) {
     rows[1].reason = "mismatch at C[3][7] – expected 12.5";  // non-ASCII dash
     rows[1].reward = -10;
 
-    RewardLogWriter writer(log, test_support::sample_provenance());
-    for (const RewardRow &row : rows) writer.append(row, naive);
-    bool passed = check(python, script, log, expected(rows, {naive}), "while the writer is open");
+    std::vector<StageEventRecord> events = {test_support::sample_event(0)};
+    events[0].detail = "best 12.5 GFLOPS ≥ 10";  // non-ASCII
+    std::vector<ArchiveRecord> archive = {
+        test_support::sample_archive_record(0, sha256_hex(naive))};
+
+    auto writer = std::make_unique<RewardLogWriter>(log, test_support::sample_provenance());
+    for (const RewardRow &row : rows) writer->append(row, naive);
+    writer->append_event(events[0]);
+    writer->append_archive(archive[0]);
+    bool passed = check(python, script, log, expected(rows, {naive}, events, archive),
+                        "while the writer is open");
 
     rows.push_back(test_support::sample_row(2, sha256_hex(blocked)));
-    writer.append(rows.back(), blocked);
-    passed &= check(python, script, log, expected(rows, {naive, blocked}), "after another append");
+    writer->append(rows.back(), blocked);
+    events.push_back(test_support::sample_event(1));
+    writer->append_event(events.back());
+    archive.push_back(test_support::sample_archive_record(2, sha256_hex(blocked)));
+    writer->append_archive(archive.back());
+    passed &= check(python, script, log, expected(rows, {naive, blocked}, events, archive),
+                    "after more appends");
+
+    writer.reset();
+    passed &= check(python, script, log, expected(rows, {naive, blocked}, events, archive),
+                    "after the writer closed");
+
+    writer = std::make_unique<RewardLogWriter>(log, RewardLogWriter::Resume{});
+    rows.push_back(test_support::sample_row(3, sha256_hex(naive)));
+    writer->append(rows.back(), naive);
+    events.push_back(test_support::sample_event(2));
+    writer->append_event(events.back());
+    passed &= check(python, script, log, expected(rows, {naive, blocked}, events, archive),
+                    "while a resumed writer is open");
     return passed ? 0 : 1;
   } catch (const std::exception &error) {
     std::cerr << "results_h5py_live_log: " << error.what() << '\n';

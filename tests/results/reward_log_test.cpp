@@ -16,10 +16,13 @@
 #include "results/hdf5_handle.hpp"
 #include "results/log_schema.hpp"
 #include "test_support.hpp"
+#include "v1_fixture.hpp"
 
 namespace hpcreward {
 namespace {
 
+using test_support::sample_archive_record;
+using test_support::sample_event;
 using test_support::sample_provenance;
 using test_support::sample_row;
 using test_support::TempDir;
@@ -47,6 +50,10 @@ void expect_same_row(const RewardRow &expected, const RewardRow &actual) {
   EXPECT_EQ(expected.host, actual.host);
   EXPECT_EQ(expected.time, actual.time);
   EXPECT_EQ(expected.seed, actual.seed);
+  EXPECT_EQ(expected.techniques, actual.techniques);
+  EXPECT_EQ(expected.loop_order, actual.loop_order);
+  EXPECT_EQ(expected.tile_sizes, actual.tile_sizes);
+  EXPECT_EQ(expected.archive, actual.archive);
 }
 
 // Elements in one dataset of a closed log, read with the HDF5 C API directly.
@@ -102,7 +109,132 @@ TEST(RewardLog, EmptyLogHasNoRowsAndNoSources) {
   const auto path = dir / "log.h5";
   { RewardLogWriter writer(path, sample_provenance()); }
   EXPECT_TRUE(read_rewards(path).empty());
+  EXPECT_TRUE(read_stage_events(path).empty());
+  EXPECT_TRUE(read_archive(path).empty());
   EXPECT_EQ(read_source(path, sha256_hex("anything")), std::nullopt);
+}
+
+TEST(RewardLog, WritesSchema2WhateverTheCallerSays) {
+  TempDir dir;
+  const auto path = dir / "log.h5";
+  Provenance provenance = sample_provenance();
+  provenance.schema_version = 1;
+  { RewardLogWriter writer(path, provenance); }
+  EXPECT_EQ(read_provenance(path).schema_version, 2);
+  EXPECT_EQ(kRewardLogSchemaVersion, 2);
+  EXPECT_EQ(dataset_size(path, h5::kStageEventsDataset), 0u);
+  EXPECT_EQ(dataset_size(path, h5::kArchiveDataset), 0u);
+}
+
+TEST(RewardLog, RoundTripsStageEventsAndArchiveBesideRows) {
+  TempDir dir;
+  const auto path = dir / "log.h5";
+  const std::vector<StageEventRecord> events = {sample_event(0), sample_event(1)};
+  const std::vector<ArchiveRecord> records = {sample_archive_record(0), sample_archive_record(1),
+                                              sample_archive_record(2)};
+  {
+    RewardLogWriter writer(path, sample_provenance());
+    writer.append(sample_row(0), "");
+    writer.append_archive(records[0]);
+    writer.append_event(events[0]);
+    writer.append(sample_row(1), "");
+    writer.append_archive(records[1]);
+    writer.append_archive(records[2]);
+    writer.append_event(events[1]);
+    EXPECT_EQ(writer.rows(), 2u);
+  }
+  EXPECT_EQ(read_stage_events(path), events);
+  EXPECT_EQ(read_archive(path), records);
+  const auto rows = read_rewards(path);
+  ASSERT_EQ(rows.size(), 2u);
+  expect_same_row(sample_row(1), rows[1]);
+}
+
+TEST(RewardLog, CutsLongEventAndArchiveStringsAtUtf8Boundaries) {
+  TempDir dir;
+  const auto path = dir / "log.h5";
+  std::string euros;
+  for (int i = 0; i < 100; ++i) euros += "€";
+  StageEventRecord event = sample_event(0);
+  event.detail = euros;                 // 300 bytes into 256: 85 euros
+  event.rule = std::string(40, 'r');    // ASCII into 32
+  ArchiveRecord record = sample_archive_record(0);
+  record.niche = "openmp|" + euros.substr(0, 60);  // 67 bytes into 64: "openmp|" and 19 euros
+  record.change = "new_niche_and_more";             // 18 into 16
+  RewardRow row = sample_row(0);
+  row.techniques = "openmp+avx512+blocking+" + euros.substr(0, 9);  // 32 bytes: fits exactly
+  row.loop_order = "ikj€";                                          // 6 bytes
+  row.tile_sizes = std::string(33, '8');
+  row.archive = "new_elite_or_niche";
+  {
+    RewardLogWriter writer(path, sample_provenance());
+    writer.append_event(event);
+    writer.append_archive(record);
+    writer.append(row, "");
+  }
+  const StageEventRecord read_event = read_stage_events(path).at(0);
+  EXPECT_EQ(read_event.detail, euros.substr(0, 85 * 3));
+  EXPECT_EQ(read_event.rule, std::string(32, 'r'));
+  const ArchiveRecord read_record = read_archive(path).at(0);
+  EXPECT_EQ(read_record.niche, "openmp|" + euros.substr(0, 19 * 3));
+  EXPECT_EQ(read_record.change, "new_niche_and_mo");
+  const RewardRow read_row = read_rewards(path).at(0);
+  EXPECT_EQ(read_row.techniques, row.techniques);
+  EXPECT_EQ(read_row.loop_order, row.loop_order);
+  EXPECT_EQ(read_row.tile_sizes, std::string(32, '8'));
+  EXPECT_EQ(read_row.archive, "new_elite_or_nic");
+}
+
+TEST(RewardLog, ReadersSeeEventsAndArchiveWhileTheWriterIsOpen) {
+  TempDir dir;
+  const auto path = dir / "log.h5";
+  RewardLogWriter writer(path, sample_provenance());
+  writer.append_event(sample_event(0));
+  writer.append_archive(sample_archive_record(0));
+  EXPECT_EQ(read_stage_events(path), std::vector<StageEventRecord>{sample_event(0)});
+  EXPECT_EQ(read_archive(path), std::vector<ArchiveRecord>{sample_archive_record(0)});
+  writer.append_event(sample_event(1));
+  writer.append_archive(sample_archive_record(1));
+  EXPECT_EQ(read_stage_events(path).size(), 2u);
+  EXPECT_EQ(read_archive(path).at(1), sample_archive_record(1));
+}
+
+TEST(RewardLog, ReadsASchema1LogByColumnName) {
+  TempDir dir;
+  const auto path = dir / "v1.h5";
+  const std::string source = "void matmul() { /* v1 */ }";
+  std::vector<RewardRow> rows = {sample_row(0, sha256_hex(source)), sample_row(1)};
+  rows[1].status = "wrong_answer";
+  rows[1].reason = "mismatch – at C[0][0]";
+  test_support::write_v1_log(path, rows, {{sha256_hex(source), source}}, sample_provenance());
+
+  const std::vector<RewardRow> read = read_rewards(path);
+  ASSERT_EQ(read.size(), rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    SCOPED_TRACE("row " + std::to_string(i));
+    RewardRow expected = rows[i];
+    expected.techniques = expected.loop_order = expected.tile_sizes = expected.archive = "";
+    expect_same_row(expected, read[i]);
+  }
+  EXPECT_EQ(read_provenance(path).schema_version, 1);
+  EXPECT_EQ(read_source(path, sha256_hex(source)), source);
+  try {
+    read_stage_events(path);
+    FAIL() << "read stage events from a schema 1 log";
+  } catch (const std::runtime_error &error) {
+    EXPECT_NE(std::string(error.what()).find("this log has no stage events (schema 1)"),
+              std::string::npos)
+        << error.what();
+    EXPECT_NE(std::string(error.what()).find(path.string()), std::string::npos) << error.what();
+  }
+  try {
+    read_archive(path);
+    FAIL() << "read the archive of a schema 1 log";
+  } catch (const std::runtime_error &error) {
+    EXPECT_NE(std::string(error.what()).find("this log has no archive (schema 1)"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 TEST(RewardLog, StoresEachSourceOncePerHash) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "test_support.hpp"
+
 namespace hpcreward {
 namespace {
 
@@ -100,6 +102,104 @@ TEST(FormatSummary, KeepsStatusesItDoesNotKnow) {
       format_summary({row("p", "s", "brand_new_status", 0, "a"), row("p", "s", "ok", 1, "b")}));
   EXPECT_NE(lines.at(1).find("brand_new_status=1"), std::string::npos) << lines.at(1);
 }
+
+RewardRow with_techniques(RewardRow r, std::string techniques, std::string loop_order,
+                          std::string tiles, std::string archive) {
+  r.techniques = std::move(techniques);
+  r.loop_order = std::move(loop_order);
+  r.tile_sizes = std::move(tiles);
+  r.archive = std::move(archive);
+  return r;
+}
+
+TEST(FormatSummary, LeavesOutTechniqueColumnsWhenNoRowHasTechniqueData) {
+  const std::string text = format_summary(kRun);
+  EXPECT_EQ(text.find("techniques"), std::string::npos) << text;
+  EXPECT_EQ(text.find("niches"), std::string::npos) << text;
+}
+
+TEST(FormatSummary, ShowsTheBestCandidatesTechniquesAndNichesOpened) {
+  const std::vector<RewardRow> run = {
+      with_techniques(row("dgemm-256", "openmp", "ok", 20.0, "a"), "openmp", "ijk", "",
+                      "new_niche"),
+      with_techniques(row("dgemm-256", "openmp", "ok", 35.5, "b"), "openmp+blocking", "ikj",
+                      "64x64", "new_niche"),
+      with_techniques(row("dgemm-256", "openmp", "ok", 25.0, "c"), "openmp", "ijk", "",
+                      "new_elite"),
+      with_techniques(row("dgemm-256", "openmp", "constraint_violation", 0, "d"), "plain", "ijk",
+                      "", ""),
+      row("dgemm-256", "o3", "ok", 3.0, "e"),  // detection did not run
+  };
+  const auto lines = lines_of(format_summary(run));
+  ASSERT_EQ(lines.size(), 4u);
+  const std::size_t best = lines[0].find("best candidate"), its = lines[0].find("its techniques"),
+                    niches = lines[0].find("niches"), other = lines[0].find("other statuses");
+  EXPECT_TRUE(best < its && its < niches && niches < other && other != std::string::npos)
+      << lines[0];
+  const std::vector<std::string> openmp = {"dgemm-256", "openmp",  "4",     "3",
+                                           "35.50",     "25.00",   "b",     "openmp+blocking",
+                                           "ikj",       "64x64",   "2",     "constraint_violation=1"};
+  EXPECT_EQ(words_of(lines[1]), openmp);
+  const std::vector<std::string> o3 = {"dgemm-256", "o3", "1", "1", "3.00", "3.00", "e", "-",
+                                       "0",         "-"};
+  EXPECT_EQ(words_of(lines[2]), o3);
+  const std::vector<std::string> total = {"total", "5",     "4",     "35.50",
+                                          "22.50", "b",     "openmp+blocking", "ikj",
+                                          "64x64", "2",     "constraint_violation=1"};
+  EXPECT_EQ(words_of(lines[3]), total);
+}
+
+TEST(FormatStageEvents, ListsEveryEventThenEachProblemsCurrentStage) {
+  std::vector<StageEventRecord> events = {test_support::sample_event(0),
+                                          test_support::sample_event(1),
+                                          test_support::sample_event(2)};
+  events[0].time = 1732240100.9;  // 2024-11-22 01:48:20 UTC
+  const auto lines = lines_of(format_stage_events(events));
+  // header, 3 events, blank, header, 2 problems
+  ASSERT_EQ(lines.size(), 8u);
+  EXPECT_EQ(words_of(lines[0]),
+            (std::vector<std::string>{"time", "(UTC)", "problem", "from", "->", "to", "rule",
+                                      "detail"}));
+  EXPECT_EQ(words_of(lines[1]),
+            (std::vector<std::string>{"2024-11-22", "01:48:20", "dgemm-256", "o0", "->", "o1",
+                                      "best_gflops", "best", "10.5", "GFLOPS", ">=", "10"}));
+  EXPECT_EQ(words_of(lines[2]).at(2), "sgemm-512");
+  EXPECT_TRUE(lines[4].empty());
+  EXPECT_EQ(words_of(lines[6]),
+            (std::vector<std::string>{"dgemm-256", "o3", "2024-11-22", "01:48:22", "2"}));
+  EXPECT_EQ(words_of(lines[7]),
+            (std::vector<std::string>{"sgemm-512", "o2", "2024-11-22", "01:48:21", "1"}));
+}
+
+TEST(FormatStageEvents, SaysSoWhenThereAreNone) {
+  EXPECT_EQ(format_stage_events({}), "no stage events in the reward log\n");
+}
+
+TEST(FormatArchive, ShowsEachNichesLastEliteFastestFirstWithItsChanges) {
+  std::vector<ArchiveRecord> records = {test_support::sample_archive_record(0),
+                                        test_support::sample_archive_record(1),
+                                        test_support::sample_archive_record(2)};
+  records.push_back(test_support::sample_archive_record(0));
+  records.back().stage = "blocking";
+  records.back().source_sha256 = "";
+  const auto lines = lines_of(format_archive(records));
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(words_of(lines[0]),
+            (std::vector<std::string>{"problem", "stage", "niche", "elite", "GFLOPS", "source",
+                                      "changes"}));
+  // 0 and 2 share a niche: cand-2 (22.25) replaced cand-0; cand-1 (21.25) holds the other.
+  EXPECT_EQ(words_of(lines[1]),
+            (std::vector<std::string>{"dgemm-256", "openmp", "openmp+blocking|ijk|32x32",
+                                      "cand-2", "22.25", std::string(12, 'c'), "2"}));
+  EXPECT_EQ(words_of(lines[2]),
+            (std::vector<std::string>{"dgemm-256", "openmp", "openmp|ikj|64x64", "cand-1",
+                                      "21.25", std::string(12, 'c'), "1"}));
+  EXPECT_EQ(words_of(lines[3]),
+            (std::vector<std::string>{"dgemm-256", "blocking", "openmp+blocking|ijk|32x32",
+                                      "cand-0", "20.25", "-", "1"}));
+}
+
+TEST(FormatArchive, SaysSoWhenItIsEmpty) { EXPECT_EQ(format_archive({}), "the archive is empty\n"); }
 
 }  // namespace
 }  // namespace hpcreward

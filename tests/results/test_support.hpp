@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "results/log_records.hpp"
 #include "results/provenance.hpp"
 #include "results/reward_row.hpp"
 
@@ -58,7 +59,42 @@ inline RewardRow sample_row(int n, std::string source_sha256 = "") {
   row.host = "node0" + std::to_string(n % 4);
   row.time = 1732240000.125 + n;
   row.seed = 18446744073709551615ull - static_cast<unsigned>(n);  // needs all 64 bits
+  row.techniques = n % 3 ? "openmp+blocking" : "plain";
+  row.loop_order = "ikj";
+  row.tile_sizes = n % 3 ? "64x" + std::to_string(32 << (n % 2)) : "";
+  row.archive = n % 2 ? "new_niche" : "new_elite";
   return row;
+}
+
+// A stage event with every field set, varied by `n`.
+inline StageEventRecord sample_event(int n) {
+  StageEventRecord event;
+  event.problem = n % 2 ? "sgemm-512" : "dgemm-256";
+  event.from = "o" + std::to_string(n);
+  event.to = "o" + std::to_string(n + 1);
+  event.rule = "best_gflops";
+  event.detail = "best " + std::to_string(10 + n) + ".5 GFLOPS >= 10";
+  event.time = 1732240100.25 + n;
+  event.rows_before = 40u + static_cast<unsigned>(n);
+  return event;
+}
+
+// An archive record with every field set, varied by `n`.
+inline ArchiveRecord sample_archive_record(int n, std::string source_sha256 = std::string(64, 'c')) {
+  ArchiveRecord record;
+  record.problem = "dgemm-256";
+  record.stage = "openmp";
+  record.niche = n % 2 ? "openmp|ikj|64x64" : "openmp+blocking|ijk|32x32";
+  record.change = n < 2 ? "new_niche" : "new_elite";
+  record.candidate_id = "cand-" + std::to_string(n);
+  record.batch_id = "batch-" + std::to_string(n / 2);
+  record.gflops = 20.25 + n;
+  record.source_sha256 = std::move(source_sha256);
+  record.previous_candidate_id = n < 2 ? "" : "cand-" + std::to_string(n - 2);
+  record.previous_gflops = n < 2 ? 0 : 18.25 + n;
+  record.time = 1732240200.5 + n;
+  record.row_index = 7u * static_cast<unsigned>(n);
+  return record;
 }
 
 inline Provenance sample_provenance() {
