@@ -277,12 +277,15 @@ SourceTechniques detect_in_source(const std::string &source,
   append(out.evidence, as_compiled.omp_evidence);
   // libclang does not visit the statements inside an OpenMP region (a CapturedStmt shows
   // only its captures), so intrinsics and loops are read from a second parse with OpenMP
-  // off, where the pragmas are ignored and the loops are plain statements.
+  // off, where the pragmas are ignored and the loops are plain statements. That parse
+  // still defines _OPENMP (gcc's value), so `#ifdef _OPENMP` takes the branch gcc compiles:
+  // code gcc never sees must count for nothing.
   bool openmp = false;
   for (const std::string &flag : compiler_flags)
     openmp = flag.rfind("-fopenmp", 0) == 0 ? true : flag == "-fno-openmp" ? false : openmp;
   std::vector<std::string> serial_flags = compiler_flags;
   serial_flags.push_back("-fno-openmp");
+  serial_flags.push_back("-D_OPENMP=201511");
   const sc::TranslationUnitHandle serial_unit =
       openmp ? parse(index.get(), source, serial_flags, omp_include_dir) : nullptr;
   const Walk serial = serial_unit ? walk_unit(serial_unit.get()) : openmp ? Walk{} : as_compiled;

@@ -13,7 +13,7 @@ namespace hpcreward::techniques {
 struct SourceTechniques {
   bool parsed = false;            // false: libclang gave no translation unit
   int omp_directives = 0;         // CXCursor_OMP*Directive cursors
-  int avx512_uses = 0;            // _mm512_*/_mask*_ calls, macro uses, __m512* declarations
+  int avx512_uses = 0;            // _mm512_* calls and macro uses, __m512* type names
   bool blocking = false;          // a tiled loop nest (loop_nest.hpp)
   std::vector<int> tile_sizes;
   std::string loop_order;

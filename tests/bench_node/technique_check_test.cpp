@@ -249,6 +249,36 @@ TEST_F(TechniqueCheckTest, ChecksFailingEarlierLeaveNoDescriptor) {
   EXPECT_FALSE(m.techniques.detected);
 }
 
+// ---- What gcc compiles is what is read -------------------------------------------------------
+
+// Tiles only where _OPENMP is not defined: gcc never compiles them under -fopenmp, so they
+// must not count there (libclang reads loops from a parse with OpenMP off, which must still
+// take the branches gcc takes).
+constexpr const char *kTilesWithoutOpenmp = R"(
+void matmul(int m, int n, int k, const double *A, const double *B, double *C) {
+  for (long x = 0; x < (long)m * n; ++x) C[x] = 0.0;
+#ifndef _OPENMP
+  for (int ii = 0; ii < m; ii += 32)
+    for (int i = ii; i < ii + 32 && i < m; ++i)
+#else
+  for (int i = 0; i < m; ++i)
+#endif
+      for (int p = 0; p < k; ++p)
+        for (int j = 0; j < n; ++j) C[i * n + j] += A[i * k + p] * B[p * n + j];
+}
+)";
+
+TEST_F(TechniqueCheckTest, BranchesGccDoesNotCompileCountForNothing) {
+  // The blocking stage compiles with -fopenmp: the plain branch.
+  const Measurement openmp_on = score(task_in_stage("blocking", "tiles_without_openmp", kTilesWithoutOpenmp));
+  EXPECT_EQ(openmp_on.status, Status::constraint_violation) << openmp_on.techniques.evidence;
+  EXPECT_TRUE(contains(openmp_on.reason, "requires blocking")) << openmp_on.reason;
+  // o3 compiles without it: the tiles.
+  const Measurement openmp_off = score(task_in_stage("o3", "tiles_without_openmp", kTilesWithoutOpenmp));
+  EXPECT_EQ(openmp_off.status, Status::constraint_violation) << openmp_off.techniques.evidence;
+  EXPECT_EQ(openmp_off.reason, "stage o3 does not allow blocking");
+}
+
 // ---- A detection that cannot finish ------------------------------------------------------
 
 // The technique step alone (no source checks, no audit): its child gets tiny limits.
