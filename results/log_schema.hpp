@@ -18,12 +18,12 @@ inline constexpr const char *kStageEventsDataset = "/stage_events";  // schema v
 inline constexpr const char *kArchiveDataset = "/archive";           // schema v2
 
 // Every append flushes, and a flush rewrites the whole chunk it touched: 64 rows
-// (about 46 KiB) keeps that cheap while a run of thousands of rows stays a few chunks.
+// (about 50 KiB at 792 bytes a row) keeps that cheap while a run of thousands of rows stays a few chunks.
 inline constexpr hsize_t kRewardsChunkRows = 64;
 inline constexpr hsize_t kSourcesChunkRows = 256;            // 80 bytes an entry
 inline constexpr hsize_t kSourceTextChunkBytes = 16 * 1024;  // a typical candidate or two
 inline constexpr hsize_t kStageEventsChunkRows = 16;         // 400 bytes an event; a few a run
-inline constexpr hsize_t kArchiveChunkRows = 64;             // 456 bytes a record
+inline constexpr hsize_t kArchiveChunkRows = 64;             // 432 bytes a record
 
 inline constexpr std::size_t kSha256Bytes = 64;  // hex digits, stored without a terminator
 
