@@ -9,6 +9,7 @@
 
 #include "bench_node/rank_info.hpp"
 #include "bench_node/work_dir.hpp"
+#include "common/messages_json.hpp"
 
 namespace hpcreward {
 namespace {
@@ -98,7 +99,11 @@ TEST(RankInfo, Avx512FollowsTheCpuUnlessTurnedOff) {
   std::ifstream cpuinfo("/proc/cpuinfo");
   const std::string text((std::istreambuf_iterator<char>(cpuinfo)), std::istreambuf_iterator<char>());
   EXPECT_EQ(cpu_supports_avx512(), text.find(" avx512f") != std::string::npos);
-  EXPECT_FALSE(collect_rank_info(1, "gcc", /*no_avx512=*/true).avx512);
+  const RankInfo turned_off = collect_rank_info(1, "gcc", /*no_avx512=*/true);
+  EXPECT_FALSE(turned_off.avx512);
+  // The hello is this struct's JSON (bench_main.cpp): the field travels.
+  EXPECT_EQ(nlohmann::json(turned_off).at("avx512"), false);
+  EXPECT_EQ(nlohmann::json(collect_rank_info(1, "gcc")).at("avx512"), cpu_supports_avx512());
 }
 
 }  // namespace
