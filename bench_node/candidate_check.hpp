@@ -7,6 +7,7 @@
 // description of the candidate (TechniqueSummary) that travels back in the Measurement
 // whatever the run makes of the candidate.
 #include <filesystem>
+#include <optional>
 #include <string_view>
 
 #include "common/messages.hpp"
@@ -38,6 +39,10 @@ class TechniqueStep {
  public:
   virtual ~TechniqueStep() = default;
   virtual TechniqueAssessment assess(const BenchTask &task, const std::filesystem::path &object) = 0;
+  // The candidate did not compile with the stage's flags. If its source uses a technique the
+  // stage does not allow (AVX-512 intrinsics without -mavx512f fail to compile), that is the
+  // decision: constraint_violation. nullopt leaves the compile_error.
+  virtual std::optional<Verdict> explain_compile_failure(const BenchTask &) { return std::nullopt; }
 };
 
 }  // namespace hpcreward

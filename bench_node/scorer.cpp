@@ -73,7 +73,11 @@ Measurement Scorer::score_unguarded(const BenchTask &task) {
 
   const CompileOutcome compiled =
       compiler_->compile({task.source, task.compiler_flags, directory.path()});
-  if (!compiled.verdict.ok()) return refused(compiled.verdict);
+  if (!compiled.verdict.ok()) {
+    if (technique_step_)
+      if (std::optional<Verdict> verdict = technique_step_->explain_compile_failure(task)) return refused(*verdict);
+    return refused(compiled.verdict);
+  }
   for (const auto &check : checks_)
     if (Verdict verdict = check->check_object(task, compiled.object); !verdict.ok())
       return refused(verdict);

@@ -1,5 +1,7 @@
 #include "bench_node/technique_check.hpp"
 
+#include <algorithm>
+
 #include <stdexcept>
 #include <utility>
 
@@ -144,6 +146,36 @@ TechniqueAssessment TechniqueCheck::assess(const BenchTask &task,
   assessment.summary.evidence = descriptor.evidence;
   assessment.verdict = check_constraints(stage_of(task), assessment.summary.techniques);
   return assessment;
+}
+
+std::optional<Verdict> TechniqueCheck::explain_compile_failure(const BenchTask &task) {
+  const source_checks::ForkOutcome detected = source_checks::run_forked(
+      [&] {
+        return encode(tq::detect_in_source(task.source, task.compiler_flags, include_dir_),
+                      tq::ObjectTechniques{});
+      },
+      {options_.timeout_s, options_.memory_bytes});
+  if (detected.end != source_checks::ForkOutcome::End::returned) return std::nullopt;
+  tq::SourceTechniques source;
+  try {
+    source = decode(detected.output).first;
+  } catch (const std::exception &) {
+    return std::nullopt;
+  }
+  if (!source.parsed) return std::nullopt;
+  std::vector<std::string> seen;
+  if (source.omp_directives > 0) seen.push_back("openmp");
+  if (source.avx512_uses > 0) seen.push_back("avx512");
+  if (source.blocking) seen.push_back("blocking");
+  std::string not_allowed;
+  for (const std::string &technique : seen)
+    if (std::find(task.techniques_allowed.begin(), task.techniques_allowed.end(), technique) ==
+        task.techniques_allowed.end())
+      not_allowed += (not_allowed.empty() ? "" : ", ") + technique;
+  if (not_allowed.empty()) return std::nullopt;
+  return Verdict{Status::constraint_violation,
+                 "stage " + task.stage + " does not allow " + not_allowed + " (in the source: " +
+                     source.evidence.substr(0, 120) + "), and the code does not compile with its flags"};
 }
 
 }  // namespace hpcreward

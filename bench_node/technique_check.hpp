@@ -44,6 +44,9 @@ class TechniqueCheck : public TechniqueStep {
   // Never throws for anything the candidate does; throws std::runtime_error only when the
   // rank cannot fork (an internal failure, not the candidate's).
   TechniqueAssessment assess(const BenchTask &task, const std::filesystem::path &object) override;
+  // Source evidence only (there is no object): a technique the stage does not allow, seen in
+  // the syntax tree, decides. Detection failures leave the compile_error as it is.
+  std::optional<Verdict> explain_compile_failure(const BenchTask &task) override;
 
  private:
   TechniqueCheckOptions options_;

@@ -125,7 +125,9 @@ def expected_status(sample, stage: dict) -> str:
         return "compile_error"
     avx512_flags = any(f.startswith("-mavx512f") or f == "-march=native" for f in flags)
     if facts["avx512"] and not avx512_flags:
-        return "compile_error"  # the intrinsics are always_inline with a target gcc lacks
+        # The intrinsics do not compile without AVX-512 flags; the rank then reads the source:
+        # a technique the stage does not allow decides (constraint_violation).
+        return "constraint_violation" if "avx512" not in stage["allows"] else "compile_error"
     used = set()
     if facts["omp"] and "-fopenmp" in flags:  # without -fopenmp the pragma compiles away
         used.add("openmp")
