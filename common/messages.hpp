@@ -35,7 +35,7 @@ struct Measurement {
   double cv = 0;  // standard deviation / mean of the timed calls
   int reps = 0;   // timed calls
   double max_error = 0;  // worst relative normwise error seen by any check
-  double compile_s = 0;  // wall time split: static checks + compiler + object audit,
+  double compile_s = 0;  // wall time split: static checks + compiler + object audit + technique detection,
   double verify_s = 0;   // full checks at every shape,
   double time_s = 0;     // warm-up and timed calls
   TechniqueSummary techniques;  // filled once the candidate compiled
