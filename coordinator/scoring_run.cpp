@@ -84,7 +84,9 @@ RewardRow ScoringRun::make_row(const PreparedCandidate &candidate, const Measure
   return row;
 }
 
-void ScoringRun::write(RewardRow row, const PreparedCandidate &candidate, const Measurement &measurement) {
+void ScoringRun::write(RewardRow row, const PreparedCandidate &candidate, const Measurement &measurement,
+                       std::size_t index) {
+  new_row_candidate_.push_back(index);
   ArchiveOutcome archive = sqd_.update_archive(row, measurement.techniques, rows_in_log_, row.time);
   row.archive = archive.change;
   row.reward += archive.bonus;
@@ -130,7 +132,45 @@ std::vector<RewardRow> ScoringRun::score(std::vector<PreparedCandidate> candidat
   }
   // Advances the last batch earned are logged now, not at the next run's start.
   log_advances({problems.begin(), problems.end()});
+  new_row_candidate_.clear();
   return rows_;
+}
+
+std::vector<RewardRow> ScoringRun::score_one_batch(std::vector<PreparedCandidate> batch,
+                                                   const std::vector<RewardRow> &logged) {
+  std::map<std::string, const RewardRow *> logged_by_id;
+  for (const RewardRow &row : logged) logged_by_id.emplace(row.candidate_id, &row);
+  std::vector<const RewardRow *> logged_row(batch.size(), nullptr);
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    auto it = logged_by_id.find(batch[i].id);
+    if (it != logged_by_id.end()) {
+      logged_row[i] = it->second;
+      logged_by_id.erase(it);  // a duplicate id later in the batch is a new candidate
+    }
+  }
+  total_ += batch.size();
+  const std::size_t first_new_row = rows_.size();
+  std::set<std::string> seen_ids;
+  score_batch(batch, 0, batch.size(), logged_row, seen_ids);
+  sequence_base_ += static_cast<std::int64_t>(batch.size());
+
+  // In the batch's order: logged rows where they were, new rows by candidate.
+  std::vector<RewardRow> out(batch.size());
+  std::vector<bool> filled(batch.size(), false);
+  for (std::size_t i = 0; i < batch.size(); ++i)
+    if (logged_row[i]) {
+      out[i] = *logged_row[i];
+      filled[i] = true;
+    }
+  for (std::size_t r = first_new_row; r < rows_.size(); ++r) {
+    const std::size_t i = new_row_candidate_[r - first_new_row];
+    out[i] = rows_[r];
+    filled[i] = true;
+  }
+  new_row_candidate_.clear();
+  for (std::size_t i = 0; i < batch.size(); ++i)
+    if (!filled[i]) throw std::logic_error("batch candidate " + batch[i].id + " got no row");
+  return out;
 }
 
 void ScoringRun::score_batch(std::vector<PreparedCandidate> &candidates, std::size_t begin,
@@ -177,7 +217,7 @@ void ScoringRun::score_batch(std::vector<PreparedCandidate> &candidates, std::si
     if (!candidate.verdict.ok()) {
       candidate.code.clear();
       const Measurement decided = failed_measurement(candidate.verdict);
-      write(make_row(candidate, decided, 0, 0, context_.host), candidate, decided);
+      write(make_row(candidate, decided, 0, 0, context_.host), candidate, decided, i);
       continue;
     }
     scheduler.enqueue(static_cast<std::int64_t>(i));
@@ -196,7 +236,7 @@ void ScoringRun::score_batch(std::vector<PreparedCandidate> &candidates, std::si
       task.techniques_allowed = stage.techniques_allowed;
       task.techniques_required = stage.techniques_required;
       task.source = candidate.code;
-      task.seed = candidate_seed(context_.seed, assignment->sequence);
+      task.seed = candidate_seed(context_.seed, sequence_base_ + assignment->sequence);
       transport_.send_task(assignment->rank, task);
     }
     BenchResult result = transport_.receive_result();
@@ -205,9 +245,9 @@ void ScoringRun::score_batch(std::vector<PreparedCandidate> &candidates, std::si
                                " reported a task it was not given (sequence " +
                                std::to_string(result.sequence) + ")");
     const PreparedCandidate &candidate = candidates[result.sequence];
-    write(make_row(candidate, result.measurement, candidate_seed(context_.seed, result.sequence),
+    write(make_row(candidate, result.measurement, candidate_seed(context_.seed, sequence_base_ + result.sequence),
                    result.rank, result.host),
-          candidate, result.measurement);
+          candidate, result.measurement, static_cast<std::size_t>(result.sequence));
   }
 }
 

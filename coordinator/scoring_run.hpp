@@ -43,6 +43,23 @@ class ScoringRun {
   std::vector<RewardRow> score(std::vector<PreparedCandidate> candidates,
                                const std::vector<RewardRow> &already_logged = {});
 
+  // Serve mode: one batch as it arrives (ids need only be unique within it). `logged`: rows
+  // of this batch already in the log (a retry after a restart); their candidates are not
+  // scored again. Returns one row per candidate, in the batch's order (logged rows included).
+  // Due stage advances are logged before the batch starts, unless it was partly logged.
+  std::vector<RewardRow> score_one_batch(std::vector<PreparedCandidate> batch,
+                                         const std::vector<RewardRow> &logged = {});
+  // Serve mode after a restart: the log already holds `rows` rows (archive row indexes and
+  // input seeds go on from there).
+  void continue_log(std::size_t rows) {
+    rows_in_log_ = rows;
+    sequence_base_ = static_cast<std::int64_t>(rows);
+  }
+  // Logs the advances due for these problems now (serve mode calls it when it drains).
+  void finish(const std::vector<std::string> &problems) { log_advances(problems); }
+  // Rows in the log: those before this session plus those written since.
+  std::size_t rows_in_log() const { return rows_in_log_; }
+
  private:
   // Scores candidates [begin, end); `logged_row[i]` is candidate i's row from before a resume.
   void score_batch(std::vector<PreparedCandidate> &candidates, std::size_t begin, std::size_t end,
@@ -50,7 +67,8 @@ class ScoringRun {
   void log_advances(const std::vector<std::string> &problems);
   RewardRow make_row(const PreparedCandidate &candidate, const Measurement &measurement,
                      std::uint64_t seed, int rank, const std::string &host) const;
-  void write(RewardRow row, const PreparedCandidate &candidate, const Measurement &measurement);
+  void write(RewardRow row, const PreparedCandidate &candidate, const Measurement &measurement,
+             std::size_t index);
   std::optional<double> blas_gflops(const RewardRow &row) const;
 
   BenchTransport &transport_;
@@ -64,6 +82,8 @@ class ScoringRun {
   std::size_t rows_in_log_ = 0;  // rows before this session plus rows_
   std::size_t total_ = 0;
   std::size_t skipped_ = 0;
+  std::int64_t sequence_base_ = 0;  // serve mode: candidates of earlier batches, for seeds
+  std::vector<std::size_t> new_row_candidate_;  // serve mode: each new row's place in its batch
 };
 
 // A well-mixed per-candidate seed (splitmix64 of the run seed and the sequence number).

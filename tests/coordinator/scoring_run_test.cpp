@@ -323,6 +323,44 @@ TEST(ScoringRun, ResumeOfAFinishedRunScoresNothing) {
   EXPECT_TRUE(sink.events.empty());
 }
 
+TEST(ScoringRun, ServeModeScoresBatchesAsTheyArriveInTheirOrder) {
+  Harness h;
+  ScoringRun run(h.transport, h.sink, h.rewards, h.sqd, {{1, 2}, "head", 42, {}});
+  auto first = run.score_one_batch({ready("bad", "b1"), rejected("r", "b1"), ready("x", "b1"), ready("y", "b1")});
+  ASSERT_EQ(first.size(), 4u);
+  EXPECT_EQ(first[0].status, "wrong_answer");
+  EXPECT_EQ(first[1].status, "format_error");
+  EXPECT_EQ(first[2].candidate_id, "x");
+  EXPECT_EQ(first[3].candidate_id, "y");
+  // Ids repeat across batches in serve mode; inputs do not.
+  auto second = run.score_one_batch({ready("x", "b2"), ready("y", "b2")});
+  ASSERT_EQ(second.size(), 2u);
+  EXPECT_EQ(second[0].status, "ok");
+  EXPECT_EQ(second[0].stage, "o3") << "b1 ended with x and y ok: 2 of the last 2";
+  EXPECT_NE(second[0].seed, first[2].seed);
+  EXPECT_EQ(run.rows_in_log(), 6u);
+}
+
+TEST(ScoringRun, ServeModeRetryAfterARestartScoresOnlyWhatIsMissing) {
+  Harness h;
+  ScoringRun run(h.transport, h.sink, h.rewards, h.sqd, {{1}, "head", 42, {}});
+  run.continue_log(10);
+  RewardRow logged;
+  logged.candidate_id = "a";
+  logged.batch_id = "b7";
+  logged.problem = "dgemm-256";
+  logged.stage = "o0";
+  logged.status = "ok";
+  auto rows = run.score_one_batch({ready("a", "b7"), ready("b", "b7")}, {logged});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].candidate_id, "a");
+  EXPECT_EQ(rows[1].candidate_id, "b");
+  EXPECT_EQ(rows[1].stage, "o0") << "a batch cut short keeps its stage";
+  EXPECT_EQ(h.transport.sent.size(), 1u);
+  EXPECT_EQ(h.transport.sent[0].seed, candidate_seed(42, 10 + 1));
+  EXPECT_EQ(run.rows_in_log(), 11u);
+}
+
 TEST(CandidateSeed, IsDeterministicAndSpread) {
   EXPECT_EQ(candidate_seed(7, 3), candidate_seed(7, 3));
   EXPECT_NE(candidate_seed(7, 3), candidate_seed(7, 4));
