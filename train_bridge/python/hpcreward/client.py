@@ -1,0 +1,131 @@
+"""The trainer's client of a served hpcreward pipeline (DESIGN.md, "Trainer endpoint").
+
+    client = Client.from_rendezvous("runs/serve")          # or Client(url, token)
+    rewards = client.score(completions, problems="dgemm-256")
+    handle = client.submit(completions, problems)          # returns at once
+    ...                                                    # generate the next batch meanwhile
+    rewards = handle.rewards(timeout=600)
+
+Every batch has an id (default: a fresh uuid4-based one); a request that fails on the way is sent
+again with the same id, and the coordinator answers a repeated batch from its log instead of
+benchmarking it again.
+"""
+from .batch import BatchHandle, check_results
+from .candidates import build_candidates, new_batch_id
+from .errors import ProtocolError
+from .rendezvous import read_rendezvous, read_token
+from .transport import RetryPolicy, Transport
+
+
+class Client:
+    def __init__(self, url, token, timeout=600.0, retries=6, backoff_s=0.5, max_backoff_s=30.0,
+                 token_file=None, poll_max_s=2.0):
+        """url: http://host:port of the coordinator; token: the bearer token (not the file).
+
+        timeout: seconds one HTTP request may take; a waiting score() holds its request while the
+        batch is benchmarked, so keep it above the time of your largest batch (on a time-out the
+        request is sent again with the same batch id, which is safe but waits again).
+        retries, backoff_s, max_backoff_s: retries after connection loss, time-out or 5xx, with
+        exponential back-off; then UnavailableError.
+        """
+        self._transport = Transport(url, token, timeout, RetryPolicy(retries, backoff_s, max_backoff_s),
+                                    token_file=token_file)
+        self.poll_max_s = poll_max_s
+
+    @property
+    def url(self):
+        return self._transport.url
+
+    @classmethod
+    def from_rendezvous(cls, path, wait_s=0.0, **options):
+        """A client for the pipeline whose coordinator.json is PATH (or lies in the run directory PATH).
+
+        wait_s: how long to wait for the file to appear (a pipeline still starting).
+        """
+        rendezvous = read_rendezvous(path, wait_s)
+        return cls(rendezvous.url, read_token(rendezvous.token_file), token_file=rendezvous.token_file, **options)
+
+    @classmethod
+    def from_token_file(cls, url, token_file, **options):
+        return cls(url, read_token(token_file), token_file=str(token_file), **options)
+
+    # -- waiting calls ---------------------------------------------------------------------------
+
+    def score(self, completions, problems, stages=None, batch_id=None, ids=None):
+        """Rewards (floats, in order) of raw model outputs; each one's code is its fenced code block."""
+        return _rewards(self.score_detailed(completions, problems, stages, batch_id, ids))
+
+    def score_detailed(self, completions, problems, stages=None, batch_id=None, ids=None):
+        """Result dicts (id, status, reason, reward, gflops, stage), in order, of raw model outputs."""
+        return self._score("completion", completions, problems, stages, batch_id, ids)
+
+    def score_sources(self, sources, problems, stages=None, batch_id=None, ids=None):
+        """Rewards of C sources (the code itself, no fenced block)."""
+        return _rewards(self.score_sources_detailed(sources, problems, stages, batch_id, ids))
+
+    def score_sources_detailed(self, sources, problems, stages=None, batch_id=None, ids=None):
+        return self._score("source", sources, problems, stages, batch_id, ids)
+
+    def score_candidates(self, candidates, batch_id=None):
+        """Result dicts of ready-made candidate objects ({"id", "problem", "source"|"completion", "stage"?})."""
+        batch_id = batch_id or new_batch_id()
+        _, answer = self._transport.request("POST", "/v1/batches", self._body(batch_id, candidates, True))
+        return self._results_of(batch_id, candidates, answer)
+
+    # -- non-waiting calls -----------------------------------------------------------------------
+
+    def submit(self, completions, problems, stages=None, batch_id=None, ids=None):
+        """Queues raw model outputs and returns a BatchHandle at once."""
+        return self._submit("completion", completions, problems, stages, batch_id, ids)
+
+    def submit_sources(self, sources, problems, stages=None, batch_id=None, ids=None):
+        return self._submit("source", sources, problems, stages, batch_id, ids)
+
+    def submit_candidates(self, candidates, batch_id=None):
+        batch_id = batch_id or new_batch_id()
+        _, answer = self._transport.request("POST", "/v1/batches", self._body(batch_id, candidates, False))
+        return BatchHandle(self, batch_id, list(candidates), first_answer=answer, poll_max_s=self.poll_max_s)
+
+    def batch(self, batch_id, candidates):
+        """A handle on a batch submitted earlier (e.g. by another process) with these candidates."""
+        return BatchHandle(self, batch_id, list(candidates), poll_max_s=self.poll_max_s)
+
+    # -- OpenRLHF's format -----------------------------------------------------------------------
+
+    def get_reward(self, queries, prompts=None, labels=None):
+        """POST /get_reward as OpenRLHF's remote reward model call does; returns the rewards list."""
+        body = {"query": list(queries)}
+        if prompts is not None:
+            body["prompts"] = list(prompts)
+        if labels is not None:
+            body["labels"] = list(labels)
+        _, answer = self._transport.request("POST", "/get_reward", body)
+        if not isinstance(answer, dict) or not isinstance(answer.get("rewards"), list):
+            raise ProtocolError("/get_reward answered without a rewards list")
+        return [float(reward) for reward in answer["rewards"]]
+
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def _score(self, field, texts, problems, stages, batch_id, ids):
+        batch_id = batch_id or new_batch_id()
+        candidates = build_candidates(texts, field, problems, stages, ids, batch_id)
+        return self.score_candidates(candidates, batch_id)
+
+    def _submit(self, field, texts, problems, stages, batch_id, ids):
+        batch_id = batch_id or new_batch_id()
+        candidates = build_candidates(texts, field, problems, stages, ids, batch_id)
+        return self.submit_candidates(candidates, batch_id)
+
+    @staticmethod
+    def _body(batch_id, candidates, wait):
+        return {"batch_id": batch_id, "candidates": list(candidates), "wait": wait}
+
+    @staticmethod
+    def _results_of(batch_id, candidates, answer):
+        if not isinstance(answer, dict) or "results" not in answer:
+            raise ProtocolError(f"batch {batch_id}: the coordinator answered without results")
+        return check_results(batch_id, candidates, answer["results"])
+
+
+def _rewards(results):
+    return [float(result["reward"]) for result in results]
