@@ -81,7 +81,11 @@ int run(int argc, char **argv) {
   if (!find_executable(options.runner) || options.runner.find('/') == std::string::npos)
     abort_job(rank, "runner not found: " + options.runner + " (give --runner PATH)");
   const bool own_root = options.work_root.empty();
-  if (own_root) options.work_root = default_work_root(rank);
+  if (own_root) {
+    if (int removed = remove_stale_work_roots(); removed > 0)
+      std::fprintf(stderr, "[bench %d] removed %d work directories of ranks that are gone\n", rank, removed);
+    options.work_root = default_work_root(rank);
+  }
   try {
     ensure_private_directory(options.work_root);
   } catch (const std::exception &error) {

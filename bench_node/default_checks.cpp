@@ -15,13 +15,18 @@ void add_default_checks(Scorer &scorer, const BenchOptions &options) {
   source.parse_timeout_s = options.compile_timeout_s;
   source.parse_memory_bytes = options.compile_memory_limit_mb << 20;
   scorer.add_check(std::make_unique<SourceChecks>(source));
-  // The audit's baseline builds get a private directory of their own, removed with it.
-  scorer.add_check(std::make_unique<ObjectAudit>(ObjectAuditOptions{gcc_options(options), {}}));
+  // The audit's baseline builds and the detector's omp.h copy live in the rank's work root
+  // when it has one, so a killed rank's leftovers go with it (remove_stale_work_roots).
+  const auto inside_root = [&](const char *name) {
+    return options.work_root.empty() ? std::filesystem::path() : options.work_root / name;
+  };
+  scorer.add_check(std::make_unique<ObjectAudit>(ObjectAuditOptions{gcc_options(options), inside_root("audit")}));
   // Only objects the audit passed are disassembled; the parse gets the source checks' limits.
   TechniqueCheckOptions techniques;
   techniques.cc = options.cc;
   techniques.timeout_s = options.compile_timeout_s;
   techniques.memory_bytes = options.compile_memory_limit_mb << 20;
+  techniques.work_root = inside_root("techniques");
   scorer.set_technique_step(std::make_unique<TechniqueCheck>(techniques));
 }
 

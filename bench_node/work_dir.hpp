@@ -9,6 +9,10 @@ namespace hpcreward {
 // $TMPDIR/hpcreward-bench-<rank>-<pid> (TMPDIR defaulting to /tmp).
 std::filesystem::path default_work_root(int rank);
 
+// Removes the default work roots of ranks that are gone (killed before they could clean
+// up: a scancel, a node failure), this user's only. Returns how many it removed.
+int remove_stale_work_roots();
+
 // Creates `directory` (and its parents) if missing and makes it mode 0700. Throws
 // std::filesystem::filesystem_error when it can't.
 void ensure_private_directory(const std::filesystem::path &directory);
