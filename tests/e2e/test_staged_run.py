@@ -1,4 +1,4 @@
-"""End-to-end: the main job (jobs/local.sh over the shipped samples on the demo ladder).
+"""End-to-end: the shipped samples on the demo ladder through jobs/local.sh.
 
 Checks, through h5py as users read the log: every candidate's row and its stage decision,
 the dgemm-256 problem climbing the ladder between batches, the technique descriptors, the
@@ -40,7 +40,8 @@ def read_log(path):
 
 def start_local(out, *extra):
     env = dict(os.environ, HPCREWARD_BIN=str(BIN))
-    return subprocess.Popen([str(LOCAL_SH), "--np", "2", "--seed", "77", "--out", str(out), *extra, *BENCH_OPTIONS],
+    samples = ["--candidates", str(SAMPLES / "dgemm-256.jsonl"), "--ladder", str(REPO / "stages" / "demo_ladder.json")]
+    return subprocess.Popen([str(LOCAL_SH), *samples, "--np", "2", "--seed", "77", "--out", str(out), *extra, *BENCH_OPTIONS],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 
