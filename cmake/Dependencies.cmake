@@ -27,6 +27,7 @@ target_include_directories(hpcreward_openblas INTERFACE ${CBLAS_INCLUDE_DIR})
 find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
 find_package(HDF5 REQUIRED COMPONENTS C)
 find_package(nlohmann_json 3.10 REQUIRED)
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 find_package(GTest REQUIRED)
 
 # CUDA is optional: found and reported, not required (GPU ranks come later).
@@ -49,6 +50,9 @@ pkg_check_modules(LIBSECCOMP IMPORTED_TARGET libseccomp)
 hpcreward_require(LIBSECCOMP_FOUND "libseccomp" libseccomp-dev)
 pkg_check_modules(LIBELF IMPORTED_TARGET libelf)
 hpcreward_require(LIBELF_FOUND "libelf" libelf-dev)
+# The coordinator's trainer endpoint (serve mode): cpp-httplib, Debian's compiled build.
+pkg_check_modules(CPPHTTPLIB IMPORTED_TARGET cpp-httplib)
+hpcreward_require(CPPHTTPLIB_FOUND "cpp-httplib" libcpp-httplib-dev)
 
 # libclang's C API (not the C++ ClangConfig, which drags in every clang tool).
 find_path(LIBCLANG_INCLUDE_DIR clang-c/Index.h PATHS /usr/lib/llvm-14/include NO_DEFAULT_PATH)

@@ -1,6 +1,7 @@
-// hpcreward-coordinator: rank 0. Reads candidates, scores them batch by batch on the
-// benchmark ranks (every other rank of the MPI world runs hpcreward-bench), moves each
-// problem up the stage ladder and writes OUT/rewards.h5 (or goes on with it: --resume).
+// hpcreward-coordinator: rank 0. Reads candidates (a file, or with --serve batches that
+// trainers send over HTTP), scores them batch by batch on the benchmark ranks (every other
+// rank of the MPI world runs hpcreward-bench), moves each problem up the stage ladder and
+// writes OUT/rewards.h5 (or goes on with it: --resume).
 #include <mpi.h>
 #include <unistd.h>
 
@@ -9,13 +10,17 @@
 #include <fstream>
 #include <iostream>
 
+#include "coordinator/batch_registry.hpp"
 #include "coordinator/candidate_file.hpp"
+#include "coordinator/http_endpoint.hpp"
 #include "coordinator/log_sink.hpp"
 #include "coordinator/mpi_transport.hpp"
 #include "coordinator/options.hpp"
 #include "coordinator/provenance_builder.hpp"
+#include "coordinator/rendezvous.hpp"
 #include "coordinator/run_report.hpp"
 #include "coordinator/scoring_run.hpp"
+#include "coordinator/serve_loop.hpp"
 #include "results/summary.hpp"
 
 namespace hpcreward {
@@ -53,6 +58,43 @@ void check_host_support(const SqdState &state) {
   }
 }
 
+// Serve mode: the endpoint on its own threads, scoring here until SIGTERM/SIGINT.
+void serve(const CoordinatorOptions &options, const CandidateDefaults &defaults,
+                             BatchRegistry &registry, ScoringRun &scoring, const std::vector<RewardRow> &logged) {
+  if (options.resume) {
+    const std::size_t batches = restore_logged_batches(registry, logged);
+    scoring.continue_log(logged.size());
+    print_line("resume: " + std::to_string(batches) +
+               " logged batches are answered from the log when they are sent again");
+  }
+  EndpointConfig config;
+  config.token = random_token();
+  config.max_request_bytes = options.max_request_bytes;
+  config.max_batch_candidates = options.max_batch_candidates;
+  config.defaults = defaults;
+  const std::filesystem::path token_file = std::filesystem::absolute(options.out / "coordinator.token");
+  const std::filesystem::path rendezvous = options.out / "coordinator.json";
+  std::filesystem::remove(rendezvous);  // a stale one would send trainers to a dead endpoint
+  write_token_file(token_file, config.token);
+
+  HttpEndpoint endpoint(registry, config);
+  install_stop_signals();
+  const int port = endpoint.start(options.listen_host, options.listen_port);
+  const std::string url = endpoint_url(options.listen_host, port);
+  write_rendezvous(options.out, url, token_file, static_cast<long>(getpid()));
+  print_line("serving " + url + " (token in " + token_file.string() + ", rendezvous " + rendezvous.string() +
+             "); SIGTERM or SIGINT stops it");
+
+  ServeHooks hooks;
+  hooks.score = [&](QueuedBatch &batch) { return scoring.score_one_batch(std::move(batch.candidates), batch.logged); };
+  hooks.drained = [&](const std::vector<std::string> &problems) { scoring.finish(problems); };
+  hooks.note = print_line;
+  run_serve_loop(registry, hooks, stop_requested);
+  endpoint.stop();
+  std::filesystem::remove(rendezvous);
+  print_line("stopped: " + std::to_string(registry.batches()) + " batches answered");
+}
+
 int run(CoordinatorOptions options, int world_size) {
   if (world_size < 2)
     throw std::runtime_error("no benchmark ranks: start hpcreward-bench beside the coordinator "
@@ -78,7 +120,8 @@ int run(CoordinatorOptions options, int world_size) {
   defaults.batch_id = options.batch_id;
   defaults.max_source_bytes = options.max_source_bytes;
   for (const StageSpec &stage : options.ladder.stages) defaults.known_stages.push_back(stage.name);
-  std::vector<PreparedCandidate> candidates = read_candidate_file(options.candidates, defaults);
+  std::vector<PreparedCandidate> candidates;
+  if (!options.serve) candidates = read_candidate_file(options.candidates, defaults);
   std::vector<RankInfo> ranks =
       gather_rank_info(world_size, std::chrono::seconds(options.rank_start_timeout_s));
   const bool host_has_avx512 =
@@ -107,17 +150,35 @@ int run(CoordinatorOptions options, int world_size) {
   LogSink sink(*writer);
   MpiTransport transport;
 
-  std::printf("hpcreward: %s %zu candidates on %zu benchmark ranks, ladder %s -> %s\n",
-              options.resume ? "resuming" : "scoring", candidates.size(), ranks.size(),
-              options.ladder_source.c_str(), log_path.c_str());
+  if (options.serve)
+    std::printf("hpcreward: %s on %zu benchmark ranks, ladder %s -> %s\n",
+                options.resume ? "serving (resumed)" : "serving", ranks.size(), options.ladder_source.c_str(),
+                log_path.c_str());
+  else
+    std::printf("hpcreward: %s %zu candidates on %zu benchmark ranks, ladder %s -> %s\n",
+                options.resume ? "resuming" : "scoring", candidates.size(), ranks.size(),
+                options.ladder_source.c_str(), log_path.c_str());
   if (options.resume)
     std::printf("resume: the log holds %zu rows, %zu stage events; their candidates are not scored again\n%s",
                 logged.rows.size(), logged.events.size(), format_sqd_state(sqd).c_str());
+  BatchRegistry registry;              // serve mode only
+  std::vector<RewardRow> served_rows;  // serve mode: the rows written now
   ScoringRun scoring(
       transport, sink, options.rewards, sqd, context,
-      [](const RewardRow &row, std::size_t done, std::size_t total) { print_line(format_progress_line(row, done, total)); },
+      [&](const RewardRow &row, std::size_t done, std::size_t total) {
+        if (options.serve) {
+          registry.row_written(row.batch_id);
+          served_rows.push_back(row);
+        }
+        print_line(format_progress_line(row, done, total));
+      },
       [](const StageEvent &event) { print_line(format_stage_event(event)); });
-  std::vector<RewardRow> rows = scoring.score(std::move(candidates), logged.rows);
+  std::vector<RewardRow> rows;
+  if (options.serve) {
+    serve(options, defaults, registry, scoring, logged.rows);
+    rows = std::move(served_rows);
+  } else
+    rows = scoring.score(std::move(candidates), logged.rows);
   stop_bench_ranks(world_size);
 
   std::vector<RewardRow> all_rows = logged.rows;

@@ -5,9 +5,12 @@
 #include <fstream>
 #include <iostream>
 #include <random>
+#include <tuple>
 
 #include "common/problem.hpp"
 #include "coordinator/code_extraction.hpp"
+#include "coordinator/http_endpoint.hpp"
+#include "coordinator/rendezvous.hpp"
 #include "stages/builtin_ladder.hpp"
 
 namespace hpcreward {
@@ -22,6 +25,15 @@ po::options_description describe_options() {
       ("config", po::value<std::string>(), "read options from this INI file; the command line wins")
       ("candidates", po::value<std::string>(),
        "JSON Lines file, one candidate per line: id, problem, source or completion, optional stage and batch_id")
+      ("serve", po::bool_switch(),
+       "take batches from trainers over HTTP/JSON instead of --candidates (coordinator/README.md); "
+       "writes OUT/coordinator.json and a token file, stops on SIGTERM/SIGINT")
+      ("listen", po::value<std::string>()->default_value("0.0.0.0:0"),
+       "serve mode: HOST:PORT to listen on (port 0: any free port; the URL is in OUT/coordinator.json)")
+      ("max-request-bytes", po::value<std::size_t>()->default_value(kDefaultMaxRequestBytes),
+       "serve mode: larger request bodies are refused (413)")
+      ("max-batch-candidates", po::value<std::size_t>()->default_value(kDefaultMaxBatchCandidates),
+       "serve mode: larger batches are refused (413)")
       ("out", po::value<std::string>(), "run directory; receives rewards.h5 and coordinator.pid")
       ("ladder", po::value<std::string>(),
        "stage ladder (JSON, see stages/default_ladder.json; default: that file, built in)")
@@ -73,14 +85,23 @@ std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char
     throw std::invalid_argument(std::string(error.what()) + " (see --help)");
   }
   if (values.count("help")) {
-    std::cout << "hpcreward-coordinator: rank 0 of an hpcreward run. Scores every candidate on the\n"
-                 "benchmark ranks of the MPI world and writes OUT/rewards.h5.\n\n"
+    std::cout << "hpcreward-coordinator: rank 0 of an hpcreward run. Scores every candidate (of a\n"
+                 "--candidates file, or sent by trainers with --serve) on the benchmark ranks of the\n"
+                 "MPI world and writes OUT/rewards.h5.\n\n"
               << description << "\n";
     return std::nullopt;
   }
 
   CoordinatorOptions options;
-  options.candidates = required(values, "candidates");
+  options.serve = values["serve"].as<bool>();
+  if (options.serve && values.count("candidates"))
+    throw std::invalid_argument("--serve takes its batches over HTTP: drop --candidates (or drop --serve)");
+  if (!options.serve) options.candidates = required(values, "candidates");
+  std::tie(options.listen_host, options.listen_port) = parse_listen_address(values["listen"].as<std::string>());
+  options.max_request_bytes = values["max-request-bytes"].as<std::size_t>();
+  options.max_batch_candidates = values["max-batch-candidates"].as<std::size_t>();
+  if (options.max_request_bytes == 0) throw std::invalid_argument("--max-request-bytes must be positive");
+  if (options.max_batch_candidates == 0) throw std::invalid_argument("--max-batch-candidates must be positive");
   options.out = required(values, "out");
   if (values.count("ladder")) {
     options.ladder_source = values["ladder"].as<std::string>();
@@ -101,7 +122,7 @@ std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char
   if (!find_problem(options.problem))
     throw std::invalid_argument("--problem " + options.problem + " is not a problem; known: " + known_problem_ids());
   options.batch_id = values.count("batch-id") ? values["batch-id"].as<std::string>()
-                                              : options.candidates.stem().string();
+                                              : options.serve ? "" : options.candidates.stem().string();
   options.seed = values.count("seed") ? values["seed"].as<std::uint64_t>()
                                       : (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
   options.max_source_bytes = values["max-source-bytes"].as<std::size_t>();
@@ -122,6 +143,10 @@ std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char
                      {"batch_id", options.batch_id}, {"seed", std::to_string(options.seed)},
                      {"max_source_bytes", options.max_source_bytes},
                      {"rewards", rewards},
+                     {"serve", options.serve},
+                     {"listen", values["listen"].as<std::string>()},
+                     {"max_request_bytes", options.max_request_bytes},
+                     {"max_batch_candidates", options.max_batch_candidates},
                      {"ladder_config", nlohmann::json::parse(options.ladder_json)}};
   return options;
 }

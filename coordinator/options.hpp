@@ -13,7 +13,12 @@
 namespace hpcreward {
 
 struct CoordinatorOptions {
-  std::filesystem::path candidates;  // JSON Lines input
+  std::filesystem::path candidates;  // JSON Lines input (empty in serve mode)
+  bool serve = false;                // take batches over HTTP (coordinator/README.md) instead
+  std::string listen_host = "0.0.0.0";  // serve mode: --listen HOST:PORT
+  int listen_port = 0;                  // 0: any free port
+  std::size_t max_request_bytes = 0;    // serve mode: larger bodies are 413
+  std::size_t max_batch_candidates = 0; // serve mode: larger batches are 413
   std::filesystem::path out;         // run directory: rewards.h5, coordinator.pid
   std::string stage;                 // stage of lines without one; empty: the problem's current stage
   LadderConfig ladder;               // --ladder FILE, or the built-in default ladder
@@ -21,7 +26,7 @@ struct CoordinatorOptions {
   std::string ladder_json;           // its text, for the log's provenance
   bool resume = false;               // go on with OUT/rewards.h5 instead of creating it
   std::string problem;               // default problem of lines without one
-  std::string batch_id;              // default batch id (the input file's stem)
+  std::string batch_id;              // default batch id (the input file's stem; serve mode: unused)
   std::uint64_t seed = 0;
   std::size_t max_source_bytes = 0;
   int rank_start_timeout_s = 0;

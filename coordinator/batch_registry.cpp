@@ -1,0 +1,216 @@
+#include "coordinator/batch_registry.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "common/sha256.hpp"
+
+namespace hpcreward {
+
+const char *to_string(BatchState state) {
+  switch (state) {
+    case BatchState::queued: return "queued";
+    case BatchState::running: return "running";
+    case BatchState::done: return "done";
+    case BatchState::failed: return "failed";
+  }
+  return "unknown";
+}
+
+std::string batch_fingerprint(const std::vector<CandidateIdentity> &candidates) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const CandidateIdentity &c : candidates)
+    list.push_back({c.id, c.problem, c.stage, c.text_kind, c.text_sha256});
+  return sha256_hex(list.dump());
+}
+
+namespace {
+
+// Pairs the batch's candidates with the log's rows of this batch (a row per id, in order).
+// Returns why they do not belong together, or "" with `matched` filled.
+std::string match_logged(const std::vector<PreparedCandidate> &candidates,
+                         const std::vector<RewardRow> &rows, std::vector<RewardRow> *matched) {
+  std::map<std::string, std::deque<const RewardRow *>> by_id;
+  for (const RewardRow &row : rows) by_id[row.candidate_id].push_back(&row);
+  std::size_t used = 0;
+  for (const PreparedCandidate &candidate : candidates) {
+    auto it = by_id.find(candidate.id);
+    if (it == by_id.end() || it->second.empty()) continue;
+    const RewardRow &row = *it->second.front();
+    it->second.pop_front();
+    if (row.problem != candidate.problem)
+      return "candidate \"" + candidate.id + "\" was logged for problem " + row.problem + ", not " + candidate.problem;
+    if (candidate.stage_named && row.stage != candidate.stage)
+      return "candidate \"" + candidate.id + "\" was logged in stage " + row.stage + ", not " + candidate.stage;
+    if (!candidate.code.empty() && !row.source_sha256.empty() && sha256_hex(candidate.code) != row.source_sha256)
+      return "candidate \"" + candidate.id + "\" was logged with other code";
+    matched->push_back(row);
+    ++used;
+  }
+  if (used != rows.size()) {
+    for (const auto &[id, left] : by_id)
+      if (!left.empty()) return "the log holds candidate \"" + id + "\" of this batch, which this request lacks";
+  }
+  return "";
+}
+
+}  // namespace
+
+void BatchRegistry::restore(const std::string &batch_id, std::vector<RewardRow> rows) {
+  std::lock_guard lock(mutex_);
+  restored_[batch_id] = std::move(rows);
+}
+
+std::size_t BatchRegistry::restored() const {
+  std::lock_guard lock(mutex_);
+  return restored_.size();
+}
+
+SubmitOutcome BatchRegistry::submit(const std::string &batch_id, const std::string &fingerprint,
+                                    std::vector<PreparedCandidate> candidates) {
+  std::lock_guard lock(mutex_);
+  if (auto it = entries_.find(batch_id); it != entries_.end()) {
+    if (it->second.fingerprint == fingerprint) return {SubmitOutcome::existing, ""};
+    return {SubmitOutcome::conflict,
+            "batch_id \"" + batch_id + "\" was already submitted with other candidates (ids, problems, stages "
+            "or code differ); send it again unchanged, or use a new batch_id"};
+  }
+  Entry entry;
+  entry.fingerprint = fingerprint;
+  entry.total = candidates.size();
+  if (auto it = restored_.find(batch_id); it != restored_.end()) {
+    std::vector<RewardRow> matched;
+    std::string mismatch = match_logged(candidates, it->second, &matched);
+    if (!mismatch.empty())
+      return {SubmitOutcome::conflict, "batch_id \"" + batch_id + "\" is in the log with other candidates: " +
+                                           mismatch + "; use a new batch_id"};
+    if (matched.size() == candidates.size()) {
+      // Every candidate has its row: the answer is the log's, in this request's order.
+      std::map<std::string, std::deque<RewardRow>> by_id;
+      for (RewardRow &row : matched) by_id[row.candidate_id].push_back(std::move(row));
+      for (const PreparedCandidate &candidate : candidates) {
+        entry.results.push_back(std::move(by_id[candidate.id].front()));
+        by_id[candidate.id].pop_front();
+      }
+      entry.state = BatchState::done;
+      entry.done = entry.total;
+      restored_.erase(it);
+      entries_.emplace(batch_id, std::move(entry));
+      finished_.notify_all();
+      return {SubmitOutcome::existing, ""};
+    }
+    if (closed_) return {SubmitOutcome::closed, "the coordinator is stopping and takes no new batches"};
+    entry.logged = std::move(matched);
+    restored_.erase(it);
+  } else if (closed_) {
+    return {SubmitOutcome::closed, "the coordinator is stopping and takes no new batches"};
+  }
+  entry.candidates = std::move(candidates);
+  entries_.emplace(batch_id, std::move(entry));
+  queue_.push_back(batch_id);
+  queue_changed_.notify_all();
+  return {SubmitOutcome::accepted, ""};
+}
+
+BatchSnapshot BatchRegistry::snapshot_locked(const std::string &batch_id, const Entry &entry) const {
+  BatchSnapshot snapshot;
+  snapshot.batch_id = batch_id;
+  snapshot.state = entry.state;
+  snapshot.done = entry.done;
+  snapshot.total = entry.total;
+  snapshot.error = entry.error;
+  if (entry.state == BatchState::done) snapshot.results = entry.results;
+  return snapshot;
+}
+
+std::optional<BatchSnapshot> BatchRegistry::snapshot(const std::string &batch_id) const {
+  std::lock_guard lock(mutex_);
+  auto it = entries_.find(batch_id);
+  if (it == entries_.end()) return std::nullopt;
+  return snapshot_locked(batch_id, it->second);
+}
+
+std::optional<BatchSnapshot> BatchRegistry::wait(const std::string &batch_id) const {
+  std::unique_lock lock(mutex_);
+  auto it = entries_.find(batch_id);  // entries are never erased: `it` stays valid
+  if (it == entries_.end()) return std::nullopt;
+  finished_.wait(lock, [&] {
+    return it->second.state == BatchState::done || it->second.state == BatchState::failed;
+  });
+  return snapshot_locked(batch_id, it->second);
+}
+
+bool BatchRegistry::only_logged(const std::string &batch_id) const {
+  std::lock_guard lock(mutex_);
+  return restored_.count(batch_id) > 0;
+}
+
+std::optional<QueuedBatch> BatchRegistry::next(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  if (!queue_changed_.wait_for(lock, timeout, [&] { return !queue_.empty(); })) return std::nullopt;
+  QueuedBatch batch;
+  batch.batch_id = queue_.front();
+  queue_.pop_front();
+  Entry &entry = entries_.at(batch.batch_id);
+  entry.state = BatchState::running;
+  entry.done = entry.logged.size();
+  batch.candidates = std::move(entry.candidates);
+  entry.candidates.clear();
+  batch.logged = entry.logged;
+  running_ = batch.batch_id;
+  return batch;
+}
+
+void BatchRegistry::row_written(const std::string &batch_id) {
+  std::lock_guard lock(mutex_);
+  if (batch_id != running_) return;
+  Entry &entry = entries_.at(batch_id);
+  if (entry.done < entry.total) ++entry.done;
+}
+
+void BatchRegistry::complete(const std::string &batch_id, std::vector<RewardRow> rows) {
+  std::lock_guard lock(mutex_);
+  Entry &entry = entries_.at(batch_id);
+  entry.results = std::move(rows);
+  entry.logged.clear();
+  entry.done = entry.total;
+  entry.state = BatchState::done;
+  if (running_ == batch_id) running_.clear();
+  finished_.notify_all();
+}
+
+void BatchRegistry::fail_all(const std::string &error) {
+  std::lock_guard lock(mutex_);
+  closed_ = true;
+  for (auto &[id, entry] : entries_)
+    if (entry.state != BatchState::done) {
+      entry.state = BatchState::failed;
+      entry.error = error;
+    }
+  queue_.clear();
+  running_.clear();
+  finished_.notify_all();
+  queue_changed_.notify_all();
+}
+
+void BatchRegistry::close() {
+  std::lock_guard lock(mutex_);
+  closed_ = true;
+  queue_changed_.notify_all();
+}
+
+bool BatchRegistry::is_closed() const {
+  std::lock_guard lock(mutex_);
+  return closed_;
+}
+
+bool BatchRegistry::idle() const {
+  std::lock_guard lock(mutex_);
+  return queue_.empty() && running_.empty();
+}
+
+std::size_t BatchRegistry::batches() const {
+  std::lock_guard lock(mutex_);
+  return entries_.size();
+}
+
+}  // namespace hpcreward

@@ -1,0 +1,115 @@
+#pragma once
+// Serve mode's batches, shared by the HTTP threads (submit, look up, wait) and the main
+// thread (take the next queued batch, report rows, publish results). Batches are
+// idempotent by id: the same id with the same content (fingerprint) is the same batch and
+// is never queued twice; the same id with other content is a conflict. Thread-safe: one
+// mutex, one condition variable for the queue and one for finished batches.
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "coordinator/candidate_input.hpp"
+#include "results/reward_row.hpp"
+
+namespace hpcreward {
+
+enum class BatchState { queued, running, done, failed };
+const char *to_string(BatchState state);
+
+// What one candidate of a request is, for the batch's fingerprint.
+struct CandidateIdentity {
+  std::string id;
+  std::string problem;
+  std::string stage;        // as requested; empty: the ladder decides
+  std::string text_kind;    // "source" or "completion"
+  std::string text_sha256;  // of the source or completion text as sent
+};
+
+// Content identity of a batch: sha256 over its candidates' identities, in order.
+std::string batch_fingerprint(const std::vector<CandidateIdentity> &candidates);
+
+struct BatchSnapshot {
+  std::string batch_id;
+  BatchState state = BatchState::queued;
+  std::size_t done = 0;
+  std::size_t total = 0;
+  std::vector<RewardRow> results;  // in the candidates' order, once done
+  std::string error;               // why it failed (state failed)
+};
+
+struct SubmitOutcome {
+  enum Kind {
+    accepted,  // new batch, queued
+    existing,  // this batch was submitted before (or is in the log): same answer
+    conflict,  // the id is taken by other content; `message` says how
+    closed,    // the coordinator is stopping and takes no new batches
+  } kind = accepted;
+  std::string message;
+};
+
+// A batch the main thread takes from the queue.
+struct QueuedBatch {
+  std::string batch_id;
+  std::vector<PreparedCandidate> candidates;
+  std::vector<RewardRow> logged;  // rows it already has in the log (after a restart)
+};
+
+class BatchRegistry {
+ public:
+  // After a restart (--resume): the log's rows of one batch, in log order. A later submit
+  // of this id whose candidates match them is answered from them (all logged) or queued
+  // with them (partly logged); one that does not match is a conflict.
+  void restore(const std::string &batch_id, std::vector<RewardRow> rows);
+  std::size_t restored() const;
+
+  // HTTP side.
+  SubmitOutcome submit(const std::string &batch_id, const std::string &fingerprint,
+                       std::vector<PreparedCandidate> candidates);
+  std::optional<BatchSnapshot> snapshot(const std::string &batch_id) const;
+  // Blocks until the batch is done or failed (nullopt: no such batch).
+  std::optional<BatchSnapshot> wait(const std::string &batch_id) const;
+  // True when this id is only known from the log (submit it again to get its results).
+  bool only_logged(const std::string &batch_id) const;
+
+  // Main-thread side.
+  std::optional<QueuedBatch> next(std::chrono::milliseconds timeout);
+  void row_written(const std::string &batch_id);  // progress of the running batch
+  void complete(const std::string &batch_id, std::vector<RewardRow> rows);
+  // Scoring broke: every batch not done fails with `error`, and no new batch is taken.
+  void fail_all(const std::string &error);
+  void close();  // no new batches from now on (queued and running ones still finish)
+  bool is_closed() const;
+  bool idle() const;  // nothing queued, nothing running
+
+  // Counters for the log line at exit.
+  std::size_t batches() const;
+
+ private:
+  struct Entry {
+    std::string fingerprint;
+    BatchState state = BatchState::queued;
+    std::size_t done = 0, total = 0;
+    std::vector<PreparedCandidate> candidates;  // until it is taken
+    std::vector<RewardRow> logged;
+    std::vector<RewardRow> results;
+    std::string error;
+  };
+  BatchSnapshot snapshot_locked(const std::string &batch_id, const Entry &entry) const;
+
+  mutable std::mutex mutex_;
+  std::condition_variable queue_changed_;
+  mutable std::condition_variable finished_;
+  std::map<std::string, Entry> entries_;
+  std::map<std::string, std::vector<RewardRow>> restored_;
+  std::deque<std::string> queue_;
+  std::string running_;
+  bool closed_ = false;
+};
+
+}  // namespace hpcreward

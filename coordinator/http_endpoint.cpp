@@ -1,0 +1,327 @@
+#include "coordinator/http_endpoint.hpp"
+
+#include <httplib.h>
+#include <openssl/crypto.h>
+
+#include <set>
+#include <stdexcept>
+
+#include "common/problem.hpp"
+#include "common/sha256.hpp"
+
+namespace hpcreward {
+namespace {
+
+using nlohmann::json;
+
+RequestError bad(std::string message, int status = 400) { return {status, std::move(message)}; }
+
+std::string type_of(const json &value) { return value.type_name(); }
+
+bool batch_id_usable(const std::string &id) {
+  if (id.empty() || id.size() > kMaxBatchIdBytes) return false;
+  for (char c : id)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' || c == ':'))
+      return false;
+  return true;
+}
+
+// Parses a body as JSON, or says where it is not.
+std::variant<json, RequestError> parse_json(std::string_view body, const EndpointConfig &config) {
+  if (body.size() > config.max_request_bytes)
+    return bad("the body is " + std::to_string(body.size()) + " bytes; the limit is " +
+                   std::to_string(config.max_request_bytes) + " (--max-request-bytes)",
+               413);
+  try {
+    json value = json::parse(body);
+    if (!value.is_object()) return bad("the body must be a JSON object, not " + type_of(value));
+    return value;
+  } catch (const json::parse_error &error) {
+    return bad(std::string("the body is not valid JSON: ") + error.what());
+  }
+}
+
+// Checks one candidate object's fields (request errors) and prepares it (candidate errors).
+std::variant<PreparedCandidate, RequestError> prepare(const json &object, std::size_t index,
+                                                      const std::string &batch_id,
+                                                      const EndpointConfig &config,
+                                                      CandidateIdentity *identity) {
+  const std::string where = "candidates[" + std::to_string(index) + "]";
+  if (!object.is_object()) return bad(where + " must be an object, not " + type_of(object));
+  auto string_field = [&](const char *key, bool required, std::string *out) -> std::optional<RequestError> {
+    auto it = object.find(key);
+    if (it == object.end() || it->is_null()) {
+      if (required) return bad(where + " has no \"" + key + "\"");
+      return std::nullopt;
+    }
+    if (!it->is_string()) return bad(where + ".\"" + key + "\" must be a string, not " + type_of(*it));
+    *out = it->get<std::string>();
+    return std::nullopt;
+  };
+  std::string source, completion;
+  identity->problem = config.defaults.problem;
+  for (auto error : {string_field("id", true, &identity->id), string_field("problem", false, &identity->problem),
+                     string_field("stage", false, &identity->stage), string_field("source", false, &source),
+                     string_field("completion", false, &completion)})
+    if (error) return *error;
+  if (identity->id.empty()) return bad(where + ".\"id\" is empty");
+  if (identity->id.size() > kMaxCandidateIdBytes)
+    return bad(where + ".\"id\" is " + std::to_string(identity->id.size()) + " bytes; the limit is " +
+               std::to_string(kMaxCandidateIdBytes));
+  if (identity->problem.empty()) return bad(where + " has no \"problem\"; known: " + known_problem_ids());
+  if (!find_problem(identity->problem))
+    return bad(where + ": unknown problem \"" + identity->problem + "\"; known: " + known_problem_ids());
+  const bool has_source = object.contains("source") && !object["source"].is_null();
+  const bool has_completion = object.contains("completion") && !object["completion"].is_null();
+  if (has_source == has_completion)
+    return bad(where + " needs exactly one of \"source\" (C code) or \"completion\" (model output)");
+  identity->text_kind = has_source ? "source" : "completion";
+  identity->text_sha256 = sha256_hex(has_source ? source : completion);
+
+  json line = object;
+  line["problem"] = identity->problem;
+  line.erase("batch_id");
+  PreparedCandidate candidate = prepare_candidate(line.dump(), index + 1, config.defaults);
+  candidate.id = identity->id;
+  candidate.batch_id = batch_id;
+  candidate.problem = identity->problem;
+  return candidate;
+}
+
+std::variant<BatchRequest, RequestError> prepare_batch(const std::string &batch_id, const json &candidates,
+                                                       bool wait, const EndpointConfig &config) {
+  BatchRequest request;
+  request.batch_id = batch_id;
+  request.wait = wait;
+  std::vector<CandidateIdentity> identities;
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    CandidateIdentity identity;
+    auto prepared = prepare(candidates[i], i, batch_id, config, &identity);
+    if (auto *error = std::get_if<RequestError>(&prepared)) return *error;
+    if (!ids.insert(identity.id).second)
+      return bad("candidates[" + std::to_string(i) + "]: id \"" + identity.id +
+                 "\" appears twice; ids must be unique within a batch");
+    request.candidates.push_back(std::get<PreparedCandidate>(std::move(prepared)));
+    identities.push_back(std::move(identity));
+  }
+  request.fingerprint = batch_fingerprint(identities);
+  return request;
+}
+
+std::optional<RequestError> check_count(std::size_t count, const EndpointConfig &config) {
+  if (count > config.max_batch_candidates)
+    return bad("the batch has " + std::to_string(count) + " candidates; the limit is " +
+                   std::to_string(config.max_batch_candidates) + " (--max-batch-candidates): split it",
+               413);
+  return std::nullopt;
+}
+
+void send_json(httplib::Response &response, int status, const json &body) {
+  response.status = status;
+  response.set_content(body.dump(), "application/json");
+}
+
+void send_error(httplib::Response &response, int status, const std::string &message) {
+  send_json(response, status, {{"error", message}});
+}
+
+}  // namespace
+
+std::variant<BatchRequest, RequestError> parse_batch_request(std::string_view body, const EndpointConfig &config) {
+  auto parsed = parse_json(body, config);
+  if (auto *error = std::get_if<RequestError>(&parsed)) return *error;
+  const json &object = std::get<json>(parsed);
+  auto id = object.find("batch_id");
+  if (id == object.end()) return bad("missing \"batch_id\"");
+  if (!id->is_string()) return bad("\"batch_id\" must be a string, not " + type_of(*id));
+  const std::string batch_id = id->get<std::string>();
+  if (!batch_id_usable(batch_id))
+    return bad("\"batch_id\" must be 1 to " + std::to_string(kMaxBatchIdBytes) +
+               " letters, digits, '.', '_', '-' or ':'");
+  auto candidates = object.find("candidates");
+  if (candidates == object.end()) return bad("missing \"candidates\" (a list of candidate objects)");
+  if (!candidates->is_array()) return bad("\"candidates\" must be a list, not " + type_of(*candidates));
+  if (candidates->empty()) return bad("\"candidates\" is empty");
+  if (auto error = check_count(candidates->size(), config)) return *error;
+  bool wait = false;
+  if (auto it = object.find("wait"); it != object.end() && !it->is_null()) {
+    if (!it->is_boolean()) return bad("\"wait\" must be true or false, not " + type_of(*it));
+    wait = it->get<bool>();
+  }
+  return prepare_batch(batch_id, *candidates, wait, config);
+}
+
+std::variant<BatchRequest, RequestError> parse_reward_request(std::string_view body, const EndpointConfig &config) {
+  auto parsed = parse_json(body, config);
+  if (auto *error = std::get_if<RequestError>(&parsed)) return *error;
+  const json &object = std::get<json>(parsed);
+  auto query = object.find("query");
+  if (query == object.end()) return bad("missing \"query\" (a list of completions)");
+  if (!query->is_array()) return bad("\"query\" must be a list of strings, not " + type_of(*query));
+  if (auto error = check_count(query->size(), config)) return *error;
+  json labels = json::array();
+  if (auto it = object.find("labels"); it != object.end() && !it->is_null()) {
+    if (!it->is_array()) return bad("\"labels\" must be a list of problem ids, not " + type_of(*it));
+    if (it->size() != query->size())
+      return bad("\"labels\" has " + std::to_string(it->size()) + " entries for " + std::to_string(query->size()) +
+                 " queries; give one problem id per query (or none)");
+    labels = *it;
+  }
+  if (auto it = object.find("prompts"); it != object.end() && !it->is_null() && !it->is_array())
+    return bad("\"prompts\" must be a list, not " + type_of(*it));
+  json candidates = json::array();
+  for (std::size_t i = 0; i < query->size(); ++i) {
+    const json &text = (*query)[i];
+    if (!text.is_string())
+      return bad("query[" + std::to_string(i) + "] must be a string, not " + type_of(text));
+    json candidate = {{"id", "q" + std::to_string(i)}, {"completion", text}};
+    if (i < labels.size() && !labels[i].is_null()) {
+      if (!labels[i].is_string())
+        return bad("labels[" + std::to_string(i) + "] must be a problem id string, not " + type_of(labels[i]));
+      const std::string label = labels[i].get<std::string>();
+      if (!label.empty() && !find_problem(label))
+        return bad("labels[" + std::to_string(i) + "] is \"" + label + "\", not a problem id; known: " +
+                   known_problem_ids() + " (an empty label means --problem)");
+      if (!label.empty()) candidate["problem"] = label;
+    }
+    candidates.push_back(std::move(candidate));
+  }
+  const std::string batch_id = "openrlhf-" + sha256_hex(body).substr(0, 16);
+  return prepare_batch(batch_id, candidates, /*wait=*/true, config);
+}
+
+json results_json(const std::vector<RewardRow> &rows) {
+  json list = json::array();
+  for (const RewardRow &row : rows)
+    list.push_back({{"id", row.candidate_id}, {"status", row.status}, {"reason", row.reason},
+                    {"reward", row.reward}, {"gflops", row.gflops}, {"stage", row.stage}});
+  return list;
+}
+
+json snapshot_json(const BatchSnapshot &snapshot) {
+  json body = {{"batch_id", snapshot.batch_id}, {"state", to_string(snapshot.state)},
+               {"done", snapshot.done}, {"total", snapshot.total}};
+  if (snapshot.state == BatchState::done) body["results"] = results_json(snapshot.results);
+  if (snapshot.state == BatchState::failed) body["error"] = snapshot.error;
+  return body;
+}
+
+HttpEndpoint::HttpEndpoint(BatchRegistry &registry, EndpointConfig config)
+    : registry_(registry), config_(std::move(config)), server_(std::make_unique<httplib::Server>()) {
+  if (config_.token.empty()) throw std::invalid_argument("the endpoint needs a token");
+  install_routes();
+}
+
+HttpEndpoint::~HttpEndpoint() { stop(); }
+
+void HttpEndpoint::install_routes() {
+  httplib::Server &server = *server_;
+  const int threads = config_.threads;
+  server.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  // httplib refuses larger bodies (413) before reading them.
+  server.set_payload_max_length(config_.max_request_bytes);
+  server.set_keep_alive_timeout(2);
+
+  server.set_pre_routing_handler([this](const httplib::Request &request, httplib::Response &response) {
+    const std::string header = request.get_header_value("Authorization");
+    const std::string prefix = "Bearer ";
+    if (header.compare(0, prefix.size(), prefix) != 0) {
+      response.set_header("WWW-Authenticate", "Bearer");
+      send_error(response, 401,
+                 "missing \"Authorization: Bearer <token>\"; the token is in the token_file named by "
+                 "coordinator.json in the run directory");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    const std::string given = header.substr(prefix.size());
+    if (given.size() != config_.token.size() ||
+        CRYPTO_memcmp(given.data(), config_.token.data(), given.size()) != 0) {
+      send_error(response, 403, "wrong token; read it again from the token_file named by coordinator.json "
+                                "(it changes each time the coordinator starts)");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+
+  // Errors httplib raises itself (413 body too large, 404 no route, 500) get a JSON body too.
+  server.set_error_handler(httplib::Server::HandlerWithResponse(
+      [this](const httplib::Request &request, httplib::Response &response) {
+    if (!response.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+    std::string message = "HTTP " + std::to_string(response.status);
+    if (response.status == 413)
+      message = "the body is larger than " + std::to_string(config_.max_request_bytes) +
+                " bytes (--max-request-bytes): split the batch";
+    else if (response.status == 404)
+      message = "no route " + request.method + " " + request.path +
+                "; routes: POST /v1/batches, GET /v1/batches/{batch_id}, POST /get_reward";
+    send_error(response, response.status, message);
+    return httplib::Server::HandlerResponse::Handled;
+  }));
+
+  // Submits a parsed request and answers it: results (wait), or the batch's state.
+  auto answer = [this](BatchRequest request, httplib::Response &response, bool rewards_only) {
+    SubmitOutcome outcome = registry_.submit(request.batch_id, request.fingerprint, std::move(request.candidates));
+    if (outcome.kind == SubmitOutcome::conflict) return send_error(response, 409, outcome.message);
+    if (outcome.kind == SubmitOutcome::closed) return send_error(response, 503, outcome.message);
+    std::optional<BatchSnapshot> snapshot =
+        request.wait ? registry_.wait(request.batch_id) : registry_.snapshot(request.batch_id);
+    if (!snapshot) return send_error(response, 500, "batch " + request.batch_id + " vanished");
+    if (snapshot->state == BatchState::failed)
+      return send_error(response, 500, "scoring batch " + request.batch_id + " failed: " + snapshot->error);
+    if (rewards_only) {
+      json rewards = json::array();
+      for (const RewardRow &row : snapshot->results) rewards.push_back(row.reward);
+      return send_json(response, 200, {{"rewards", rewards}});
+    }
+    if (snapshot->state == BatchState::done)
+      return send_json(response, 200,
+                       {{"batch_id", snapshot->batch_id}, {"results", results_json(snapshot->results)}});
+    send_json(response, 202, snapshot_json(*snapshot));
+  };
+
+  server.Post("/v1/batches", [this, answer](const httplib::Request &request, httplib::Response &response) {
+    auto parsed = parse_batch_request(request.body, config_);
+    if (auto *error = std::get_if<RequestError>(&parsed)) return send_error(response, error->status, error->message);
+    answer(std::get<BatchRequest>(std::move(parsed)), response, false);
+  });
+
+  server.Post("/get_reward", [this, answer](const httplib::Request &request, httplib::Response &response) {
+    auto parsed = parse_reward_request(request.body, config_);
+    if (auto *error = std::get_if<RequestError>(&parsed)) return send_error(response, error->status, error->message);
+    BatchRequest batch = std::get<BatchRequest>(std::move(parsed));
+    if (batch.candidates.empty()) return send_json(response, 200, {{"rewards", json::array()}});
+    answer(std::move(batch), response, true);
+  });
+
+  server.Get(R"(/v1/batches/([^/]+))", [this](const httplib::Request &request, httplib::Response &response) {
+    const std::string batch_id = request.matches[1];
+    if (std::optional<BatchSnapshot> snapshot = registry_.snapshot(batch_id))
+      return send_json(response, 200, snapshot_json(*snapshot));
+    if (registry_.only_logged(batch_id))
+      return send_error(response, 404,
+                        "batch " + batch_id + " has rows in the log from before the coordinator restarted; "
+                        "POST it again (same batch_id and candidates) to get its results");
+    send_error(response, 404, "no batch " + batch_id + "; POST /v1/batches submits one");
+  });
+}
+
+int HttpEndpoint::start(const std::string &host, int port) {
+  int bound = port;
+  if (port == 0) {
+    bound = server_->bind_to_any_port(host);
+    if (bound < 0) throw std::runtime_error("cannot listen on " + host + ":0");
+  } else if (!server_->bind_to_port(host, port)) {
+    throw std::runtime_error("cannot listen on " + host + ":" + std::to_string(port) +
+                             " (in use?); --listen HOST:0 takes any free port");
+  }
+  thread_ = std::thread([this] { server_->listen_after_bind(); });
+  return bound;
+}
+
+void HttpEndpoint::stop() {
+  if (!thread_.joinable()) return;
+  server_->stop();
+  thread_.join();
+}
+
+}  // namespace hpcreward

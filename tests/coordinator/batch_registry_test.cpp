@@ -1,0 +1,196 @@
+#include "coordinator/batch_registry.hpp"
+
+#include <gtest/gtest.h>
+
+#include <future>
+#include <thread>
+
+#include "common/sha256.hpp"
+#include "coordinator/serve_loop.hpp"
+
+namespace hpcreward {
+namespace {
+
+PreparedCandidate candidate(std::string id, std::string code = "void matmul(){}") {
+  PreparedCandidate c;
+  c.id = std::move(id);
+  c.batch_id = "b";
+  c.problem = "dgemm-256";
+  c.code = std::move(code);
+  return c;
+}
+
+RewardRow row_for(const PreparedCandidate &c, double reward) {
+  RewardRow row;
+  row.candidate_id = c.id;
+  row.batch_id = c.batch_id;
+  row.problem = c.problem;
+  row.stage = "o0";
+  row.status = "ok";
+  row.reward = reward;
+  row.source_sha256 = c.code.empty() ? "" : sha256_hex(c.code);
+  return row;
+}
+
+std::vector<RewardRow> score(const QueuedBatch &batch) {
+  std::vector<RewardRow> rows;
+  for (const PreparedCandidate &c : batch.candidates) rows.push_back(row_for(c, 1.0 + rows.size()));
+  return rows;
+}
+
+TEST(BatchFingerprint, CoversIdProblemStageAndText) {
+  CandidateIdentity a{"a", "dgemm-256", "", "source", sha256_hex("x")};
+  const std::string base = batch_fingerprint({a});
+  EXPECT_EQ(base, batch_fingerprint({a}));
+  for (auto change : std::vector<std::function<void(CandidateIdentity &)>>{
+           [](CandidateIdentity &c) { c.id = "b"; }, [](CandidateIdentity &c) { c.problem = "sgemm-512"; },
+           [](CandidateIdentity &c) { c.stage = "o3"; }, [](CandidateIdentity &c) { c.text_kind = "completion"; },
+           [](CandidateIdentity &c) { c.text_sha256 = sha256_hex("y"); }}) {
+    CandidateIdentity other = a;
+    change(other);
+    EXPECT_NE(batch_fingerprint({other}), base);
+  }
+  EXPECT_NE(batch_fingerprint({a, a}), base);
+}
+
+TEST(BatchRegistry, RetryIsTheSameBatchAndOtherContentConflicts) {
+  BatchRegistry registry;
+  EXPECT_EQ(registry.submit("b", "f1", {candidate("x")}).kind, SubmitOutcome::accepted);
+  EXPECT_EQ(registry.submit("b", "f1", {candidate("x")}).kind, SubmitOutcome::existing);
+  SubmitOutcome conflict = registry.submit("b", "f2", {candidate("y")});
+  EXPECT_EQ(conflict.kind, SubmitOutcome::conflict);
+  EXPECT_NE(conflict.message.find("new batch_id"), std::string::npos);
+
+  auto batch = registry.next(std::chrono::milliseconds(10));
+  ASSERT_TRUE(batch);
+  EXPECT_EQ(registry.snapshot("b")->state, BatchState::running);
+  registry.complete("b", score(*batch));
+  EXPECT_FALSE(registry.next(std::chrono::milliseconds(10))) << "a retry is never queued twice";
+  EXPECT_EQ(registry.submit("b", "f1", {candidate("x")}).kind, SubmitOutcome::existing);
+  auto snapshot = registry.wait("b");
+  ASSERT_TRUE(snapshot);
+  EXPECT_EQ(snapshot->state, BatchState::done);
+  ASSERT_EQ(snapshot->results.size(), 1u);
+  EXPECT_EQ(snapshot->results[0].candidate_id, "x");
+  EXPECT_FALSE(registry.wait("nope"));
+}
+
+TEST(BatchRegistry, ConcurrentRetriesWaitForTheOneScoring) {
+  BatchRegistry registry;
+  ASSERT_EQ(registry.submit("b", "f", {candidate("x"), candidate("y")}).kind, SubmitOutcome::accepted);
+  std::vector<std::future<std::optional<BatchSnapshot>>> waiters;
+  for (int i = 0; i < 4; ++i)
+    waiters.push_back(std::async(std::launch::async, [&] {
+      EXPECT_EQ(registry.submit("b", "f", {candidate("x"), candidate("y")}).kind, SubmitOutcome::existing);
+      return registry.wait("b");
+    }));
+  auto batch = registry.next(std::chrono::milliseconds(100));
+  ASSERT_TRUE(batch);
+  registry.row_written("b");
+  EXPECT_EQ(registry.snapshot("b")->done, 1u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  registry.complete("b", score(*batch));
+  for (auto &waiter : waiters) {
+    auto snapshot = waiter.get();
+    ASSERT_TRUE(snapshot);
+    ASSERT_EQ(snapshot->results.size(), 2u);
+    EXPECT_EQ(snapshot->results[1].reward, 2.0);
+  }
+  EXPECT_FALSE(registry.next(std::chrono::milliseconds(10)));
+}
+
+TEST(BatchRegistry, ClosedTakesNoNewBatchesButAnswersKnownOnes) {
+  BatchRegistry registry;
+  registry.submit("old", "f", {candidate("x")});
+  registry.close();
+  EXPECT_EQ(registry.submit("new", "f", {candidate("x")}).kind, SubmitOutcome::closed);
+  EXPECT_EQ(registry.submit("old", "f", {candidate("x")}).kind, SubmitOutcome::existing);
+  EXPECT_FALSE(registry.idle());
+  auto batch = registry.next(std::chrono::milliseconds(10));
+  ASSERT_TRUE(batch) << "queued batches still finish";
+  registry.complete("old", score(*batch));
+  EXPECT_TRUE(registry.idle());
+}
+
+TEST(BatchRegistry, FailureAnswersEveryWaiter) {
+  BatchRegistry registry;
+  registry.submit("b", "f", {candidate("x")});
+  auto waiter = std::async(std::launch::async, [&] { return registry.wait("b"); });
+  registry.fail_all("rank 2 died");
+  auto snapshot = waiter.get();
+  ASSERT_TRUE(snapshot);
+  EXPECT_EQ(snapshot->state, BatchState::failed);
+  EXPECT_EQ(snapshot->error, "rank 2 died");
+  EXPECT_TRUE(registry.is_closed());
+}
+
+TEST(BatchRegistry, RestoredBatchesAreAnsweredFromTheLog) {
+  BatchRegistry registry;
+  std::vector<RewardRow> rows{row_for(candidate("y"), 2), row_for(candidate("x"), 1)};
+  for (RewardRow &row : rows) row.batch_id = "full";
+  std::vector<RewardRow> partial{row_for(candidate("x"), 5)};
+  partial[0].batch_id = "part";
+  EXPECT_EQ(restore_logged_batches(registry, [&] {
+              auto all = rows;
+              all.push_back(partial[0]);
+              return all;
+            }()),
+            2u);
+  EXPECT_TRUE(registry.only_logged("full"));
+
+  // All logged: answered at once, in the request's order, nothing queued.
+  EXPECT_EQ(registry.submit("full", "f", {candidate("x"), candidate("y")}).kind, SubmitOutcome::existing);
+  auto snapshot = registry.snapshot("full");
+  ASSERT_EQ(snapshot->state, BatchState::done);
+  EXPECT_EQ(snapshot->results[0].reward, 1);
+  EXPECT_EQ(snapshot->results[1].reward, 2);
+  EXPECT_FALSE(registry.only_logged("full"));
+
+  // Other code for a logged id: conflict, and the log's rows stay for a correct retry.
+  SubmitOutcome conflict = registry.submit("part", "g", {candidate("x", "void matmul(){ }"), candidate("z")});
+  EXPECT_EQ(conflict.kind, SubmitOutcome::conflict);
+  EXPECT_NE(conflict.message.find("other code"), std::string::npos);
+  EXPECT_EQ(registry.submit("part", "f", {candidate("z")}).kind, SubmitOutcome::conflict) << "lacks x";
+
+  // Partly logged: queued with its logged rows.
+  EXPECT_EQ(registry.submit("part", "g", {candidate("x"), candidate("z")}).kind, SubmitOutcome::accepted);
+  auto batch = registry.next(std::chrono::milliseconds(10));
+  ASSERT_TRUE(batch);
+  ASSERT_EQ(batch->logged.size(), 1u);
+  EXPECT_EQ(batch->logged[0].reward, 5);
+  EXPECT_EQ(registry.snapshot("part")->done, 1u);
+  EXPECT_FALSE(registry.next(std::chrono::milliseconds(10)));
+}
+
+TEST(ServeLoop, FinishesQueuedBatchesAfterAStopAndReportsDrained) {
+  BatchRegistry registry;
+  registry.submit("a", "f", {candidate("x")});
+  registry.submit("b", "f", {candidate("y")});
+  int scored = 0, drained = 0;
+  ServeHooks hooks;
+  hooks.score = [&](QueuedBatch &batch) {
+    ++scored;
+    return score(batch);
+  };
+  hooks.drained = [&](const std::vector<std::string> &problems) {
+    ++drained;
+    EXPECT_EQ(problems, std::vector<std::string>{"dgemm-256"});
+  };
+  run_serve_loop(registry, hooks, [] { return true; });
+  EXPECT_EQ(scored, 2);
+  EXPECT_EQ(drained, 1);
+  EXPECT_EQ(registry.snapshot("b")->state, BatchState::done);
+  EXPECT_EQ(registry.submit("c", "f", {candidate("z")}).kind, SubmitOutcome::closed);
+}
+
+TEST(ServeLoop, ScoringFailureFailsWaitersAndIsRethrown) {
+  BatchRegistry registry;
+  registry.submit("a", "f", {candidate("x")});
+  ServeHooks hooks;
+  hooks.score = [](QueuedBatch &) -> std::vector<RewardRow> { throw std::runtime_error("rank 1 died"); };
+  EXPECT_THROW(run_serve_loop(registry, hooks, [] { return false; }), std::runtime_error);
+  EXPECT_EQ(registry.wait("a")->error, "rank 1 died");
+}
+
+}  // namespace
+}  // namespace hpcreward

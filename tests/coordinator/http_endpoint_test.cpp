@@ -1,0 +1,309 @@
+// The endpoint through a real httplib client, against the server on a free port, with a
+// fake scoring backend on a "main thread" of the test.
+#include "coordinator/http_endpoint.hpp"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "coordinator/serve_loop.hpp"
+
+namespace hpcreward {
+namespace {
+
+using nlohmann::json;
+
+const char *kSource = "void matmul(const double *a, const double *b, double *c) {}";
+
+class Endpoint : public ::testing::Test {
+ protected:
+  void SetUp() override { start({}); }
+
+  void start(EndpointConfig config) {
+    config.token = "0123abcd";
+    config.defaults.problem = "dgemm-256";
+    config.defaults.known_stages = {"o0", "o3"};
+    config_ = config;
+    endpoint_ = std::make_unique<HttpEndpoint>(registry_, config);
+    port_ = endpoint_->start("127.0.0.1", 0);
+    ServeHooks hooks;
+    hooks.score = [this](QueuedBatch &batch) { return fake_score(batch); };
+    loop_ = std::thread([this, hooks] { run_serve_loop(registry_, hooks, [this] { return stop_.load(); }); });
+  }
+
+  void TearDown() override {
+    release();
+    stop_ = true;
+    loop_.join();
+    endpoint_->stop();
+  }
+
+  // One row per candidate: ok with reward 10 + its place, or its verdict.
+  std::vector<RewardRow> fake_score(QueuedBatch &batch) {
+    std::vector<RewardRow> rows;
+    for (const PreparedCandidate &c : batch.candidates) {
+      if (hold_ && !rows.empty()) {
+        std::unique_lock lock(gate_mutex_);
+        gate_.wait(lock, [this] { return !hold_; });
+      }
+      RewardRow row;
+      row.candidate_id = c.id;
+      row.batch_id = c.batch_id;
+      row.problem = c.problem;
+      row.stage = c.stage.empty() ? "o0" : c.stage;
+      row.status = c.verdict.ok() ? "ok" : std::string(to_string(c.verdict.status));
+      row.reason = c.verdict.reason;
+      row.reward = c.verdict.ok() ? 10.0 + rows.size() : -100;
+      row.gflops = c.verdict.ok() ? 10.0 + rows.size() : 0;
+      rows.push_back(row);
+      ++rows_scored_;
+      registry_.row_written(c.batch_id);
+    }
+    return rows;
+  }
+
+  void release() {
+    std::lock_guard lock(gate_mutex_);
+    hold_ = false;
+    gate_.notify_all();
+  }
+
+  httplib::Result post(const std::string &path, const std::string &body, const std::string &token = "0123abcd") {
+    httplib::Client client("127.0.0.1", port_);
+    httplib::Headers headers;
+    if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
+    return client.Post(path.c_str(), headers, body, "application/json");
+  }
+  httplib::Result get(const std::string &path) {
+    httplib::Client client("127.0.0.1", port_);
+    return client.Get(path.c_str(), {{"Authorization", "Bearer 0123abcd"}});
+  }
+
+  static json batch(const std::string &id, bool wait, json candidates = nullptr) {
+    if (candidates.is_null())
+      candidates = {{{"id", "a"}, {"problem", "dgemm-256"}, {"source", kSource}},
+                    {{"id", "b"}, {"completion", std::string("Here:\n```c\n") + kSource + "\n```\n"}, {"stage", "o3"}},
+                    {{"id", "c"}, {"source", kSource}, {"stage", "nope"}},
+                    {{"id", "d"}, {"completion", "no code here"}}};
+    return {{"batch_id", id}, {"candidates", candidates}, {"wait", wait}};
+  }
+
+  static std::string error_of(const httplib::Result &result) {
+    return json::parse(result->body).at("error").get<std::string>();
+  }
+
+  BatchRegistry registry_;
+  EndpointConfig config_;
+  std::unique_ptr<HttpEndpoint> endpoint_;
+  int port_ = 0;
+  std::thread loop_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> rows_scored_{0};
+  std::mutex gate_mutex_;
+  std::condition_variable gate_;
+  bool hold_ = false;
+};
+
+TEST_F(Endpoint, EveryRequestNeedsTheBearerToken) {
+  auto missing = post("/v1/batches", batch("b1", true).dump(), "");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 401);
+  EXPECT_NE(error_of(missing).find("Authorization: Bearer"), std::string::npos);
+  EXPECT_EQ(missing->get_header_value("WWW-Authenticate"), "Bearer");
+  auto wrong = post("/v1/batches", batch("b1", true).dump(), "0123abce");
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 403);
+  httplib::Client client("127.0.0.1", port_);
+  auto unauthenticated_get = client.Get("/v1/batches/b1");
+  ASSERT_TRUE(unauthenticated_get);
+  EXPECT_EQ(unauthenticated_get->status, 401);
+  EXPECT_EQ(rows_scored_, 0);
+}
+
+TEST_F(Endpoint, WaitAnswersResultsInOrderAndARetryIsNotScoredAgain) {
+  auto result = post("/v1/batches", batch("b1", true).dump());
+  ASSERT_TRUE(result);
+  ASSERT_EQ(result->status, 200) << result->body;
+  json body = json::parse(result->body);
+  EXPECT_EQ(body["batch_id"], "b1");
+  ASSERT_EQ(body["results"].size(), 4u);
+  EXPECT_EQ(body["results"][0]["id"], "a");
+  EXPECT_EQ(body["results"][0]["status"], "ok");
+  EXPECT_EQ(body["results"][0]["reward"], 10.0);
+  EXPECT_EQ(body["results"][1]["id"], "b");
+  EXPECT_EQ(body["results"][1]["stage"], "o3");
+  EXPECT_EQ(body["results"][2]["status"], "format_error");
+  EXPECT_NE(body["results"][2]["reason"].get<std::string>().find("unknown stage"), std::string::npos);
+  EXPECT_EQ(body["results"][3]["status"], "format_error");
+  for (const char *key : {"id", "status", "reason", "reward", "gflops", "stage"})
+    EXPECT_TRUE(body["results"][0].contains(key)) << key;
+  EXPECT_EQ(rows_scored_, 4);
+
+  auto retry = post("/v1/batches", batch("b1", true).dump());
+  ASSERT_TRUE(retry);
+  EXPECT_EQ(retry->status, 200);
+  EXPECT_EQ(json::parse(retry->body), body);
+  auto retry_no_wait = post("/v1/batches", batch("b1", false).dump());
+  EXPECT_EQ(retry_no_wait->status, 200) << "a finished batch is answered at once";
+  EXPECT_EQ(json::parse(retry_no_wait->body)["results"], body["results"]);
+  EXPECT_EQ(rows_scored_, 4) << "retries are never scored again";
+
+  json other = batch("b1", true);
+  other["candidates"][0]["source"] = std::string(kSource) + " ";
+  auto conflict = post("/v1/batches", other.dump());
+  EXPECT_EQ(conflict->status, 409);
+  EXPECT_NE(error_of(conflict).find("new batch_id"), std::string::npos);
+}
+
+TEST_F(Endpoint, AcceptedBatchReportsProgressUntilDone) {
+  hold_ = true;
+  auto accepted = post("/v1/batches", batch("slow", false).dump());
+  ASSERT_TRUE(accepted);
+  ASSERT_EQ(accepted->status, 202) << accepted->body;
+  json body = json::parse(accepted->body);
+  EXPECT_EQ(body["total"], 4);
+  EXPECT_TRUE(body["state"] == "queued" || body["state"] == "running");
+
+  json progress;
+  for (int i = 0; i < 200; ++i) {
+    progress = json::parse(get("/v1/batches/slow")->body);
+    if (progress["done"] == 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(progress["state"], "running");
+  EXPECT_EQ(progress["done"], 1);
+  EXPECT_FALSE(progress.contains("results"));
+
+  // A retry while it runs waits for the same scoring.
+  std::thread retry([&] {
+    auto waited = post("/v1/batches", batch("slow", true).dump());
+    ASSERT_TRUE(waited);
+    EXPECT_EQ(waited->status, 200);
+    EXPECT_EQ(json::parse(waited->body)["results"].size(), 4u);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  release();
+  retry.join();
+  json done = json::parse(get("/v1/batches/slow")->body);
+  EXPECT_EQ(done["state"], "done");
+  EXPECT_EQ(done["done"], 4);
+  EXPECT_EQ(done["results"].size(), 4u);
+  EXPECT_EQ(rows_scored_, 4);
+
+  auto unknown = get("/v1/batches/never");
+  EXPECT_EQ(unknown->status, 404);
+  EXPECT_NE(error_of(unknown).find("no batch never"), std::string::npos);
+  auto no_route = get("/v2/nothing");
+  EXPECT_EQ(no_route->status, 404);
+  EXPECT_NE(error_of(no_route).find("routes:"), std::string::npos);
+}
+
+TEST_F(Endpoint, BadRequestsSayWhatToFix) {
+  auto expect = [&](const std::string &body, int status, const std::string &message) {
+    auto result = post("/v1/batches", body);
+    ASSERT_TRUE(result);
+    EXPECT_EQ(result->status, status) << body << " -> " << result->body;
+    EXPECT_NE(error_of(result).find(message), std::string::npos) << result->body;
+  };
+  expect("{\"batch_id\": ", 400, "not valid JSON");
+  expect("[1]", 400, "must be a JSON object");
+  expect(R"({"candidates": []})", 400, "missing \"batch_id\"");
+  expect(R"({"batch_id": 7, "candidates": []})", 400, "\"batch_id\" must be a string");
+  expect(R"({"batch_id": "a/b", "candidates": []})", 400, "letters, digits");
+  expect(R"({"batch_id": "x"})", 400, "missing \"candidates\"");
+  expect(R"({"batch_id": "x", "candidates": {}})", 400, "must be a list");
+  expect(R"({"batch_id": "x", "candidates": []})", 400, "is empty");
+  expect(R"({"batch_id": "x", "candidates": [3]})", 400, "candidates[0] must be an object");
+  expect(R"({"batch_id": "x", "candidates": [{"source": "x"}]})", 400, "has no \"id\"");
+  expect(R"({"batch_id": "x", "candidates": [{"id": 1, "source": "x"}]})", 400, "must be a string");
+  expect(R"({"batch_id": "x", "candidates": [{"id": "a"}]})", 400, "exactly one of");
+  expect(R"({"batch_id": "x", "candidates": [{"id": "a", "source": "x", "problem": "zgemm-9"}]})", 400,
+         "unknown problem \"zgemm-9\"; known: ");
+  expect(R"({"batch_id": "x", "candidates": [{"id": "a", "source": "x"}, {"id": "a", "source": "y"}]})", 400,
+         "appears twice");
+  expect(R"({"batch_id": "x", "candidates": [{"id": "a", "source": "x"}], "wait": "yes"})", 400,
+         "\"wait\" must be true or false");
+  EXPECT_EQ(rows_scored_, 0);
+  EXPECT_FALSE(registry_.snapshot("x"));
+}
+
+TEST_F(Endpoint, LimitsAreOptionsAndAnswered413) {
+  TearDown();
+  EndpointConfig config;
+  config.max_request_bytes = 2000;
+  config.max_batch_candidates = 2;
+  stop_ = false;
+  start(config);
+  json big = batch("big", true, {{{"id", "a"}, {"source", std::string(5000, 'x')}}});
+  auto oversize = post("/v1/batches", big.dump());
+  ASSERT_TRUE(oversize);
+  EXPECT_EQ(oversize->status, 413);
+  EXPECT_NE(error_of(oversize).find("--max-request-bytes"), std::string::npos);
+  auto too_many = post("/v1/batches", batch("many", true).dump());
+  EXPECT_EQ(too_many->status, 413);
+  EXPECT_NE(error_of(too_many).find("--max-batch-candidates"), std::string::npos);
+  auto rewards = post("/get_reward", json{{"query", {"a", "b", "c"}}}.dump());
+  EXPECT_EQ(rewards->status, 413);
+}
+
+TEST_F(Endpoint, GetRewardSpeaksOpenRlhf) {
+  const std::string good = std::string("prompt...\n```c\n") + kSource + "\n```";
+  json request = {{"query", {good, "no code", good}}, {"prompts", {"p", "p", "p"}},
+                  {"labels", {"dgemm-256", "", nullptr}}};
+  auto result = post("/get_reward", request.dump());
+  ASSERT_TRUE(result);
+  ASSERT_EQ(result->status, 200) << result->body;
+  json body = json::parse(result->body);
+  EXPECT_EQ(body["rewards"], json({10.0, -100.0, 12.0}));
+  EXPECT_EQ(rows_scored_, 3);
+
+  auto retry = post("/get_reward", request.dump());
+  EXPECT_EQ(json::parse(retry->body), body);
+  EXPECT_EQ(rows_scored_, 3) << "the same request body is the same batch";
+  EXPECT_EQ(registry_.batches(), 1u);
+
+  auto bad_label = post("/get_reward", json{{"query", {good}}, {"labels", {"the answer is 42"}}}.dump());
+  EXPECT_EQ(bad_label->status, 400);
+  EXPECT_NE(error_of(bad_label).find("not a problem id"), std::string::npos);
+  auto short_labels = post("/get_reward", json{{"query", {good, good}}, {"labels", {"dgemm-256"}}}.dump());
+  EXPECT_EQ(short_labels->status, 400);
+  auto no_query = post("/get_reward", json{{"prompts", {"p"}}}.dump());
+  EXPECT_EQ(no_query->status, 400);
+  EXPECT_NE(error_of(no_query).find("missing \"query\""), std::string::npos);
+  auto empty = post("/get_reward", json{{"query", json::array()}}.dump());
+  EXPECT_EQ(json::parse(empty->body)["rewards"], json::array());
+}
+
+TEST_F(Endpoint, StoppingRefusesNewBatchesWith503) {
+  ASSERT_EQ(post("/v1/batches", batch("before", true).dump())->status, 200);
+  registry_.close();
+  auto refused = post("/v1/batches", batch("after", true).dump());
+  EXPECT_EQ(refused->status, 503);
+  EXPECT_NE(error_of(refused).find("stopping"), std::string::npos);
+  EXPECT_EQ(post("/v1/batches", batch("before", true).dump())->status, 200) << "known batches are still answered";
+}
+
+TEST(ParseRequests, RewardBatchIdComesFromTheBody) {
+  EndpointConfig config;
+  config.defaults.problem = "dgemm-256";
+  const std::string body = R"({"query": ["x"]})";
+  auto parsed = parse_reward_request(body, config);
+  ASSERT_TRUE(std::holds_alternative<BatchRequest>(parsed));
+  const BatchRequest &request = std::get<BatchRequest>(parsed);
+  EXPECT_EQ(request.batch_id.rfind("openrlhf-", 0), 0u);
+  EXPECT_EQ(request.batch_id.size(), 9u + 16u);
+  EXPECT_TRUE(request.wait);
+  EXPECT_EQ(request.candidates.at(0).id, "q0");
+  EXPECT_EQ(request.candidates.at(0).problem, "dgemm-256");
+  EXPECT_EQ(request.candidates.at(0).verdict.status, Status::format_error);
+  auto other = parse_reward_request(R"({"query": ["x"] })", config);
+  EXPECT_NE(std::get<BatchRequest>(other).batch_id, request.batch_id);
+  EXPECT_EQ(std::get<BatchRequest>(other).fingerprint, request.fingerprint);
+}
+
+}  // namespace
+}  // namespace hpcreward
