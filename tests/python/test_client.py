@@ -220,3 +220,13 @@ def test_token_comes_from_the_file_not_the_rendezvous(fake, rendezvous):
     data = json.loads(rendezvous.read_text())
     assert "token" not in data
     assert os.stat(data["token_file"]).st_mode & 0o777 == 0o600
+
+
+def test_a_failed_batch_raises_instead_of_polling_forever(fake, rendezvous):
+    from hpcreward import BatchFailed
+    client = client_for(rendezvous)
+    handle = client.submit_sources([GOOD], problems="dgemm-256", batch_id="doomed")
+    fake.state = lambda batch_id, count_poll=True: {"batch_id": batch_id, "state": "failed", "done": 0, "total": 1,
+                                                    "error": "rank 1 died"}
+    with pytest.raises(BatchFailed, match="rank 1 died"):
+        handle.result(timeout=5)

@@ -6,9 +6,9 @@ adapt it to those trainers; hpcreward.replay sends a JSON Lines file. See train_
 from .batch import BatchHandle
 from .candidates import PROBLEMS, STATUSES, new_batch_id
 from .client import Client
-from .errors import (AuthError, BatchTimeout, ConflictError, HpcrewardError, ProtocolError, RequestError,
+from .errors import (AuthError, BatchFailed, BatchTimeout, ConflictError, HpcrewardError, ProtocolError, RequestError,
                      UnavailableError)
 from .rendezvous import read_rendezvous
 
-__all__ = ["AuthError", "BatchHandle", "BatchTimeout", "Client", "ConflictError", "HpcrewardError", "PROBLEMS",
+__all__ = ["AuthError", "BatchFailed", "BatchHandle", "BatchTimeout", "Client", "ConflictError", "HpcrewardError", "PROBLEMS",
            "ProtocolError", "RequestError", "STATUSES", "UnavailableError", "new_batch_id", "read_rendezvous"]

@@ -1,7 +1,7 @@
 """A batch submitted without waiting: poll it while the trainer generates the next one."""
 import time
 
-from .errors import BatchTimeout, ProtocolError
+from .errors import BatchFailed, BatchTimeout, ProtocolError
 
 
 def check_results(batch_id, candidates, results):
@@ -43,6 +43,9 @@ class BatchHandle:
         if not isinstance(answer, dict):
             raise ProtocolError(f"batch {self.batch_id}: the status answer is not an object")
         self._state = {key: answer.get(key, self._state.get(key)) for key in ("state", "done", "total")}
+        if answer.get("state") == "failed":
+            raise BatchFailed(f"the coordinator could not score batch {self.batch_id}: "
+                              f"{answer.get('error') or 'no reason given'}")
         if "results" in answer and (answer.get("state") in (None, "done")):
             self._results = check_results(self.batch_id, self.candidates, answer["results"])
             self._state.update(state="done", done=len(self._results), total=len(self._results))

@@ -38,6 +38,10 @@ class UnavailableError(HpcrewardError):
     """The coordinator did not answer (connection refused or lost, time-out, HTTP 5xx) after every retry."""
 
 
+class BatchFailed(HpcrewardError):
+    """The coordinator reports the batch as failed (state "failed"): scoring itself broke, not a candidate."""
+
+
 class BatchTimeout(HpcrewardError, TimeoutError):
     """BatchHandle.result(timeout) ran out of time; the batch goes on, call result() again."""
 
