@@ -3,16 +3,25 @@
 # ranks in one MPI world, scoring every candidate of a JSON Lines file into DIR/rewards.h5,
 # batch by batch, each problem climbing the stage ladder. Exits 0 when every candidate has
 # a row. After a crash or a stop, the same command with --resume goes on where it stopped.
+# With --serve there is no file: trainers send batches over HTTP (coordinator/README.md)
+# until SIGTERM/SIGINT reaches the coordinator (or this script), which finishes what it
+# accepted and exits 0.
 set -euo pipefail
 
 usage() {
   cat <<'USAGE'
-usage: jobs/local.sh [--candidates FILE.jsonl] [--ladder FILE.json] [--stage NAME]
-                     [--problem ID] [--np N] [--seed N] [--config FILE] [--resume]
-                     --out DIR [-- BENCH_OPTIONS...]
+usage: jobs/local.sh [--candidates FILE.jsonl | --serve [--listen HOST:PORT]]
+                     [--ladder FILE.json] [--stage NAME] [--problem ID] [--np N] [--seed N]
+                     [--config FILE] [--resume] --out DIR [-- BENCH_OPTIONS...]
 
   --candidates FILE  JSON Lines, one candidate per line (default: the shipped samples,
                      train_bridge/samples/dgemm-256.jsonl, five batches that climb the ladder)
+  --serve           no candidate file: serve trainers over HTTP/JSON (coordinator/README.md);
+                     DIR/coordinator.json names the URL, the token file and the coordinator's
+                     pid. SIGTERM to that pid (or to this script) stops it cleanly
+  --listen HOST:PORT with --serve (default 0.0.0.0:0: any free port)
+  --max-request-bytes N, --max-batch-candidates N
+                     with --serve: request limits (defaults 16 MiB, 1024)
   --ladder FILE      stage ladder (default: stages/demo_ladder.json with the shipped samples,
                      else the coordinator's built-in stages/default_ladder.json)
   --stage NAME       score lines that name no stage in this stage (default: their problem's
@@ -22,7 +31,8 @@ usage: jobs/local.sh [--candidates FILE.jsonl] [--ladder FILE.json] [--stage NAM
   --np N             benchmark ranks (default: the number of CPU cores)
   --seed N           run seed for benchmark inputs (default: random, recorded in the log)
   --config FILE      coordinator config file (INI, see hpcreward-coordinator --help)
-  --out DIR          run directory: rewards.h5, coordinator.pid
+  --out DIR          run directory: rewards.h5, coordinator.pid (with --serve also
+                     coordinator.json and coordinator.token)
   -- ...             options for every hpcreward-bench rank (see hpcreward-bench --help)
 
 Environment: HPCREWARD_BIN, the folder holding the built executables (default build/bin).
@@ -35,6 +45,7 @@ candidates=$repo/train_bridge/samples/dgemm-256.jsonl
 ladder=""
 candidates_given=0
 resume=0
+serve=0
 np=$(nproc)
 out=""
 coordinator_args=()
@@ -44,6 +55,8 @@ while [ $# -gt 0 ]; do
     --candidates) candidates=$2; candidates_given=1; shift 2 ;;
     --ladder) ladder=$2; shift 2 ;;
     --resume) resume=1; coordinator_args+=("--resume"); shift ;;
+    --serve) serve=1; coordinator_args+=("--serve"); shift ;;
+    --listen|--max-request-bytes|--max-batch-candidates) coordinator_args+=("$1" "$2"); shift 2 ;;
     --stage|--problem|--seed|--config) coordinator_args+=("$1" "$2"); shift 2 ;;
     --np) np=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
@@ -54,7 +67,12 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$out" ] || { echo "local.sh: --out DIR is required" >&2; usage >&2; exit 2; }
 [[ "$np" =~ ^[1-9][0-9]*$ ]] || { echo "local.sh: --np must be a positive integer, not '$np'" >&2; exit 2; }
-[ -r "$candidates" ] || { echo "local.sh: cannot read candidate file $candidates" >&2; exit 2; }
+if [ "$serve" -eq 1 ]; then
+  [ "$candidates_given" -eq 0 ] || { echo "local.sh: --serve takes batches over HTTP: drop --candidates" >&2; exit 2; }
+else
+  [ -r "$candidates" ] || { echo "local.sh: cannot read candidate file $candidates" >&2; exit 2; }
+  coordinator_args=(--candidates "$candidates" "${coordinator_args[@]}")
+fi
 for program in hpcreward-coordinator hpcreward-bench hpcreward-runner; do
   [ -x "$bin/$program" ] || {
     echo "local.sh: $bin/$program not found; build first: cmake -S . -B build && cmake --build build -j" >&2
@@ -62,7 +80,7 @@ for program in hpcreward-coordinator hpcreward-bench hpcreward-runner; do
   }
 done
 command -v mpirun >/dev/null || { echo "local.sh: mpirun not found; run jobs/install-deps.sh" >&2; exit 2; }
-if [ -z "$ladder" ] && [ "$candidates_given" -eq 0 ]; then ladder=$repo/stages/demo_ladder.json; fi
+if [ -z "$ladder" ] && [ "$candidates_given" -eq 0 ] && [ "$serve" -eq 0 ]; then ladder=$repo/stages/demo_ladder.json; fi
 if [ -n "$ladder" ]; then
   [ -r "$ladder" ] || { echo "local.sh: cannot read ladder file $ladder" >&2; exit 2; }
   coordinator_args+=("--ladder" "$ladder")
@@ -85,6 +103,29 @@ fi
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
-mpirun --bind-to none \
-  -np 1 "$bin/hpcreward-coordinator" --candidates "$candidates" --out "$out" "${coordinator_args[@]}" \
-  : -np "$np" "$bin/hpcreward-bench" "${bench_args[@]}"
+command=(mpirun --bind-to none
+  -np 1 "$bin/hpcreward-coordinator" --out "$out" "${coordinator_args[@]}"
+  : -np "$np" "$bin/hpcreward-bench" "${bench_args[@]}")
+if [ "$serve" -eq 0 ]; then
+  "${command[@]}"
+  exit 0
+fi
+# Serve mode runs until stopped. SIGTERM/SIGINT to this script goes to the coordinator
+# alone (its pid is in DIR/coordinator.pid), which stops the benchmark ranks itself once
+# it has answered what it accepted; mpirun would kill them at once.
+rm -f "$out/coordinator.pid"
+"${command[@]}" &
+mpirun_pid=$!
+stop_coordinator() {
+  if [ -s "$out/coordinator.pid" ]; then kill -TERM "$(cat "$out/coordinator.pid")" 2>/dev/null || true; fi
+}
+trap stop_coordinator TERM INT
+status=0
+while :; do
+  wait "$mpirun_pid" && status=0 || status=$?
+  if ! kill -0 "$mpirun_pid" 2>/dev/null; then
+    wait "$mpirun_pid" 2>/dev/null && status=0 || status=$?
+    break
+  fi
+done
+exit "$status"
