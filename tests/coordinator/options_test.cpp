@@ -74,6 +74,40 @@ TEST(CoordinatorOptions, LadderFileReplacesTheBuiltInOne) {
   std::filesystem::remove(path);
 }
 
+TEST(CoordinatorOptions, ServeModeTakesNoCandidateFile) {
+  auto options = parse({"--serve", "--out", "o"});
+  ASSERT_TRUE(options);
+  EXPECT_TRUE(options->serve);
+  EXPECT_TRUE(options->candidates.empty());
+  EXPECT_EQ(options->batch_id, "");
+  EXPECT_EQ(options->listen_host, "0.0.0.0");
+  EXPECT_EQ(options->listen_port, 0);
+  EXPECT_EQ(options->max_request_bytes, 16u * 1024 * 1024);
+  EXPECT_EQ(options->max_batch_candidates, 1024u);
+  EXPECT_EQ(options->as_json["serve"], true);
+
+  options = parse({"--serve", "--out", "o", "--listen", "127.0.0.1:8731", "--max-request-bytes", "1000",
+                   "--max-batch-candidates", "8"});
+  ASSERT_TRUE(options);
+  EXPECT_EQ(options->listen_host, "127.0.0.1");
+  EXPECT_EQ(options->listen_port, 8731);
+  EXPECT_EQ(options->max_request_bytes, 1000u);
+  EXPECT_EQ(options->max_batch_candidates, 8u);
+
+  auto message = [](std::vector<const char *> arguments) {
+    try {
+      parse(arguments);
+    } catch (const std::invalid_argument &error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message({"--serve", "--out", "o", "--candidates", "c.jsonl"}).find("drop --candidates"), std::string::npos);
+  EXPECT_NE(message({"--serve", "--out", "o", "--listen", "8080"}).find("HOST:PORT"), std::string::npos);
+  EXPECT_NE(message({"--serve", "--out", "o", "--max-batch-candidates", "0"}).find("must be positive"),
+            std::string::npos);
+}
+
 TEST(CoordinatorOptions, HelpReturnsNothing) {
   testing::internal::CaptureStdout();
   EXPECT_FALSE(parse({"--help"}));
