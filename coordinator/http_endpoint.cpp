@@ -222,6 +222,7 @@ void HttpEndpoint::install_routes() {
   // httplib refuses larger bodies (413) before reading them.
   server.set_payload_max_length(config_.max_request_bytes);
   server.set_keep_alive_timeout(2);
+  server.set_tcp_nodelay(true);  // small JSON answers: no Nagle delay on kept-alive connections
 
   server.set_pre_routing_handler([this](const httplib::Request &request, httplib::Response &response) {
     const std::string header = request.get_header_value("Authorization");

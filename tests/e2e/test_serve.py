@@ -63,8 +63,9 @@ class Coordinator:
         except urllib.error.HTTPError as error:
             return error.code, json.loads(error.read())
 
-    def stop(self):
-        os.kill(self.info["pid"], signal.SIGTERM)
+    def stop(self, via_local_sh=False):
+        # SIGTERM to the coordinator, or to local.sh, which passes it on to the coordinator.
+        os.kill(self.process.pid if via_local_sh else self.info["pid"], signal.SIGTERM)
         output, _ = self.process.communicate(timeout=120)
         return self.process.returncode, output
 
@@ -189,6 +190,6 @@ def test_resume_answers_logged_batches_from_the_log(served):
         status, body = coordinator.request("POST", "/v1/batches", changed)
         assert status == 409, body
     finally:
-        code, output = coordinator.stop()
+        code, output = coordinator.stop(via_local_sh=True)
     assert code == 0, output
     assert len(read_rows(served.run_dir / "rewards.h5")) == len(rows_before)
