@@ -1,0 +1,5 @@
+import pathlib
+import sys
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "train_bridge" / "generator"))

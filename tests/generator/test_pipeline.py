@@ -1,0 +1,79 @@
+"""techniques(genome) agrees with what the real pipeline detects: one jobs/local.sh run (file
+mode) of a handful of rendered candidates, each in an explicit stage; then the MAP-Elites loop
+for two batches through the file scorer."""
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+from hpcreward_generator import kernels
+from hpcreward_generator.file_scorer import FileScorer, read_log
+from hpcreward_generator.kernels import Genome
+from hpcreward_generator.map_elites import MapElites
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+BIN = pathlib.Path(os.environ.get("HPCREWARD_BIN", str(REPO / "build" / "bin")))
+BENCH_OPTIONS = ["--", "--warmup-s", "0.02", "--time-cap-s", "0.1"]
+
+pytestmark = pytest.mark.skipif(
+    not all((BIN / name).exists() for name in ("hpcreward-coordinator", "hpcreward-bench", "hpcreward-runner")),
+    reason=f"hpcreward executables not built in {BIN}")
+
+
+def host_has_avx512():
+    with open("/proc/cpuinfo") as info:
+        return "avx512f" in info.read()
+
+
+CASES = [
+    ("o0", Genome("ijk")),
+    ("o3", Genome("ikj", unroll=4, jam=2, restrict=True)),
+    ("openmp", Genome("kij", unroll=2, openmp=True)),
+    ("openmp", Genome("jik", openmp=True, restrict=True)),
+    ("avx512", Genome("ikj", unroll=2, jam=4, avx512=True, restrict=True)),
+    ("avx512", Genome("kij", unroll=4, avx512=True, openmp=True)),
+    ("blocking", Genome("ikj", ti=32, tk=128, unroll=2, jam=2, avx512=True, openmp=True, restrict=True)),
+    ("blocking", Genome("ikj", tk=256, unroll=4, jam=4)),            # only the jammed loop is tiled
+    ("blocking", Genome("kij", tj=64, unroll=8, openmp=True)),        # only the unrolled loop is tiled
+    ("blocking", Genome("jki", ti=64, tj=16, tk=32, pack=True, openmp=True)),
+    ("blocking", Genome("ikj", ti=16, tj=128, tk=64, pack=True, avx512=True, unroll=4)),
+]
+
+
+def test_the_pipeline_detects_what_techniques_says(tmp_path):
+    cases = [(stage, g) for stage, g in CASES if host_has_avx512() or stage in ("o0", "o3", "openmp")]
+    lines = []
+    for index, (stage, genome) in enumerate(cases):
+        assert kernels.is_valid(genome, stage), (stage, genome)
+        lines.append({"id": f"g{index}", "stage": stage, "batch_id": "generator", "problem": "dgemm-256",
+                      "source": kernels.render(genome)})
+    candidates = tmp_path / "candidates.jsonl"
+    candidates.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out = tmp_path / "run"
+    env = dict(os.environ, HPCREWARD_BIN=str(BIN))
+    result = subprocess.run([str(REPO / "jobs" / "local.sh"), "--candidates", str(candidates), "--np", "2",
+                             "--out", str(out), *BENCH_OPTIONS], capture_output=True, text=True, env=env, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    rows = {row["candidate_id"]: row for row in read_log(out / "rewards.h5")[0]}
+    wrong = []
+    for index, (stage, genome) in enumerate(cases):
+        row = rows[f"g{index}"]
+        want = "+".join(kernels.techniques(genome)) or "plain"
+        tiles = "x".join(str(genome.tile(letter)) for letter in genome.loop_order if genome.tile(letter))
+        if (row["status"], row["stage"], row["techniques"], row["tile_sizes"]) != ("ok", stage, want, tiles):
+            wrong.append(f"{genome.label()} in {stage}: {row['status']} {row['techniques']!r} {row['tile_sizes']!r} "
+                         f"(want ok {want!r} {tiles!r}) {row['reason'][:200]}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_loop_through_the_file_scorer_follows_the_pipeline(tmp_path):
+    scorer = FileScorer(work_dir=tmp_path / "gen", np=2, seed=5, bin_dir=str(BIN), bench_options=BENCH_OPTIONS[1:])
+    loop = MapElites(scorer, seed=5, batch_size=6)
+    report = loop.run(12)
+    assert report["evaluations"] == 12 and scorer.batches == 2
+    assert all(h["status"] == "ok" and h["stage"] == "o0" for h in loop.history), loop.history
+    assert report["best"]["gflops"] > 0 and scorer.blas_peak_gflops_f64 > 0
+    rows, _, _ = read_log(tmp_path / "gen" / "run" / "rewards.h5")
+    assert sorted(r["candidate_id"] for r in rows) == sorted(h["id"] for h in loop.history)
