@@ -113,7 +113,8 @@ fi
 # Serve mode runs until stopped. SIGTERM/SIGINT to this script goes to the coordinator
 # alone (its pid is in DIR/coordinator.pid), which stops the benchmark ranks itself once
 # it has answered what it accepted; mpirun would kill them at once.
-rm -f "$out/coordinator.pid"
+# Stale files of an earlier run would send trainers to a dead endpoint.
+rm -f "$out/coordinator.pid" "$out/coordinator.json"
 "${command[@]}" &
 mpirun_pid=$!
 stop_coordinator() {

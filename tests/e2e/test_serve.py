@@ -37,10 +37,12 @@ class Coordinator:
     def __init__(self, run_dir, *extra):
         self.run_dir = run_dir
         env = dict(os.environ, HPCREWARD_BIN=os.environ.get("HPCREWARD_BIN", str(REPO / "build" / "bin")))
+        rendezvous = run_dir / "coordinator.json"
+        # local.sh removes a stale one too, but only once it runs: this check could come first.
+        rendezvous.unlink(missing_ok=True)
         self.process = subprocess.Popen(
             [str(LOCAL_SH), "--serve", "--np", "2", "--out", str(run_dir), *extra, *BENCH_OPTIONS],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-        rendezvous = run_dir / "coordinator.json"
         deadline = time.time() + 120
         while not rendezvous.exists():
             if self.process.poll() is not None:
@@ -193,3 +195,45 @@ def test_resume_answers_logged_batches_from_the_log(served):
         code, output = coordinator.stop(via_local_sh=True)
     assert code == 0, output
     assert len(read_rows(served.run_dir / "rewards.h5")) == len(rows_before)
+
+
+def wait_for_rows(log_path, count, process):
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        assert process.poll() is None, process.stdout.read()
+        try:
+            if len(read_rows(log_path)) >= count:
+                return
+        except (OSError, KeyError):
+            pass
+        time.sleep(0.05)
+    pytest.fail(f"fewer than {count} rows after 120 s")
+
+
+def test_a_batch_cut_short_by_a_crash_scores_only_what_is_missing(tmp_path):
+    run_dir = tmp_path / "run"
+    coordinator = Coordinator(run_dir)
+    batch = {"batch_id": "cut", "candidates": [{"id": f"c{i}", "source": GOOD_IKJ + f"// {i}\n"} for i in range(8)]}
+    status, _ = coordinator.request("POST", "/v1/batches", batch)
+    assert status == 202
+    wait_for_rows(run_dir / "rewards.h5", 2, coordinator.process)
+    os.kill(coordinator.info["pid"], signal.SIGKILL)  # as a node failure would
+    coordinator.process.communicate(timeout=120)
+    logged = {r["candidate_id"]: r for r in read_rows(run_dir / "rewards.h5")}
+    assert 2 <= len(logged) < 8
+
+    resumed = Coordinator(run_dir, "--resume")
+    try:
+        assert resumed.info["pid"] != coordinator.info["pid"]
+        status, body = resumed.request("POST", "/v1/batches", dict(batch, wait=True))
+        assert status == 200, body
+        assert [r["id"] for r in body["results"]] == [c["id"] for c in batch["candidates"]]
+        assert all(r["status"] == "ok" for r in body["results"]), body
+        for result in body["results"]:
+            if result["id"] in logged:
+                assert result["reward"] == logged[result["id"]]["reward"], "logged rows are the answer"
+    finally:
+        code, output = resumed.stop()
+    assert code == 0, output
+    rows = read_rows(run_dir / "rewards.h5")
+    assert sorted(r["candidate_id"] for r in rows) == sorted(c["id"] for c in batch["candidates"])
