@@ -59,8 +59,8 @@ void check_host_support(const SqdState &state) {
 }
 
 // Serve mode: the endpoint on its own threads, scoring here until SIGTERM/SIGINT.
-void serve(const CoordinatorOptions &options, const CandidateDefaults &defaults,
-                             BatchRegistry &registry, ScoringRun &scoring, const std::vector<RewardRow> &logged) {
+void serve(const CoordinatorOptions &options, const CandidateDefaults &defaults, BatchRegistry &registry,
+           ScoringRun &scoring, const std::vector<RewardRow> &logged) {
   if (options.resume) {
     const std::size_t batches = restore_logged_batches(registry, logged);
     scoring.continue_log(logged.size());
@@ -82,6 +82,14 @@ void serve(const CoordinatorOptions &options, const CandidateDefaults &defaults,
   const int port = endpoint.start(options.listen_host, options.listen_port);
   const std::string url = endpoint_url(options.listen_host, port);
   write_rendezvous(options.out, url, token_file, static_cast<long>(getpid()));
+  // However serving ends, the rendezvous no longer points at a live endpoint.
+  struct RemoveOnExit {
+    std::filesystem::path path;
+    ~RemoveOnExit() {
+      std::error_code ignored;
+      std::filesystem::remove(path, ignored);
+    }
+  } remove_rendezvous{rendezvous};
   print_line("serving " + url + " (token in " + token_file.string() + ", rendezvous " + rendezvous.string() +
              "); SIGTERM or SIGINT stops it");
 
@@ -91,7 +99,6 @@ void serve(const CoordinatorOptions &options, const CandidateDefaults &defaults,
   hooks.note = print_line;
   run_serve_loop(registry, hooks, stop_requested);
   endpoint.stop();
-  std::filesystem::remove(rendezvous);
   print_line("stopped: " + std::to_string(registry.batches()) + " batches answered");
 }
 
