@@ -3,6 +3,7 @@
 #include <httplib.h>
 #include <openssl/crypto.h>
 
+#include <csignal>
 #include <set>
 #include <stdexcept>
 
@@ -307,6 +308,9 @@ void HttpEndpoint::install_routes() {
 }
 
 int HttpEndpoint::start(const std::string &host, int port) {
+  // Debian's cpp-httplib sends without MSG_NOSIGNAL: a trainer that gives up on a waiting
+  // request and closes its connection would otherwise kill the coordinator with SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
   int bound = port;
   if (port == 0) {
     bound = server_->bind_to_any_port(host);

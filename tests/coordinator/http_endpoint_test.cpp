@@ -278,6 +278,24 @@ TEST_F(Endpoint, GetRewardSpeaksOpenRlhf) {
   EXPECT_EQ(json::parse(empty->body)["rewards"], json::array());
 }
 
+TEST_F(Endpoint, AClientThatGivesUpLeavesItsBatchToFinish) {
+  hold_ = true;
+  {
+    httplib::Client client("127.0.0.1", port_);
+    client.set_read_timeout(0, 100000);
+    auto gave_up = client.Post("/v1/batches", {{"Authorization", "Bearer 0123abcd"}}, batch("left", true).dump(),
+                               "application/json");
+    EXPECT_FALSE(gave_up);
+  }
+  release();
+  for (int i = 0; i < 100 && registry_.snapshot("left")->state != BatchState::done; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the answer goes to a closed socket
+  auto after = get("/v1/batches/left");
+  ASSERT_TRUE(after);
+  EXPECT_EQ(json::parse(after->body)["state"], "done");
+}
+
 TEST_F(Endpoint, StoppingRefusesNewBatchesWith503) {
   ASSERT_EQ(post("/v1/batches", batch("before", true).dump())->status, 200);
   registry_.close();
