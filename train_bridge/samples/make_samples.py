@@ -90,6 +90,7 @@ DEMO = [
         ("b3-blocked-openmp", "blocked_openmp", D, False),
         ("b3-ikj-avx512-openmp", "ikj_avx512_openmp", D, False),
         ("b3-ikj-openmp", "ikj_openmp", D, False),
+        ("b3-ikj-openmp-reply", "ikj_openmp", D, True),
     ]),
     ("b4-avx512", {D: "avx512", S: "o0"}, [
         ("b4-ikj-openmp", "ikj_openmp", D, False),
