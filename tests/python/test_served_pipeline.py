@@ -13,10 +13,17 @@ import sys
 import time
 import uuid
 
+import http.client
+import importlib.util
+import socket
+import threading
+import urllib.parse
+
 import pytest
 
-from conftest import REPO
+from conftest import PACKAGE_DIR, REPO
 from hpcreward import AuthError, Client, ConflictError, RequestError
+from hpcreward.trl import reward_function
 
 BIN = pathlib.Path(os.environ.get("HPCREWARD_BIN", REPO / "build" / "bin"))
 SAMPLES = REPO / "train_bridge" / "samples" / "c"
@@ -125,6 +132,90 @@ def test_submit_then_poll_while_doing_other_work(pipeline):
     assert handle.done() and all(reward > 0 for reward in handle.rewards())
 
 
+class DroppingProxy:
+    """Forwards HTTP requests to the coordinator; for the first `drop` requests it waits for the
+    coordinator's answer and then closes the client's connection without passing it on."""
+
+    def __init__(self, upstream, drop=1):
+        parsed = urllib.parse.urlsplit(upstream)
+        self.host, self.port = parsed.hostname, parsed.port
+        self.drop = drop
+        self.forwarded = []
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._handle, args=(connection,), daemon=True).start()
+
+    def _handle(self, connection):
+        with connection, connection.makefile("rb") as incoming:
+            request_line = incoming.readline().decode().split()
+            headers = {}
+            while (line := incoming.readline().decode()) not in ("\r\n", "\n", ""):
+                name, _, value = line.partition(":")
+                headers[name.strip()] = value.strip()
+            body = incoming.read(int(headers.get("Content-Length", 0)))
+            upstream = http.client.HTTPConnection(self.host, self.port, timeout=300)
+            upstream.request(request_line[0], request_line[1], body=body or None,
+                             headers={k: v for k, v in headers.items() if k.lower() in ("authorization", "content-type")})
+            response = upstream.getresponse()
+            data = response.read()
+            upstream.close()
+            self.forwarded.append((request_line[0], request_line[1], response.status))
+            if self.drop > 0:
+                self.drop -= 1
+                connection.shutdown(socket.SHUT_RDWR)
+                return
+            connection.sendall(f"HTTP/1.1 {response.status} {response.reason}\r\nContent-Type: application/json\r\n"
+                               f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n".encode() + data)
+
+    def close(self):
+        self.listener.close()
+
+
+def test_a_lost_answer_is_retried_with_the_same_batch_id_and_scored_once(pipeline):
+    proxy = DroppingProxy(pipeline.rendezvous["url"], drop=1)
+    try:
+        client = Client(proxy.url, pipeline.client._transport.token, backoff_s=0.05, timeout=300)
+        results = client.score_sources_detailed([IKJ, SYNTAX_ERROR], "dgemm-256", stages="o0",
+                                                batch_id="lost-answer", ids=["lost-ikj", "lost-syntax"])
+    finally:
+        proxy.close()
+    assert [result["status"] for result in results] == ["ok", "compile_error"]
+    assert proxy.forwarded == [("POST", "/v1/batches", 200), ("POST", "/v1/batches", 200)]
+    # The last test checks in the log that lost-ikj has exactly one row.
+
+
+def test_adapters_against_the_real_pipeline(pipeline, monkeypatch):
+    monkeypatch.setenv("HPCREWARD_RENDEZVOUS", str(pipeline.dir))
+    trl_reward = reward_function(str(pipeline.dir))
+    trl_rewards = trl_reward(prompts=["p", "p"], completions=[[{"role": "assistant", "content": fenced(IKJ)}],
+                                                               [{"role": "assistant", "content": "no code"}]],
+                             completion_ids=[[1], [2]], problem=["dgemm-256", "dgemm-256"], stage=["o0", "o0"],
+                             trainer_state=None)
+    assert trl_rewards[0] > 0 > trl_rewards[1]
+
+    spec = importlib.util.spec_from_file_location("custom_module", PACKAGE_DIR / "hpcreward" / "verl.py")
+    verl = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(verl)
+    verl_rewards = verl.compute_score_batch(data_sources=["hpc"] * 2, solution_strs=[fenced(NAIVE), fenced(SYNTAX_ERROR)],
+                                            ground_truths=["dgemm-256"] * 2, extra_infos=[{"stage": "o0"}] * 2)
+    assert verl_rewards[0] > 0 > verl_rewards[1]
+
+    spec = importlib.util.spec_from_file_location("reward_func", PACKAGE_DIR / "hpcreward" / "openrlhf_reward.py")
+    openrlhf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(openrlhf)
+    prompt = "Improve this:\n```c\n" + NAIVE + "```\n"
+    out = openrlhf.reward_func([prompt + fenced(IKJ)], [prompt], ['{"problem": "dgemm-256", "stage": "o0"}'])
+    assert float(out["rewards"][0]) > 0 and float(out["scores"][0]) == 1.0
+
+
 def test_openrlhf_get_reward_route(pipeline):
     prompt = "Write a fast matmul.\n"
     rewards = pipeline.client.get_reward([prompt + fenced(IKJ), prompt + "no code"], [prompt, prompt],
@@ -163,4 +254,4 @@ def test_sigterm_stops_the_pipeline_and_local_sh_exits_0(pipeline):
     with h5py.File(pipeline.dir / "rewards.h5", "r") as log:
         ids = [value.decode() if isinstance(value, bytes) else value for value in log["rewards"]["candidate_id"][()]]
     assert sorted(ids) == sorted(set(ids)), "a candidate was logged twice"
-    assert "ikj-source" in ids and "replay-ikj" in ids
+    assert "ikj-source" in ids and "replay-ikj" in ids and "lost-ikj" in ids
