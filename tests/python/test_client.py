@@ -62,6 +62,7 @@ def test_wrong_lengths_and_a_bare_string_are_refused_before_sending(fake, rendez
         client.score(["a", "b"], problems=["dgemm-256"])
     with pytest.raises(TypeError, match="list"):
         client.score("one string", problems="dgemm-256")
+    assert client.score([], problems="dgemm-256") == []
     assert fake.requests == []
 
 

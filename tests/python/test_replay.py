@@ -75,7 +75,7 @@ def test_replay_exit_2_for_a_bad_token_or_no_coordinator(fake, rendezvous, tmp_p
     file = write_lines(tmp_path / "one.jsonl", [{"id": "a", "source": GOOD}])
     fake.token = "rotated"
     result = run(file, "--rendezvous", rendezvous, "--quiet")
-    assert result.returncode == 1 and "check the token file" in result.stdout
+    assert result.returncode == 2 and "check the token file" in result.stderr
     result = run(file, "--quiet")
     assert result.returncode == 2 and "--rendezvous" in result.stderr
     result = run(file, "--rendezvous", tmp_path / "nowhere", "--quiet")

@@ -109,6 +109,8 @@ class Client:
     def _score(self, field, texts, problems, stages, batch_id, ids):
         batch_id = batch_id or new_batch_id()
         candidates = build_candidates(texts, field, problems, stages, ids, batch_id)
+        if not candidates:
+            return []  # nothing to score: no request (the coordinator refuses empty batches)
         return self.score_candidates(candidates, batch_id)
 
     def _submit(self, field, texts, problems, stages, batch_id, ids):

@@ -5,7 +5,7 @@ stage?, batch_id?, and source or completion. Consecutive lines with the same bat
 batch; lines without one are grouped by --batch-size into batches named <file stem>-<n>.
 Batch ids are stable, so replaying the same file again is answered from the log, not re-scored.
 Exit status: 0 when every line was scored; 1 when a line was unusable or a batch refused; 2 for
-bad arguments or an unreachable coordinator.
+bad arguments, a refused token or an unreachable coordinator (batches sent before stay scored).
 """
 import argparse
 import collections
@@ -15,7 +15,7 @@ import sys
 import time
 
 from .client import Client
-from .errors import HpcrewardError, RequestError
+from .errors import AuthError, HpcrewardError, RequestError
 
 Batch = collections.namedtuple("Batch", "batch_id candidates")
 
@@ -111,6 +111,8 @@ def replay(client, batches, progress=None, results_out=None, timeout=None):
             handle = client.submit_candidates(batch.candidates, batch.batch_id)
             on_progress = None if progress is None else (lambda done, total: progress.draw(done))
             results = handle.result(timeout=timeout, on_progress=on_progress)
+        except AuthError:
+            raise  # every later batch would be refused too
         except RequestError as error:
             refused.append((batch.batch_id, str(error)))
             if progress is not None:
