@@ -44,7 +44,7 @@ def test_replay_scores_everything_shows_progress_and_a_summary(fake, rendezvous,
              {"id": "x", "batch_id": "mine", "source": GOOD}]
     file = write_lines(tmp_path / "run1.jsonl", items)
     out = tmp_path / "results.jsonl"
-    result = run(file, "--rendezvous", rendezvous.parent, "--batch-size", "3", "--results", out)
+    result = run(file, "--rendezvous", rendezvous.parent, "--batch-size", "3", "--results", out, "--wait-s", "5")
     assert result.returncode == 0, result.stderr
     assert "\r[" in result.stderr and "5/5 scored" in result.stderr
     assert "scored 5 candidates" in result.stdout and "ok" in result.stdout and "compile_error" in result.stdout

@@ -156,6 +156,8 @@ def parse_args(argv):
     where.add_argument("--rendezvous", help="coordinator.json of the served pipeline, or its run directory")
     where.add_argument("--url", help="http://host:port of the coordinator (with --token-file)")
     where.add_argument("--token-file", help="file holding the bearer token (with --url)")
+    parser.add_argument("--wait-s", type=float, default=0.0,
+                        help="wait this long for the rendezvous file of a pipeline still starting (0)")
     parser.add_argument("--batch-size", type=int, default=32, help="candidates per batch for lines without batch_id (32)")
     parser.add_argument("--problem", default="dgemm-256", help="problem of lines that name none (dgemm-256)")
     parser.add_argument("--results", help="write one JSON line per result to this file")
@@ -180,7 +182,7 @@ def main(argv=None):
         return 2
     try:
         if args.rendezvous:
-            client = Client.from_rendezvous(args.rendezvous)
+            client = Client.from_rendezvous(args.rendezvous, wait_s=args.wait_s)
         else:
             client = Client.from_token_file(args.url, args.token_file)
     except (HpcrewardError, ValueError) as error:
