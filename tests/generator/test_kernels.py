@@ -74,16 +74,24 @@ def test_random_genomes_compile_and_compute_the_product(driver, tmp_path):
 
 
 def test_hand_picked_corners(driver, tmp_path):
-    """Every order, the largest tiles, packing under OpenMP, jam with unroll, tiles larger than the shape."""
+    """Every order, the largest tiles, packing under OpenMP, jam with unroll, rows x jam register
+    blocks, tiles larger than the shape."""
     picks = [("o3", Genome(order, unroll=8, restrict=True)) for order in kernels.ORDERS]
-    picks += [("openmp", Genome("jki", ti=0, tk=16, unroll=4, openmp=True)),
-              ("openmp", Genome("kji", ti=256, tj=256, tk=128, pack=True, openmp=True)),
-              ("o3", Genome("ikj", jam=4, unroll=8, restrict=True))]
+    picks += [("open", Genome("jki", ti=0, tk=16, unroll=4, openmp=True)),
+              ("open", Genome("kji", ti=256, tj=256, tk=128, pack=True, openmp=True)),
+              ("o3", Genome("ikj", jam=4, unroll=8, restrict=True)),
+              ("open", Genome("ikj", ti=64, tk=32, rows=4, jam=2, openmp=True, restrict=True)),
+              ("o3", Genome("ikj", rows=2))]
     if cpu_has_avx512():
         picks += [("blocking", Genome("ikj", ti=32, tj=128, tk=64, unroll=2, jam=2, openmp=True, avx512=True,
                                       pack=True, restrict=True)),
-                  ("blocking", Genome("kij", ti=16, tj=16, tk=256, unroll=8, avx512=True, pack=True, openmp=True)),
-                  ("avx512", Genome("ikj", unroll=8, jam=4, avx512=True))]
+                  ("blocking", Genome("kij", ti=16, tj=256, tk=16, unroll=8, avx512=True, pack=True, openmp=True)),
+                  ("avx512", Genome("ikj", unroll=8, jam=4, avx512=True)),
+                  ("blocking", Genome("ikj", tj=128, tk=64, jam=4, rows=4, avx512=True, restrict=True)),
+                  ("blocking", Genome("ikj", ti=16, tj=32, tk=16, jam=2, rows=4, unroll=1, avx512=True,
+                                      pack=True, openmp=True)),
+                  ("avx512", Genome("ikj", rows=2, unroll=4, avx512=True, openmp=True))]
+    assert [(stage, g) for stage, g in picks if not kernels.is_valid(g, stage)] == []
     failures = [f for i, (stage, g) in enumerate(picks) if (f := build_and_check(driver, tmp_path, i, stage, g))]
     assert not failures, "\n".join(failures)
 

@@ -39,6 +39,9 @@ CASES = [
     ("blocking", Genome("kij", tj=64, unroll=8, openmp=True)),        # only the unrolled loop is tiled
     ("blocking", Genome("jki", ti=64, tj=16, tk=32, pack=True, openmp=True)),
     ("blocking", Genome("ikj", ti=16, tj=128, tk=64, pack=True, avx512=True, unroll=4)),
+    ("blocking", Genome("ikj", ti=32, tj=128, tk=64, jam=4, rows=4, avx512=True, restrict=True)),
+    ("o3", Genome("ikj", rows=4, jam=2, restrict=True)),                # a step-4 row loop is not a tile
+    ("avx512", Genome("ikj", rows=2, jam=4, avx512=True, openmp=True)),
 ]
 
 

@@ -21,6 +21,7 @@ J_INNER_ORDERS = ("ikj", "kij")
 TILE_SIZES = (0, 16, 32, 64, 128, 256)
 UNROLLS = (1, 2, 4, 8)
 JAMS = (1, 2, 4)
+ROWS = (1, 2, 4)
 TECHNIQUES = ("openmp", "avx512", "blocking")
 # A packed B tile lives on the stack (thread-private inside an OpenMP region): at most 256 KiB.
 MAX_PACK_DOUBLES = 32768
@@ -70,6 +71,7 @@ class Genome:
     tk: int = 0
     unroll: int = 1             # unroll factor of the innermost loop (vectors of 8 with avx512)
     jam: int = 1                # unroll-and-jam of the p loop around the j loop (order ikj only)
+    rows: int = 1               # unroll-and-jam of the i loop: rows of C per B load (order ikj only)
     openmp: bool = False        # parallel for over the outermost loop of the i dimension
     avx512: bool = False        # _mm512_fmadd_pd over j (orders with j innermost)
     pack: bool = False          # copy each TK x TJ tile of B into a contiguous local buffer
@@ -90,7 +92,8 @@ class Genome:
         tiles = "x".join(str(t) for t in (self.ti, self.tj, self.tk))
         flags = "".join(flag for flag, on in (("O", self.openmp), ("V", self.avx512), ("P", self.pack),
                                                 ("R", self.restrict)) if on)
-        return f"{self.loop_order}-t{tiles}-u{self.unroll}-j{self.jam}-{flags or 'plain'}"
+        rows = f"-r{self.rows}" if self.rows > 1 else ""
+        return f"{self.loop_order}-t{tiles}-u{self.unroll}-j{self.jam}{rows}-{flags or 'plain'}"
 
 
 def techniques(genome: Genome) -> tuple[str, ...]:
@@ -119,6 +122,10 @@ def problems(genome: Genome) -> list[str]:
         found.append(f"jam={genome.jam}")
     if genome.jam > 1 and genome.loop_order != "ikj":
         found.append("jam needs order ikj")
+    if genome.rows not in ROWS:
+        found.append(f"rows={genome.rows}")
+    if genome.rows > 1 and genome.loop_order != "ikj":
+        found.append("rows needs order ikj")
     if genome.avx512 and genome.loop_order not in J_INNER_ORDERS:
         found.append("avx512 needs j innermost")
     if genome.pack and not (genome.tj and genome.tk and genome.tj * genome.tk <= MAX_PACK_DOUBLES):
@@ -169,6 +176,7 @@ def repair(genome: Genome, stage: str | None, rng, stages: dict | None = None) -
             g["avx512"] = False
     if g["loop_order"] != "ikj":
         g["jam"] = 1
+        g["rows"] = 1
     if g["pack"] and not (g["tj"] and g["tk"] and g["tj"] * g["tk"] <= MAX_PACK_DOUBLES):
         g["pack"] = False
     inner = "t" + g["loop_order"][2].replace("k", "k")
@@ -273,6 +281,14 @@ def render(genome: Genome, precision: str = "f64") -> str:
             w.line(f"for (int j = jj; j < (jj + {TJ} < n ? jj + {TJ} : n); ++j) "
                    f"Bp[(p - pp) * {TJ} + (j - jj)] = B[(long)p * n + j];")
             w.close()
+
+    if order == "ikj" and genome.rows > 1:
+        # Register blocking: `rows` rows of C x `jam` rows of B per step of the j loop.
+        _ikj_rows(w, genome, omp_loop == ("point", "i"), b_ref, b_ptr, T, lanes, sfx, vtype)
+        w.close(depth_opened)
+        out.extend(w.lines)
+        out.append("}")
+        return "\n".join(out) + "\n"
 
     # Point loops: all but the innermost are plain loops.
     outer, middle, inner = order[0], order[1], order[2]
@@ -381,3 +397,77 @@ def _jammed_body(w: _Writer, genome: Genome, jam: int, b_ref, b_ptr, T, lanes, s
     terms = " + ".join(f"a{q} * {b_ref(rows[q], 'j')}" for q in range(jam))
     start = "" if genome.avx512 else f"j = {first}"
     w.line(f"for ({start}; j < {end}; ++j) C[(long)i * n + j] += {terms};")
+
+
+def _ikj_rows(w: _Writer, genome: Genome, omp: bool, b_ref, b_ptr, T, lanes, sfx, vtype):
+    """Point loops of order ikj with the i loop unrolled by `rows` and the p loop by `jam`, both
+    jammed into the j loop; remainder rows and remainder p one at a time."""
+    R = genome.rows
+    first, end = _bounds(genome, "i")
+    if omp:
+        w.line("#pragma omp parallel for schedule(static)")
+    w.open(f"for (int i = {first}; i <= {end} - {R}; i += {R})")
+    _ikj_p_loops(w, genome, R, b_ref, b_ptr, T, lanes, sfx, vtype)
+    w.close()
+    rest = f"{end} / {R} * {R}" if first == "0" else f"{first} + ({end} - {first}) / {R} * {R}"
+    w.open(f"for (int i = {rest}; i < {end}; ++i)")
+    _ikj_p_loops(w, genome, 1, b_ref, b_ptr, T, lanes, sfx, vtype)
+    w.close()
+
+
+def _ikj_p_loops(w: _Writer, genome: Genome, R: int, b_ref, b_ptr, T, lanes, sfx, vtype):
+    first, end = _bounds(genome, "k")
+    J = genome.jam
+    if J > 1:
+        w.line("int p;")
+        w.open(f"for (p = {first}; p + {J} <= {end}; p += {J})")
+        _ikj_kernel(w, genome, R, J, b_ref, b_ptr, T, lanes, sfx, vtype)
+        w.close()
+        w.open(f"for (; p < {end}; ++p)")
+    else:
+        w.open(f"for (int p = {first}; p < {end}; ++p)")
+    _ikj_kernel(w, genome, R, 1, b_ref, b_ptr, T, lanes, sfx, vtype)
+    w.close()
+
+
+def _ikj_kernel(w: _Writer, genome: Genome, R: int, J: int, b_ref, b_ptr, T, lanes, sfx, vtype):
+    """C[i..i+R-1][j..] += A[i..i+R-1][p..p+J-1] * B[p..p+J-1][j..] over the j range."""
+    first, end = _bounds(genome, "j")
+    rows = ["i"] + [f"(i + {r})" for r in range(1, R)]
+    ps = ["p"] + [f"(p + {q})" for q in range(1, J)]
+    for r in range(R):
+        for q in range(J):
+            w.line(f"const {T} a{r}_{q} = A[(long){rows[r]} * k + {ps[q]}];")
+    update = " ".join(f"C[(long){rows[r]} * n + j] += "
+                      + " + ".join(f"a{r}_{q} * {b_ref(ps[q], 'j')}" for q in range(J)) + ";"
+                      for r in range(R))
+    if not genome.avx512:
+        w.line(f"for (int j = {first}; j < {end}; ++j) {{ {update} }}")
+        return
+    restrict = "restrict " if genome.restrict else ""
+    for r in range(R):
+        w.line(f"{T} *{restrict}c{r} = &C[(long){rows[r]} * n];")
+        for q in range(J):
+            w.line(f"const {vtype} av{r}_{q} = _mm512_set1_{sfx}(a{r}_{q});")
+    w.line("int j;")
+
+    def vector_step(unroll: int):
+        for u in range(unroll):
+            off = f" + {lanes * u}" if u else ""
+            for q in range(J):
+                w.line(f"const {vtype} b{q}_{u} = _mm512_loadu_{sfx}({b_ptr(ps[q], 'j' + off)});")
+            for r in range(R):
+                w.line(f"{vtype} acc{r}_{u} = _mm512_loadu_{sfx}(c{r} + j{off});")
+                for q in range(J):
+                    w.line(f"acc{r}_{u} = _mm512_fmadd_{sfx}(av{r}_{q}, b{q}_{u}, acc{r}_{u});")
+                w.line(f"_mm512_storeu_{sfx}(c{r} + j{off}, acc{r}_{u});")
+
+    step = lanes * genome.unroll
+    w.open(f"for (j = {first}; j + {step} <= {end}; j += {step})")
+    vector_step(genome.unroll)
+    w.close()
+    if genome.unroll > 1:
+        w.open(f"for (; j + {lanes} <= {end}; j += {lanes})")
+        vector_step(1)
+        w.close()
+    w.line(f"for (; j < {end}; ++j) {{ {update} }}")

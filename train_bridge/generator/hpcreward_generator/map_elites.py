@@ -66,13 +66,13 @@ def random_genome(rng: random.Random, stage: str | None, stages: dict | None = N
     genome = Genome(
         loop_order=rng.choice(kernels.ORDERS),
         ti=rng.choice(kernels.TILE_SIZES), tj=rng.choice(kernels.TILE_SIZES), tk=rng.choice(kernels.TILE_SIZES),
-        unroll=rng.choice(kernels.UNROLLS), jam=rng.choice(kernels.JAMS),
+        unroll=rng.choice(kernels.UNROLLS), jam=rng.choice(kernels.JAMS), rows=rng.choice(kernels.ROWS),
         openmp=rng.random() < 0.5, avx512=rng.random() < 0.5, pack=rng.random() < 0.5,
         restrict=rng.random() < 0.5)
     return kernels.repair(genome, stage, rng, stages)
 
 
-GENES = ("loop_order", "ti", "tj", "tk", "unroll", "jam", "openmp", "avx512", "pack", "restrict")
+GENES = ("loop_order", "ti", "tj", "tk", "unroll", "jam", "rows", "openmp", "avx512", "pack", "restrict")
 
 
 def mutate(genome: Genome, rng: random.Random, stage: str | None, stages: dict | None = None) -> Genome:
@@ -87,6 +87,8 @@ def mutate(genome: Genome, rng: random.Random, stage: str | None, stages: dict |
         new = rng.choice([u for u in kernels.UNROLLS if u != value])
     elif gene == "jam":
         new = rng.choice([u for u in kernels.JAMS if u != value])
+    elif gene == "rows":
+        new = rng.choice([u for u in kernels.ROWS if u != value])
     else:
         new = not value
     return kernels.repair(dataclasses.replace(genome, **{gene: new}), stage, rng, stages)
