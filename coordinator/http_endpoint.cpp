@@ -169,14 +169,24 @@ std::variant<BatchRequest, RequestError> parse_reward_request(std::string_view b
                  " queries; give one problem id per query (or none)");
     labels = *it;
   }
-  if (auto it = object.find("prompts"); it != object.end() && !it->is_null() && !it->is_array())
-    return bad("\"prompts\" must be a list, not " + type_of(*it));
+  json prompts = json::array();
+  if (auto it = object.find("prompts"); it != object.end() && !it->is_null()) {
+    if (!it->is_array()) return bad("\"prompts\" must be a list, not " + type_of(*it));
+    prompts = *it;
+  }
   json candidates = json::array();
   for (std::size_t i = 0; i < query->size(); ++i) {
     const json &text = (*query)[i];
     if (!text.is_string())
       return bad("query[" + std::to_string(i) + "] must be a string, not " + type_of(text));
-    json candidate = {{"id", "q" + std::to_string(i)}, {"completion", text}};
+    // OpenRLHF's query is the prompt followed by the response: only the response is the
+    // candidate (a prompt that shows a matmul would otherwise add a second code block).
+    std::string completion = text.get<std::string>();
+    if (i < prompts.size() && prompts[i].is_string()) {
+      const std::string &prompt = prompts[i].get_ref<const std::string &>();
+      if (!prompt.empty() && completion.starts_with(prompt)) completion.erase(0, prompt.size());
+    }
+    json candidate = {{"id", "q" + std::to_string(i)}, {"completion", completion}};
     if (i < labels.size() && !labels[i].is_null()) {
       if (!labels[i].is_string())
         return bad("labels[" + std::to_string(i) + "] must be a problem id string, not " + type_of(labels[i]));

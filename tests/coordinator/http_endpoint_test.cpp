@@ -341,5 +341,21 @@ TEST(ParseRequests, RewardBatchIdComesFromTheBody) {
   EXPECT_EQ(std::get<BatchRequest>(other).fingerprint, request.fingerprint);
 }
 
+TEST(ParseRequests, RewardQueriesLoseTheirPrompt) {
+  EndpointConfig config;
+  config.defaults.problem = "dgemm-256";
+  const std::string code = "void matmul(int m, int n, int k, const double *A, const double *B, double *C) {}";
+  const json prompt = "Make this faster:\n```c\n" + code + "\n```\n";
+  const json query = prompt.get<std::string>() + "Here:\n```c\n" + code + " /* v2 */\n```\n";
+  auto parsed = parse_reward_request(json{{"query", {query}}, {"prompts", {prompt}}}.dump(), config);
+  ASSERT_TRUE(std::holds_alternative<BatchRequest>(parsed));
+  const PreparedCandidate &candidate = std::get<BatchRequest>(parsed).candidates.at(0);
+  EXPECT_TRUE(candidate.verdict.ok()) << candidate.verdict.reason;
+  EXPECT_NE(candidate.code.find("/* v2 */"), std::string::npos);
+  // Without the prompts, both blocks are in the query: the extraction refuses to guess.
+  auto unstripped = parse_reward_request(json{{"query", {query}}}.dump(), config);
+  EXPECT_EQ(std::get<BatchRequest>(unstripped).candidates.at(0).verdict.status, Status::format_error);
+}
+
 }  // namespace
 }  // namespace hpcreward
