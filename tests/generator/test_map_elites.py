@@ -132,3 +132,27 @@ def test_parents_come_from_elites_and_batches_hold_no_duplicates():
         distance = min(sum(getattr(child, gene) != getattr(parent, gene) for gene in map_elites.GENES)
                        for parent in first)
         assert distance <= 2, child  # one gene, plus what repair changed with it (jam with the order)
+
+
+def test_served_scorer_passes_batches_to_the_client():
+    from hpcreward_generator.served_scorer import ServedScorer
+
+    class FakeClient:
+        def __init__(self):
+            self.batches = []
+
+        def score_candidates(self, candidates):
+            self.batches.append(candidates)
+            return [{"id": c["id"], "status": "ok", "reward": 1.0, "gflops": 1.0, "stage": c.get("stage", "o0"),
+                     "reason": ""} for c in candidates]
+
+    client = FakeClient()
+    pinned = ServedScorer(client, stage="o3")
+    loop = MapElites(pinned, seed=1, batch_size=4, stage="o3")
+    loop.run(8)
+    assert all(c["stage"] == "o3" for batch in client.batches for c in batch)
+    assert pinned.current_stage == "o3" and loop.stage == "o3"
+    following = ServedScorer(FakeClient())  # no run directory: the loop follows the results
+    loop = MapElites(following, seed=1, batch_size=4)
+    loop.run(8)
+    assert following.current_stage is None and loop.stage == "o0" and loop.evaluations == 8

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import pathlib
 import sys
 import time
 
@@ -39,18 +40,17 @@ def main(argv=None) -> int:
             from hpcreward.client import Client  # train_bridge/python
         except ImportError:
             parser.error("a served pipeline needs the hpcreward package: PYTHONPATH=train_bridge/python:...")
+        from .served_scorer import ServedScorer
+        run_dir = None
         if args.rendezvous:
             client = Client.from_rendezvous(args.rendezvous, wait_s=60)
+            run_dir = pathlib.Path(args.rendezvous)
+            run_dir = run_dir if run_dir.is_dir() else run_dir.parent
         else:
             if not args.token_file:
                 parser.error("--url needs --token-file")
             client = Client.from_token_file(args.url, args.token_file)
-
-        def score(batch):
-            if args.stage:
-                batch = [dict(c, stage=args.stage) for c in batch]
-            return client.score_candidates(batch)
-        scorer = score
+        scorer = ServedScorer(client, stage=args.stage, run_dir=run_dir)
     else:
         from .file_scorer import FileScorer
         scorer = FileScorer(work_dir=args.work_dir, np=args.np, stage=args.stage, ladder=args.ladder,
