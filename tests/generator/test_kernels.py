@@ -31,13 +31,23 @@ def limits():
     resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 20, 64 << 20))
 
 
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory):
+def build_driver(directory, real):
     if not shutil.which("gcc"):
         pytest.skip("gcc not found")
-    path = tmp_path_factory.mktemp("driver") / "driver"
-    subprocess.run(["gcc", "-O2", "-o", str(path), os.path.join(HERE, "driver.c"), "-ldl", "-lm"], check=True)
+    path = directory / f"driver-{real}"
+    subprocess.run(["gcc", "-O2", f"-DREAL={real}", "-o", str(path), os.path.join(HERE, "driver.c"), "-ldl", "-lm"],
+                   check=True)
     return str(path)
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory):
+    return build_driver(tmp_path_factory.mktemp("driver"), "double")
+
+
+@pytest.fixture(scope="module")
+def driver_f32(tmp_path_factory):
+    return build_driver(tmp_path_factory.mktemp("driver"), "float")
 
 
 def random_genomes(count, seed=2024):
@@ -47,8 +57,8 @@ def random_genomes(count, seed=2024):
             for stage in (stages[i % len(stages)] for i in range(count))]
 
 
-def build_and_check(driver, directory, index, stage, genome):
-    source = kernels.render(genome)
+def build_and_check(driver, directory, index, stage, genome, precision="f64"):
+    source = kernels.render(genome, precision)
     c_file, so_file = directory / f"c{index}.c", directory / f"c{index}.so"
     c_file.write_text(source)
     compiled = subprocess.run(["gcc", "-std=gnu11", "-shared", "-fPIC", *FLAGS[stage], "-Wall", "-Werror",
@@ -70,6 +80,13 @@ def test_random_genomes_compile_and_compute_the_product(driver, tmp_path):
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         failures = [f for f in pool.map(lambda args: build_and_check(driver, tmp_path, *args),
                                          [(i, stage, g) for i, (stage, g) in enumerate(genomes)]) if f]
+    assert not failures, "\n".join(failures)
+
+
+def test_float_candidates_for_sgemm(driver_f32, tmp_path):
+    genomes = random_genomes(10, seed=77)
+    failures = [f for i, (stage, g) in enumerate(genomes)
+                if (f := build_and_check(driver_f32, tmp_path, i, stage, g, "f32"))]
     assert not failures, "\n".join(failures)
 
 
