@@ -213,4 +213,14 @@ std::size_t BatchRegistry::batches() const {
   return entries_.size();
 }
 
+void BatchRegistry::set_stages(std::map<std::string, std::string> stages) {
+  std::lock_guard lock(mutex_);
+  stages_ = std::move(stages);
+}
+
+std::map<std::string, std::string> BatchRegistry::stages() const {
+  std::lock_guard lock(mutex_);
+  return stages_;
+}
+
 }  // namespace hpcreward

@@ -87,6 +87,12 @@ class BatchRegistry {
   bool is_closed() const;
   bool idle() const;  // nothing queued, nothing running
 
+  // Each problem's current ladder stage, as the main thread last published it (after the
+  // advances a batch earned, before its results go out), for trainers that must write the
+  // next batch for the right stage.
+  void set_stages(std::map<std::string, std::string> stages);
+  std::map<std::string, std::string> stages() const;
+
   // Counters for the log line at exit.
   std::size_t batches() const;
 
@@ -106,6 +112,7 @@ class BatchRegistry {
   std::condition_variable queue_changed_;
   mutable std::condition_variable finished_;
   std::map<std::string, Entry> entries_;
+  std::map<std::string, std::string> stages_;
   std::map<std::string, std::vector<RewardRow>> restored_;
   std::deque<std::string> queue_;
   std::string running_;

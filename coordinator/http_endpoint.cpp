@@ -265,7 +265,7 @@ void HttpEndpoint::install_routes() {
                 " bytes (--max-request-bytes): split the batch";
     else if (response.status == 404)
       message = "no route " + request.method + " " + request.path +
-                "; routes: POST /v1/batches, GET /v1/batches/{batch_id}, POST /get_reward";
+                "; routes: POST /v1/batches, GET /v1/batches/{batch_id}, GET /v1/stages, POST /get_reward";
     send_error(response, response.status, message);
     return httplib::Server::HandlerResponse::Handled;
   }));
@@ -287,7 +287,8 @@ void HttpEndpoint::install_routes() {
     }
     if (snapshot->state == BatchState::done)
       return send_json(response, 200,
-                       {{"batch_id", snapshot->batch_id}, {"results", results_json(snapshot->results)}});
+                       {{"batch_id", snapshot->batch_id}, {"results", results_json(snapshot->results)},
+                        {"stages", registry_.stages()}});
     send_json(response, 202, snapshot_json(*snapshot));
   };
 
@@ -305,10 +306,17 @@ void HttpEndpoint::install_routes() {
     answer(std::move(batch), response, true);
   });
 
+  server.Get("/v1/stages", [this](const httplib::Request &, httplib::Response &response) {
+    send_json(response, 200, {{"stages", registry_.stages()}});
+  });
+
   server.Get(R"(/v1/batches/([^/]+))", [this](const httplib::Request &request, httplib::Response &response) {
     const std::string batch_id = request.matches[1];
-    if (std::optional<BatchSnapshot> snapshot = registry_.snapshot(batch_id))
-      return send_json(response, 200, snapshot_json(*snapshot));
+    if (std::optional<BatchSnapshot> snapshot = registry_.snapshot(batch_id)) {
+      json body = snapshot_json(*snapshot);
+      if (snapshot->state == BatchState::done) body["stages"] = registry_.stages();
+      return send_json(response, 200, body);
+    }
     if (registry_.only_logged(batch_id))
       return send_error(response, 404,
                         "batch " + batch_id + " has rows in the log from before the coordinator restarted; "

@@ -60,7 +60,7 @@ void check_host_support(const SqdState &state) {
 
 // Serve mode: the endpoint on its own threads, scoring here until SIGTERM/SIGINT.
 void serve(const CoordinatorOptions &options, const CandidateDefaults &defaults, BatchRegistry &registry,
-           ScoringRun &scoring, const std::vector<RewardRow> &logged) {
+           ScoringRun &scoring, const SqdState &sqd, const std::vector<RewardRow> &logged) {
   if (options.resume) {
     const std::size_t batches = restore_logged_batches(registry, logged);
     scoring.continue_log(logged.size());
@@ -96,6 +96,7 @@ void serve(const CoordinatorOptions &options, const CandidateDefaults &defaults,
   ServeHooks hooks;
   hooks.score = [&](QueuedBatch &batch) { return scoring.score_one_batch(std::move(batch.candidates), batch.logged); };
   hooks.drained = [&](const std::vector<std::string> &problems) { scoring.finish(problems); };
+  hooks.stages = [&] { return sqd.stages(); };
   hooks.note = print_line;
   run_serve_loop(registry, hooks, stop_requested);
   endpoint.stop();
@@ -182,7 +183,7 @@ int run(CoordinatorOptions options, int world_size) {
       [](const StageEvent &event) { print_line(format_stage_event(event)); });
   std::vector<RewardRow> rows;
   if (options.serve) {
-    serve(options, defaults, registry, scoring, logged.rows);
+    serve(options, defaults, registry, scoring, sqd, logged.rows);
     rows = std::move(served_rows);
   } else
     rows = scoring.score(std::move(candidates), logged.rows);

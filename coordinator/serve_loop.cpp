@@ -26,6 +26,7 @@ bool stop_requested() { return stop_flag != 0; }
 
 void run_serve_loop(BatchRegistry &registry, const ServeHooks &hooks, const std::function<bool()> &should_stop) {
   std::set<std::string> problems;  // scored since the last `drained`
+  if (hooks.stages) registry.set_stages(hooks.stages());
   auto drain = [&] {
     if (problems.empty() || !hooks.drained) return;
     hooks.drained({problems.begin(), problems.end()});
@@ -50,8 +51,9 @@ void run_serve_loop(BatchRegistry &registry, const ServeHooks &hooks, const std:
       registry.fail_all(error.what());
       throw;
     }
+    drain();
+    if (hooks.stages) registry.set_stages(hooks.stages());
     registry.complete(batch->batch_id, std::move(rows));
-    if (registry.idle()) drain();
   }
   drain();
 }

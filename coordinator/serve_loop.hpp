@@ -3,6 +3,7 @@
 // (all MPI stays on this thread), publishes its rows; on SIGTERM/SIGINT it takes no new
 // batches, finishes those queued or in flight, and returns.
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,9 +14,12 @@ namespace hpcreward {
 struct ServeHooks {
   // Scores one batch; returns a row per candidate in the batch's order (ScoringRun::score_one_batch).
   std::function<std::vector<RewardRow>(QueuedBatch &)> score;
-  // Called when the queue runs empty, with the problems scored since the last call
-  // (ScoringRun::finish: log the stage advances they earned).
+  // Called after each batch, before its results are published, with the problems it scored
+  // (ScoringRun::finish: log the stage advances they earned), so a trainer that gets the
+  // results already sees the next stage.
   std::function<void(const std::vector<std::string> &problems)> drained;
+  // Each problem's current stage, published with every batch's results (BatchRegistry::stages).
+  std::function<std::map<std::string, std::string>()> stages;
   // Lines for the operator.
   std::function<void(const std::string &)> note;
 };

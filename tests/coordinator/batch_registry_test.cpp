@@ -166,7 +166,7 @@ TEST(ServeLoop, FinishesQueuedBatchesAfterAStopAndReportsDrained) {
   BatchRegistry registry;
   registry.submit("a", "f", {candidate("x")});
   registry.submit("b", "f", {candidate("y")});
-  int scored = 0, drained = 0;
+  int scored = 0, drained = 0, published = 0;
   ServeHooks hooks;
   hooks.score = [&](QueuedBatch &batch) {
     ++scored;
@@ -176,9 +176,18 @@ TEST(ServeLoop, FinishesQueuedBatchesAfterAStopAndReportsDrained) {
     ++drained;
     EXPECT_EQ(problems, std::vector<std::string>{"dgemm-256"});
   };
+  // The stages go out before each batch's results: a trainer never sees results without
+  // the stage they moved the problem to.
+  hooks.stages = [&]() -> std::map<std::string, std::string> {
+    ++published;
+    EXPECT_FALSE(registry.snapshot("b") && registry.snapshot("b")->state == BatchState::done);
+    return {{"dgemm-256", published > 2 ? "o3" : "o0"}};
+  };
   run_serve_loop(registry, hooks, [] { return true; });
   EXPECT_EQ(scored, 2);
-  EXPECT_EQ(drained, 1);
+  EXPECT_EQ(drained, 2) << "after each batch";
+  EXPECT_EQ(published, 3) << "at start and after each batch";
+  EXPECT_EQ(registry.stages().at("dgemm-256"), "o3");
   EXPECT_EQ(registry.snapshot("b")->state, BatchState::done);
   EXPECT_EQ(registry.submit("c", "f", {candidate("z")}).kind, SubmitOutcome::closed);
 }

@@ -37,6 +37,9 @@ class Endpoint : public ::testing::Test {
     port_ = endpoint_->start("127.0.0.1", 0);
     ServeHooks hooks;
     hooks.score = [this](QueuedBatch &batch) { return fake_score(batch); };
+    hooks.stages = [this]() -> std::map<std::string, std::string> {
+      return {{"dgemm-256", rows_scored_ >= 4 ? "o3" : "o0"}};
+    };
     loop_ = std::thread([this, hooks] { run_serve_loop(registry_, hooks, [this] { return stop_.load(); }); });
   }
 
@@ -147,6 +150,10 @@ TEST_F(Endpoint, WaitAnswersResultsInOrderAndARetryIsNotScoredAgain) {
   for (const char *key : {"id", "status", "reason", "reward", "gflops", "stage"})
     EXPECT_TRUE(body["results"][0].contains(key)) << key;
   EXPECT_EQ(rows_scored_, 4);
+  EXPECT_EQ(body["stages"]["dgemm-256"], "o3") << "the stage after this batch goes with its results";
+  auto stages = get("/v1/stages");
+  ASSERT_TRUE(stages);
+  EXPECT_EQ(json::parse(stages->body)["stages"]["dgemm-256"], "o3");
 
   auto retry = post("/v1/batches", batch("b1", true).dump());
   ASSERT_TRUE(retry);

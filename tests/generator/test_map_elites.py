@@ -138,6 +138,9 @@ def test_served_scorer_passes_batches_to_the_client():
     from hpcreward_generator.served_scorer import ServedScorer
 
     class FakeClient:
+        """Moves dgemm-256 up one stage after every batch, as a quick ladder would."""
+        ladder = ["o0", "o3", "openmp"]
+
         def __init__(self):
             self.batches = []
 
@@ -146,13 +149,21 @@ def test_served_scorer_passes_batches_to_the_client():
             return [{"id": c["id"], "status": "ok", "reward": 1.0, "gflops": 1.0, "stage": c.get("stage", "o0"),
                      "reason": ""} for c in candidates]
 
+        def stages(self):
+            return {"dgemm-256": self.ladder[min(len(self.batches), len(self.ladder) - 1)]}
+
     client = FakeClient()
     pinned = ServedScorer(client, stage="o3")
     loop = MapElites(pinned, seed=1, batch_size=4, stage="o3")
     loop.run(8)
     assert all(c["stage"] == "o3" for batch in client.batches for c in batch)
     assert pinned.current_stage == "o3" and loop.stage == "o3"
-    following = ServedScorer(FakeClient())  # no run directory: the loop follows the results
+    # Following the ladder: each batch is written for the stage GET /v1/stages reported.
+    following_client = FakeClient()
+    following = ServedScorer(following_client)
     loop = MapElites(following, seed=1, batch_size=4)
-    loop.run(8)
-    assert following.current_stage is None and loop.stage == "o0" and loop.evaluations == 8
+    loop.run(12)
+    assert following.current_stage == "openmp" and loop.evaluations == 12
+    first, _, third = following_client.batches
+    assert not any("#pragma omp" in c["source"] for c in first), "o0 allows no OpenMP"
+    assert all("#pragma omp" in c["source"] for c in third), "openmp requires it"

@@ -201,6 +201,8 @@ class FakeCoordinator:
                     fake.requests.append(("GET", self.path, None))
                 if not self._authorized():
                     return
+                if self.path == "/v1/stages":
+                    return self._send(200, {"stages": {"dgemm-256": "o3"}})
                 prefix = "/v1/batches/"
                 if not self.path.startswith(prefix):
                     return self._send(404, {"error": f"no route {self.path}"})

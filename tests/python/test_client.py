@@ -46,6 +46,10 @@ def test_score_completions_in_order_with_one_problem_for_all(fake, rendezvous):
     assert all("completion" in candidate and "source" not in candidate for candidate in sent)
 
 
+def test_stages_reports_each_problems_current_stage(fake, rendezvous):
+    assert client_for(rendezvous).stages() == {"dgemm-256": "o3"}
+
+
 def test_score_sources_and_detailed_results(fake, rendezvous):
     client = client_for(rendezvous)
     results = client.score_sources_detailed([GOOD, BROKEN], problems=["dgemm-256", "sgemm-512"], stages="o3",

@@ -113,6 +113,8 @@ def test_sources_and_completions_get_statuses_and_rewards(pipeline):
         assert by_id[key]["gflops"] > 0 and by_id[key]["reward"] > 0 and by_id[key]["stage"] == "o0"
     assert by_id["syntax-error"]["reason"]
     assert max(by_id["syntax-error"]["reward"], by_id["prose-only"]["reward"]) < by_id["ikj-source"]["reward"]
+    # The problem has a place on the built-in ladder once a batch used it.
+    assert pipeline.client.stages()["dgemm-256"] in ("o0", "o3", "openmp", "avx512", "blocking")
 
 
 def test_a_retried_batch_is_answered_from_the_log(pipeline):

@@ -1,10 +1,9 @@
 """A scorer over a served pipeline (jobs/local.sh --serve), through train_bridge/python's client.
 
-The HTTP answers carry each candidate's stage but not the problem's stage after the batch: a
-ladder advance is seen one batch late, and that batch, made for the old stage, is wasted (the
-default ladder's neighbouring stages share no valid candidate). When the run directory is on
-this machine (a rendezvous given as a directory or its coordinator.json), the scorer reads the
-problem's stage events from the live log (DIR/rewards.h5, SWMR) after each batch instead.
+After each batch the scorer asks the coordinator for the problem's current stage (GET
+/v1/stages, published after the batch's advances and before its results), so the next batch
+is written for the stage it will be scored in. The run directory, when given and on this
+machine, is read only for the ranks' OpenBLAS peaks (the report's baseline).
 """
 from __future__ import annotations
 
@@ -30,19 +29,15 @@ class ServedScorer:
         results = self.client.score_candidates(batch)
         if not self.stage:
             problem = next((c.get("problem") for c in batch if c.get("problem")), "dgemm-256")
-            self.current_stage = self._logged_stage(problem)
+            self.current_stage = self.client.stages().get(problem)
+        self._read_hosts()
         return results
 
-    def _logged_stage(self, problem: str) -> str | None:
-        if self.run_dir is None or not (self.run_dir / "rewards.h5").exists():
-            return None
+    def _read_hosts(self) -> None:
+        if self.hosts or self.run_dir is None or not (self.run_dir / "rewards.h5").exists():
+            return
         try:
             from .file_scorer import read_log
-            rows, events, self.hosts = read_log(self.run_dir / "rewards.h5")
-        except Exception:  # no h5py, or the writer is between states: follow the results instead
-            return None
-        moves = [e for e in events if e["problem"] == problem]
-        if moves:
-            return moves[-1]["to"]
-        scored = [r for r in rows if r["problem"] == problem and r["stage"]]
-        return scored[-1]["stage"] if scored else None
+            _, _, self.hosts = read_log(self.run_dir / "rewards.h5")
+        except Exception:  # no h5py, or the writer is between states: no baseline in the report
+            self.hosts = []

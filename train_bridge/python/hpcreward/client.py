@@ -90,6 +90,19 @@ class Client:
         """A handle on a batch submitted earlier (e.g. by another process) with these candidates."""
         return BatchHandle(self, batch_id, list(candidates), poll_max_s=self.poll_max_s)
 
+    # -- the stage ladder ------------------------------------------------------------------------
+
+    def stages(self):
+        """Each problem's current ladder stage, {"dgemm-256": "openmp", ...} (GET /v1/stages).
+
+        Published after a batch's stage advances and before its results, so a trainer that
+        writes the next batch after reading these writes it for the right stage.
+        """
+        _, answer = self._transport.request("GET", "/v1/stages", None)
+        if not isinstance(answer, dict) or not isinstance(answer.get("stages"), dict):
+            raise ProtocolError("/v1/stages answered without a stages object")
+        return {str(problem): str(stage) for problem, stage in answer["stages"].items()}
+
     # -- OpenRLHF's format -----------------------------------------------------------------------
 
     def get_reward(self, queries, prompts=None, labels=None):
