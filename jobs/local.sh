@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Starts one hpcreward run on this machine: the coordinator (rank 0) plus N benchmark
-# ranks in one MPI world, scoring every candidate of a JSON Lines file into DIR/rewards.h5,
-# batch by batch, each problem climbing the stage ladder. Exits 0 when every candidate has
-# a row. After a crash or a stop, the same command with --resume goes on where it stopped.
+# ranks in one MPI world, writing DIR/rewards.h5 batch by batch, each problem climbing the
+# stage ladder. Candidates come from the built-in generator (the default: MAP-Elites over a
+# parametric family of C kernels, train_bridge/generator/), from a JSON Lines file
+# (--candidates; exits 0 when every candidate has a row; after a crash or a stop, the same
+# command with --resume goes on where it stopped), or from trainers over HTTP (--serve).
 # With --serve there is no file: trainers send batches over HTTP (coordinator/README.md)
 # until SIGTERM/SIGINT reaches the coordinator (or this script), which finishes what it
 # accepted and exits 0.
@@ -10,20 +12,22 @@ set -euo pipefail
 
 usage() {
   cat <<'USAGE'
-usage: jobs/local.sh [--candidates FILE.jsonl | --serve [--listen HOST:PORT]]
+usage: jobs/local.sh [--evaluations N | --candidates FILE.jsonl | --serve [--listen HOST:PORT]]
                      [--ladder FILE.json] [--stage NAME] [--problem ID] [--np N] [--seed N]
                      [--config FILE] [--resume] --out DIR [-- BENCH_OPTIONS...]
 
-  --candidates FILE  JSON Lines, one candidate per line (default: the shipped samples,
-                     train_bridge/samples/dgemm-256.jsonl, five batches that climb the ladder)
+  --evaluations N    the default source: the built-in generator scores N candidates (default
+                     160) through a served pipeline, climbing the ladder; its report goes to
+                     DIR/generator.json
+  --candidates FILE  JSON Lines, one candidate per line (e.g. the shipped samples:
+                     --candidates train_bridge/samples/dgemm-256.jsonl --ladder stages/demo_ladder.json)
   --serve           no candidate file: serve trainers over HTTP/JSON (coordinator/README.md);
                      DIR/coordinator.json names the URL, the token file and the coordinator's
                      pid. SIGTERM to that pid (or to this script) stops it cleanly
   --listen HOST:PORT with --serve (default 0.0.0.0:0: any free port)
   --max-request-bytes N, --max-batch-candidates N
                      with --serve: request limits (defaults 16 MiB, 1024)
-  --ladder FILE      stage ladder (default: stages/demo_ladder.json with the shipped samples,
-                     else the coordinator's built-in stages/default_ladder.json)
+  --ladder FILE      stage ladder (default: the coordinator's built-in stages/default_ladder.json)
   --stage NAME       score lines that name no stage in this stage (default: their problem's
                      current ladder stage); a line's own stage wins
   --resume           go on with DIR/rewards.h5: logged candidates are not scored again
@@ -41,7 +45,8 @@ USAGE
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=${HPCREWARD_BIN:-$repo/build/bin}
-candidates=$repo/train_bridge/samples/dgemm-256.jsonl
+candidates=""
+evaluations=160
 ladder=""
 candidates_given=0
 resume=0
@@ -54,6 +59,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --candidates) candidates=$2; candidates_given=1; shift 2 ;;
     --ladder) ladder=$2; shift 2 ;;
+    --evaluations) evaluations=$2; shift 2 ;;
     --resume) resume=1; coordinator_args+=("--resume"); shift ;;
     --serve) serve=1; coordinator_args+=("--serve"); shift ;;
     --listen|--max-request-bytes|--max-batch-candidates) coordinator_args+=("$1" "$2"); shift 2 ;;
@@ -67,6 +73,14 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$out" ] || { echo "local.sh: --out DIR is required" >&2; usage >&2; exit 2; }
 [[ "$np" =~ ^[1-9][0-9]*$ ]] || { echo "local.sh: --np must be a positive integer, not '$np'" >&2; exit 2; }
+[[ "$evaluations" =~ ^[1-9][0-9]*$ ]] || { echo "local.sh: --evaluations must be a positive integer, not '$evaluations'" >&2; exit 2; }
+# The generator is the default source: it talks to a served pipeline.
+generate=0
+if [ "$serve" -eq 0 ] && [ "$candidates_given" -eq 0 ]; then
+  generate=1
+  serve=1
+  coordinator_args+=("--serve" "--listen" "127.0.0.1:0")
+fi
 if [ "$serve" -eq 1 ]; then
   [ "$candidates_given" -eq 0 ] || { echo "local.sh: --serve takes batches over HTTP: drop --candidates" >&2; exit 2; }
 else
@@ -80,7 +94,6 @@ for program in hpcreward-coordinator hpcreward-bench hpcreward-runner; do
   }
 done
 command -v mpirun >/dev/null || { echo "local.sh: mpirun not found; run jobs/install-deps.sh" >&2; exit 2; }
-if [ -z "$ladder" ] && [ "$candidates_given" -eq 0 ] && [ "$serve" -eq 0 ]; then ladder=$repo/stages/demo_ladder.json; fi
 if [ -n "$ladder" ]; then
   [ -r "$ladder" ] || { echo "local.sh: cannot read ladder file $ladder" >&2; exit 2; }
   coordinator_args+=("--ladder" "$ladder")
@@ -121,6 +134,14 @@ stop_coordinator() {
   if [ -s "$out/coordinator.pid" ]; then kill -TERM "$(cat "$out/coordinator.pid")" 2>/dev/null || true; fi
 }
 trap stop_coordinator TERM INT
+generator_status=0
+if [ "$generate" -eq 1 ]; then
+  # The generator waits for DIR/coordinator.json itself; it exits early if the run died.
+  PYTHONPATH="$repo/train_bridge/generator:$repo/train_bridge/python${PYTHONPATH:+:$PYTHONPATH}" \
+    python3 -m hpcreward_generator --rendezvous "$out" --evaluations "$evaluations" \
+      --out "$out/generator.json" || generator_status=$?
+  stop_coordinator
+fi
 status=0
 while :; do
   wait "$mpirun_pid" && status=0 || status=$?
@@ -129,4 +150,5 @@ while :; do
     break
   fi
 done
+[ "$status" -ne 0 ] || status=$generator_status
 exit "$status"

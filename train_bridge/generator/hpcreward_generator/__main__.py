@@ -43,7 +43,7 @@ def main(argv=None) -> int:
         from .served_scorer import ServedScorer
         run_dir = None
         if args.rendezvous:
-            client = Client.from_rendezvous(args.rendezvous, wait_s=60)
+            client = Client.from_rendezvous(args.rendezvous, wait_s=300)
             run_dir = pathlib.Path(args.rendezvous)
             run_dir = run_dir if run_dir.is_dir() else run_dir.parent
         else:
