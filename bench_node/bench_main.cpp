@@ -62,6 +62,32 @@ BenchResult handle_task(const nlohmann::json &body, Scorer &scorer, const PeakGf
   return result;
 }
 
+// Scores tasks from the coordinator until it says stop. The Scorer and its checks end here,
+// before the caller removes their directories.
+void serve_tasks(const BenchOptions &options, const PeakGflops &peak, int rank, const std::string &host) {
+  Scorer scorer(options);
+  add_default_checks(scorer, options);
+  for (;;) {
+    const Envelope envelope = mpi_receive_json(0, MPI_ANY_TAG);
+    if (envelope.tag == kTagStop) break;
+    if (envelope.tag != kTagTask) {
+      std::fprintf(stderr, "[bench %d] ignoring a message with tag %d\n", rank, envelope.tag);
+      continue;
+    }
+    BenchResult result;
+    try {
+      result = handle_task(envelope.body, scorer, peak, options.peak_margin, rank, host);
+    } catch (const std::exception &error) {  // the rank survives every candidate
+      result.rank = rank;
+      result.host = host;
+      result.measurement = Measurement{};
+      result.measurement.status = Status::runtime_error;
+      result.measurement.reason = std::string("internal error: ") + error.what();
+    }
+    mpi_send_json(nlohmann::json(result), 0, kTagResult);
+  }
+}
+
 int run(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank = 0, size = 0;
@@ -113,29 +139,13 @@ int run(int argc, char **argv) {
                : options.no_avx512      ? "AVX-512 not reported (--no-avx512)"
                                         : "no AVX-512");
 
-  Scorer scorer(options);
-  add_default_checks(scorer, options);
-  for (;;) {
-    const Envelope envelope = mpi_receive_json(0, MPI_ANY_TAG);
-    if (envelope.tag == kTagStop) break;
-    if (envelope.tag != kTagTask) {
-      std::fprintf(stderr, "[bench %d] ignoring a message with tag %d\n", rank, envelope.tag);
-      continue;
-    }
-    BenchResult result;
-    try {
-      result = handle_task(envelope.body, scorer, peak, options.peak_margin, rank, info.host);
-    } catch (const std::exception &error) {  // the rank survives every candidate
-      result.rank = rank;
-      result.host = info.host;
-      result.measurement = Measurement{};
-      result.measurement.status = Status::runtime_error;
-      result.measurement.reason = std::string("internal error: ") + error.what();
-    }
-    mpi_send_json(nlohmann::json(result), 0, kTagResult);
+  serve_tasks(options, peak, rank, info.host);
+  if (!options.keep_workdir) {
+    if (own_root)
+      remove_tree(options.work_root);
+    else
+      for (const std::filesystem::path &directory : default_check_dirs(options)) remove_tree(directory);
   }
-
-  if (own_root && !options.keep_workdir) remove_tree(options.work_root);
   MPI_Finalize();
   return 0;
 }

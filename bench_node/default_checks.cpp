@@ -8,6 +8,11 @@
 
 namespace hpcreward {
 
+std::vector<std::filesystem::path> default_check_dirs(const BenchOptions &options) {
+  if (options.work_root.empty()) return {};
+  return {options.work_root / "audit", options.work_root / "techniques"};
+}
+
 void add_default_checks(Scorer &scorer, const BenchOptions &options) {
   // Source first: nothing reaches the compiler that these refuse (device-file includes).
   SourceCheckOptions source;
@@ -17,16 +22,15 @@ void add_default_checks(Scorer &scorer, const BenchOptions &options) {
   scorer.add_check(std::make_unique<SourceChecks>(source));
   // The audit's baseline builds and the detector's omp.h copy live in the rank's work root
   // when it has one, so a killed rank's leftovers go with it (remove_stale_work_roots).
-  const auto inside_root = [&](const char *name) {
-    return options.work_root.empty() ? std::filesystem::path() : options.work_root / name;
-  };
-  scorer.add_check(std::make_unique<ObjectAudit>(ObjectAuditOptions{gcc_options(options), inside_root("audit")}));
+  const std::vector<std::filesystem::path> dirs = default_check_dirs(options);
+  const auto inside_root = [&](std::size_t i) { return dirs.empty() ? std::filesystem::path() : dirs[i]; };
+  scorer.add_check(std::make_unique<ObjectAudit>(ObjectAuditOptions{gcc_options(options), inside_root(0)}));
   // Only objects the audit passed are disassembled; the parse gets the source checks' limits.
   TechniqueCheckOptions techniques;
   techniques.cc = options.cc;
   techniques.timeout_s = options.compile_timeout_s;
   techniques.memory_bytes = options.compile_memory_limit_mb << 20;
-  techniques.work_root = inside_root("techniques");
+  techniques.work_root = inside_root(1);
   scorer.set_technique_step(std::make_unique<TechniqueCheck>(techniques));
 }
 
