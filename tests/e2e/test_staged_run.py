@@ -109,7 +109,8 @@ def test_rows_carry_technique_descriptors(main_job):
     openmp = next(r for cid, r in rows.items() if r["status"] == "ok" and r["stage"] == "openmp")
     assert "openmp" in openmp["techniques"].split("+")
     blocked = [r for r in rows.values() if r["status"] == "ok" and r["stage"] == "blocking"]
-    assert blocked and all("blocking" in r["techniques"] and r["tile_sizes"] for r in blocked)
+    if host_has_avx512(log):  # without it the ladder skips avx512 and blocking (-mavx512f)
+        assert blocked and all("blocking" in r["techniques"] and r["tile_sizes"] for r in blocked)
     mentions = [r for cid, r in rows.items() if "mentions" in cid and r["stage"] in ("o0", "o3")]
     for row in mentions:
         assert row["techniques"] == "plain", row
