@@ -78,6 +78,20 @@ TechniqueAssessment failed(const std::string &what) {
   return assessment;
 }
 
+// Tiles at least as large as the timed shape split nothing: one 256-wide tile over a 256^3
+// problem is the untiled loop with extra bookkeeping, and must not satisfy a blocking stage.
+// Runtime-sized tiles (no constants found) keep counting: their size is unknown here.
+void discount_whole_problem_tiles(tq::TechniqueDescriptor &descriptor, const Shape &nominal) {
+  if (!descriptor.blocking || descriptor.tile_sizes.empty()) return;
+  const int smallest = std::min({nominal.m, nominal.n, nominal.k});
+  if (std::any_of(descriptor.tile_sizes.begin(), descriptor.tile_sizes.end(),
+                  [&](int tile) { return tile < smallest; }))
+    return;
+  descriptor.blocking = false;
+  descriptor.evidence += "; no tile is smaller than the timed shape " + to_string(nominal) +
+                         ", so the nest splits nothing: not blocking";
+}
+
 StageSpec stage_of(const BenchTask &task) {
   StageSpec stage;
   stage.name = task.stage;
@@ -137,7 +151,8 @@ TechniqueAssessment TechniqueCheck::assess(const BenchTask &task,
   if (!source.parsed) return failed("the C parser (libclang) could not parse the source");
   if (!object_found.read) return failed("the object could not be read (" + object_found.error + ")");
 
-  const tq::TechniqueDescriptor descriptor = tq::combine(source, object_found);
+  tq::TechniqueDescriptor descriptor = tq::combine(source, object_found);
+  discount_whole_problem_tiles(descriptor, task.problem.nominal);
   TechniqueAssessment assessment;
   assessment.summary.detected = true;
   assessment.summary.techniques = tq::technique_names(descriptor);

@@ -35,7 +35,8 @@ CASES = [
     ("avx512", Genome("ikj", unroll=2, jam=4, avx512=True, restrict=True)),
     ("avx512", Genome("kij", unroll=4, avx512=True, openmp=True)),
     ("blocking", Genome("ikj", ti=32, tk=128, unroll=2, jam=2, avx512=True, openmp=True, restrict=True)),
-    ("blocking", Genome("ikj", tk=256, unroll=4, jam=4)),            # only the jammed loop is tiled
+    ("blocking", Genome("ikj", tk=128, unroll=4, jam=4)),            # only the jammed loop is tiled
+    ("o3", Genome("ikj", tk=256, unroll=4)),                          # one 256 tile over 256: not blocking
     ("blocking", Genome("kij", tj=64, unroll=8, openmp=True)),        # only the unrolled loop is tiled
     ("blocking", Genome("jki", ti=64, tj=16, tk=32, pack=True, openmp=True)),
     ("blocking", Genome("ikj", ti=16, tj=128, tk=64, pack=True, avx512=True, unroll=4)),

@@ -19,6 +19,10 @@ import pathlib
 ORDERS = tuple("".join(p) for p in itertools.permutations("ijk"))
 J_INNER_ORDERS = ("ikj", "kij")
 TILE_SIZES = (0, 16, 32, 64, 128, 256)
+# The smallest nominal dimension of the problems the generator writes for (dgemm/sgemm-256 and
+# up). The ranks count a tiled nest as blocking only when some tile is smaller than the timed
+# shape (a 256 tile over 256 splits nothing), and so does techniques().
+SMALLEST_NOMINAL = 256
 UNROLLS = (1, 2, 4, 8)
 JAMS = (1, 2, 4)
 ROWS = (1, 2, 4)
@@ -103,7 +107,7 @@ def techniques(genome: Genome) -> tuple[str, ...]:
         used.append("openmp")
     if genome.avx512:
         used.append("avx512")
-    if genome.ti or genome.tj or genome.tk:
+    if any(0 < tile < SMALLEST_NOMINAL for tile in (genome.ti, genome.tj, genome.tk)):
         used.append("blocking")
     return tuple(used)
 
@@ -167,8 +171,8 @@ def repair(genome: Genome, stage: str | None, rng, stages: dict | None = None) -
             g["avx512"] = True
         if "blocking" not in allows:
             g["ti"] = g["tj"] = g["tk"] = 0
-        if "blocking" in requires and not (g["ti"] or g["tj"] or g["tk"]):
-            g[rng.choice(("ti", "tj", "tk"))] = rng.choice(TILE_SIZES[1:])
+        if "blocking" in requires and not any(0 < g[t] < SMALLEST_NOMINAL for t in ("ti", "tj", "tk")):
+            g[rng.choice(("ti", "tj", "tk"))] = rng.choice([t for t in TILE_SIZES if 0 < t < SMALLEST_NOMINAL])
     if g["avx512"] and g["loop_order"] not in J_INNER_ORDERS:
         if stage is not None and "avx512" in (stages or DEFAULT_STAGES)[stage][1]:
             g["loop_order"] = rng.choice(J_INNER_ORDERS)
