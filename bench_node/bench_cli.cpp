@@ -1,22 +1,17 @@
 #include "bench_node/bench_cli.hpp"
 
-#include <cstdio>
 #include <sstream>
 #include <stdexcept>
 
 #include <boost/program_options.hpp>
+
+#include "common/number_text.hpp"
 
 namespace hpcreward {
 
 namespace po = boost::program_options;
 
 namespace {
-
-std::string text(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%g", value);
-  return buffer;
-}
 
 po::options_description bench_options(BenchOptions &o) {
   po::options_description options("Options");
@@ -30,28 +25,28 @@ po::options_description bench_options(BenchOptions &o) {
        "(default: $TMPDIR/hpcreward-bench-<rank>-<pid>, removed at exit)")
       ("runner", po::value(&o.runner),
        "the hpcreward-runner executable (default: next to this executable)")
-      ("compile-timeout", po::value(&o.compile_timeout_s)->default_value(o.compile_timeout_s, text(o.compile_timeout_s)),
+      ("compile-timeout", po::value(&o.compile_timeout_s)->default_value(o.compile_timeout_s, number_text(o.compile_timeout_s)),
        "seconds of wall clock for the compiler; then its process group is killed (compile_error)")
-      ("run-timeout", po::value(&o.run_timeout_s)->default_value(o.run_timeout_s, text(o.run_timeout_s)),
+      ("run-timeout", po::value(&o.run_timeout_s)->default_value(o.run_timeout_s, number_text(o.run_timeout_s)),
        "seconds of wall clock for verifying and timing one candidate; then its process group "
        "is killed (timeout)")
       ("memory-limit-mb", po::value(&o.memory_limit_mb)->default_value(o.memory_limit_mb),
        "address-space limit (RLIMIT_AS) of the candidate's process, MiB")
-      ("warmup-s", po::value(&o.timing.warmup_s)->default_value(o.timing.warmup_s, text(o.timing.warmup_s)),
+      ("warmup-s", po::value(&o.timing.warmup_s)->default_value(o.timing.warmup_s, number_text(o.timing.warmup_s)),
        "untimed warm-up calls until this many seconds have passed (at least one call)")
       ("min-reps", po::value(&o.timing.min_reps)->default_value(o.timing.min_reps),
        "timed calls before the relative standard error may stop timing")
       ("max-reps", po::value(&o.timing.max_reps)->default_value(o.timing.max_reps),
        "most timed calls")
-      ("target-rse", po::value(&o.timing.target_rse)->default_value(o.timing.target_rse, text(o.timing.target_rse)),
+      ("target-rse", po::value(&o.timing.target_rse)->default_value(o.timing.target_rse, number_text(o.timing.target_rse)),
        "stop timing once the relative standard error of the median is below this")
-      ("time-cap-s", po::value(&o.timing.time_cap_s)->default_value(o.timing.time_cap_s, text(o.timing.time_cap_s)),
+      ("time-cap-s", po::value(&o.timing.time_cap_s)->default_value(o.timing.time_cap_s, number_text(o.timing.time_cap_s)),
        "stop timing after this many seconds of timed calls")
       ("placement", po::value<std::string>()->default_value("auto"),
        "auto: when the launcher gave every benchmark rank of a node the same CPUs (mpirun "
        "--bind-to none), each rank takes a disjoint share, so timed runs never share cores; "
        "none: keep the CPUs the launcher gave")
-      ("peak-margin", po::value(&o.peak_margin)->default_value(o.peak_margin, text(o.peak_margin)),
+      ("peak-margin", po::value(&o.peak_margin)->default_value(o.peak_margin, number_text(o.peak_margin)),
        "an ok result above this many times the rank's measured OpenBLAS peak (measured at "
        "start) is forbidden; 0 turns the check off")
       ("no-avx512", po::bool_switch(&o.no_avx512),

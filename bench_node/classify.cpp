@@ -2,19 +2,13 @@
 
 #include <signal.h>
 
-#include <cstdio>
 
 #include "bench_node/result_envelope.hpp"
+#include "common/number_text.hpp"
 
 namespace hpcreward {
 
 namespace {
-
-std::string seconds_text(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g s", seconds);
-  return text;
-}
 
 // ": <first line of output>" when there is one.
 std::string output_hint(const ChildOutcome &outcome) {

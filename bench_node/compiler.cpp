@@ -4,11 +4,11 @@
 #include <unistd.h>
 
 #include <cmath>
-#include <cstdio>
 #include <sstream>
 
 #include "bench_node/child_process.hpp"
 #include "bench_node/environment.hpp"
+#include "common/number_text.hpp"
 
 namespace hpcreward {
 
@@ -34,12 +34,6 @@ bool write_private_file(const std::filesystem::path &path, const std::string &te
     written += static_cast<std::size_t>(got);
   }
   return ::close(fd) == 0;
-}
-
-std::string seconds_text(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g s", seconds);
-  return text;
 }
 
 }  // namespace

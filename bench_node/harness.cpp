@@ -2,24 +2,17 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
 #include <memory>
 
 #include "bench_node/gemm_check.hpp"
 #include "bench_node/monotonic_clock.hpp"
 #include "bench_node/reference_gemm.hpp"
 #include "bench_node/statistics.hpp"
+#include "common/number_text.hpp"
 
 namespace hpcreward {
 
 namespace {
-
-
-std::string format_number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g", value);
-  return text;
-}
 
 // Freivalds' check of the output of one warm-up or timed call.
 template <typename T>
@@ -33,8 +26,8 @@ Verdict check_call(Operands<T> &operands, Rng &check_rng, double tolerance,
                          operands.c().data(), x, operands.norm_a(), operands.norm_b());
   if (!within_tolerance(residual, tolerance))
     return {Status::wrong_answer, what + " gave a wrong result (residual " +
-                                      format_number(residual) + " > tolerance " +
-                                      format_number(tolerance) + ")"};
+                                      number_text(residual, 3) + " > tolerance " +
+                                      number_text(tolerance, 3) + ")"};
   return {};
 }
 
@@ -62,8 +55,8 @@ Verdict verify_shape(MatmulFn<T> matmul, const Shape &shape, const HarnessConfig
     max_error = std::max(max_error, error);
     if (!within_tolerance(error, config.tolerance))
       return {Status::wrong_answer, "wrong result " + which + ": relative error " +
-                                        format_number(error) + " > tolerance " +
-                                        format_number(config.tolerance)};
+                                        number_text(error, 3) + " > tolerance " +
+                                        number_text(config.tolerance, 3)};
   }
   return {};
 }

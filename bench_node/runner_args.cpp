@@ -1,22 +1,17 @@
 #include "bench_node/runner_args.hpp"
 
-#include <cstdio>
 #include <sstream>
 #include <stdexcept>
 
 #include <boost/program_options.hpp>
+
+#include "common/number_text.hpp"
 
 namespace hpcreward {
 
 namespace po = boost::program_options;
 
 namespace {
-
-std::string exact(double value) {
-  char text[40];
-  std::snprintf(text, sizeof text, "%.17g", value);
-  return text;
-}
 
 po::options_description runner_options() {
   po::options_description options("hpcreward-runner: loads one candidate, verifies and times it");
@@ -51,13 +46,13 @@ std::vector<std::string> to_arguments(const RunnerArgs &args) {
       "--object", args.object_path,
       "--precision", std::string(to_string(args.precision)),
       "--nominal", to_string(args.nominal),
-      "--tolerance", exact(args.tolerance),
+      "--tolerance", number_text(args.tolerance, 17),
       "--seed", std::to_string(args.seed),
-      "--warmup-s", exact(args.timing.warmup_s),
+      "--warmup-s", number_text(args.timing.warmup_s, 17),
       "--min-reps", std::to_string(args.timing.min_reps),
       "--max-reps", std::to_string(args.timing.max_reps),
-      "--target-rse", exact(args.timing.target_rse),
-      "--time-cap-s", exact(args.timing.time_cap_s),
+      "--target-rse", number_text(args.timing.target_rse, 17),
+      "--time-cap-s", number_text(args.timing.time_cap_s, 17),
       "--result-fd", std::to_string(args.result_fd),
       "--token-fd", std::to_string(args.token_fd),
   };

@@ -9,6 +9,7 @@
 
 #include "bench_node/source_checks/forked_call.hpp"
 #include "bench_node/source_checks/omp_header.hpp"
+#include "common/number_text.hpp"
 #include "stages/ladder_config.hpp"
 #include "stages/techniques/technique_detection.hpp"
 
@@ -60,13 +61,6 @@ std::pair<tq::SourceTechniques, tq::ObjectTechniques> decode(const std::string &
   object.first_zmm_address = o.at("first_zmm_address").get<std::uint64_t>();
   object.first_zmm_instruction = o.at("first_zmm_instruction").get<std::string>();
   return {std::move(source), std::move(object)};
-}
-
-std::string seconds(double s) {
-  std::string text = std::to_string(s);
-  text.erase(text.find_last_not_of('0') + 1);
-  if (!text.empty() && text.back() == '.') text.pop_back();
-  return text + " s";
 }
 
 TechniqueAssessment failed(const std::string &what) {
@@ -130,7 +124,7 @@ TechniqueAssessment TechniqueCheck::assess(const BenchTask &task,
     case source_checks::ForkOutcome::End::returned:
       break;
     case source_checks::ForkOutcome::End::timed_out:
-      return failed("it ran past its " + seconds(options_.timeout_s) + " limit");
+      return failed("it ran past its " + seconds_text(options_.timeout_s) + " limit");
     case source_checks::ForkOutcome::End::out_of_memory:
       return failed("it ran out of memory (" + std::to_string(options_.memory_bytes >> 20) +
                     " MiB)");

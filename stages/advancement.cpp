@@ -1,19 +1,11 @@
 #include "stages/advancement.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <stdexcept>
 
+#include "common/number_text.hpp"
+
 namespace hpcreward {
-namespace {
-
-std::string format(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.4g", value);
-  return buffer;
-}
-
-}  // namespace
 
 StageObservation observation_from_row(const RewardRow &row, std::optional<double> blas_gflops) {
   std::optional<Status> status = parse_status(row.status);
@@ -57,11 +49,11 @@ std::optional<std::string> ProblemProgress::fired(const AdvanceRule &rule) const
   switch (rule.type) {
     case RuleType::best_gflops:
       if (s.best_gflops && *s.best_gflops >= rule.threshold)
-        return "best " + format(*s.best_gflops) + " GFLOPS >= " + format(rule.threshold);
+        return "best " + number_text(*s.best_gflops, 4) + " GFLOPS >= " + number_text(rule.threshold, 4);
       return std::nullopt;
     case RuleType::best_fraction_of_blas:
       if (s.best_blas_fraction && *s.best_blas_fraction >= rule.threshold)
-        return "best " + format(*s.best_blas_fraction) + " of OpenBLAS >= " + format(rule.threshold);
+        return "best " + number_text(*s.best_blas_fraction, 4) + " of OpenBLAS >= " + number_text(rule.threshold, 4);
       return std::nullopt;
     case RuleType::success_rate: {
       // A full window only: three lucky candidates out of three are not a success rate.
@@ -70,8 +62,8 @@ std::optional<std::string> ProblemProgress::fired(const AdvanceRule &rule) const
       auto ok = std::count(s.recent_ok.end() - static_cast<std::ptrdiff_t>(window), s.recent_ok.end(), true);
       double rate = static_cast<double>(ok) / static_cast<double>(window);
       if (rate >= rule.threshold)
-        return std::to_string(ok) + " of the last " + std::to_string(window) + " ok (" + format(rate) +
-               " >= " + format(rule.threshold) + ")";
+        return std::to_string(ok) + " of the last " + std::to_string(window) + " ok (" + number_text(rate, 4) +
+               " >= " + number_text(rule.threshold, 4) + ")";
       return std::nullopt;
     }
     case RuleType::plateau: {
@@ -79,7 +71,7 @@ std::optional<std::string> ProblemProgress::fired(const AdvanceRule &rule) const
       if (!s.best_gflops) return std::nullopt;
       std::size_t since = s.batches.size() - s.best_batch_count;
       if (since >= static_cast<std::size_t>(rule.window))
-        return "best " + format(*s.best_gflops) + " GFLOPS not improved over " + std::to_string(since) +
+        return "best " + number_text(*s.best_gflops, 4) + " GFLOPS not improved over " + std::to_string(since) +
                " batches";
       return std::nullopt;
     }
