@@ -6,7 +6,6 @@ import os
 import pathlib
 import subprocess
 
-import pytest
 
 from hpcreward_generator import kernels
 from hpcreward_generator.file_scorer import FileScorer, read_log
@@ -16,11 +15,6 @@ from hpcreward_generator.map_elites import MapElites
 REPO = pathlib.Path(__file__).resolve().parents[2]
 BIN = pathlib.Path(os.environ.get("HPCREWARD_BIN", str(REPO / "build" / "bin")))
 BENCH_OPTIONS = ["--", "--warmup-s", "0.02", "--time-cap-s", "0.1"]
-
-pytestmark = pytest.mark.skipif(
-    not all((BIN / name).exists() for name in ("hpcreward-coordinator", "hpcreward-bench", "hpcreward-runner")),
-    reason=f"hpcreward executables not built in {BIN}")
-
 
 def host_has_avx512():
     with open("/proc/cpuinfo") as info:
