@@ -25,6 +25,21 @@ std::uint64_t candidate_seed(std::uint64_t run_seed, std::int64_t sequence) {
   return z ^ (z >> 31);
 }
 
+std::vector<const RewardRow *> match_logged(const std::vector<PreparedCandidate> &candidates,
+                                            const std::vector<RewardRow> &logged) {
+  // Each logged row accounts for one candidate with its id, in order; the rest are scored.
+  std::map<std::string, std::vector<const RewardRow *>> by_id;
+  for (const RewardRow &row : logged) by_id[row.candidate_id].push_back(&row);
+  std::vector<const RewardRow *> matched(candidates.size(), nullptr);
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    auto it = by_id.find(candidates[i].id);
+    if (it == by_id.end() || it->second.empty()) continue;
+    matched[i] = it->second.front();
+    it->second.erase(it->second.begin());
+  }
+  return matched;
+}
+
 std::optional<double> rank_blas_gflops(const std::map<int, RankInfo> &ranks, int rank,
                                        const std::string &problem) {
   const Problem *spec = find_problem(problem);
@@ -84,9 +99,8 @@ RewardRow ScoringRun::make_row(const PreparedCandidate &candidate, const Measure
   return row;
 }
 
-void ScoringRun::write(RewardRow row, const PreparedCandidate &candidate, const Measurement &measurement,
-                       std::size_t index) {
-  new_row_candidate_.push_back(index);
+const RewardRow &ScoringRun::write(RewardRow row, const PreparedCandidate &candidate,
+                                   const Measurement &measurement) {
   ArchiveOutcome archive = sqd_.update_archive(row, measurement.techniques, rows_in_log_, row.time);
   row.archive = archive.change;
   row.reward += archive.bonus;
@@ -96,6 +110,7 @@ void ScoringRun::write(RewardRow row, const PreparedCandidate &candidate, const 
   ++rows_in_log_;
   rows_.push_back(row);
   if (progress_) progress_(rows_.back(), rows_.size() + skipped_, total_);
+  return rows_.back();
 }
 
 void ScoringRun::log_advances(const std::vector<std::string> &problems) {
@@ -109,17 +124,7 @@ std::vector<RewardRow> ScoringRun::score(std::vector<PreparedCandidate> candidat
                                          const std::vector<RewardRow> &already_logged) {
   total_ = candidates.size();
   rows_in_log_ = already_logged.size();
-  std::map<std::string, std::vector<const RewardRow *>> logged;
-  for (const RewardRow &row : already_logged) logged[row.candidate_id].push_back(&row);
-
-  // Each logged row accounts for one input line with its id, in order; the rest are scored.
-  std::vector<const RewardRow *> logged_row(candidates.size(), nullptr);
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    auto it = logged.find(candidates[i].id);
-    if (it == logged.end() || it->second.empty()) continue;
-    logged_row[i] = it->second.front();
-    it->second.erase(it->second.begin());
-  }
+  const std::vector<const RewardRow *> logged_row = match_logged(candidates, already_logged);
 
   std::set<std::string> seen_ids, problems;
   std::size_t begin = 0;
@@ -132,50 +137,25 @@ std::vector<RewardRow> ScoringRun::score(std::vector<PreparedCandidate> candidat
   }
   // Advances the last batch earned are logged now, not at the next run's start.
   log_advances({problems.begin(), problems.end()});
-  new_row_candidate_.clear();
   return rows_;
 }
 
 std::vector<RewardRow> ScoringRun::score_one_batch(std::vector<PreparedCandidate> batch,
                                                    const std::vector<RewardRow> &logged) {
-  std::map<std::string, const RewardRow *> logged_by_id;
-  for (const RewardRow &row : logged) logged_by_id.emplace(row.candidate_id, &row);
-  std::vector<const RewardRow *> logged_row(batch.size(), nullptr);
-  for (std::size_t i = 0; i < batch.size(); ++i) {
-    auto it = logged_by_id.find(batch[i].id);
-    if (it != logged_by_id.end()) {
-      logged_row[i] = it->second;
-      logged_by_id.erase(it);  // a duplicate id later in the batch is a new candidate
-    }
-  }
   total_ += batch.size();
-  const std::size_t first_new_row = rows_.size();
-  std::set<std::string> seen_ids;
-  score_batch(batch, 0, batch.size(), logged_row, seen_ids);
+  std::set<std::string> seen_ids;  // ids need only be unique within a served batch
+  std::vector<RewardRow> rows = score_batch(batch, 0, batch.size(), match_logged(batch, logged), seen_ids);
   sequence_base_ += static_cast<std::int64_t>(batch.size());
-
-  // In the batch's order: logged rows where they were, new rows by candidate.
-  std::vector<RewardRow> out(batch.size());
-  std::vector<bool> filled(batch.size(), false);
-  for (std::size_t i = 0; i < batch.size(); ++i)
-    if (logged_row[i]) {
-      out[i] = *logged_row[i];
-      filled[i] = true;
-    }
-  for (std::size_t r = first_new_row; r < rows_.size(); ++r) {
-    const std::size_t i = new_row_candidate_[r - first_new_row];
-    out[i] = rows_[r];
-    filled[i] = true;
-  }
-  new_row_candidate_.clear();
-  for (std::size_t i = 0; i < batch.size(); ++i)
-    if (!filled[i]) throw std::logic_error("batch candidate " + batch[i].id + " got no row");
-  return out;
+  return rows;
 }
 
-void ScoringRun::score_batch(std::vector<PreparedCandidate> &candidates, std::size_t begin,
-                             std::size_t end, const std::vector<const RewardRow *> &logged_row,
-                             std::set<std::string> &seen_ids) {
+std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &candidates,
+                                               std::size_t begin, std::size_t end,
+                                               const std::vector<const RewardRow *> &logged_row,
+                                               std::set<std::string> &seen_ids) {
+  std::vector<RewardRow> out(end - begin);
+  for (std::size_t i = begin; i < end; ++i)
+    if (logged_row[i]) out[i - begin] = *logged_row[i];
   // A batch a crash cut short goes on in the stage its logged rows had.
   std::map<std::string, std::string> resumed_stage;
   bool partly_logged = false, all_logged = true;
@@ -193,7 +173,7 @@ void ScoringRun::score_batch(std::vector<PreparedCandidate> &candidates, std::si
   }
   if (all_logged) {
     skipped_ += end - begin;
-    return;
+    return out;
   }
   if (!partly_logged) log_advances(problems);
 
@@ -217,7 +197,7 @@ void ScoringRun::score_batch(std::vector<PreparedCandidate> &candidates, std::si
     if (!candidate.verdict.ok()) {
       candidate.code.clear();
       const Measurement decided = failed_measurement(candidate.verdict);
-      write(make_row(candidate, decided, 0, 0, context_.host), candidate, decided, i);
+      out[i - begin] = write(make_row(candidate, decided, 0, 0, context_.host), candidate, decided);
       continue;
     }
     scheduler.enqueue(static_cast<std::int64_t>(i));
@@ -245,10 +225,12 @@ void ScoringRun::score_batch(std::vector<PreparedCandidate> &candidates, std::si
                                " reported a task it was not given (sequence " +
                                std::to_string(result.sequence) + ")");
     const PreparedCandidate &candidate = candidates[result.sequence];
-    write(make_row(candidate, result.measurement, candidate_seed(context_.seed, sequence_base_ + result.sequence),
-                   result.rank, result.host),
-          candidate, result.measurement, static_cast<std::size_t>(result.sequence));
+    out[static_cast<std::size_t>(result.sequence) - begin] =
+        write(make_row(candidate, result.measurement, candidate_seed(context_.seed, sequence_base_ + result.sequence),
+                       result.rank, result.host),
+              candidate, result.measurement);
   }
+  return out;
 }
 
 }  // namespace hpcreward

@@ -62,13 +62,14 @@ class ScoringRun {
 
  private:
   // Scores candidates [begin, end); `logged_row[i]` is candidate i's row from before a resume.
-  void score_batch(std::vector<PreparedCandidate> &candidates, std::size_t begin, std::size_t end,
+  // Returns their rows in order, logged ones included.
+  std::vector<RewardRow> score_batch(std::vector<PreparedCandidate> &candidates, std::size_t begin, std::size_t end,
                    const std::vector<const RewardRow *> &logged_row, std::set<std::string> &seen_ids);
   void log_advances(const std::vector<std::string> &problems);
   RewardRow make_row(const PreparedCandidate &candidate, const Measurement &measurement,
                      std::uint64_t seed, int rank, const std::string &host) const;
-  void write(RewardRow row, const PreparedCandidate &candidate, const Measurement &measurement,
-             std::size_t index);
+  // Applies the archive, appends the row and counts it toward its stage; returns it as written.
+  const RewardRow &write(RewardRow row, const PreparedCandidate &candidate, const Measurement &measurement);
   std::optional<double> blas_gflops(const RewardRow &row) const;
 
   BenchTransport &transport_;
@@ -83,11 +84,15 @@ class ScoringRun {
   std::size_t total_ = 0;
   std::size_t skipped_ = 0;
   std::int64_t sequence_base_ = 0;  // serve mode: candidates of earlier batches, for seeds
-  std::vector<std::size_t> new_row_candidate_;  // serve mode: each new row's place in its batch
 };
 
 // A well-mixed per-candidate seed (splitmix64 of the run seed and the sequence number).
 std::uint64_t candidate_seed(std::uint64_t run_seed, std::int64_t sequence);
+
+// For each candidate, the logged row (from before a resume) that accounts for it, or null.
+// Each logged row accounts for one candidate with its id, in input order.
+std::vector<const RewardRow *> match_logged(const std::vector<PreparedCandidate> &candidates,
+                                            const std::vector<RewardRow> &logged);
 
 // The OpenBLAS GFLOPS a rank measured at start for a problem's precision, if known.
 std::optional<double> rank_blas_gflops(const std::map<int, RankInfo> &ranks, int rank,
