@@ -62,8 +62,8 @@ BenchResult handle_task(const nlohmann::json &body, Scorer &scorer, const PeakGf
   return result;
 }
 
-// Scores tasks from the coordinator until it says stop. The Scorer and its checks end here,
-// before the caller removes their directories.
+// Scores tasks from the coordinator until it says stop. The Scorer and its checks (which
+// remove their private directories) end here.
 void serve_tasks(const BenchOptions &options, const PeakGflops &peak, int rank, const std::string &host) {
   Scorer scorer(options);
   add_default_checks(scorer, options);
@@ -139,13 +139,8 @@ int run(int argc, char **argv) {
                : options.no_avx512      ? "AVX-512 not reported (--no-avx512)"
                                         : "no AVX-512");
 
-  serve_tasks(options, peak, rank, info.host);
-  if (!options.keep_workdir) {
-    if (own_root)
-      remove_tree(options.work_root);
-    else
-      for (const std::filesystem::path &directory : default_check_dirs(options)) remove_tree(directory);
-  }
+  serve_tasks(options, peak, rank, info.host);  // the checks remove their directories as it ends
+  if (own_root && !options.keep_workdir) remove_tree(options.work_root);
   MPI_Finalize();
   return 0;
 }

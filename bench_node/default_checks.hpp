@@ -1,6 +1,4 @@
 #pragma once
-#include <filesystem>
-#include <vector>
 // The checks every benchmark rank runs on every candidate: the static source checks before
 // compiling (the parse runs in a limited forked child: parsing hostile code is itself a
 // risk), the audit of the compiled object before the runner loads it, and technique
@@ -12,9 +10,5 @@
 namespace hpcreward {
 
 void add_default_checks(Scorer &scorer, const BenchOptions &options);
-
-// The directories add_default_checks uses inside `options.work_root` (none when it is empty).
-// A rank whose root outlives it (--work-root given) removes them when it is done.
-std::vector<std::filesystem::path> default_check_dirs(const BenchOptions &options);
 
 }  // namespace hpcreward

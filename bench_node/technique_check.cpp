@@ -98,14 +98,13 @@ StageSpec stage_of(const BenchTask &task) {
 }  // namespace
 
 TechniqueCheck::TechniqueCheck(const TechniqueCheckOptions &options) : options_(options) {
-  std::filesystem::path root = options_.work_root;
-  if (root.empty()) {
-    owned_root_ = std::make_unique<WorkDir>(std::filesystem::temp_directory_path(),
-                                            "hpcreward-techniques");
-    root = owned_root_->path();
-  } else {
-    ensure_private_directory(root);
-  }
+  std::filesystem::path parent = options_.work_root;
+  if (parent.empty())
+    parent = std::filesystem::temp_directory_path();
+  else
+    ensure_private_directory(parent);
+  owned_root_ = std::make_unique<WorkDir>(parent, "hpcreward-techniques");
+  const std::filesystem::path &root = owned_root_->path();
   if (source_checks::install_compiler_omp_header(options_.cc, root / "include"))
     include_dir_ = root / "include";
 }

@@ -27,7 +27,8 @@ namespace hpcreward {
 
 struct TechniqueCheckOptions {
   std::string cc = "gcc";  // the candidates' compiler: its omp.h is what the parser reads
-  // A private directory for that omp.h; empty: a new one in $TMPDIR, removed with the check.
+  // Where the check makes its private directory (for that omp.h), removed with the check;
+  // empty: $TMPDIR.
   std::filesystem::path work_root;
   double timeout_s = 30;                      // wall clock of one detection (both halves)
   std::uint64_t memory_bytes = 2ULL << 30;    // address space the detection may add
@@ -50,7 +51,7 @@ class TechniqueCheck : public TechniqueStep {
 
  private:
   TechniqueCheckOptions options_;
-  std::unique_ptr<WorkDir> owned_root_;  // the default work root, removed with the check
+  std::unique_ptr<WorkDir> owned_root_;  // the check's private directory, removed with it
   std::filesystem::path include_dir_;    // holds omp.h; empty when the compiler has none
 };
 

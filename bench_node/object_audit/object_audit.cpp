@@ -14,9 +14,9 @@ namespace hpcreward {
 namespace {
 
 // One per audit (two audits in one process don't share, so neither removes the other's).
-std::filesystem::path default_audit_root() {
+std::filesystem::path private_audit_root(const std::filesystem::path &parent) {
   static std::atomic<int> audits{0};
-  return std::filesystem::temp_directory_path() /
+  return (parent.empty() ? std::filesystem::temp_directory_path() : parent) /
          ("hpcreward-audit-" + std::to_string(::getpid()) + "-" + std::to_string(audits++));
 }
 
@@ -27,12 +27,9 @@ ObjectAudit::ObjectAudit(const ObjectAuditOptions &options)
 
 ObjectAudit::ObjectAudit(std::unique_ptr<Compiler> baseline_compiler,
                          std::filesystem::path work_root)
-    : owned_root_(work_root.empty() ? default_audit_root() : std::filesystem::path()),
-      baselines_(std::move(baseline_compiler), work_root.empty() ? owned_root_ : work_root) {}
+    : owned_root_(private_audit_root(work_root)), baselines_(std::move(baseline_compiler), owned_root_) {}
 
-ObjectAudit::~ObjectAudit() {
-  if (!owned_root_.empty()) remove_tree(owned_root_);
-}
+ObjectAudit::~ObjectAudit() { remove_tree(owned_root_); }
 
 Verdict ObjectAudit::check_object(const BenchTask &task, const std::filesystem::path &path) {
   auto read = read_elf_object(path);

@@ -22,9 +22,8 @@ namespace hpcreward {
 
 struct ObjectAuditOptions {
   GccOptions compiler;               // compiles the baselines: the candidates' compiler
-  // Baseline builds go here (made private, mode 0700, like the rank's work root: never a
-  // shared directory such as /tmp itself). Empty: a new directory in $TMPDIR, removed with
-  // the audit.
+  // Where the audit makes its private directory (mode 0700) for the baseline builds,
+  // removed with the audit; empty: $TMPDIR.
   std::filesystem::path work_root;
 };
 
@@ -44,7 +43,7 @@ class ObjectAudit : public CandidateCheck {
   Verdict check_object(const BenchTask &task, const std::filesystem::path &object) override;
 
  private:
-  std::filesystem::path owned_root_;  // the default work root, removed in the destructor
+  std::filesystem::path owned_root_;  // the audit's private directory, removed in the destructor
   LibrarySymbols libraries_;
   BaselineCache baselines_;
 };
