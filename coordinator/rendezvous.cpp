@@ -1,7 +1,13 @@
 #include "coordinator/rendezvous.hpp"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <openssl/rand.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -53,12 +59,42 @@ std::pair<std::string, int> parse_listen_address(const std::string &text) {
   return {host, port};
 }
 
+bool resolves(const std::string &name) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo *found = nullptr;
+  if (::getaddrinfo(name.c_str(), nullptr, &hints, &found) != 0) return false;
+  ::freeaddrinfo(found);
+  return true;
+}
+
+std::string advertised_host() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) == 0 && name[0] && resolves(name)) return name;
+  // A machine whose own name does not resolve (no /etc/hosts entry, no DNS): its first
+  // non-loopback IPv4 address still reaches it from the cluster network.
+  std::string address = "127.0.0.1";
+  ifaddrs *interfaces = nullptr;
+  if (::getifaddrs(&interfaces) != 0) return address;
+  for (const ifaddrs *entry = interfaces; entry != nullptr; entry = entry->ifa_next) {
+    if (!entry->ifa_addr || entry->ifa_addr->sa_family != AF_INET || (entry->ifa_flags & IFF_LOOPBACK) ||
+        !(entry->ifa_flags & IFF_UP))
+      continue;
+    char text[INET_ADDRSTRLEN] = {};
+    const auto *ipv4 = reinterpret_cast<const sockaddr_in *>(entry->ifa_addr);
+    if (::inet_ntop(AF_INET, &ipv4->sin_addr, text, sizeof text)) {
+      address = text;
+      break;
+    }
+  }
+  ::freeifaddrs(interfaces);
+  return address;
+}
+
 std::string endpoint_url(const std::string &listen_host, int port) {
   std::string host = listen_host;
-  if (host.empty() || host == "0.0.0.0" || host == "::") {
-    char name[256] = {};
-    host = ::gethostname(name, sizeof name - 1) == 0 && name[0] ? name : "localhost";
-  }
+  if (host.empty() || host == "0.0.0.0" || host == "::") host = advertised_host();
   if (host.find(':') != std::string::npos) host = "[" + host + "]";
   return "http://" + host + ":" + std::to_string(port);
 }

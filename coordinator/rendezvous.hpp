@@ -17,7 +17,10 @@ void write_token_file(const std::filesystem::path &path, const std::string &toke
 // "HOST:PORT" -> {host, port}; throws std::invalid_argument saying what to fix.
 std::pair<std::string, int> parse_listen_address(const std::string &text);
 
-// The URL trainers use: a wildcard listen host (0.0.0.0, ::, empty) becomes this host's name.
+// This host as others reach it: its name when the name resolves, else its first
+// non-loopback IPv4 address, else 127.0.0.1.
+std::string advertised_host();
+// The URL trainers use: a wildcard listen host (0.0.0.0, ::, empty) becomes advertised_host().
 std::string endpoint_url(const std::string &listen_host, int port);
 
 // Writes `dir`/coordinator.json {"url", "token_file", "pid"} (atomically: a reader never

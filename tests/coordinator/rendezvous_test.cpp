@@ -1,6 +1,7 @@
 #include "coordinator/rendezvous.hpp"
 
 #include <gtest/gtest.h>
+#include <netdb.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -63,9 +64,18 @@ TEST(Rendezvous, ListenAddressAndUrl) {
     EXPECT_THROW(parse_listen_address(bad), std::invalid_argument) << bad;
   EXPECT_EQ(endpoint_url("127.0.0.1", 80), "http://127.0.0.1:80");
   EXPECT_EQ(endpoint_url("::1", 80), "http://[::1]:80");
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  EXPECT_EQ(endpoint_url("0.0.0.0", 5), "http://" + std::string(name) + ":5");
+  EXPECT_EQ(endpoint_url("0.0.0.0", 5), "http://" + advertised_host() + ":5");
+}
+
+TEST(Rendezvous, AdvertisedHostResolvesEvenWithoutAHostsEntry) {
+  // Whatever the machine (a fresh one may have no /etc/hosts line for its own name), the
+  // address in coordinator.json must resolve, or every trainer's first request fails.
+  const std::string host = advertised_host();
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo *found = nullptr;
+  ASSERT_EQ(getaddrinfo(host.c_str(), nullptr, &hints, &found), 0) << host;
+  freeaddrinfo(found);
 }
 
 }  // namespace
