@@ -57,6 +57,22 @@ struct BenchResult {
   Measurement measurement;
   int rank = 0;
   std::string host;
+  std::string device;  // "cpu", or the GPU it ran on: "cuda:0 NVIDIA H100 80GB HBM3"
+};
+
+// The GPU a GPU rank times on (RankInfo::gpu); read by the rank's probe child, since the
+// rank itself never creates a CUDA context (each candidate's child gets its own).
+struct GpuInfo {
+  int ordinal = -1;  // the node's device number (the rank's node-local index)
+  std::string name;  // "NVIDIA H100 80GB HBM3"
+  std::string uuid;
+  std::string compute_capability;  // "9.0"
+  std::string arch;                // nvcc's target: "sm_90a" on Hopper, else "sm_XY"
+  std::uint64_t memory_bytes = 0;
+  std::uint64_t l2_bytes = 0;
+  int multiprocessors = 0;
+  std::string driver_version;   // "13.0" (what the driver supports)
+  std::string runtime_version;  // of the CUDA runtime the runner was built with
 };
 
 // Sent once by every benchmark rank when it starts; goes into the log's provenance.
@@ -69,6 +85,14 @@ struct RankInfo {
   double peak_gflops_f64 = 0;  // OpenBLAS dgemm on the rank's CPUs, measured at start
   double peak_gflops_f32 = 0;  // OpenBLAS sgemm likewise
   bool avx512 = false;  // the rank's CPU runs AVX-512F code (and the rank was not told otherwise)
+  std::string kind = "cpu";  // "cpu" ranks score C problems, "gpu" ranks CUDA problems
+  // Tasks the coordinator may hand the rank at once. A GPU rank compiles the next candidates
+  // on CPU cores while its GPU times one, so it takes more than one; CPU ranks take 1.
+  int slots = 1;
+  // GPU ranks: peak_gflops_f64/f32 above and this are cuBLAS D/S/HGEMM at the largest size,
+  // measured at start (the ceiling behind the peak guard).
+  double peak_gflops_f16 = 0;
+  GpuInfo gpu;  // GPU ranks only
 };
 
 }  // namespace hpcreward

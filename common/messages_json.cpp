@@ -17,10 +17,11 @@ void from_json(const json &in, Shape &shape) {
 void to_json(json &out, const Problem &problem) {
   out = json{{"id", problem.id},
              {"precision", to_string(problem.precision)},
-             {"language", "c"},
+             {"language", to_string(problem.language)},
              {"nominal", problem.nominal},
              {"check_shapes", problem.check_shapes},
-             {"tolerance", problem.tolerance}};
+             {"tolerance", problem.tolerance},
+             {"element_tolerance", problem.element_tolerance}};
 }
 
 void from_json(const json &in, Problem &problem) {
@@ -28,10 +29,13 @@ void from_json(const json &in, Problem &problem) {
   auto precision = parse_precision(in.at("precision").get<std::string>());
   if (!precision) throw std::invalid_argument("bad precision: " + in.at("precision").dump());
   problem.precision = *precision;
-  problem.language = Language::c;
+  auto language = parse_language(in.value("language", std::string("c")));
+  if (!language) throw std::invalid_argument("bad language: " + in.at("language").dump());
+  problem.language = *language;
   problem.nominal = in.at("nominal").get<Shape>();
   problem.check_shapes = in.at("check_shapes").get<std::vector<Shape>>();
   problem.tolerance = in.at("tolerance").get<double>();
+  problem.element_tolerance = in.value("element_tolerance", 0.0);
 }
 
 void to_json(json &out, const TechniqueSummary &summary) {
@@ -97,7 +101,8 @@ void from_json(const json &in, Measurement &m) {
 
 void to_json(json &out, const BenchResult &result) {
   out = json{{"sequence", result.sequence}, {"measurement", result.measurement},
-             {"rank", result.rank},         {"host", result.host}};
+             {"rank", result.rank},         {"host", result.host},
+             {"device", result.device}};
 }
 
 void from_json(const json &in, BenchResult &result) {
@@ -105,13 +110,39 @@ void from_json(const json &in, BenchResult &result) {
   result.measurement = in.at("measurement").get<Measurement>();
   result.rank = in.at("rank").get<int>();
   result.host = in.at("host").get<std::string>();
+  result.device = in.value("device", std::string());
 }
 
 void to_json(json &out, const RankInfo &info) {
   out = json{{"rank", info.rank}, {"host", info.host}, {"cores", info.cores},
              {"compiler_version", info.compiler_version}, {"blas_version", info.blas_version},
              {"peak_gflops_f64", info.peak_gflops_f64}, {"peak_gflops_f32", info.peak_gflops_f32},
-             {"avx512", info.avx512}};
+             {"avx512", info.avx512}, {"kind", info.kind}, {"slots", info.slots},
+             {"peak_gflops_f16", info.peak_gflops_f16}};
+  json gpu;
+  to_json(gpu, info.gpu);
+  out["gpu"] = std::move(gpu);
+}
+
+void to_json(json &out, const GpuInfo &gpu) {
+  out = json{{"ordinal", gpu.ordinal},       {"name", gpu.name},
+             {"uuid", gpu.uuid},             {"compute_capability", gpu.compute_capability},
+             {"arch", gpu.arch},             {"memory_bytes", gpu.memory_bytes},
+             {"l2_bytes", gpu.l2_bytes},     {"multiprocessors", gpu.multiprocessors},
+             {"driver_version", gpu.driver_version}, {"runtime_version", gpu.runtime_version}};
+}
+
+void from_json(const json &in, GpuInfo &gpu) {
+  gpu.ordinal = in.value("ordinal", -1);
+  gpu.name = in.value("name", std::string());
+  gpu.uuid = in.value("uuid", std::string());
+  gpu.compute_capability = in.value("compute_capability", std::string());
+  gpu.arch = in.value("arch", std::string());
+  gpu.memory_bytes = in.value("memory_bytes", std::uint64_t{0});
+  gpu.l2_bytes = in.value("l2_bytes", std::uint64_t{0});
+  gpu.multiprocessors = in.value("multiprocessors", 0);
+  gpu.driver_version = in.value("driver_version", std::string());
+  gpu.runtime_version = in.value("runtime_version", std::string());
 }
 
 void from_json(const json &in, RankInfo &info) {
@@ -123,6 +154,10 @@ void from_json(const json &in, RankInfo &info) {
   info.peak_gflops_f64 = in.value("peak_gflops_f64", 0.0);
   info.peak_gflops_f32 = in.value("peak_gflops_f32", 0.0);
   info.avx512 = in.value("avx512", false);
+  info.kind = in.value("kind", std::string("cpu"));
+  info.slots = in.value("slots", 1);
+  info.peak_gflops_f16 = in.value("peak_gflops_f16", 0.0);
+  if (in.contains("gpu")) info.gpu = in.at("gpu").get<GpuInfo>();
 }
 
 }  // namespace hpcreward

@@ -19,6 +19,8 @@ void to_json(nlohmann::json &out, const Measurement &measurement);
 void from_json(const nlohmann::json &in, Measurement &measurement);
 void to_json(nlohmann::json &out, const BenchResult &result);
 void from_json(const nlohmann::json &in, BenchResult &result);
+void to_json(nlohmann::json &out, const GpuInfo &gpu);
+void from_json(const nlohmann::json &in, GpuInfo &gpu);
 void to_json(nlohmann::json &out, const RankInfo &info);
 void from_json(const nlohmann::json &in, RankInfo &info);
 

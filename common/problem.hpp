@@ -1,5 +1,6 @@
 #pragma once
 // A benchmark problem: precision, language, nominal shape, odd check shapes, tolerance.
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -7,8 +8,10 @@
 
 namespace hpcreward {
 
-enum class Precision { f64, f32 };
-enum class Language { c };
+// f16 is CUDA only (hgemm: __half operands and output, fp32 accumulation expected).
+enum class Precision { f64, f32, f16 };
+// c: CPU ranks compile with gcc; cuda: GPU ranks compile with nvcc (device pointers).
+enum class Language { c, cuda };
 
 struct Shape {
   int m = 0, n = 0, k = 0;
@@ -23,13 +26,22 @@ struct Problem {
   Shape nominal;
   // Odd sizes that catch code hard-wired to the nominal shape; each is fully verified.
   std::vector<Shape> check_shapes;
-  // Bound on ||C - C_ref||_F / (||A||_F ||B||_F); a correct GEMM sits near k * epsilon.
+  // C problems: bound on ||C - C_ref||_F / (||A||_F ||B||_F); a correct GEMM sits near
+  // k * epsilon. CUDA problems: bound on ||C - C_ref||_F / ||C_ref||_F (zero-mean inputs, so
+  // this separates fp32 from fp16 accumulation and TF32 from bf16 operands).
   double tolerance = 0;
+  // CUDA problems only (0 elsewhere): every element must satisfy
+  // |C - C_ref|_ij <= element_tolerance * (|A| |B|)_ij, which a normwise bound alone misses
+  // for a few wrong elements of a large C.
+  double element_tolerance = 0;
 };
 
 std::string_view to_string(Precision precision);
 std::optional<Precision> parse_precision(std::string_view text);
-std::string element_type(Precision precision);  // "double" / "float", as the ABI spells it
+std::string element_type(Precision precision);  // "double" / "float" / "__half", as the ABI spells it
+std::size_t element_bytes(Precision precision);
+std::string_view to_string(Language language);  // "c" / "cuda"
+std::optional<Language> parse_language(std::string_view text);
 std::string to_string(const Shape &shape);        // "256x256x256" (m x n x k)
 std::optional<Shape> parse_shape(std::string_view text);
 
