@@ -30,14 +30,44 @@ find_package(nlohmann_json 3.10 REQUIRED)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 find_package(GTest REQUIRED)
 
-# CUDA is optional: found and reported, not required (GPU ranks come later).
+# CUDA (GPU ranks, issue 8): built when the toolkit is found (no GPU is needed to build or to
+# run the tests that need none); HPCREWARD_CUDA=OFF forces a CPU-only build.
 include(CheckLanguage)
 check_language(CUDA)
 find_package(CUDAToolkit QUIET)
-if(CUDAToolkit_FOUND)
-  message(STATUS "CUDA Toolkit ${CUDAToolkit_VERSION} found (GPU ranks not built yet)")
+set(HPCREWARD_CUDA_DEFAULT OFF)
+if(CUDAToolkit_FOUND AND CMAKE_CUDA_COMPILER)
+  set(HPCREWARD_CUDA_DEFAULT ON)
+endif()
+option(HPCREWARD_CUDA "Build the GPU benchmark rank (needs the CUDA Toolkit)" ${HPCREWARD_CUDA_DEFAULT})
+if(HPCREWARD_CUDA)
+  if(NOT CUDAToolkit_FOUND OR NOT CMAKE_CUDA_COMPILER)
+    message(FATAL_ERROR "HPCREWARD_CUDA=ON but no CUDA Toolkit was found: install it (nvcc in "
+                        "/usr/local/cuda/bin or on PATH) or configure with -DHPCREWARD_CUDA=OFF")
+  endif()
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    # The runner's own kernels (checks, L2 flush, canary): plain PTX + Hopper SASS; candidates
+    # are compiled separately for the rank's GPU.
+    set(CMAKE_CUDA_ARCHITECTURES 80-virtual 90)
+  endif()
+  enable_language(CUDA)
+  # nvcc and cuobjdump as the ranks will run them (candidates are compiled at run time).
+  get_filename_component(HPCREWARD_CUDA_BIN "${CMAKE_CUDA_COMPILER}" DIRECTORY)
+  # jobs/install-deps.sh puts NVIDIA's wheels of both in /usr/local/lib/hpcreward/cuda-tools
+  # where the toolkit lacks them.
+  find_program(HPCREWARD_CUOBJDUMP cuobjdump
+    HINTS ${HPCREWARD_CUDA_BIN} ${CUDAToolkit_BIN_DIR} /usr/local/lib/hpcreward/cuda-tools/bin)
+  find_program(HPCREWARD_NVDISASM nvdisasm
+    HINTS ${HPCREWARD_CUDA_BIN} ${CUDAToolkit_BIN_DIR} /usr/local/lib/hpcreward/cuda-tools/bin)
+  if(NOT HPCREWARD_CUOBJDUMP OR NOT HPCREWARD_NVDISASM)
+    message(FATAL_ERROR "cuobjdump and nvdisasm (CUDA Toolkit) not found next to ${CMAKE_CUDA_COMPILER}: "
+                        "run jobs/install-deps.sh (it installs NVIDIA's PyPI wheels of both), or "
+                        "configure with -DHPCREWARD_CUDA=OFF for a CPU-only build")
+  endif()
+  set(HPCREWARD_NVCC "${CMAKE_CUDA_COMPILER}")
+  message(STATUS "CUDA Toolkit ${CUDAToolkit_VERSION}: GPU ranks built (nvcc ${HPCREWARD_NVCC})")
 else()
-  message(STATUS "CUDA Toolkit not found: CPU-only build")
+  message(STATUS "CUDA Toolkit not found or HPCREWARD_CUDA=OFF: CPU-only build")
 endif()
 
 # The system Python carries h5py and pytest from Debian; pyenv shims on PATH may not.

@@ -11,7 +11,7 @@ packages=(
   nlohmann-json3-dev libssl-dev libcpp-httplib-dev
   libclang-14-dev libelf-dev libseccomp-dev libcapstone-dev
   libgtest-dev googletest
-  python3 python3-h5py python3-numpy python3-pytest
+  python3 python3-h5py python3-numpy python3-pytest python3-pip unzip
 )
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
@@ -21,9 +21,30 @@ for package in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages already installed"
-  exit 0
+else
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+# GPU ranks detect techniques in the SASS of each CUDA candidate (cuobjdump, which runs
+# nvdisasm). Some CUDA Toolkit installs ship nvcc without them; NVIDIA's own wheels on PyPI
+# carry both. Only when nvcc is here and they are not: the CUDA Toolkit itself is not
+# installed by this script (CPU-only builds need none of it).
+cuda_bin=$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")
+cuda_tools=/usr/local/lib/hpcreward/cuda-tools
+cuda_tools_version=13.4.92
+if [ -x "$cuda_bin/nvcc" ] && { [ ! -x "$cuda_bin/cuobjdump" ] || [ ! -x "$cuda_bin/nvdisasm" ]; } \
+   && [ ! -x "$cuda_tools/bin/cuobjdump" ]; then
+  echo "install-deps: $cuda_bin has nvcc but not cuobjdump/nvdisasm: installing NVIDIA's wheels ($cuda_tools_version) into $cuda_tools"
+  wheels=$(mktemp -d)
+  python3 -m pip download -q --no-deps --only-binary :all: -d "$wheels" \
+    "nvidia-cuda-cuobjdump==$cuda_tools_version" "nvidia-cuda-nvdisasm==$cuda_tools_version"
+  "${sudo_cmd[@]}" mkdir -p "$cuda_tools/bin"
+  for wheel in "$wheels"/*.whl; do
+    "${sudo_cmd[@]}" unzip -o -q -j "$wheel" 'nvidia/cu13/bin/*' -d "$cuda_tools/bin"
+  done
+  "${sudo_cmd[@]}" chmod 755 "$cuda_tools/bin/cuobjdump" "$cuda_tools/bin/nvdisasm"
+  rm -rf "$wheels"
+fi
