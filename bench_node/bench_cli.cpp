@@ -53,6 +53,30 @@ po::options_description bench_options(BenchOptions &o) {
        "treat this rank as lacking AVX-512 (run the ladder as on a host without it)")
       ("keep-workdir", po::bool_switch(&o.keep_workdir),
        "keep every candidate's directory (source, object) for debugging");
+  po::options_description gpu("GPU rank (CUDA problems; bench_node/gpu/README.md)");
+  GpuRankOptions &g = o.gpu;
+  gpu.add_options()
+      ("gpu", po::bool_switch(&g.enabled), "be a GPU rank: score CUDA problems on one GPU")
+      ("gpu-device", po::value(&g.device)->default_value(g.device),
+       "auto: this rank's index among the GPU ranks of its node, counted within "
+       "CUDA_VISIBLE_DEVICES when set; or a device number")
+      ("nvcc", po::value(&g.nvcc), "the CUDA compiler (default: the one this build found)")
+      ("cuobjdump", po::value(&g.cuobjdump), "cuobjdump, for SASS technique detection (default: the one this build found)")
+      ("gpu-runner", po::value(&g.runner), "the hpcreward-gpu-runner executable (default: next to this executable)")
+      ("gpu-arch", po::value(&g.arch), "nvcc target such as sm_90a (default: the probed GPU's)")
+      ("gpu-compile-timeout", po::value(&g.compile_timeout_s)->default_value(g.compile_timeout_s, number_text(g.compile_timeout_s)),
+       "seconds of wall clock for nvcc")
+      ("gpu-run-timeout", po::value(&g.run_timeout_s)->default_value(g.run_timeout_s, number_text(g.run_timeout_s)),
+       "seconds of wall clock for verifying and timing one CUDA candidate (timeout)")
+      ("gpu-ring-mb", po::value(&g.ring_mb)->default_value(g.ring_mb),
+       "device memory for the timing ring's buffer sets, MiB (2 to 8 sets)")
+      ("compile-workers", po::value(&g.compile_workers)->default_value(g.compile_workers),
+       "threads compiling and checking the next candidates while the GPU times one")
+      ("gpu-slots", po::value(&g.slots)->default_value(g.slots),
+       "tasks the coordinator may hand this rank at once (at least 1)")
+      ("ceiling-size", po::value(&g.ceiling_size)->default_value(g.ceiling_size),
+       "cuBLAS at this size^3 sets the GPU's ceilings for the peak guard");
+  options.add(gpu);
   return options;
 }
 
@@ -74,6 +98,11 @@ BenchCommandLine parse_bench_command_line(int argc, const char *const *argv) {
   require(placement == "auto" || placement == "none", "--placement must be auto or none");
   o.placement = placement == "auto";
   require(!o.cc.empty(), "--cc must name a compiler");
+  require(o.gpu.compile_workers >= 1, "--compile-workers must be at least 1");
+  require(o.gpu.slots >= 1, "--gpu-slots must be at least 1");
+  require(o.gpu.device == "auto" || (!o.gpu.device.empty() &&
+                                     o.gpu.device.find_first_not_of("0123456789") == std::string::npos),
+          "--gpu-device must be auto or a device number, not '" + o.gpu.device + "'");
   require(o.compile_timeout_s > 0, "--compile-timeout must be positive");
   require(o.run_timeout_s > 0, "--run-timeout must be positive");
   require(o.peak_margin == 0 || o.peak_margin >= 1, "--peak-margin must be 0 (off) or at least 1");
@@ -98,11 +127,11 @@ std::string bench_usage() {
   return text.str();
 }
 
-std::filesystem::path runner_next_to_executable() {
+std::filesystem::path runner_next_to_executable(const std::string &name) {
   std::error_code error;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (error) return "hpcreward-runner";
-  return self.parent_path() / "hpcreward-runner";
+  if (error) return name;
+  return self.parent_path() / name;
 }
 
 }  // namespace hpcreward

@@ -16,7 +16,7 @@ struct BenchCommandLine {
 BenchCommandLine parse_bench_command_line(int argc, const char *const *argv);
 std::string bench_usage();
 
-// <directory of /proc/self/exe>/hpcreward-runner
-std::filesystem::path runner_next_to_executable();
+// <directory of /proc/self/exe>/<name> (hpcreward-runner, or hpcreward-gpu-runner)
+std::filesystem::path runner_next_to_executable(const std::string &name = "hpcreward-runner");
 
 }  // namespace hpcreward

@@ -8,6 +8,23 @@
 
 namespace hpcreward {
 
+// A GPU rank (hpcreward-bench --gpu, issue 8): scores CUDA problems on one GPU.
+struct GpuRankOptions {
+  bool enabled = false;
+  std::string device = "auto";  // "auto": the rank's index among the GPU ranks of its node; or N
+  std::string nvcc;             // default: the nvcc this build found (HPCREWARD_NVCC)
+  std::string cuobjdump;        // default: the cuobjdump this build found
+  std::string runner;           // hpcreward-gpu-runner; default: next to this executable
+  std::string arch;             // nvcc target; default: from the probe (sm_90a on Hopper)
+  double compile_timeout_s = 120;
+  std::uint64_t compile_memory_limit_mb = 8192;
+  double run_timeout_s = 180;       // wall clock for one candidate's verification and timing
+  std::uint64_t ring_mb = 8192;     // device memory for the timing ring's buffer sets
+  int compile_workers = 2;          // threads preparing the next candidates while the GPU times
+  int slots = 3;                    // tasks the coordinator may hand this rank at once
+  int ceiling_size = 8192;          // cuBLAS at this size^3 sets the ceilings (the largest problem)
+};
+
 struct BenchOptions {
   std::string cc = "gcc";             // C compiler (a name on PATH or a path)
   std::filesystem::path work_root;    // per-candidate directories go in here; empty: default_work_root(0)
@@ -29,6 +46,7 @@ struct BenchOptions {
   // has it, so the coordinator runs the ladder as on a host without it. Candidates the rank
   // is sent are still compiled and run as usual.
   bool no_avx512 = false;
+  GpuRankOptions gpu;  // used when gpu.enabled (--gpu)
 };
 
 }  // namespace hpcreward

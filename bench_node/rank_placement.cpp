@@ -48,12 +48,16 @@ std::vector<Mask> gather_masks(MPI_Comm node, const Mask &mine) {
 
 }  // namespace
 
-Placement place_bench_rank(bool apply) {
+Placement place_bench_rank(bool apply, bool gpu_rank) {
   Placement placement;
   placement.cpus = affinity_cpus();
   MPI_Comm node = node_bench_comm();
   MPI_Comm_rank(node, &placement.local_index);
   MPI_Comm_size(node, &placement.local_count);
+  std::vector<int> kinds(static_cast<std::size_t>(placement.local_count));
+  int mine_kind = gpu_rank ? 1 : 0;
+  MPI_Allgather(&mine_kind, 1, MPI_INT, kinds.data(), 1, MPI_INT, node);
+  placement.kind_index = static_cast<int>(std::count(kinds.begin(), kinds.begin() + placement.local_index, mine_kind));
 
   std::vector<Mask> masks = gather_masks(node, to_mask(placement.cpus));
   const bool shared = placement.local_count > 1 &&

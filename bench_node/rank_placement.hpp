@@ -12,10 +12,13 @@ struct Placement {
   int local_index = 0;    // among the benchmark ranks of this node
   int local_count = 1;
   bool exclusive = true;  // no other benchmark rank of the node shares any of `cpus`
+  int kind_index = 0;     // among the benchmark ranks of this node of the same kind (CPU or GPU):
+                          // a GPU rank's device when --gpu-device is auto
 };
 
 // Collective over the benchmark ranks (every world rank but 0); rank 0 takes no part.
 // Every benchmark rank must call it; with `apply` false it only reports.
-Placement place_bench_rank(bool apply);
+// `gpu_rank`: this rank is a GPU rank (it counts towards kind_index of GPU ranks only).
+Placement place_bench_rank(bool apply, bool gpu_rank = false);
 
 }  // namespace hpcreward

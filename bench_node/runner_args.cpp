@@ -18,7 +18,7 @@ po::options_description runner_options() {
   options.add_options()
       ("help", "this text")
       ("object", po::value<std::string>()->required(), "candidate shared object (.so)")
-      ("precision", po::value<std::string>()->required(), "f64 or f32")
+      ("precision", po::value<std::string>()->required(), "f64, f32 or f16 (GPU)")
       ("nominal", po::value<std::string>()->required(), "nominal shape MxNxK (timed)")
       ("check", po::value<std::vector<std::string>>()->composing(), "check shape MxNxK (repeatable)")
       ("tolerance", po::value<double>()->required(), "bound on ||C-Cref||_F/(||A||_F ||B||_F)")
@@ -29,7 +29,10 @@ po::options_description runner_options() {
       ("target-rse", po::value<double>()->required(), "relative standard error to stop at")
       ("time-cap-s", po::value<double>()->required(), "timing loop time cap")
       ("result-fd", po::value<int>()->default_value(3), "pipe the result JSON is written to")
-      ("token-fd", po::value<int>()->default_value(4), "pipe the result token is read from");
+      ("token-fd", po::value<int>()->default_value(4), "pipe the result token is read from")
+      ("element-tolerance", po::value<double>()->default_value(0), "GPU: bound on |C-Cref|_ij/(|A||B|)_ij")
+      ("ring-bytes", po::value<std::uint64_t>()->default_value(0), "GPU: device memory for the timing ring")
+      ("l2-bytes", po::value<std::uint64_t>()->default_value(0), "GPU: the device's L2 size");
   return options;
 }
 
@@ -56,6 +59,12 @@ std::vector<std::string> to_arguments(const RunnerArgs &args) {
       "--result-fd", std::to_string(args.result_fd),
       "--token-fd", std::to_string(args.token_fd),
   };
+  if (args.element_tolerance > 0) {
+    out.push_back("--element-tolerance");
+    out.push_back(number_text(args.element_tolerance, 17));
+  }
+  if (args.ring_bytes > 0) out.insert(out.end(), {"--ring-bytes", std::to_string(args.ring_bytes)});
+  if (args.l2_bytes > 0) out.insert(out.end(), {"--l2-bytes", std::to_string(args.l2_bytes)});
   for (const Shape &shape : args.check_shapes) {
     out.push_back("--check");
     out.push_back(to_string(shape));
@@ -85,6 +94,9 @@ RunnerArgs parse_runner_args(int argc, const char *const *argv) {
   args.timing.time_cap_s = values["time-cap-s"].as<double>();
   args.result_fd = values["result-fd"].as<int>();
   args.token_fd = values["token-fd"].as<int>();
+  args.element_tolerance = values["element-tolerance"].as<double>();
+  args.ring_bytes = values["ring-bytes"].as<std::uint64_t>();
+  args.l2_bytes = values["l2-bytes"].as<std::uint64_t>();
   return args;
 }
 

@@ -20,6 +20,10 @@ struct RunnerArgs {
   TimingOptions timing;
   int result_fd = 3;  // the runner writes its one result object here
   int token_fd = 4;   // and reads the rank's token from here first
+  // The GPU runner only (hpcreward-gpu-runner reads the same command line); 0: unused.
+  double element_tolerance = 0;   // Problem::element_tolerance
+  std::uint64_t ring_bytes = 0;   // device memory for the timing ring
+  std::uint64_t l2_bytes = 0;     // the device's L2 size (the flush writes twice this)
 };
 
 // Arguments after the program name.

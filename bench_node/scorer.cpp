@@ -44,57 +44,86 @@ void Scorer::set_technique_step(std::unique_ptr<TechniqueStep> step) {
   technique_step_ = std::move(step);
 }
 
-Measurement Scorer::score(const BenchTask &task) {
-  try {
-    return score_unguarded(task);
-  } catch (const std::bad_alloc &) {
-    return failed_measurement({Status::runtime_error, "internal error while scoring: out of memory"});
-  } catch (const std::exception &error) {
-    return failed_measurement({Status::runtime_error, std::string("internal error while scoring: ") + error.what()});
-  } catch (...) {
-    return failed_measurement({Status::runtime_error, "internal error while scoring"});
-  }
+namespace {
+
+Measurement internal_error(const char *what) {
+  return failed_measurement({Status::runtime_error, std::string("internal error while scoring") + what});
 }
 
-Measurement Scorer::score_unguarded(const BenchTask &task) {
+}  // namespace
+
+Measurement Scorer::score(const BenchTask &task) {
+  PreparedTask prepared = prepare(task);
+  return run(prepared);
+}
+
+PreparedTask Scorer::prepare(const BenchTask &task) {
+  PreparedTask prepared;
+  prepared.task = task;
+  try {
+    prepare_unguarded(prepared);
+  } catch (const std::bad_alloc &) {
+    prepared.refused = internal_error(": out of memory");
+  } catch (const std::exception &error) {
+    prepared.refused = internal_error((std::string(": ") + error.what()).c_str());
+  } catch (...) {
+    prepared.refused = internal_error("");
+  }
+  if (prepared.refused) prepared.directory.reset();
+  return prepared;
+}
+
+void Scorer::prepare_unguarded(PreparedTask &prepared) {
+  const BenchTask &task = prepared.task;
   // compile_s covers the whole build phase: static checks, compiler, object audit,
   // technique detection.
   const double build_start = monotonic_seconds();
-  auto refused = [&](const Verdict &verdict) {
+  auto refuse = [&](const Verdict &verdict) {
     Measurement measurement = failed_measurement(verdict);
     measurement.compile_s = monotonic_seconds() - build_start;
-    return measurement;
+    prepared.refused = std::move(measurement);
   };
   for (const auto &check : checks_)
-    if (Verdict verdict = check->check_source(task); !verdict.ok()) return refused(verdict);
+    if (Verdict verdict = check->check_source(task); !verdict.ok()) return refuse(verdict);
 
-  WorkDir directory(options_.work_root, "cand-" + std::to_string(task.sequence));
-  if (options_.keep_workdir) directory.keep();
+  prepared.directory = std::make_unique<WorkDir>(options_.work_root, "cand-" + std::to_string(task.sequence));
+  if (options_.keep_workdir) prepared.directory->keep();
 
   const CompileOutcome compiled =
-      compiler_->compile({task.source, task.compiler_flags, directory.path()});
+      compiler_->compile({task.source, task.compiler_flags, prepared.directory->path()});
   if (!compiled.verdict.ok()) {
     if (technique_step_)
-      if (std::optional<Verdict> verdict = technique_step_->explain_compile_failure(task)) return refused(*verdict);
-    return refused(compiled.verdict);
+      if (std::optional<Verdict> verdict = technique_step_->explain_compile_failure(task)) return refuse(*verdict);
+    return refuse(compiled.verdict);
   }
   for (const auto &check : checks_)
-    if (Verdict verdict = check->check_object(task, compiled.object); !verdict.ok())
-      return refused(verdict);
-  TechniqueAssessment techniques;
+    if (Verdict verdict = check->check_object(task, compiled.object); !verdict.ok()) return refuse(verdict);
   if (technique_step_) {
-    techniques = technique_step_->assess(task, compiled.object);
+    TechniqueAssessment techniques = technique_step_->assess(task, compiled.object);
+    prepared.techniques = std::move(techniques.summary);
     if (!techniques.verdict.ok()) {
-      Measurement measurement = refused(techniques.verdict);
-      measurement.techniques = std::move(techniques.summary);
-      return measurement;
+      refuse(techniques.verdict);
+      prepared.refused->techniques = prepared.techniques;
+      return;
     }
   }
+  prepared.object = compiled.object;
+  prepared.compile_s = monotonic_seconds() - build_start;
+}
 
-  const double compile_s = monotonic_seconds() - build_start;
-  Measurement measurement = runner_->run({compiled.object, directory.path(), &task});
-  measurement.compile_s = compile_s;
-  measurement.techniques = std::move(techniques.summary);
+Measurement Scorer::run(PreparedTask &prepared) {
+  if (prepared.refused) return *prepared.refused;
+  Measurement measurement;
+  try {
+    measurement = runner_->run({prepared.object, prepared.directory->path(), &prepared.task});
+  } catch (const std::bad_alloc &) {
+    measurement = internal_error(": out of memory");
+  } catch (const std::exception &error) {
+    measurement = internal_error((std::string(": ") + error.what()).c_str());
+  }
+  measurement.compile_s = prepared.compile_s;
+  measurement.techniques = prepared.techniques;
+  prepared.directory.reset();  // the candidate's directory goes as soon as it has run
   return measurement;
 }
 

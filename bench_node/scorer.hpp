@@ -5,15 +5,29 @@
 // as an exception. The technique step's summary goes into the Measurement of every
 // candidate that reached it: refused by the stage's rules, or run (whatever the run's status).
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "bench_node/bench_options.hpp"
 #include "bench_node/candidate_check.hpp"
 #include "bench_node/candidate_runner.hpp"
 #include "bench_node/compiler.hpp"
+#include "bench_node/work_dir.hpp"
 #include "common/messages.hpp"
 
 namespace hpcreward {
+
+// A task after everything that needs no run: refused (the Measurement is final), or compiled,
+// checked and assessed, its object in its private directory, ready for the runner. GPU ranks
+// prepare the next candidates on worker threads while the GPU times another.
+struct PreparedTask {
+  BenchTask task;
+  std::optional<Measurement> refused;
+  std::unique_ptr<WorkDir> directory;
+  std::filesystem::path object;
+  TechniqueSummary techniques;
+  double compile_s = 0;
+};
 
 class Scorer {
  public:
@@ -26,10 +40,15 @@ class Scorer {
   // Without one (the default), Measurement::techniques stays undetected and the task's
   // allowed and required techniques are not checked.
   void set_technique_step(std::unique_ptr<TechniqueStep> step);
-  Measurement score(const BenchTask &task);  // never throws
+  Measurement score(const BenchTask &task);  // never throws: prepare, then run
+  // Checks, compile, object checks, technique step. Never throws; safe to call from several
+  // threads at once when the compiler and checks are (every default one is).
+  PreparedTask prepare(const BenchTask &task);
+  // The runner on a prepared task (or its refusal as it stands). Never throws.
+  Measurement run(PreparedTask &prepared);
 
  private:
-  Measurement score_unguarded(const BenchTask &task);
+  void prepare_unguarded(PreparedTask &prepared);
   BenchOptions options_;
   std::unique_ptr<Compiler> compiler_;
   std::unique_ptr<CandidateRunner> runner_;

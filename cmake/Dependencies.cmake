@@ -51,6 +51,15 @@ if(HPCREWARD_CUDA)
     set(CMAKE_CUDA_ARCHITECTURES 80-virtual 90)
   endif()
   enable_language(CUDA)
+  # CMake 3.25 does not know nvcc 12+'s C++20 flag; the runner's .cu files include the
+  # project's C++20 headers.
+  set(CMAKE_CUDA_STANDARD 20)
+  set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+  if(NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+    set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+    set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+    list(APPEND CMAKE_CUDA_COMPILE_FEATURES cuda_std_20)
+  endif()
   # nvcc and cuobjdump as the ranks will run them (candidates are compiled at run time).
   get_filename_component(HPCREWARD_CUDA_BIN "${CMAKE_CUDA_COMPILER}" DIRECTORY)
   # jobs/install-deps.sh puts NVIDIA's wheels of both in /usr/local/lib/hpcreward/cuda-tools

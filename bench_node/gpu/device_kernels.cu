@@ -1,0 +1,315 @@
+#include "bench_node/gpu/device_kernels.hpp"
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+
+#include "bench_node/gpu/cuda_call.hpp"
+
+namespace hpcreward::gpu {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+int blocks_for(std::size_t count) {
+  const std::size_t blocks = (count + kThreads - 1) / kThreads;
+  return static_cast<int>(blocks < 65535 * 16 ? (blocks == 0 ? 1 : blocks) : 65535 * 16);
+}
+
+__device__ __host__ inline std::uint64_t mix(std::uint64_t x) {  // splitmix64's finalizer
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+
+__device__ inline double unit(std::uint64_t bits) {  // [-1, 1)
+  return static_cast<double>(bits >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+template <typename T> __device__ inline T from_double(double v);
+template <> __device__ inline double from_double<double>(double v) { return v; }
+template <> __device__ inline float from_double<float>(double v) { return static_cast<float>(v); }
+template <> __device__ inline __half from_double<__half>(double v) { return __double2half(v); }
+
+template <typename T> __device__ inline double to_double(T v);
+template <> __device__ inline double to_double<double>(double v) { return v; }
+template <> __device__ inline double to_double<float>(float v) { return v; }
+template <> __device__ inline double to_double<__half>(__half v) { return __half2float(v); }
+
+template <typename T>
+__global__ void fill_operand_kernel(T *data, int rows, int cols, std::uint64_t seed,
+                                    std::uint64_t salt, int range, bool scale_rows) {
+  const std::size_t count = static_cast<std::size_t>(rows) * cols;
+  const std::uint64_t key = mix(seed ^ mix(salt + 0x9e3779b97f4a7c15ULL));
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    double value = unit(mix(key + i));
+    if (range > 0) {
+      const std::size_t line = scale_rows ? i / cols : i % cols;
+      const int exponent = static_cast<int>(mix(key ^ (0x5bd1e995ULL + line)) % (2 * range + 1)) - range;
+      value = ldexp(value, exponent);
+    }
+    data[i] = from_double<T>(value);
+  }
+}
+
+template <typename T>
+__global__ void fill_nan_kernel(T *data, std::size_t count) {
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    data[i] = from_double<T>(nan(""));
+}
+
+__global__ void fill_guard_kernel(unsigned char *data, std::size_t bytes, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < bytes;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    data[i] = static_cast<unsigned char>(mix(seed + i));
+}
+
+__global__ void count_guard_kernel(const unsigned char *data, std::size_t bytes, std::uint64_t seed,
+                                   unsigned long long *mismatches) {
+  unsigned long long local = 0;
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < bytes;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    local += data[i] != static_cast<unsigned char>(mix(seed + i));
+  if (local) atomicAdd(mismatches, local);
+}
+
+__global__ void checksum_kernel(const unsigned char *data, std::size_t bytes, unsigned long long *sum) {
+  unsigned long long local = 0;
+  const std::size_t words = bytes / 8;
+  const auto *word = reinterpret_cast<const unsigned long long *>(data);
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < words;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    local += mix(word[i] ^ mix(i + 1));
+  if (blockIdx.x == 0 && threadIdx.x == 0)
+    for (std::size_t i = words * 8; i < bytes; ++i) local += mix(data[i] ^ mix(i + 77));
+  atomicAdd(sum, local);
+}
+
+template <typename T>
+__global__ void widen_kernel(const T *in, double *out, std::size_t count, bool absolute) {
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const double v = to_double<T>(in[i]);
+    out[i] = absolute ? fabs(v) : v;
+  }
+}
+
+__device__ void atomic_max_double(double *address, double value) {
+  // Non-negative doubles order as their bit patterns do.
+  atomicMax(reinterpret_cast<unsigned long long *>(address), __double_as_longlong(value));
+}
+
+template <typename T>
+__global__ void compare_kernel(const T *c, const double *reference, const double *bound,
+                               std::size_t count, double tolerance, DeviceTally *tally) {
+  double error_sq = 0, ref_sq = 0, worst = 0;
+  unsigned long long nonfinite = 0, violations = 0, first = ~0ULL;
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const double value = to_double<T>(c[i]);
+    if (!isfinite(value)) {
+      ++nonfinite;
+      first = min(first, static_cast<unsigned long long>(i));
+      continue;
+    }
+    const double error = fabs(value - reference[i]);
+    error_sq += error * error;
+    ref_sq += reference[i] * reference[i];
+    // A zero bound (an all-zero row of A) allows no error but the smallest.
+    const double allowed = tolerance * bound[i] + 1e-300;
+    if (error > allowed) {
+      ++violations;
+      first = min(first, static_cast<unsigned long long>(i));
+    }
+    if (bound[i] > 0) worst = fmax(worst, error / bound[i]);
+  }
+  if (nonfinite) atomicAdd(&tally->nonfinite, nonfinite);
+  if (violations) atomicAdd(&tally->violations, violations);
+  if (first != ~0ULL) atomicMin(&tally->first_violation, first);
+  atomicAdd(&tally->error_sq, error_sq);
+  atomicAdd(&tally->ref_sq, ref_sq);
+  if (worst > 0) atomic_max_double(&tally->worst_ratio, worst);
+}
+
+// One warp per row.
+template <typename T>
+__global__ void gemv_kernel(const T *matrix, int rows, int cols, const double *x,
+                            const double *x_abs, double *y, double *y_abs) {
+  const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const int lane = threadIdx.x % 32;
+  const int warps = gridDim.x * blockDim.x / 32;
+  for (int row = warp; row < rows; row += warps) {
+    const T *line = matrix + static_cast<std::size_t>(row) * cols;
+    double sum = 0, sum_abs = 0;
+    for (int j = lane; j < cols; j += 32) {
+      const double v = to_double<T>(line[j]);
+      sum += v * x[j];
+      sum_abs += fabs(v) * x_abs[j];
+    }
+    for (int offset = 16; offset > 0; offset /= 2) {
+      sum += __shfl_down_sync(0xffffffffu, sum, offset);
+      sum_abs += __shfl_down_sync(0xffffffffu, sum_abs, offset);
+    }
+    if (lane == 0) {
+      y[row] = sum;
+      y_abs[row] = sum_abs;
+    }
+  }
+}
+
+__global__ void fill_vector_kernel(double *x, double *x_abs, int count, std::uint64_t seed) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
+    double v = unit(mix(seed + static_cast<std::uint64_t>(i)));
+    if (fabs(v) < 0.25) v = v < 0 ? v - 0.25 : v + 0.25;  // every column counts in C x
+    x[i] = v;
+    x_abs[i] = fabs(v);
+  }
+}
+
+__global__ void compare_residual_kernel(const double *z, const double *z_abs, const double *w,
+                                        int count, double tolerance, DeviceTally *tally) {
+  double error_sq = 0, ref_sq = 0, worst = 0;
+  unsigned long long nonfinite = 0, violations = 0, first = ~0ULL;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
+    if (!isfinite(w[i])) {
+      ++nonfinite;
+      first = min(first, static_cast<unsigned long long>(i));
+      continue;
+    }
+    const double error = fabs(z[i] - w[i]);
+    error_sq += error * error;
+    ref_sq += z[i] * z[i];
+    if (error > tolerance * z_abs[i] + 1e-300) {
+      ++violations;
+      first = min(first, static_cast<unsigned long long>(i));
+    }
+    if (z_abs[i] > 0) worst = fmax(worst, error / z_abs[i]);
+  }
+  if (nonfinite) atomicAdd(&tally->nonfinite, nonfinite);
+  if (violations) atomicAdd(&tally->violations, violations);
+  if (first != ~0ULL) atomicMin(&tally->first_violation, first);
+  atomicAdd(&tally->error_sq, error_sq);
+  atomicAdd(&tally->ref_sq, ref_sq);
+  if (worst > 0) atomic_max_double(&tally->worst_ratio, worst);
+}
+
+__global__ void canary_kernel(const float *a, const float *b, float *out, int count) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count) out[i] = a[i] * b[i] + static_cast<float>(i);
+}
+
+template <template <typename> class Launch, typename... Args>
+void by_precision(Precision precision, Args &&...args) {
+  switch (precision) {
+    case Precision::f64: Launch<double>::run(args...); break;
+    case Precision::f32: Launch<float>::run(args...); break;
+    case Precision::f16: Launch<__half>::run(args...); break;
+  }
+}
+
+template <typename T> struct FillOperand {
+  static void run(void *data, int rows, int cols, std::uint64_t seed, std::uint64_t salt,
+                  int range, bool scale_rows) {
+    fill_operand_kernel<T><<<blocks_for(static_cast<std::size_t>(rows) * cols), kThreads>>>(
+        static_cast<T *>(data), rows, cols, seed, salt, range, scale_rows);
+  }
+};
+template <typename T> struct FillNan {
+  static void run(void *data, std::size_t count) {
+    fill_nan_kernel<T><<<blocks_for(count), kThreads>>>(static_cast<T *>(data), count);
+  }
+};
+template <typename T> struct Widen {
+  static void run(const void *in, double *out, std::size_t count, bool absolute) {
+    widen_kernel<T><<<blocks_for(count), kThreads>>>(static_cast<const T *>(in), out, count, absolute);
+  }
+};
+template <typename T> struct Compare {
+  static void run(const void *c, const double *reference, const double *bound, std::size_t count,
+                  double tolerance, DeviceTally *tally) {
+    compare_kernel<T><<<blocks_for(count), kThreads>>>(static_cast<const T *>(c), reference, bound,
+                                                       count, tolerance, tally);
+  }
+};
+template <typename T> struct Gemv {
+  static void run(const void *matrix, int rows, int cols, const double *x, const double *x_abs,
+                  double *y, double *y_abs) {
+    gemv_kernel<T><<<blocks_for(static_cast<std::size_t>(rows) * 32), kThreads>>>(
+        static_cast<const T *>(matrix), rows, cols, x, x_abs, y, y_abs);
+  }
+};
+
+}  // namespace
+
+void fill_operand(Precision precision, void *data, int rows, int cols, std::uint64_t seed,
+                  std::uint64_t salt, int exponent_range, bool scale_rows) {
+  by_precision<FillOperand>(precision, data, rows, cols, seed, salt, exponent_range, scale_rows);
+  cuda_check_launch("fill_operand");
+}
+
+void fill_nan(Precision precision, void *data, std::size_t count) {
+  by_precision<FillNan>(precision, data, count);
+  cuda_check_launch("fill_nan");
+}
+
+void fill_guard(void *data, std::size_t bytes, std::uint64_t seed) {
+  fill_guard_kernel<<<blocks_for(bytes), kThreads>>>(static_cast<unsigned char *>(data), bytes, seed);
+  cuda_check_launch("fill_guard");
+}
+
+void count_guard_mismatches(const void *data, std::size_t bytes, std::uint64_t seed,
+                            unsigned long long *mismatches) {
+  count_guard_kernel<<<blocks_for(bytes), kThreads>>>(static_cast<const unsigned char *>(data), bytes,
+                                                      seed, mismatches);
+  cuda_check_launch("count_guard_mismatches");
+}
+
+void checksum(const void *data, std::size_t bytes, unsigned long long *sum) {
+  cuda_call(cudaMemsetAsync(sum, 0, sizeof *sum), "checksum reset");
+  checksum_kernel<<<blocks_for(bytes / 8 + 1), kThreads>>>(static_cast<const unsigned char *>(data),
+                                                           bytes, sum);
+  cuda_check_launch("checksum");
+}
+
+void widen(Precision precision, const void *in, double *out, std::size_t count, bool absolute) {
+  by_precision<Widen>(precision, in, out, count, absolute);
+  cuda_check_launch("widen");
+}
+
+void compare_output(Precision precision, const void *c, const double *reference, const double *bound,
+                    std::size_t count, double element_tolerance, DeviceTally *tally) {
+  by_precision<Compare>(precision, c, reference, bound, count, element_tolerance, tally);
+  cuda_check_launch("compare_output");
+}
+
+void gemv(Precision precision, const void *matrix, int rows, int cols, const double *x,
+          const double *x_abs, double *y, double *y_abs) {
+  by_precision<Gemv>(precision, matrix, rows, cols, x, x_abs, y, y_abs);
+  cuda_check_launch("gemv");
+}
+
+void fill_vector(double *x, double *x_abs, int count, std::uint64_t seed) {
+  fill_vector_kernel<<<blocks_for(static_cast<std::size_t>(count)), kThreads>>>(x, x_abs, count, seed);
+  cuda_check_launch("fill_vector");
+}
+
+void compare_residual(const double *z, const double *z_abs, const double *w, int count,
+                      double tolerance, DeviceTally *tally) {
+  compare_residual_kernel<<<blocks_for(static_cast<std::size_t>(count)), kThreads>>>(z, z_abs, w, count,
+                                                                                    tolerance, tally);
+  cuda_check_launch("compare_residual");
+}
+
+void canary(const float *a, const float *b, float *out, int count) {
+  canary_kernel<<<blocks_for(static_cast<std::size_t>(count)), kThreads>>>(a, b, out, count);
+  cuda_check_launch("canary");
+}
+
+}  // namespace hpcreward::gpu

@@ -1,0 +1,55 @@
+#pragma once
+// The runner's own device kernels: input values, NaN poison, guard patterns, checksums, the
+// comparison with the reference, the randomized residual (Freivalds) check, the canary. All
+// launch on the legacy default stream (the harness synchronizes the device around every
+// candidate call, so candidates' side streams are ordered too).
+#include <cstddef>
+#include <cstdint>
+
+#include "common/problem.hpp"
+
+namespace hpcreward::gpu {
+
+// Counters the device-side checks add to; one allocation reused by every check.
+struct DeviceTally {
+  unsigned long long nonfinite = 0;     // NaN or inf in the output
+  unsigned long long violations = 0;    // elements beyond the element tolerance
+  unsigned long long first_violation = ~0ULL;  // smallest violating index
+  double error_sq = 0;   // sum (C - Cref)^2
+  double ref_sq = 0;     // sum Cref^2
+  double worst_ratio = 0;  // max |C - Cref| / (|A||B|)
+};
+
+// Values for a rows x cols row-major operand: uniform in [-1, 1) from (seed, salt, index),
+// each scaled by 2^e with e drawn per row (scale_rows) or per column in [-exponent_range,
+// exponent_range]. A wide range makes an fp16 shortcut overflow or underflow where fp32 and
+// TF32 keep every value.
+void fill_operand(Precision precision, void *data, int rows, int cols, std::uint64_t seed,
+                  std::uint64_t salt, int exponent_range, bool scale_rows);
+void fill_nan(Precision precision, void *data, std::size_t count);
+void fill_guard(void *data, std::size_t bytes, std::uint64_t seed);
+// Bytes that differ from fill_guard's pattern, added to *mismatches (device memory).
+void count_guard_mismatches(const void *data, std::size_t bytes, std::uint64_t seed,
+                            unsigned long long *mismatches);
+// An order-independent 64-bit checksum of `bytes` bytes, written to *sum (device memory).
+void checksum(const void *data, std::size_t bytes, unsigned long long *sum);
+// out[i] = (double)in[i], or |in[i]| with `absolute`.
+void widen(Precision precision, const void *in, double *out, std::size_t count, bool absolute);
+// Compares C (the candidate's, precision) with Cref and bound = |A||B| (fp64), element by
+// element, into *tally.
+void compare_output(Precision precision, const void *c, const double *reference,
+                    const double *bound, std::size_t count, double element_tolerance,
+                    DeviceTally *tally);
+// y = M x and y_abs = |M| x_abs for a rows x cols row-major M of `precision`.
+void gemv(Precision precision, const void *matrix, int rows, int cols, const double *x,
+          const double *x_abs, double *y, double *y_abs);
+// Random x in [-1, 1) and |x|.
+void fill_vector(double *x, double *x_abs, int count, std::uint64_t seed);
+// Freivalds: z = A (B x), w = C x; counts i with |z_i - w_i| > tolerance * za_i (plus the
+// NaNs in w) into tally->violations / nonfinite, and the normwise sums.
+void compare_residual(const double *z, const double *z_abs, const double *w, int count,
+                      double tolerance, DeviceTally *tally);
+// out[i] = a[i] * b[i] + i for the canary.
+void canary(const float *a, const float *b, float *out, int count);
+
+}  // namespace hpcreward::gpu

@@ -1,0 +1,51 @@
+#include "bench_node/gpu/device_memory.hpp"
+
+#include <cuda_runtime.h>
+
+#include <utility>
+
+#include "bench_node/gpu/cuda_call.hpp"
+#include "bench_node/gpu/device_kernels.hpp"
+
+namespace hpcreward::gpu {
+
+namespace {
+std::size_t round_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+}  // namespace
+
+DeviceMemory::DeviceMemory(std::size_t bytes) : bytes_(bytes) {
+  cuda_call(cudaMalloc(&pointer_, bytes == 0 ? 1 : bytes), "cudaMalloc");
+}
+
+DeviceMemory::~DeviceMemory() {
+  if (pointer_ != nullptr) cudaFree(pointer_);  // after a sticky error this fails: nothing to do
+}
+
+DeviceMemory::DeviceMemory(DeviceMemory &&other) noexcept
+    : pointer_(std::exchange(other.pointer_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+
+DeviceMemory &DeviceMemory::operator=(DeviceMemory &&other) noexcept {
+  if (this != &other) {
+    if (pointer_ != nullptr) cudaFree(pointer_);
+    pointer_ = std::exchange(other.pointer_, nullptr);
+    bytes_ = std::exchange(other.bytes_, 0);
+  }
+  return *this;
+}
+
+GuardedDeviceBuffer::GuardedDeviceBuffer(std::size_t data_bytes, std::uint64_t guard_seed)
+    : memory_(2 * kGuardBytes + round_up(data_bytes)), data_bytes_(data_bytes), guard_seed_(guard_seed) {
+  // The front zone, then everything from the data's end to the allocation's end.
+  fill_guard(memory_.get(), kGuardBytes, guard_seed_);
+  fill_guard(static_cast<char *>(data()) + data_bytes_, memory_.bytes() - kGuardBytes - data_bytes_,
+             guard_seed_ ^ 0xa5a5a5a5ULL);
+}
+
+void GuardedDeviceBuffer::count_guard_mismatches(unsigned long long *mismatches) const {
+  gpu::count_guard_mismatches(memory_.get(), kGuardBytes, guard_seed_, mismatches);
+  gpu::count_guard_mismatches(static_cast<char *>(data()) + data_bytes_,
+                              memory_.bytes() - kGuardBytes - data_bytes_, guard_seed_ ^ 0xa5a5a5a5ULL,
+                              mismatches);
+}
+
+}  // namespace hpcreward::gpu

@@ -1,0 +1,22 @@
+#pragma once
+// A GPU rank's ceilings (cuBLAS at the largest problem size, measured by its probe child at
+// start) and the peak guard on them: an ok result above margin x the ceiling of its precision
+// is a broken clock or a gamed measurement, never a fast kernel.
+#include "common/messages.hpp"
+#include "common/problem.hpp"
+
+namespace hpcreward {
+
+struct GpuCeilings {
+  double f64 = 0, f32 = 0, f16 = 0;  // GFLOPS; f32 is the better of SGEMM and TF32 SGEMM
+  double of(Precision precision) const {
+    return precision == Precision::f64 ? f64 : precision == Precision::f32 ? f32 : f16;
+  }
+};
+
+// An ok measurement above margin x ceilings.of(precision) becomes forbidden; a ceiling of 0
+// (not measured) or a margin of 0 disables the guard.
+Measurement apply_gpu_peak_guard(Measurement measurement, Precision precision, const GpuCeilings &ceilings,
+                                 double margin, int ceiling_size);
+
+}  // namespace hpcreward

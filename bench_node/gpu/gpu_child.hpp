@@ -1,0 +1,54 @@
+#pragma once
+// The GPU rank's side of hpcreward-gpu-runner (no CUDA here: the rank never creates a CUDA
+// context, so a candidate that poisons one takes only its own child down). Every child sees
+// only the rank's GPU (CUDA_VISIBLE_DEVICES) and runs in child_process.hpp's sandbox.
+#include <optional>
+#include <string>
+
+#include "bench_node/candidate_runner.hpp"
+#include "bench_node/gpu/gpu_ceilings.hpp"
+#include "bench_node/timing_options.hpp"
+#include "common/messages.hpp"
+
+namespace hpcreward {
+
+struct GpuChildOptions {
+  std::string runner;          // hpcreward-gpu-runner
+  std::string visible_device;  // CUDA_VISIBLE_DEVICES for every child: the rank's GPU
+  double timeout_s = 180;      // wall clock per candidate
+  TimingOptions timing;
+  std::uint64_t ring_bytes = 8ULL << 30;
+  std::uint64_t l2_bytes = 0;  // from the probe
+};
+
+// The child's environment: the rank's, plus the GPU it may see and no JIT cache on disk.
+Environment gpu_child_environment(const std::string &visible_device);
+
+class GpuSandboxedRunner : public CandidateRunner {
+ public:
+  explicit GpuSandboxedRunner(GpuChildOptions options) : options_(std::move(options)) {}
+  Measurement run(const RunRequest &request) override;
+  ChildSpec child_spec(const RunRequest &request, const std::string &token) const;
+
+ private:
+  GpuChildOptions options_;
+};
+
+struct GpuProbe {
+  GpuInfo gpu;
+  GpuCeilings ceilings;
+};
+
+// The device's properties and ceilings, measured in a child; throws std::runtime_error with
+// what went wrong (no GPU, a driver error, a child that died).
+GpuProbe probe_gpu(const GpuChildOptions &options, int ceiling_size);
+
+// The canary in a fresh child: "" when the GPU computes right, else what went wrong.
+std::string check_gpu(const GpuChildOptions &options);
+
+// The device the rank uses, as CUDA_VISIBLE_DEVICES for its children: entry `index` of the
+// inherited CUDA_VISIBLE_DEVICES when set (Slurm's GPU binding), else the number itself.
+// Throws std::invalid_argument when the inherited list has no such entry.
+std::string visible_device_for(int index, const char *inherited_visible_devices);
+
+}  // namespace hpcreward

@@ -1,0 +1,335 @@
+#include "bench_node/gpu/gpu_harness.hpp"
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "bench_node/gpu/cublas_reference.hpp"
+#include "bench_node/gpu/cuda_call.hpp"
+#include "bench_node/gpu/device_kernels.hpp"
+#include "bench_node/gpu/device_memory.hpp"
+#include "bench_node/monotonic_clock.hpp"
+#include "bench_node/statistics.hpp"
+#include "common/number_text.hpp"
+
+namespace hpcreward::gpu {
+
+void CandidateEntry::call(int m, int n, int k, const void *a, const void *b, void *c) const {
+  switch (precision) {
+    case Precision::f64:
+      reinterpret_cast<void (*)(int, int, int, const double *, const double *, double *)>(symbol)(
+          m, n, k, static_cast<const double *>(a), static_cast<const double *>(b), static_cast<double *>(c));
+      break;
+    case Precision::f32:
+      reinterpret_cast<void (*)(int, int, int, const float *, const float *, float *)>(symbol)(
+          m, n, k, static_cast<const float *>(a), static_cast<const float *>(b), static_cast<float *>(c));
+      break;
+    case Precision::f16:
+      reinterpret_cast<void (*)(int, int, int, const __half *, const __half *, __half *)>(symbol)(
+          m, n, k, static_cast<const __half *>(a), static_cast<const __half *>(b), static_cast<__half *>(c));
+      break;
+  }
+}
+
+int input_exponent_range(Precision precision) { return precision == Precision::f32 ? 20 : 0; }
+
+namespace {
+
+// A candidate's failure found by a check: becomes the Measurement.
+struct Failure {
+  Status status;
+  std::string reason;
+};
+
+std::string at_shape(const Shape &shape) { return " at " + to_string(shape); }
+
+std::string element_name(std::size_t index, int n) {
+  return "C[" + std::to_string(index / static_cast<std::size_t>(n)) + "][" +
+         std::to_string(index % static_cast<std::size_t>(n)) + "]";
+}
+
+// The operands of one call: A, B, C with guard zones.
+struct Operands {
+  Operands(Precision precision, const Shape &shape, std::uint64_t guard_seed)
+      : a(bytes(precision, shape.m, shape.k), guard_seed),
+        b(bytes(precision, shape.k, shape.n), guard_seed + 1),
+        c(bytes(precision, shape.m, shape.n), guard_seed + 2) {}
+  static std::size_t bytes(Precision precision, int rows, int cols) {
+    return element_bytes(precision) * static_cast<std::size_t>(rows) * cols;
+  }
+  GuardedDeviceBuffer a, b, c;
+};
+
+// Device-side scratch shared by every check: the tally, checksums, Freivalds vectors.
+class CheckWorkspace {
+ public:
+  CheckWorkspace(int max_rows, int max_inner, int max_cols)
+      : tally_(sizeof(DeviceTally)), sums_(4 * sizeof(unsigned long long)),
+        x_(2 * sizeof(double) * max_cols), y_(2 * sizeof(double) * max_inner),
+        z_(2 * sizeof(double) * max_rows), w_(2 * sizeof(double) * max_rows) {}
+
+  DeviceTally *reset_tally() {
+    const DeviceTally fresh;
+    cuda_call(cudaMemcpy(tally_.get(), &fresh, sizeof fresh, cudaMemcpyHostToDevice), "tally reset");
+    return tally_.as<DeviceTally>();
+  }
+  DeviceTally read_tally() const {
+    DeviceTally host;
+    cuda_call(cudaMemcpy(&host, tally_.get(), sizeof host, cudaMemcpyDeviceToHost), "tally read");
+    return host;
+  }
+  unsigned long long *sum(int index) const { return sums_.as<unsigned long long>() + index; }
+  unsigned long long read_sum(int index) const {
+    unsigned long long host = 0;
+    cuda_call(cudaMemcpy(&host, sum(index), sizeof host, cudaMemcpyDeviceToHost), "checksum read");
+    return host;
+  }
+  double *x() const { return x_.as<double>(); }
+  double *y() const { return y_.as<double>(); }
+  double *z() const { return z_.as<double>(); }
+  double *w() const { return w_.as<double>(); }
+
+ private:
+  DeviceMemory tally_, sums_, x_, y_, z_, w_;
+};
+
+class Harness {
+ public:
+  Harness(const CandidateEntry &candidate, const GpuHarnessConfig &config, Cublas &cublas)
+      : candidate_(candidate), config_(config), cublas_(cublas) {}
+
+  Measurement run();
+
+ private:
+  std::optional<Failure> verify_shape(const Shape &shape, std::uint64_t shape_index, double &max_error);
+  std::optional<Failure> call_checked(const Shape &shape, Operands &operands, CheckWorkspace &work,
+                                      double *event_s, double *wall_s);
+  std::optional<Failure> residual_check(const Shape &shape, Operands &operands, CheckWorkspace &work,
+                                        std::uint64_t salt, double &max_error);
+  void fill_inputs(const Shape &shape, Operands &operands, std::uint64_t salt);
+  std::optional<Failure> candidate_errors(const char *when);
+
+  const CandidateEntry &candidate_;
+  const GpuHarnessConfig &config_;
+  Cublas &cublas_;
+  bool candidate_ran_ = false;
+};
+
+void Harness::fill_inputs(const Shape &shape, Operands &operands, std::uint64_t salt) {
+  const int range = input_exponent_range(config_.precision);
+  fill_operand(config_.precision, operands.a.data(), shape.m, shape.k, config_.seed, 2 * salt, range, true);
+  fill_operand(config_.precision, operands.b.data(), shape.k, shape.n, config_.seed, 2 * salt + 1, range, false);
+  fill_nan(config_.precision, operands.c.data(), static_cast<std::size_t>(shape.m) * shape.n);
+}
+
+// What the candidate left behind on the device: a launch error, or a fault of its kernels
+// (sticky: the context is lost, the runner ends and the rank checks the GPU with a canary).
+std::optional<Failure> Harness::candidate_errors(const char *when) {
+  const cudaError_t synced = cudaDeviceSynchronize();
+  const cudaError_t last = cudaGetLastError();
+  const cudaError_t error = synced != cudaSuccess ? synced : last;
+  if (error == cudaSuccess) return std::nullopt;
+  return Failure{Status::runtime_error, std::string("CUDA error ") + when + ": " + cudaGetErrorName(error) +
+                                            " (" + cudaGetErrorString(error) + ")"};
+}
+
+// One candidate call with every check that needs no reference: guard zones and input
+// checksums. Inputs are filled and C poisoned by the caller. The clock: events on the legacy
+// default stream around the call, with a device-wide synchronize before the end event so
+// work on any stream counts; the host clock around the same span.
+std::optional<Failure> Harness::call_checked(const Shape &shape, Operands &operands, CheckWorkspace &work,
+                                             double *event_s, double *wall_s) {
+  checksum(operands.a.data(), operands.a.data_bytes(), work.sum(0));
+  checksum(operands.b.data(), operands.b.data_bytes(), work.sum(1));
+  cuda_call(cudaDeviceSynchronize(), "before the call");
+  const unsigned long long sum_a = work.read_sum(0), sum_b = work.read_sum(1);
+
+  cudaEvent_t start = nullptr, stop = nullptr;
+  cuda_call(cudaEventCreate(&start), "cudaEventCreate");
+  cuda_call(cudaEventCreate(&stop), "cudaEventCreate");
+  const double wall_start = monotonic_seconds();
+  cuda_call(cudaEventRecord(start, 0), "cudaEventRecord");
+  candidate_ran_ = true;
+  candidate_.call(shape.m, shape.n, shape.k, operands.a.data(), operands.b.data(), operands.c.data());
+  const cudaError_t synced = cudaDeviceSynchronize();
+  if (synced == cudaSuccess) cudaEventRecord(stop, 0), cudaEventSynchronize(stop);
+  const double wall_end = monotonic_seconds();
+  if (auto failure = candidate_errors("in the candidate's call")) return failure;
+  if (synced != cudaSuccess)
+    return Failure{Status::runtime_error, std::string("CUDA error in the candidate's call: ") + cudaGetErrorName(synced)};
+  float event_ms = 0;
+  cuda_call(cudaEventElapsedTime(&event_ms, start, stop), "cudaEventElapsedTime");
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  if (event_s) *event_s = event_ms * 1e-3;
+  if (wall_s) *wall_s = wall_end - wall_start;
+
+  unsigned long long *mismatches = work.sum(2);
+  cuda_call(cudaMemsetAsync(mismatches, 0, sizeof *mismatches), "guard reset");
+  operands.a.count_guard_mismatches(mismatches);
+  operands.b.count_guard_mismatches(mismatches);
+  operands.c.count_guard_mismatches(mismatches);
+  checksum(operands.a.data(), operands.a.data_bytes(), work.sum(0));
+  checksum(operands.b.data(), operands.b.data_bytes(), work.sum(1));
+  if (auto failure = candidate_errors("after the candidate's call")) return failure;
+  if (const unsigned long long changed = work.read_sum(2); changed != 0)
+    return Failure{Status::runtime_error, "wrote outside its operands: " + std::to_string(changed) +
+                                              " guard-zone bytes around A, B or C changed" + at_shape(shape)};
+  if (work.read_sum(0) != sum_a) return Failure{Status::wrong_answer, "modified its input A" + at_shape(shape)};
+  if (work.read_sum(1) != sum_b) return Failure{Status::wrong_answer, "modified its input B" + at_shape(shape)};
+  return std::nullopt;
+}
+
+std::optional<Failure> Harness::verify_shape(const Shape &shape, std::uint64_t shape_index, double &max_error) {
+  Operands operands(config_.precision, shape, config_.check_seed + 16 * shape_index);
+  CheckWorkspace work(shape.m, shape.k, shape.n);
+  const std::size_t elements = static_cast<std::size_t>(shape.m) * shape.n;
+  DeviceMemory reference(sizeof(double) * elements), bound(sizeof(double) * elements);
+  for (int call = 0; call < 2; ++call) {  // same buffers, new values: pointer-keyed caches replay
+    fill_inputs(shape, operands, 64 * shape_index + static_cast<std::uint64_t>(call));
+    if (auto failure = call_checked(shape, operands, work, nullptr, nullptr)) return failure;
+    cublas_.reference(config_.precision, operands.a.data(), operands.b.data(), shape.m, shape.n, shape.k,
+                      reference.as<double>(), bound.as<double>());
+    DeviceTally *tally = work.reset_tally();
+    compare_output(config_.precision, operands.c.data(), reference.as<double>(), bound.as<double>(), elements,
+                   config_.element_tolerance, tally);
+    cuda_call(cudaDeviceSynchronize(), "comparison");
+    const DeviceTally result = work.read_tally();
+    const std::string where = at_shape(shape) + (call == 0 ? "" : " (second call on the same buffers)");
+    if (result.nonfinite != 0)
+      return Failure{Status::wrong_answer, std::to_string(result.nonfinite) + " elements of C are NaN or inf, first " +
+                                               element_name(result.first_violation, shape.n) + where};
+    const double normwise = result.ref_sq > 0 ? std::sqrt(result.error_sq / result.ref_sq) : 0;
+    max_error = std::max(max_error, normwise);
+    if (result.violations != 0)
+      return Failure{Status::wrong_answer,
+                     std::to_string(result.violations) + " elements of C differ from cuBLAS by more than " +
+                         number_text(config_.element_tolerance) + " x (|A||B|)_ij, first " +
+                         element_name(result.first_violation, shape.n) + where};
+    if (normwise > config_.tolerance)
+      return Failure{Status::wrong_answer, "relative error " + number_text(normwise) + " exceeds " +
+                                               number_text(config_.tolerance) + where};
+  }
+  return std::nullopt;
+}
+
+// Freivalds: with a random x, A (B x) must equal C x row by row within the element bound.
+std::optional<Failure> Harness::residual_check(const Shape &shape, Operands &operands, CheckWorkspace &work,
+                                               std::uint64_t salt, double &max_error) {
+  double *x = work.x(), *x_abs = x + shape.n;
+  double *y = work.y(), *y_abs = y + shape.k;
+  double *z = work.z(), *z_abs = z + shape.m;
+  double *w = work.w(), *w_abs = w + shape.m;
+  fill_vector(x, x_abs, shape.n, config_.check_seed ^ (salt * 0x9e3779b97f4a7c15ULL));
+  gemv(config_.precision, operands.b.data(), shape.k, shape.n, x, x_abs, y, y_abs);
+  gemv(config_.precision, operands.a.data(), shape.m, shape.k, y, y_abs, z, z_abs);
+  gemv(config_.precision, operands.c.data(), shape.m, shape.n, x, x_abs, w, w_abs);
+  DeviceTally *tally = work.reset_tally();
+  compare_residual(z, z_abs, w, shape.m, config_.element_tolerance, tally);
+  cuda_call(cudaDeviceSynchronize(), "residual check");
+  const DeviceTally result = work.read_tally();
+  if (result.nonfinite != 0)
+    return Failure{Status::wrong_answer, "a timed call left NaN or inf in C (row " +
+                                             std::to_string(result.first_violation) + ")" + at_shape(shape)};
+  if (result.violations != 0)
+    return Failure{Status::wrong_answer, "a timed call's output fails the randomized residual check in " +
+                                             std::to_string(result.violations) + " rows, first row " +
+                                             std::to_string(result.first_violation) + at_shape(shape)};
+  if (result.ref_sq > 0) max_error = std::max(max_error, std::sqrt(result.error_sq / result.ref_sq));
+  return std::nullopt;
+}
+
+Measurement failed(const Failure &failure, double verify_s, double time_s, double max_error) {
+  Measurement measurement = failed_measurement(failure.status, failure.reason);
+  measurement.verify_s = verify_s;
+  measurement.time_s = time_s;
+  measurement.max_error = max_error;
+  return measurement;
+}
+
+Measurement Harness::run() {
+  double max_error = 0;
+  const double verify_start = monotonic_seconds();
+  std::vector<Shape> shapes = {config_.nominal};
+  shapes.insert(shapes.end(), config_.check_shapes.begin(), config_.check_shapes.end());
+  for (std::size_t i = 0; i < shapes.size(); ++i)
+    if (auto failure = verify_shape(shapes[i], i, max_error))
+      return failed(*failure, monotonic_seconds() - verify_start, 0, max_error);
+  const double verify_s = monotonic_seconds() - verify_start;
+
+  // Timing: a ring of buffer sets, as many as fit the budget (2 to 8).
+  const Shape &shape = config_.nominal;
+  const std::size_t set_bytes = Operands::bytes(config_.precision, shape.m, shape.k) +
+                                Operands::bytes(config_.precision, shape.k, shape.n) +
+                                Operands::bytes(config_.precision, shape.m, shape.n);
+  const std::size_t ring = std::clamp<std::size_t>(config_.ring_bytes / std::max<std::size_t>(set_bytes, 1), 2, 8);
+  const double time_start = monotonic_seconds();
+  std::vector<Operands> sets;
+  sets.reserve(ring);
+  for (std::size_t i = 0; i < ring; ++i)
+    sets.emplace_back(config_.precision, shape, config_.check_seed + 1000 + 16 * i);
+  CheckWorkspace work(shape.m, shape.k, shape.n);
+  DeviceMemory flush(2 * std::max<std::size_t>(config_.l2_bytes, 1 << 20));
+
+  std::vector<double> samples;
+  std::size_t disagreements = 0;
+  const StoppingRule stopping(config_.timing);
+  double loop_start = 0;
+  bool warming = true;
+  for (std::uint64_t call = 0;; ++call) {
+    Operands &operands = sets[call % ring];
+    fill_inputs(shape, operands, 4096 + call);  // new values, not timed
+    cuda_call(cudaMemsetAsync(flush.get(), static_cast<int>(call & 0xff), flush.bytes()), "L2 flush");
+    cudaCtxResetPersistingL2Cache();  // the candidate can't set a window (object audit); belt and braces
+    double event_s = 0, wall_s = 0;
+    if (auto failure = call_checked(shape, operands, work, &event_s, &wall_s))
+      return failed(*failure, verify_s, monotonic_seconds() - time_start, max_error);
+    if (auto failure = residual_check(shape, operands, work, call, max_error))
+      return failed(*failure, verify_s, monotonic_seconds() - time_start, max_error);
+    if (event_s > wall_s + 1e-4)  // an event can't outlast the host's span around it
+      return failed({Status::forbidden, "the CUDA events measured " + number_text(event_s) +
+                                            " s for a call the host clock saw take " + number_text(wall_s) + " s"},
+                    verify_s, monotonic_seconds() - time_start, max_error);
+    if (warming) {
+      if (monotonic_seconds() - time_start >= config_.timing.warmup_s && call >= 1) {
+        warming = false;
+        loop_start = monotonic_seconds();
+      }
+      continue;
+    }
+    if (event_s < 0.5 * wall_s - 1e-4) ++disagreements;
+    samples.push_back(event_s);
+    if (stopping.done(samples, monotonic_seconds() - loop_start)) break;
+  }
+  if (static_cast<double>(disagreements) > kClockDisagreementAllowed * static_cast<double>(samples.size()))
+    return failed({Status::forbidden, std::to_string(disagreements) + " of " + std::to_string(samples.size()) +
+                                          " timed calls took under half the host clock's time on the CUDA events"},
+                  verify_s, monotonic_seconds() - time_start, max_error);
+
+  const SampleSummary summary = summarize(samples);
+  Measurement measurement;
+  measurement.status = Status::ok;
+  measurement.reps = summary.count;
+  measurement.median_s = summary.median;
+  measurement.min_s = summary.min;
+  measurement.iqr_s = summary.iqr();
+  measurement.cv = summary.cv();
+  measurement.gflops = summary.median > 0 ? shape.flops() / summary.median / 1e9 : 0;
+  measurement.max_error = max_error;
+  measurement.verify_s = verify_s;
+  measurement.time_s = monotonic_seconds() - time_start;
+  return measurement;
+}
+
+}  // namespace
+
+Measurement run_gpu_harness(const CandidateEntry &candidate, const GpuHarnessConfig &config, Cublas &cublas) {
+  Harness harness(candidate, config, cublas);
+  return harness.run();
+}
+
+}  // namespace hpcreward::gpu

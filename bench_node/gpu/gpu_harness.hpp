@@ -1,0 +1,55 @@
+#pragma once
+// Verifies and times one CUDA candidate in the GPU runner (DESIGN.md "Measuring honestly",
+// issue 8). Full checks against cuBLAS at the nominal and every check shape, twice on the
+// same buffers with new values; then warm-up and timed calls at the nominal shape over a
+// ring of buffer sets refilled before every call, L2 flushed, CUDA events around the call
+// with a device-wide synchronize before the end event, a wall-clock cross-check per call,
+// and every output checked on the device (Freivalds), every guard zone and input checksum
+// checked after every call.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "bench_node/timing_options.hpp"
+#include "common/messages.hpp"
+#include "common/problem.hpp"
+
+namespace hpcreward::gpu {
+
+class Cublas;
+
+// The candidate's entry point, whatever its element type (all are pointers to the ABI).
+struct CandidateEntry {
+  void *symbol = nullptr;
+  Precision precision = Precision::f64;
+  void call(int m, int n, int k, const void *a, const void *b, void *c) const;
+};
+
+struct GpuHarnessConfig {
+  Precision precision = Precision::f64;
+  Shape nominal;
+  std::vector<Shape> check_shapes;
+  double tolerance = 0;          // ||C - Cref||_F / ||Cref||_F
+  double element_tolerance = 0;  // |C - Cref|_ij / (|A||B|)_ij, and the Freivalds bound
+  std::uint64_t seed = 0;        // input values (reproducible from the task)
+  std::uint64_t check_seed = 0;  // Freivalds vectors and guard bytes (drawn fresh by the runner)
+  TimingOptions timing;
+  std::size_t ring_bytes = 8ULL << 30;  // device memory for the timing ring's buffer sets
+  std::size_t l2_bytes = 50ULL << 20;   // the device's L2; the flush writes twice this
+};
+
+// Fraction of timed calls whose event time may fall short of half their wall time before the
+// run is refused (preemption of the harness between its clock and its event is rare).
+inline constexpr double kClockDisagreementAllowed = 0.1;
+
+// The Measurement: ok with timings, or the first failure. Throws CudaError for failures of
+// the harness's own CUDA calls before the candidate ran.
+Measurement run_gpu_harness(const CandidateEntry &candidate, const GpuHarnessConfig &config,
+                            Cublas &cublas);
+
+// Exponent range of input scaling per precision (device_kernels.hpp fill_operand): f32 inputs
+// span 2^-20 .. 2^20 per row of A and column of B, so an fp16 shortcut overflows or loses
+// rows; f64 and f16 stay in [-1, 1).
+int input_exponent_range(Precision precision);
+
+}  // namespace hpcreward::gpu

@@ -1,0 +1,19 @@
+#include "bench_node/gpu/gpu_ceilings.hpp"
+
+#include "common/number_text.hpp"
+
+namespace hpcreward {
+
+Measurement apply_gpu_peak_guard(Measurement measurement, Precision precision, const GpuCeilings &ceilings,
+                                 double margin, int ceiling_size) {
+  const double limit = margin * ceilings.of(precision);
+  if (measurement.status != Status::ok || limit <= 0 || measurement.gflops <= limit) return measurement;
+  measurement.status = Status::forbidden;
+  measurement.reason = "tampering detected: " + number_text(measurement.gflops) +
+                       " GFLOPS is above this GPU's measured ceiling (cuBLAS " + std::string(to_string(precision)) +
+                       " GEMM at " + std::to_string(ceiling_size) + "^3: " + number_text(ceilings.of(precision)) +
+                       " GFLOPS; margin " + number_text(margin) + ")";
+  return measurement;
+}
+
+}  // namespace hpcreward

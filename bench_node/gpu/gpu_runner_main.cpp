@@ -1,0 +1,176 @@
+// hpcreward-gpu-runner: the child that loads one CUDA candidate and verifies and times it on
+// the GPU (issue 8), or probes the GPU for its rank. Each candidate gets a process, and so a
+// CUDA context, of its own: an illegal address or a trap poisons that context for good, and
+// only this process dies with it.
+//
+// Started by hpcreward-bench (GPU mode) with fork+execv inside its sandbox (own process group,
+// limits, private directory, deadline, CUDA_VISIBLE_DEVICES naming the rank's GPU). Modes:
+//   (default)  reads the token from --token-fd, creates the context and cuBLAS, loads the
+//              object, installs the GPU seccomp filter, runs the harness, writes
+//              {"token", "measurement"} to --result-fd
+//   --probe [--ceiling-size N]   writes {"token", "probe": {"gpu", "ceilings"}}
+//   --canary                     writes {"token", "canary": "" or what went wrong}
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <random>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "bench_node/gpu/cublas_reference.hpp"
+#include "bench_node/gpu/cuda_call.hpp"
+#include "bench_node/gpu/gpu_harness.hpp"
+#include "bench_node/gpu/gpu_probe.hpp"
+#include "bench_node/result_envelope.hpp"
+#include "bench_node/runner_args.hpp"
+#include "bench_node/sandbox/gpu_seccomp_filter.hpp"
+#include "common/messages_json.hpp"
+
+namespace hpcreward {
+namespace {
+
+std::string read_token(int fd) {
+  std::string token;
+  char buffer[256];
+  for (;;) {
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got > 0 && token.size() < 4096) {
+      token.append(buffer, static_cast<std::size_t>(got));
+      continue;
+    }
+    if (got < 0 && errno == EINTR) continue;
+    break;
+  }
+  ::close(fd);
+  return token;
+}
+
+void write_all(int fd, const std::string &text) {
+  std::size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t got = ::write(fd, text.data() + written, text.size() - written);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return;
+    written += static_cast<std::size_t>(got);
+  }
+}
+
+Measurement run_candidate(const RunnerArgs &args) {
+  // The context, cuBLAS and the harness's kernels first: their loading is not the candidate's
+  // time, and nothing of it happens after the filter is on.
+  gpu::cuda_call(cudaSetDevice(0), "cudaSetDevice");
+  gpu::cuda_call(cudaFree(nullptr), "creating the CUDA context");
+  gpu::Cublas cublas;
+  if (std::string canary = gpu::run_canary(); !canary.empty())
+    return failed_measurement(Status::runtime_error, "the GPU failed its check before the candidate: " + canary);
+
+  void *handle = ::dlopen(args.object_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char *error = ::dlerror();
+    return failed_measurement(Status::compile_error,
+                              std::string("cannot load the compiled object: ") + (error ? error : "unknown"));
+  }
+  ::dlerror();
+  void *symbol = ::dlsym(handle, "matmul");
+  if (symbol == nullptr) return failed_measurement(Status::format_error, "no matmul entry point");
+
+  gpu::GpuHarnessConfig config;
+  config.precision = args.precision;
+  config.nominal = args.nominal;
+  config.check_shapes = args.check_shapes;
+  config.tolerance = args.tolerance;
+  config.element_tolerance = args.element_tolerance;
+  config.seed = args.seed;
+  std::random_device device;
+  config.check_seed = (static_cast<std::uint64_t>(device()) << 32) | device();
+  config.timing = args.timing;
+  if (args.ring_bytes > 0) config.ring_bytes = args.ring_bytes;
+  if (args.l2_bytes > 0) config.l2_bytes = args.l2_bytes;
+
+  try {
+    install_gpu_candidate_filter({.result_fd = args.result_fd, .self = 0});
+  } catch (const SandboxError &error) {
+    return failed_measurement(Status::runtime_error, std::string("could not install the sandbox: ") + error.what());
+  }
+  return gpu::run_gpu_harness({symbol, args.precision}, config, cublas);
+}
+
+std::string probe(int ceiling_size) {
+  gpu::cuda_call(cudaSetDevice(0), "cudaSetDevice");
+  gpu::cuda_call(cudaFree(nullptr), "creating the CUDA context");
+  const GpuInfo info = gpu::describe_device();
+  const GpuCeilings ceilings = gpu::measure_ceilings(ceiling_size, 20);
+  nlohmann::json gpu;
+  to_json(gpu, info);
+  return nlohmann::json{{"gpu", gpu},
+                        {"ceilings", {{"f64", ceilings.f64}, {"f32", ceilings.f32}, {"f16", ceilings.f16}},},
+                        {"ceiling_size", ceiling_size}}
+      .dump();
+}
+
+int option_int(int argc, char **argv, const char *name, int fallback) {
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], name) == 0) return std::atoi(argv[i + 1]);
+  return fallback;
+}
+
+bool has_flag(int argc, char **argv, const char *name) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], name) == 0) return true;
+  return false;
+}
+
+}  // namespace
+}  // namespace hpcreward
+
+int main(int argc, char **argv) {
+  using namespace hpcreward;
+  if (has_flag(argc, argv, "--help") || has_flag(argc, argv, "-h")) {
+    std::fputs(runner_usage().c_str(), stdout);
+    std::fputs("\nhpcreward-gpu-runner also takes --probe [--ceiling-size N] and --canary (with\n"
+               "--result-fd and --token-fd only); see bench_node/gpu/README.md.\n",
+               stdout);
+    return 0;
+  }
+  if (has_flag(argc, argv, "--probe") || has_flag(argc, argv, "--canary")) {
+    const int result_fd = option_int(argc, argv, "--result-fd", 3);
+    const std::string token = read_token(option_int(argc, argv, "--token-fd", 4));
+    nlohmann::json out{{"token", token}};
+    try {
+      if (has_flag(argc, argv, "--probe"))
+        out["probe"] = nlohmann::json::parse(probe(option_int(argc, argv, "--ceiling-size", 8192)));
+      else
+        out["canary"] = gpu::run_canary();
+    } catch (const std::exception &error) {
+      out["error"] = error.what();
+    }
+    write_all(result_fd, out.dump());
+    ::_exit(0);
+  }
+  RunnerArgs args;
+  try {
+    args = parse_runner_args(argc, argv);
+  } catch (const std::exception &error) {
+    std::fprintf(stderr, "hpcreward-gpu-runner: %s\n", error.what());
+    return 2;
+  }
+  const std::string token = read_token(args.token_fd);
+  Measurement measurement;
+  try {
+    measurement = run_candidate(args);
+  } catch (const gpu::CudaError &error) {
+    measurement = failed_measurement(Status::runtime_error, std::string("CUDA error: ") + error.what());
+  } catch (const std::bad_alloc &) {
+    measurement = failed_measurement(Status::runtime_error, "out of host memory");
+  } catch (const std::exception &error) {
+    measurement = failed_measurement(Status::runtime_error, std::string("harness error: ") + error.what());
+  }
+  write_all(args.result_fd, encode_result(token, measurement));
+  ::_exit(0);
+}

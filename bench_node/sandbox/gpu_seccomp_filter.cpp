@@ -1,0 +1,130 @@
+#include "bench_node/sandbox/gpu_seccomp_filter.hpp"
+
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <seccomp.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace hpcreward {
+
+namespace {
+
+struct ContextDeleter {
+  void operator()(void *ctx) const { seccomp_release(static_cast<scmp_filter_ctx>(ctx)); }
+};
+using Context = std::unique_ptr<void, ContextDeleter>;
+
+[[noreturn]] void fail(const std::string &what, int rc) {
+  throw SandboxError("seccomp (GPU): " + what + ": " + ::strerror(rc < 0 ? -rc : rc));
+}
+
+void add(scmp_filter_ctx ctx, std::uint32_t action, const char *name,
+         std::initializer_list<scmp_arg_cmp> args = {}) {
+  const int number = seccomp_syscall_resolve_name(name);
+  if (number == __NR_SCMP_ERROR) return;  // not on this kernel's table: nothing to deny
+  const std::vector<scmp_arg_cmp> conditions(args);
+  const int rc = seccomp_rule_add_exact_array(ctx, action, number, static_cast<unsigned>(conditions.size()),
+                                              conditions.empty() ? nullptr : conditions.data());
+  if (rc != 0) fail(std::string("adding the rule for ") + name, rc);
+}
+
+Context build(const CandidateFilter &filter) {
+#if !defined(__x86_64__) || defined(__ILP32__)
+  (void)filter;
+  throw SandboxError("seccomp (GPU): the filter is written for x86_64 only");
+#else
+  if (seccomp_api_get() < 3) throw SandboxError("seccomp (GPU): the kernel lacks SECCOMP_RET_KILL_PROCESS");
+  Context ctx(seccomp_init(SCMP_ACT_ALLOW));
+  if (!ctx) throw SandboxError("seccomp (GPU): seccomp_init failed");
+  scmp_filter_ctx raw = ctx.get();
+  int rc;
+  if ((rc = seccomp_attr_set(raw, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS)) != 0)
+    fail("setting the bad-architecture action", rc);
+  if ((rc = seccomp_attr_set(raw, SCMP_FLTATR_CTL_NNP, 1)) != 0) fail("setting no_new_privs", rc);
+  if ((rc = seccomp_attr_set(raw, SCMP_FLTATR_CTL_TSYNC, 1)) != 0) fail("setting TSYNC", rc);
+  const std::uint32_t kill = SCMP_ACT_KILL_PROCESS;
+  const pid_t self = filter.self != 0 ? filter.self : ::getpid();
+
+  for (const char *name :
+       {"fork", "vfork", "execve", "execveat", "socket", "socketpair", "connect", "bind", "listen", "accept",
+        "accept4", "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_open", "pidfd_getfd",
+        "pidfd_send_signal", "setsid", "setpgid", "setrlimit", "unlink", "unlinkat", "rename", "renameat",
+        "renameat2", "mkdir", "mkdirat", "rmdir", "link", "linkat", "symlink", "symlinkat", "chmod", "fchmod",
+        "fchmodat", "chown", "fchown", "lchown", "fchownat", "truncate", "mknod", "mknodat", "creat",
+        "name_to_handle_at", "open_by_handle_at", "openat2", "mount", "umount2", "unshare", "setns", "chroot",
+        "pivot_root", "reboot", "kexec_load", "kexec_file_load", "init_module", "finit_module",
+        "delete_module", "bpf", "perf_event_open", "keyctl", "add_key", "request_key", "personality",
+        "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register", "seccomp", "swapon",
+        "swapoff", "acct", "settimeofday", "clock_settime", "adjtimex", "sethostname", "setdomainname",
+        "iopl", "ioperm", "fanotify_init", "move_mount", "fsopen", "fsmount", "open_tree"})
+    add(raw, kill, name);
+
+  // Threads only.
+  constexpr std::uint64_t kThread = CLONE_THREAD | CLONE_VM | CLONE_SIGHAND;
+  add(raw, kill, "clone", {SCMP_A0(SCMP_CMP_MASKED_EQ, kThread, 0)});
+  add(raw, kill, "clone", {SCMP_A0(SCMP_CMP_MASKED_EQ, kThread, CLONE_THREAD)});
+  add(raw, kill, "clone", {SCMP_A0(SCMP_CMP_MASKED_EQ, kThread, CLONE_VM)});
+  add(raw, kill, "clone", {SCMP_A0(SCMP_CMP_MASKED_EQ, kThread, CLONE_SIGHAND)});
+  add(raw, kill, "clone", {SCMP_A0(SCMP_CMP_MASKED_EQ, kThread, CLONE_THREAD | CLONE_VM)});
+  add(raw, kill, "clone", {SCMP_A0(SCMP_CMP_MASKED_EQ, kThread, CLONE_THREAD | CLONE_SIGHAND)});
+  add(raw, kill, "clone", {SCMP_A0(SCMP_CMP_MASKED_EQ, kThread, CLONE_VM | CLONE_SIGHAND)});
+  add(raw, SCMP_ACT_ERRNO(ENOSYS), "clone3");
+
+  // Signals to this process only.
+  add(raw, kill, "kill", {SCMP_A0(SCMP_CMP_NE, static_cast<std::uint64_t>(self))});
+  add(raw, kill, "tgkill", {SCMP_A0(SCMP_CMP_NE, static_cast<std::uint64_t>(self))});
+  add(raw, kill, "tkill");
+  add(raw, kill, "rt_sigqueueinfo", {SCMP_A0(SCMP_CMP_NE, static_cast<std::uint64_t>(self))});
+  add(raw, kill, "rt_tgsigqueueinfo", {SCMP_A0(SCMP_CMP_NE, static_cast<std::uint64_t>(self))});
+
+  // Limits: reading is fine, setting is not.
+  add(raw, kill, "prlimit64", {SCMP_A2(SCMP_CMP_NE, 0)});
+
+  // Opens that create, truncate or append.
+  constexpr std::uint64_t kTmpfileBit = O_TMPFILE & ~O_DIRECTORY;
+  for (std::uint64_t flag : {std::uint64_t{O_CREAT}, std::uint64_t{O_TRUNC}, std::uint64_t{O_APPEND}, kTmpfileBit}) {
+    add(raw, kill, "open", {SCMP_A1(SCMP_CMP_MASKED_EQ, flag, flag)});
+    add(raw, kill, "openat", {SCMP_A2(SCMP_CMP_MASKED_EQ, flag, flag)});
+  }
+  // Process-level prctl changes that loosen the sandbox.
+  for (std::uint64_t option : {std::uint64_t{PR_SET_DUMPABLE}, std::uint64_t{PR_SET_PTRACER},
+                               std::uint64_t{PR_SET_SECCOMP}, std::uint64_t{PR_SET_CHILD_SUBREAPER}})
+    add(raw, kill, "prctl", {SCMP_A0(SCMP_CMP_EQ, option)});
+  (void)filter.result_fd;
+  return ctx;
+#endif
+}
+
+}  // namespace
+
+void install_gpu_candidate_filter(const CandidateFilter &filter) {
+  Context ctx = build(filter);
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("prctl(PR_SET_NO_NEW_PRIVS)", errno);
+  const int rc = seccomp_load(static_cast<scmp_filter_ctx>(ctx.get()));
+  if (rc != 0) fail("loading the filter", rc);
+}
+
+std::string gpu_candidate_filter_text(const CandidateFilter &filter) {
+  Context ctx = build(filter);
+  const int fd = ::memfd_create("hpcreward-gpu-seccomp-pfc", MFD_CLOEXEC);
+  if (fd < 0) fail("memfd_create", errno);
+  std::string text;
+  const int rc = seccomp_export_pfc(static_cast<scmp_filter_ctx>(ctx.get()), fd);
+  if (rc == 0 && ::lseek(fd, 0, SEEK_SET) == 0) {
+    char buffer[4096];
+    ssize_t got;
+    while ((got = ::read(fd, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<std::size_t>(got));
+  }
+  ::close(fd);
+  if (rc != 0) fail("exporting the filter", rc);
+  return text;
+}
+
+}  // namespace hpcreward
