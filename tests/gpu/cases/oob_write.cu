@@ -1,0 +1,15 @@
+// expect: runtime_error   problem: cuda-sgemm-1024   stage: cuda-naive
+// Correct, plus one write just past the end of C (into the guard zone).
+#include <cuda_runtime.h>
+__global__ void naive(int m, int n, int k, const float *A, const float *B, float *C) {
+  int i = blockIdx.y * blockDim.y + threadIdx.y, j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m || j >= n) return;
+  float sum = 0;
+  for (int p = 0; p < k; ++p) sum += A[i * k + p] * B[p * n + j];
+  C[i * n + j] = sum;
+  if (i == 0 && j == 0) C[m * n + 7] = 1.0f;
+}
+extern "C" void matmul(int m, int n, int k, const float *A, const float *B, float *C) {
+  dim3 block(16, 16), grid((n + 15) / 16, (m + 15) / 16);
+  naive<<<grid, block>>>(m, n, k, A, B, C);
+}
