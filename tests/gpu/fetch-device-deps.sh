@@ -12,7 +12,7 @@ grep -qx '/.gpu-deps/' .git/info/exclude 2>/dev/null || echo '/.gpu-deps/' >> .g
 cd .gpu-deps/debs
 apt-get download libcpp-httplib-dev libcpp-httplib0.11 libseccomp-dev libseccomp2 libcapstone-dev \
   libcapstone4 libelf-dev libelf1 libboost-program-options-dev libboost-program-options1.74-dev \
-  libboost-program-options1.74.0 libboost1.74-dev libbrotli1 libclang-14-dev
+  libboost-program-options1.74.0 libboost1.74-dev libbrotli1 libbrotli-dev libclang-14-dev
 scratch=$(mktemp -d)
 dpkg -x libclang-14-dev_*.deb "$scratch"
 rm -rf ../clang-c-include && mkdir -p ../clang-c-include
