@@ -12,6 +12,9 @@
 #include "bench_node/cpu_affinity.hpp"
 #include "bench_node/default_checks.hpp"
 #include "bench_node/environment.hpp"
+#ifdef HPCREWARD_HAVE_CUDA
+#include "bench_node/gpu_rank.hpp"
+#endif
 #include "bench_node/peak_guard.hpp"
 #include "bench_node/rank_info.hpp"
 #include "bench_node/rank_placement.hpp"
@@ -89,7 +92,9 @@ void serve_tasks(const BenchOptions &options, const PeakGflops &peak, int rank, 
 }
 
 int run(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
+  // A GPU rank's worker threads never call MPI; only this thread does.
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -102,6 +107,11 @@ int run(int argc, char **argv) {
   }
   if (rank == 0) abort_job(rank, "rank 0 is the coordinator; start hpcreward-bench on ranks 1..N");
   BenchOptions &options = command_line.options;
+#ifndef HPCREWARD_HAVE_CUDA
+  if (options.gpu.enabled)
+    abort_job(rank, "--gpu: this build has no GPU ranks (configure with the CUDA Toolkit installed, "
+                    "HPCREWARD_CUDA=ON)");
+#endif
   if (!find_executable(options.cc)) abort_job(rank, "compiler not found: " + options.cc);
   if (options.runner.empty()) options.runner = runner_next_to_executable().string();
   if (!find_executable(options.runner) || options.runner.find('/') == std::string::npos)
@@ -119,8 +129,16 @@ int run(int argc, char **argv) {
   }
 
   // Collective over the benchmark ranks: before the hello, so `cores` is the rank's share.
-  const Placement placement = place_bench_rank(options.placement);
+  const Placement placement = place_bench_rank(options.placement, options.gpu.enabled);
   options.pin_threads = placement.exclusive;
+#ifdef HPCREWARD_HAVE_CUDA
+  if (options.gpu.enabled) {
+    const int code = run_gpu_rank(options, placement, rank);  // the scorer removes its directories
+    if (own_root && !options.keep_workdir) remove_tree(options.work_root);
+    MPI_Finalize();
+    return code;
+  }
+#endif
   RankInfo info = collect_rank_info(rank, options.cc, options.no_avx512);
   PeakGflops peak;
   if (options.peak_margin > 0) {

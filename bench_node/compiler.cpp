@@ -20,7 +20,8 @@ CompileOutcome compile_error(std::string reason) {
   return outcome;
 }
 
-// Writes `text` to a new private file; false on any failure.
+}  // namespace
+
 bool write_private_file(const std::filesystem::path &path, const std::string &text) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return false;
@@ -35,8 +36,6 @@ bool write_private_file(const std::filesystem::path &path, const std::string &te
   }
   return ::close(fd) == 0;
 }
-
-}  // namespace
 
 std::string first_error_line(const std::string &log) {
   std::vector<std::string> lines;
@@ -93,6 +92,7 @@ CompileOutcome GccCompiler::compile(const CompileRequest &request) {
   if (child.signaled)
     return fail("compiler killed by signal " + describe_signal(child.signal) +
                 (child.output.empty() ? "" : ": " + first_error_line(child.output)));
+  outcome.repeatable = true;  // the compiler ran to its end
   if (child.exit_code != 0) {
     const std::string line = first_error_line(child.output);
     return fail("compiler failed (exit " + std::to_string(child.exit_code) + ")" +

@@ -21,6 +21,10 @@ struct CompileOutcome {
   std::filesystem::path object;    // the shared object when ok
   double seconds = 0;              // wall time
   std::string log;                 // the compiler's first output bytes
+  // The compiler ran to its end (an object, or its own error exit): the same request gives
+  // the same outcome, so it may be cached. False for time and memory limits, signals and
+  // failures to start, which may not recur.
+  bool repeatable = false;
 };
 
 class Compiler {
@@ -49,6 +53,10 @@ class GccCompiler : public Compiler {
  private:
   GccOptions options_;
 };
+
+// Writes `text` to a new private file (mode 0600, O_EXCL, no symlink followed); false on any
+// failure.
+bool write_private_file(const std::filesystem::path &path, const std::string &text);
 
 // The line of a compiler log that says what went wrong: the first "error" line, else the
 // first line that is not blank.

@@ -12,7 +12,8 @@
 #include "bench_node/cpu_affinity.hpp"
 #include "bench_node/environment.hpp"
 #include "bench_node/gpu/gpu_child.hpp"
-#include "bench_node/gpu_checks.hpp"
+#include "bench_node/cuda/cuda_checks.hpp"
+#include "bench_node/child_process.hpp"
 #include "bench_node/gpu_task_pipeline.hpp"
 #include "bench_node/monotonic_clock.hpp"
 #include "bench_node/rank_info.hpp"
@@ -41,6 +42,20 @@ bool ended_abnormally(const Measurement &measurement) {
          measurement.reason.find("SIG") != std::string::npos;
 }
 
+// "Cuda compilation tools, release 13.0, V13.0.88" from nvcc --version.
+std::string nvcc_version(const std::string &nvcc) {
+  ChildSpec spec;
+  spec.program = find_executable(nvcc).value_or(nvcc);
+  spec.arguments = {"--version"};
+  spec.environment = inherited_environment();
+  spec.deadline_s = 30;
+  const ChildOutcome outcome = run_child(spec);
+  const std::size_t at = outcome.output.find("release");
+  if (at == std::string::npos) return first_line(outcome.output);
+  const std::size_t line_start = outcome.output.rfind('\n', at);
+  return first_line(outcome.output.substr(line_start == std::string::npos ? 0 : line_start + 1));
+}
+
 void report_progress(int rank, const BenchTask &task, const Measurement &m) {
   std::fprintf(stderr,
                "[gpu %d] %s seq=%lld %s %.1f GFLOPS (compile %.2f s, verify %.2f s, time %.2f s)%s%s\n", rank,
@@ -56,9 +71,9 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
   if (gpu.runner.empty()) gpu.runner = runner_next_to_executable("hpcreward-gpu-runner").string();
   if (!find_executable(gpu.runner) || gpu.runner.find('/') == std::string::npos)
     abort_job(rank, "GPU runner not found: " + gpu.runner + " (build with the CUDA Toolkit, or give --gpu-runner PATH)");
-  if (gpu.nvcc.empty()) gpu.nvcc = default_nvcc();
+  if (gpu.nvcc.empty()) gpu.nvcc = default_nvcc_path();
   if (!find_executable(gpu.nvcc)) abort_job(rank, "nvcc not found: '" + gpu.nvcc + "' (give --nvcc PATH)");
-  if (gpu.cuobjdump.empty()) gpu.cuobjdump = default_cuobjdump();
+  if (gpu.cuobjdump.empty()) gpu.cuobjdump = default_cuobjdump_path();
   if (!find_executable(gpu.cuobjdump))
     abort_job(rank, "cuobjdump not found: '" + gpu.cuobjdump + "' (give --cuobjdump PATH; jobs/install-deps.sh installs it)");
 
@@ -89,7 +104,7 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
   RankInfo info = collect_rank_info(rank, gpu.nvcc, true);
   info.kind = "gpu";
   info.slots = gpu.slots;
-  info.compiler_version = compiler_version_line(gpu.nvcc);
+  info.compiler_version = nvcc_version(gpu.nvcc);
   info.blas_version = "cuBLAS (CUDA " + probe.gpu.runtime_version + ")";
   info.peak_gflops_f64 = probe.ceilings.f64;
   info.peak_gflops_f32 = probe.ceilings.f32;
@@ -105,8 +120,21 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
                describe_cpus(placement.cpus).c_str(), probe.ceilings.f64, probe.ceilings.f32, probe.ceilings.f16,
                gpu.ceiling_size, gpu.compile_workers, gpu.slots);
 
-  Scorer scorer(options, make_nvcc_compiler(options), std::make_unique<GpuSandboxedRunner>(child));
-  add_gpu_checks(scorer, options);
+  CudaCheckOptions checks;
+  checks.nvcc = gpu.nvcc;
+  checks.cuobjdump = gpu.cuobjdump;
+  checks.arch = gpu.arch;
+  checks.compile_timeout_s = gpu.compile_timeout_s;
+  checks.compile_memory_bytes = gpu.compile_memory_limit_mb << 20;
+  checks.work_root = options.work_root;
+  std::unique_ptr<Scorer> scorer_holder;
+  try {
+    scorer_holder = std::make_unique<Scorer>(options, make_cuda_compiler(checks), std::make_unique<GpuSandboxedRunner>(child));
+    add_cuda_checks(*scorer_holder, checks);
+  } catch (const std::exception &error) {
+    abort_job(rank, std::string("cannot set up the CUDA checks: ") + error.what());
+  }
+  Scorer &scorer = *scorer_holder;
   const double margin = options.peak_margin;
   auto finish = [&](const BenchTask &task, Measurement measurement) {
     BenchResult result;

@@ -99,6 +99,12 @@ std::optional<std::string> import_refusal(std::string_view name) {
   return std::string(kOnlyAllowed);
 }
 
+bool math_import(std::string_view name) {
+  return math_function(name) || vector_math_function(name);
+}
+
+bool memory_import(std::string_view name) { return contains(kMemoryFunctions, name); }
+
 bool allowed_library(std::string_view soname) {
   static const std::set<std::string_view> libraries = {
       "libc.so.6", "libm.so.6", "libmvec.so.1", "libgomp.so.1", "libgcc_s.so.1"};

@@ -30,6 +30,11 @@ namespace hpcreward::symbol_policy {
 // ("only libm, memory and OpenMP runtime functions are allowed", "a clock: ...").
 std::optional<std::string> import_refusal(std::string_view name);
 
+// Parts of the allow-list above, for other audits (bench_node/cuda/) to share: libm with its
+// libmvec variants, and the memory functions.
+bool math_import(std::string_view name);
+bool memory_import(std::string_view name);
+
 // Libraries a candidate object may need (DT_NEEDED): libc, libm, libmvec, libgomp,
 // libgcc_s and the dynamic loader (ld-linux*). Nothing else can be linked.
 bool allowed_library(std::string_view soname);

@@ -21,15 +21,16 @@ ToolchainBaseline baseline_of(const ElfObject &object) {
   return baseline;
 }
 
-BaselineCache::BaselineCache(std::unique_ptr<Compiler> compiler, std::filesystem::path work_root)
-    : compiler_(std::move(compiler)), work_root_(std::move(work_root)) {}
+BaselineCache::BaselineCache(std::unique_ptr<Compiler> compiler, std::filesystem::path work_root,
+                             std::string source)
+    : compiler_(std::move(compiler)), work_root_(std::move(work_root)), source_(std::move(source)) {}
 
 const ToolchainBaseline &BaselineCache::for_flags(const std::vector<std::string> &flags) {
   const std::lock_guard lock(mutex_);
   if (auto found = baselines_.find(flags); found != baselines_.end()) return found->second;
 
   WorkDir directory(work_root_, "baseline");
-  const CompileOutcome compiled = compiler_->compile({kBaselineSource, flags, directory.path()});
+  const CompileOutcome compiled = compiler_->compile({source_, flags, directory.path()});
   if (!compiled.verdict.ok())
     throw std::runtime_error("object audit: the empty baseline candidate did not compile: " +
                              compiled.verdict.reason);

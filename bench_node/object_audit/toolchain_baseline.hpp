@@ -45,7 +45,9 @@ inline constexpr const char *kBaselineSource =
 class BaselineCache {
  public:
   // `work_root`: where the baseline builds go (a fresh directory each, removed after).
-  BaselineCache(std::unique_ptr<Compiler> compiler, std::filesystem::path work_root);
+  // `source`: the empty candidate in the compiler's language (kBaselineSource for C).
+  BaselineCache(std::unique_ptr<Compiler> compiler, std::filesystem::path work_root,
+                std::string source = kBaselineSource);
 
   // Throws std::runtime_error when the empty candidate does not compile or read: an
   // internal failure (the compiler or its limits), not the candidate's. Not cached then.
@@ -54,6 +56,7 @@ class BaselineCache {
  private:
   std::unique_ptr<Compiler> compiler_;
   std::filesystem::path work_root_;
+  std::string source_;
   std::mutex mutex_;
   std::map<std::vector<std::string>, ToolchainBaseline> baselines_;
 };

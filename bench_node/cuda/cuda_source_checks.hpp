@@ -1,0 +1,25 @@
+#pragma once
+// Static checks of a CUDA candidate's source before nvcc sees it (DESIGN.md "Running
+// untrusted code"), on the C checks' own lexer (bench_node/source_checks/c_lexer.hpp, in
+// C++ mode: digit separators, no trigraphs); the candidate is never compiled, parsed by a
+// compiler library, loaded or run here, and nothing forks.
+//
+//   1. the text: no NUL bytes (format_error);
+//   2. the preprocessor, pragma and attribute rules (cuda_source_rules.hpp) with CUDA's
+//      include allow-list (cuda_include_policy.hpp): forbidden;
+//   3. `matmul` must appear as an identifier (format_error); whether the object really
+//      exports it, extern "C", is the object audit's to say.
+// Stateless and thread-safe: one instance may serve every worker thread of a rank.
+#include <string_view>
+
+#include "bench_node/candidate_check.hpp"
+
+namespace hpcreward {
+
+class CudaSourceChecks : public CandidateCheck {
+ public:
+  std::string_view name() const override { return "CUDA source checks"; }
+  Verdict check_source(const BenchTask &task) override;
+};
+
+}  // namespace hpcreward

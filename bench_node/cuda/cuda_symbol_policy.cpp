@@ -1,0 +1,283 @@
+#include "bench_node/cuda/cuda_symbol_policy.hpp"
+
+#include <algorithm>
+#include <iterator>
+
+#include "bench_node/object_audit/symbol_policy.hpp"
+
+namespace hpcreward::cuda_symbol_policy {
+
+namespace {
+
+constexpr std::string_view kNotListed =
+    "not on the CUDA allow-list: kernel launches, streams and events, device memory and "
+    "copies, function attributes, occupancy, device and error queries, math and memory "
+    "functions";
+
+// What nvcc's generated host code calls (CUDA 13: `nm -D --undefined-only` of real builds).
+constexpr std::string_view kNvccGlue[] = {
+    "__cudaRegisterFatBinary",  "__cudaRegisterFatBinaryEnd",  "__cudaUnregisterFatBinary",
+    "__cudaRegisterFunction",   "__cudaRegisterVar",           "__cudaPushCallConfiguration",
+    "__cudaPopCallConfiguration", "__cudaLaunchKernel",        "__cudaGetKernel",
+    "__cudaInitModule",         "__cudaRegisterLinkedBinary",
+};
+
+// The CUDA runtime calls a kernel author needs, with no effect past the call.
+constexpr std::string_view kRuntimeCalls[] = {
+    // launches and errors
+    "cudaLaunchKernel", "cudaLaunchKernelExC", "cudaLaunchCooperativeKernel",
+    "cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorString", "cudaGetErrorName",
+    // streams and events
+    "cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority",
+    "cudaStreamDestroy", "cudaStreamSynchronize", "cudaStreamWaitEvent", "cudaStreamQuery",
+    "cudaStreamGetPriority", "cudaStreamGetFlags", "cudaStreamGetAttribute",
+    "cudaStreamGetDevice", "cudaDeviceGetStreamPriorityRange", "cudaEventCreate",
+    "cudaEventCreateWithFlags", "cudaEventRecord", "cudaEventRecordWithFlags", "cudaEventQuery",
+    "cudaEventSynchronize", "cudaEventDestroy", "cudaDeviceSynchronize",
+    // device memory and copies
+    "cudaMalloc", "cudaFree", "cudaMallocAsync", "cudaFreeAsync", "cudaMallocPitch",
+    "cudaMemset", "cudaMemsetAsync", "cudaMemset2D", "cudaMemset2DAsync", "cudaMemcpy",
+    "cudaMemcpyAsync", "cudaMemcpy2D", "cudaMemcpy2DAsync", "cudaMemcpyToSymbol",
+    "cudaMemcpyToSymbolAsync", "cudaMemcpyFromSymbol", "cudaMemcpyFromSymbolAsync",
+    "cudaGetSymbolAddress", "cudaGetSymbolSize", "cudaMemGetInfo", "cudaPointerGetAttributes",
+    // kernels' attributes, occupancy (also a prefix below), textures over device memory
+    "cudaFuncSetAttribute", "cudaFuncGetAttributes", "cudaFuncSetCacheConfig",
+    "cudaCreateTextureObject", "cudaDestroyTextureObject", "cudaCreateChannelDesc",
+    // device queries
+    "cudaGetDevice", "cudaGetDeviceCount", "cudaGetDeviceProperties",
+    "cudaGetDeviceProperties_v2", "cudaDeviceGetAttribute", "cudaDeviceGetLimit",
+    "cudaDeviceGetCacheConfig", "cudaRuntimeGetVersion", "cudaDriverGetVersion",
+};
+
+// The C++ runtime glue nvcc's host code and g++ emit.
+constexpr std::string_view kCxxGlue[] = {
+    "__cxa_atexit", "__cxa_finalize", "__cxa_guard_acquire", "__cxa_guard_release",
+    "__cxa_guard_abort", "__gxx_personality_v0", "_Unwind_Resume", "__stack_chk_fail",
+    "__tls_get_addr", "__dso_handle", "_ITM_registerTMCloneTable",
+    "_ITM_deregisterTMCloneTable", "__gmon_start__", "__cxa_pure_virtual",
+    "__cxa_deleted_virtual", "__cxa_allocate_exception", "__cxa_free_exception", "__cxa_throw",
+    "__cxa_begin_catch", "__cxa_end_catch", "__cxa_rethrow", "_ZSt9terminatev",
+    // operator new and delete: plain, array, sized, aligned, nothrow
+    "_Znwm", "_Znam", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm", "_ZnwmSt11align_val_t",
+    "_ZnamSt11align_val_t", "_ZdlPvSt11align_val_t", "_ZdaPvSt11align_val_t",
+    "_ZdlPvmSt11align_val_t", "_ZdaPvmSt11align_val_t", "_ZnwmRKSt9nothrow_t",
+    "_ZnamRKSt9nothrow_t", "_ZnwmSt11align_val_tRKSt9nothrow_t",
+    "_ZnamSt11align_val_tRKSt9nothrow_t", "_ZSt7nothrow",
+    // type information of classes with virtual functions
+    "_ZTVN10__cxxabiv117__class_type_infoE", "_ZTVN10__cxxabiv120__si_class_type_infoE",
+    "_ZTVN10__cxxabiv121__vmi_class_type_infoE",
+};
+
+struct Refusal {
+  std::string_view name;  // exact, or a prefix when it ends in '*'
+  std::string_view why;
+};
+
+// What the issue names, each with its reason. Checked before the allow-lists.
+constexpr Refusal kRefusals[] = {
+    // libraries
+    {"cublas*", "cuBLAS: the multiplication must be the candidate's own kernels"},
+    {"cusparse*", "a CUDA math library: the multiplication must be the candidate's own kernels"},
+    {"cusolver*", "a CUDA math library: the multiplication must be the candidate's own kernels"},
+    {"cudnn*", "cuDNN: the multiplication must be the candidate's own kernels"},
+    {"cutensor*", "cuTENSOR: the multiplication must be the candidate's own kernels"},
+    {"cufft*", "a CUDA math library: the multiplication must be the candidate's own kernels"},
+    {"curand*", "cuRAND: a library the multiplication does not need"},
+    {"nvrtc*", "runtime compilation: device code must come from the stage's compiler"},
+    {"nvJitLink*", "runtime linking: device code must come from the stage's compiler"},
+    {"cudaLibrary*", "loads device code the stage's compiler did not build"},
+    {"cudaGetDriverEntryPoint*", "hands out CUDA driver API functions by pointer"},
+    // the harness's context and device
+    {"cudaDeviceReset", "destroys the CUDA context the harness runs in"},
+    {"cudaThreadExit", "destroys the CUDA context the harness runs in"},
+    {"cudaSetDevice", "switches away from the device the harness chose"},
+    {"cudaSetDeviceFlags", "changes how the harness's device is set up"},
+    {"cudaInitDevice", "changes how the harness's device is set up"},
+    {"cudaSetValidDevices", "changes which devices the harness may use"},
+    {"cudaDeviceSetLimit", "changes a device-wide limit (stack, heap, L2 persisting size) that outlives the call"},
+    {"cudaThreadSetLimit", "changes a device-wide limit that outlives the call"},
+    {"cudaDeviceSetCacheConfig", "changes device-wide configuration that outlives the call"},
+    {"cudaThreadSetCacheConfig", "changes device-wide configuration that outlives the call"},
+    {"cudaDeviceSetSharedMemConfig", "changes device-wide configuration that outlives the call"},
+    {"cudaDeviceSetMemPool", "changes device-wide configuration that outlives the call"},
+    {"cudaMemPool*", "memory pool settings outlive the call"},
+    {"cudaDeviceSetGraphMemAttribute", "changes device-wide configuration that outlives the call"},
+    // L2 persistence
+    {"cudaStreamSetAttribute", "stream attributes (L2 persistence access-policy windows) outlive the call"},
+    {"cudaCtxResetPersistingL2Cache", "L2 persistence reaches past the call"},
+    {"cudaDeviceSetPersistingL2Cache*", "L2 persistence reaches past the call"},
+    // graphs and capture
+    {"cudaGraph*", "CUDA graphs: work that reaches past the call"},
+    {"cudaStreamBeginCapture*", "stream capture (CUDA graphs): work that reaches past the call"},
+    {"cudaStreamEndCapture", "stream capture (CUDA graphs): work that reaches past the call"},
+    {"cudaStreamIsCapturing", "stream capture (CUDA graphs): work that reaches past the call"},
+    {"cudaStreamGetCaptureInfo*", "stream capture (CUDA graphs): work that reaches past the call"},
+    {"cudaStreamUpdateCaptureDependencies*", "stream capture (CUDA graphs): work that reaches past the call"},
+    {"cudaThreadExchangeStreamCaptureMode", "stream capture (CUDA graphs): work that reaches past the call"},
+    {"cudaUserObject*", "CUDA graphs: work that reaches past the call"},
+    {"cudaDeviceGraphMemTrim", "CUDA graphs: work that reaches past the call"},
+    // host code on driver threads
+    {"cudaLaunchHostFunc", "runs host code on a driver thread"},
+    {"cudaStreamAddCallback", "runs host code on a driver thread"},
+    // managed and pinned host memory
+    {"cudaMallocManaged", "managed memory (page faults and migrations can hang a shared GPU)"},
+    {"__cudaRegisterManagedVar", "a __managed__ variable: managed memory (page faults and migrations can hang a shared GPU)"},
+    {"cudaMemPrefetchAsync*", "managed memory (page faults and migrations can hang a shared GPU)"},
+    {"cudaMemAdvise*", "managed memory (page faults and migrations can hang a shared GPU)"},
+    {"cudaMemRangeGetAttribute*", "managed memory (page faults and migrations can hang a shared GPU)"},
+    {"cudaStreamAttachMemAsync", "managed memory (page faults and migrations can hang a shared GPU)"},
+    {"cudaMallocHost", "pinned host memory: page-locks memory outside the harness's limits"},
+    {"cudaHostAlloc", "pinned host memory: page-locks memory outside the harness's limits"},
+    {"cudaHostRegister", "pinned host memory: page-locks memory outside the harness's limits"},
+    {"cudaHostUnregister", "pinned host memory: page-locks memory outside the harness's limits"},
+    {"cudaHostGetDevicePointer", "mapped host memory"},
+    {"cudaFreeHost", "pinned host memory: page-locks memory outside the harness's limits"},
+    // other processes and devices
+    {"cudaIpc*", "shares GPU memory or events with other processes"},
+    {"cudaDeviceEnablePeerAccess", "reaches another GPU (peer access)"},
+    {"cudaDeviceDisablePeerAccess", "reaches another GPU (peer access)"},
+    {"cudaMemcpyPeer*", "reaches another GPU (peer access)"},
+    {"cudaLaunchCooperativeKernelMultiDevice", "reaches other GPUs"},
+    {"cudaImportExternal*", "external memory or semaphores of other APIs"},
+    {"cudaSignalExternal*", "external memory or semaphores of other APIs"},
+    {"cudaWaitExternal*", "external memory or semaphores of other APIs"},
+    {"cudaGraphics*", "graphics interoperability"},
+    {"cudaProfiler*", "controls the profiler"},
+    {"cudaEventElapsedTime*", "a clock: the harness owns the clock"},
+    // the C library's ways out
+    {"dlopen", "the dynamic loader: it reaches any library"},
+    {"dlmopen", "the dynamic loader: it reaches any library"},
+    {"dlsym", "the dynamic loader: it reaches any library"},
+    {"dlvsym", "the dynamic loader: it reaches any library"},
+    {"system", "process control: runs a command"},
+    {"popen", "process control: runs a command"},
+    {"fork", "process control"},
+    {"vfork", "process control"},
+    {"clone*", "process control"},
+    {"exec*", "process control: replaces the process"},
+    {"fexecve", "process control: replaces the process"},
+    {"posix_spawn*", "process control"},
+    {"kill", "process control: signals"},
+    {"raise", "process control: signals"},
+    {"signal", "process control: signals"},
+    {"sigaction", "process control: signals"},
+    {"exit", "ends the process"},
+    {"_exit", "ends the process"},
+    {"_Exit", "ends the process"},
+    {"quick_exit", "ends the process"},
+    {"abort", "ends the process"},
+    {"__assert_fail", "ends the process (a host assert)"},
+    {"syscall", "raw system calls"},
+    {"ptrace", "process control"},
+    {"prctl", "process control"},
+    {"open", "opens files"},
+    {"open64", "opens files"},
+    {"openat*", "opens files"},
+    {"creat*", "opens files"},
+    {"fopen*", "opens files"},
+    {"freopen*", "opens files"},
+    {"unlink*", "changes files"},
+    {"remove", "changes files"},
+    {"rename*", "changes files"},
+    {"socket", "the network"},
+    {"connect", "the network"},
+    {"bind", "the network"},
+    {"listen", "the network"},
+    {"accept*", "the network"},
+    {"getaddrinfo", "the network"},
+    {"gethostbyname*", "the network"},
+    {"printf", "writes output"},
+    {"puts", "writes output"},
+    {"fprintf", "writes output"},
+    {"fwrite", "writes output"},
+    {"write", "writes to a file descriptor"},
+    {"_ZSt4cout", "writes output"},
+    {"_ZSt4cerr", "writes output"},
+    {"pthread_*", "threads"},
+    {"thrd_*", "threads"},
+    {"clock_gettime", "a clock: the harness owns the clock"},
+    {"gettimeofday", "a clock: the harness owns the clock"},
+    {"time", "a clock: the harness owns the clock"},
+    {"clock", "a clock: the harness owns the clock"},
+    {"getenv", "reads the environment"},
+    {"secure_getenv", "reads the environment"},
+    {"mmap*", "maps memory (it could make code)"},
+    {"mprotect", "changes memory protection (it could make code)"},
+};
+
+bool starts_with(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+template <std::size_t N>
+bool contains(const std::string_view (&list)[N], std::string_view name) {
+  return std::find(std::begin(list), std::end(list), name) != std::end(list);
+}
+
+bool matches(const Refusal &refusal, std::string_view name) {
+  if (!refusal.name.empty() && refusal.name.back() == '*')
+    return starts_with(name, refusal.name.substr(0, refusal.name.size() - 1));
+  return name == refusal.name;
+}
+
+// cudaMemcpyAsync_ptsz -> cudaMemcpyAsync: the per-thread default stream spellings
+// (--default-stream per-thread) of the same calls.
+std::string_view without_stream_suffix(std::string_view name) {
+  for (std::string_view suffix : {"_ptsz", "_ptds"})
+    if (name.size() > suffix.size() && name.substr(name.size() - suffix.size()) == suffix)
+      return name.substr(0, name.size() - suffix.size());
+  return name;
+}
+
+// cuInit, cuLaunchKernel, cuCtxCreate, cuModuleLoadData, ...
+bool driver_api(std::string_view name) {
+  return name.size() > 2 && starts_with(name, "cu") && name[2] >= 'A' && name[2] <= 'Z';
+}
+
+// std::__throw_length_error(char const*) and friends: _ZSt<length>__throw_<what>...
+bool throw_helper(std::string_view name) {
+  if (!starts_with(name, "_ZSt")) return false;
+  std::size_t at = 4;
+  while (at < name.size() && name[at] >= '0' && name[at] <= '9') ++at;
+  return at > 4 && starts_with(name.substr(at), "__throw_");
+}
+
+}  // namespace
+
+std::optional<std::string> named_refusal(std::string_view raw) {
+  const std::string_view name = without_stream_suffix(raw);
+  for (const Refusal &refusal : kRefusals)
+    if (matches(refusal, name)) return std::string(refusal.why);
+  if (driver_api(name))
+    return "the CUDA driver API: candidates use the runtime API, in the harness's context";
+  return std::nullopt;
+}
+
+std::optional<std::string> import_refusal(std::string_view raw) {
+  if (std::optional<std::string> why = named_refusal(raw)) return why;
+  const std::string_view name = without_stream_suffix(raw);
+  if (contains(kNvccGlue, name) || contains(kRuntimeCalls, name) || contains(kCxxGlue, name) ||
+      starts_with(name, "cudaOccupancy") || throw_helper(name) ||
+      symbol_policy::math_import(name) || symbol_policy::memory_import(name))
+    return std::nullopt;
+  return std::string(kNotListed);
+}
+
+bool allowed_library(std::string_view soname) {
+  return starts_with(soname, "libcudart.so.") || soname == "libstdc++.so.6" ||
+         soname == "libm.so.6" || soname == "libgcc_s.so.1" || soname == "libc.so.6" ||
+         starts_with(soname, "ld-linux");
+}
+
+std::optional<std::string> export_refusal(std::string_view name) {
+  if (symbol_policy::harness_name(name)) return "a symbol of the harness or the loader";
+  if (symbol_policy::reserved_identifier(name) && !starts_with(name, "_Z"))
+    return "a reserved identifier (names starting with __ or _ and a capital letter belong to "
+           "the implementation)";
+  if (starts_with(name, "cuda") || driver_api(name) || starts_with(name, "cublas"))
+    return "a name of the CUDA runtime, driver or libraries; give helpers other names or make "
+           "them static";
+  return std::nullopt;
+}
+
+}  // namespace hpcreward::cuda_symbol_policy
