@@ -44,14 +44,14 @@ class RewardLogWriter {
   RewardLogWriter(const RewardLogWriter &) = delete;
   RewardLogWriter &operator=(const RewardLogWriter &) = delete;
 
-  // Reopens an existing log to go on writing it (a resumed run): checks that it is a
-  // reward log of the current schema (3), clears the "open for writing" mark a crashed writer left (with
-  // `h5clear -s --increment`, hdf5-tools), starts SWMR writing. rows() goes on from the rows
-  // already there and sources already stored are not stored again. Throws
+  // Reopens an existing log to go on writing it (a resumed run): checks that it is a reward
+  // log of the current schema (3), clears the "open for writing" mark a crashed writer left
+  // (with `h5clear -s --increment`, hdf5-tools), starts SWMR writing. rows() goes on from the
+  // rows already there and sources already stored are not stored again. Throws
   // std::runtime_error naming the file and what to do, changing nothing, for: no such file,
-  // a file that is not a reward log, a log of an older schema (1 or 2), a log a live writer holds (every
-  // writer holds a lock while open), a log another process has open through HDF5 (a reader
-  // such as h5py), h5clear missing.
+  // a file that is not a reward log, a log of an older schema (1 or 2), a log a live writer
+  // holds (every writer holds a lock while open), a log another process has open through
+  // HDF5 (a reader such as h5py), h5clear missing.
   struct Resume {};
   RewardLogWriter(const std::filesystem::path &path, Resume);
 
