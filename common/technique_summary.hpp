@@ -9,14 +9,16 @@ namespace hpcreward {
 
 struct TechniqueSummary {
   bool detected = false;                // false: detection did not run (the candidate failed earlier)
-  std::vector<std::string> techniques;  // subset of {"openmp", "avx512", "blocking"}, in that order
+  // C candidates: a subset of {"openmp", "avx512", "blocking"}, in that order; CUDA candidates:
+  // of {"smem", "tensor", "async"} (stages/ladder_config.hpp kCTechniques, kCudaTechniques).
+  std::vector<std::string> techniques;
   std::string loop_order;               // "ikj", ... for the C += A*B nest; "" when unknown
   std::vector<int> tile_sizes;          // constant tile sizes, outermost first
   std::string evidence;                 // what was found where (lines, instructions)
   bool operator==(const TechniqueSummary &) const = default;
 };
 
-// "openmp+blocking", or "plain" when no technique was found.
+// "openmp+blocking" (C), "smem+tensor" (CUDA), or "plain" when no technique was found.
 std::string techniques_text(const TechniqueSummary &summary);
 // "64x64", or "" when there are none.
 std::string tile_sizes_text(const std::vector<int> &tile_sizes);

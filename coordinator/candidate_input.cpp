@@ -1,6 +1,7 @@
 #include "coordinator/candidate_input.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -24,11 +25,15 @@ bool read_string(const json &object, const char *key, std::string *out, std::str
   return true;
 }
 
-std::string join(const std::vector<std::string> &names) {
+// The known stages' names, or only those of one language.
+std::string join(const std::vector<KnownStage> &stages, std::optional<Language> language = std::nullopt) {
   std::string text;
-  for (const std::string &name : names) text += (text.empty() ? "" : ", ") + name;
+  for (const KnownStage &stage : stages)
+    if (!language || stage.language == *language) text += (text.empty() ? "" : ", ") + stage.name;
   return text;
 }
+
+std::string language_name(Language language) { return language == Language::c ? "C" : "CUDA"; }
 
 Verdict reject(std::string reason) { return {Status::format_error, std::move(reason)}; }
 
@@ -54,13 +59,25 @@ Verdict fill_fields(const json &object, const CandidateDefaults &defaults,
 
   if (candidate->problem.empty())
     return reject("missing \"problem\" (and no --problem default); known: " + known_problem_ids());
-  if (!find_problem(candidate->problem))
+  const Problem *problem = find_problem(candidate->problem);
+  if (!problem)
     return reject("unknown problem \"" + candidate->problem + "\"; known: " + known_problem_ids());
   candidate->stage_named = !candidate->stage.empty();
-  if (candidate->stage_named &&
-      std::find(defaults.known_stages.begin(), defaults.known_stages.end(), candidate->stage) ==
-          defaults.known_stages.end())
-    return reject("unknown stage \"" + candidate->stage + "\"; known: " + join(defaults.known_stages));
+  if (candidate->stage_named) {
+    auto stage = std::find_if(defaults.known_stages.begin(), defaults.known_stages.end(),
+                              [&](const KnownStage &known) { return known.name == candidate->stage; });
+    if (stage == defaults.known_stages.end())
+      return reject("unknown stage \"" + candidate->stage + "\"; known: " + join(defaults.known_stages));
+    // A C stage's flags and techniques mean nothing to nvcc, and the reverse: the line asks
+    // for something no rank can do, like an unknown stage, whatever its code.
+    if (stage->language != problem->language) {
+      const std::string own = join(defaults.known_stages, problem->language);
+      return reject("stage \"" + stage->name + "\" is a " + language_name(stage->language) + " stage and problem \"" +
+                    problem->id + "\" is a " + language_name(problem->language) + " problem: name a " +
+                    language_name(problem->language) + " stage" + (own.empty() ? "" : " (" + own + ")") +
+                    ", or none for the problem's current stage");
+    }
+  }
 
   const bool has_source = object.contains("source") && !object["source"].is_null();
   const bool has_completion = object.contains("completion") && !object["completion"].is_null();

@@ -6,16 +6,24 @@
 #include <string_view>
 #include <vector>
 
+#include "common/problem.hpp"
 #include "common/status.hpp"
 
 namespace hpcreward {
 
 inline constexpr std::size_t kMaxCandidateIdBytes = 64;
 
+// A stage a line may name, and the language of the problems it scores.
+struct KnownStage {
+  std::string name;
+  Language language = Language::c;
+};
+
 struct CandidateDefaults {
   std::string problem;   // for lines without "problem"
   std::string stage;     // for lines without "stage"; empty: decided when the batch starts
-  std::vector<std::string> known_stages;  // a line's "stage" must be one of these
+  // A line's "stage" must be one of these, of its problem's language.
+  std::vector<KnownStage> known_stages;
   std::string batch_id;  // for lines without "batch_id"
   std::size_t max_source_bytes = 0;
 };

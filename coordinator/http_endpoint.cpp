@@ -70,8 +70,12 @@ std::variant<PreparedCandidate, RequestError> prepare(const json &object, std::s
     return bad(where + ".\"id\" is " + std::to_string(identity->id.size()) + " bytes; the limit is " +
                std::to_string(kMaxCandidateIdBytes));
   if (identity->problem.empty()) return bad(where + " has no \"problem\"; known: " + known_problem_ids());
-  if (!find_problem(identity->problem))
+  const Problem *problem = find_problem(identity->problem);
+  if (!problem)
     return bad(where + ": unknown problem \"" + identity->problem + "\"; known: " + known_problem_ids());
+  if (config.refuse_problem)
+    if (std::optional<std::string> reason = config.refuse_problem(*problem))
+      return bad(where + ": this run cannot score problem " + identity->problem + ": " + *reason, 422);
   const bool has_source = object.contains("source") && !object["source"].is_null();
   const bool has_completion = object.contains("completion") && !object["completion"].is_null();
   if (has_source == has_completion)

@@ -4,7 +4,9 @@
 // (OpenRLHF's remote reward protocol). Its threads touch only the BatchRegistry; scoring
 // stays on the main thread.
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -13,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/problem.hpp"
 #include "coordinator/batch_registry.hpp"
 #include "coordinator/candidate_input.hpp"
 
@@ -32,6 +35,9 @@ struct EndpointConfig {
   std::size_t max_batch_candidates = kDefaultMaxBatchCandidates;
   CandidateDefaults defaults;  // problem (default), known stages, max source bytes
   int threads = 64;            // HTTP worker threads (a waiting request holds one)
+  // Why this run cannot score a known problem (no rank of its kind: problem_support.hpp), or
+  // nullopt. A request with a candidate (or an OpenRLHF label) for such a problem is 422.
+  std::function<std::optional<std::string>(const Problem &)> refuse_problem;
 };
 
 // A request that passed validation: its candidates prepared as JSONL lines would be

@@ -16,6 +16,7 @@
 #include "coordinator/log_sink.hpp"
 #include "coordinator/mpi_transport.hpp"
 #include "coordinator/options.hpp"
+#include "coordinator/problem_support.hpp"
 #include "coordinator/provenance_builder.hpp"
 #include "coordinator/rendezvous.hpp"
 #include "coordinator/run_report.hpp"
@@ -59,8 +60,8 @@ void check_host_support(const SqdState &state) {
 }
 
 // Serve mode: the endpoint on its own threads, scoring here until SIGTERM/SIGINT.
-void serve(const CoordinatorOptions &options, const CandidateDefaults &defaults, BatchRegistry &registry,
-           ScoringRun &scoring, const SqdState &sqd, const std::vector<RewardRow> &logged) {
+void serve(const CoordinatorOptions &options, const CandidateDefaults &defaults, const RunCapabilities &run,
+           BatchRegistry &registry, ScoringRun &scoring, const SqdState &sqd, const std::vector<RewardRow> &logged) {
   if (options.resume) {
     const std::size_t batches = restore_logged_batches(registry, logged);
     scoring.continue_log(logged.size());
@@ -72,6 +73,7 @@ void serve(const CoordinatorOptions &options, const CandidateDefaults &defaults,
   config.max_request_bytes = options.max_request_bytes;
   config.max_batch_candidates = options.max_batch_candidates;
   config.defaults = defaults;
+  config.refuse_problem = [run](const Problem &problem) { return problem_refusal(problem, run); };
   const std::filesystem::path token_file = std::filesystem::absolute(options.out / "coordinator.token");
   const std::filesystem::path rendezvous = options.out / "coordinator.json";
   std::filesystem::remove(rendezvous);  // a stale one would send trainers to a dead endpoint
@@ -127,13 +129,23 @@ int run(CoordinatorOptions options, int world_size) {
   defaults.stage = options.stage;
   defaults.batch_id = options.batch_id;
   defaults.max_source_bytes = options.max_source_bytes;
-  for (const StageSpec &stage : options.ladder.stages) defaults.known_stages.push_back(stage.name);
+  for (const StageSpec &stage : options.ladder.stages) defaults.known_stages.push_back({stage.name, stage.language});
   std::vector<PreparedCandidate> candidates;
   if (!options.serve) candidates = read_candidate_file(options.candidates, defaults);
   std::vector<RankInfo> ranks =
       gather_rank_info(world_size, std::chrono::seconds(options.rank_start_timeout_s));
-  const bool host_has_avx512 =
-      std::all_of(ranks.begin(), ranks.end(), [](const RankInfo &rank) { return rank.avx512; });
+  for (const RankInfo &info : ranks)
+    if (std::optional<std::string> error = rank_info_error(info)) throw std::runtime_error(*error);
+  // C stages run on the CPU ranks only, so only their CPUs decide about AVX-512.
+  const bool host_has_avx512 = std::all_of(ranks.begin(), ranks.end(), [](const RankInfo &rank) {
+    return rank.kind != kCpuRankKind || rank.avx512;
+  });
+  // A problem no rank can score is refused now, before the log exists, not left queued.
+  const RunCapabilities run = run_capabilities(ranks, &options.ladder, options.ladder_source);
+  const std::optional<std::string> refusal =
+      options.serve ? default_problem_refusal(options.problem, run)
+                    : candidates_refusal(candidates, match_logged(candidates, logged.rows), run);
+  if (refusal) throw std::invalid_argument(*refusal);
 
   ScoringContext context;
   for (const RankInfo &info : ranks) {
@@ -158,13 +170,14 @@ int run(CoordinatorOptions options, int world_size) {
   LogSink sink(*writer);
   MpiTransport transport;
 
+  const std::string rank_kinds = format_rank_kinds(run);
   if (options.serve)
-    std::printf("hpcreward: %s on %zu benchmark ranks, ladder %s -> %s\n",
-                options.resume ? "serving (resumed)" : "serving", ranks.size(), options.ladder_source.c_str(),
-                log_path.c_str());
+    std::printf("hpcreward: %s on %zu benchmark ranks (%s), ladder %s -> %s\n",
+                options.resume ? "serving (resumed)" : "serving", ranks.size(), rank_kinds.c_str(),
+                options.ladder_source.c_str(), log_path.c_str());
   else
-    std::printf("hpcreward: %s %zu candidates on %zu benchmark ranks, ladder %s -> %s\n",
-                options.resume ? "resuming" : "scoring", candidates.size(), ranks.size(),
+    std::printf("hpcreward: %s %zu candidates on %zu benchmark ranks (%s), ladder %s -> %s\n",
+                options.resume ? "resuming" : "scoring", candidates.size(), ranks.size(), rank_kinds.c_str(),
                 options.ladder_source.c_str(), log_path.c_str());
   if (options.resume)
     std::printf("resume: the log holds %zu rows, %zu stage events; their candidates are not scored again\n%s",
@@ -183,7 +196,7 @@ int run(CoordinatorOptions options, int world_size) {
       [](const StageEvent &event) { print_line(format_stage_event(event)); });
   std::vector<RewardRow> rows;
   if (options.serve) {
-    serve(options, defaults, registry, scoring, sqd, logged.rows);
+    serve(options, defaults, run, registry, scoring, sqd, logged.rows);
     rows = std::move(served_rows);
   } else
     rows = scoring.score(std::move(candidates), logged.rows);

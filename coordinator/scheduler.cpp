@@ -1,26 +1,62 @@
 #include "coordinator/scheduler.hpp"
 
+#include <algorithm>
+
 namespace hpcreward {
 
-Scheduler::Scheduler(std::vector<int> ranks) : idle_ranks_(ranks.begin(), ranks.end()) {}
+Scheduler::Scheduler(std::vector<RankCapacity> ranks) {
+  for (RankCapacity &capacity : ranks) {
+    capacity.slots = std::max(capacity.slots, 1);
+    ranks_.push_back({std::move(capacity), {}, 0});
+  }
+}
 
-void Scheduler::enqueue(std::int64_t sequence) { queue_.push_back(sequence); }
+bool Scheduler::has_kind(const std::string &kind) const {
+  return std::any_of(ranks_.begin(), ranks_.end(),
+                     [&](const RankState &state) { return state.capacity.kind == kind; });
+}
+
+bool Scheduler::enqueue(std::int64_t sequence, const std::string &kind) {
+  if (!has_kind(kind)) return false;
+  queues_[kind].push_back(sequence);
+  return true;
+}
 
 std::optional<Assignment> Scheduler::next_assignment() {
-  if (idle_ranks_.empty() || queue_.empty()) return std::nullopt;
-  Assignment assignment{idle_ranks_.front(), queue_.front()};
-  idle_ranks_.pop_front();
-  queue_.pop_front();
-  running_[assignment.rank] = assignment.sequence;
+  RankState *best = nullptr;
+  for (RankState &state : ranks_) {
+    if (state.running.size() >= static_cast<std::size_t>(state.capacity.slots)) continue;
+    auto queue = queues_.find(state.capacity.kind);
+    if (queue == queues_.end() || queue->second.empty()) continue;
+    if (!best || state.running.size() < best->running.size() ||
+        (state.running.size() == best->running.size() && state.last_assigned < best->last_assigned))
+      best = &state;
+  }
+  if (!best) return std::nullopt;
+  std::deque<std::int64_t> &queue = queues_[best->capacity.kind];
+  Assignment assignment{best->capacity.rank, queue.front()};
+  queue.pop_front();
+  best->running.insert(assignment.sequence);
+  best->last_assigned = ++assignments_;
   return assignment;
 }
 
 bool Scheduler::complete(int rank, std::int64_t sequence) {
-  auto it = running_.find(rank);
-  if (it == running_.end() || it->second != sequence) return false;
-  running_.erase(it);
-  idle_ranks_.push_back(rank);
-  return true;
+  auto state = std::find_if(ranks_.begin(), ranks_.end(),
+                            [&](const RankState &s) { return s.capacity.rank == rank; });
+  return state != ranks_.end() && state->running.erase(sequence) == 1;
+}
+
+std::size_t Scheduler::queued() const {
+  std::size_t count = 0;
+  for (const auto &[kind, queue] : queues_) count += queue.size();
+  return count;
+}
+
+std::size_t Scheduler::running() const {
+  std::size_t count = 0;
+  for (const RankState &state : ranks_) count += state.running.size();
+  return count;
 }
 
 }  // namespace hpcreward

@@ -1,10 +1,19 @@
 #pragma once
-// Hands queued tasks to benchmark ranks one at a time, as each becomes free. Never deals
-// tasks out in bulk: a slow candidate must not hold a queue of others behind it.
+// Hands queued tasks to benchmark ranks as they have room. Each rank has a kind ("cpu" ranks
+// score C problems, "gpu" ranks CUDA problems) and a number of slots: the tasks it may hold at
+// once (1 for CPU ranks; a GPU rank compiles the next candidates while its GPU times one).
+// A task goes only to a rank of its kind, tasks of one kind leave in the order they were
+// queued (FIFO per kind), and a rank never holds more than its slots: the queue is never
+// dealt out in bulk, so a slow candidate holds back at most the rank's other slots.
+// Among ranks with room, the one holding the fewest tasks gets the next one (ties: the one
+// that waited longest), so GPU ranks fill one slot each before any takes a second.
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
+#include <string>
 #include <vector>
 
 namespace hpcreward {
@@ -14,24 +23,38 @@ struct Assignment {
   std::int64_t sequence;
 };
 
+struct RankCapacity {
+  int rank = 0;
+  std::string kind = "cpu";
+  int slots = 1;  // values below 1 count as 1
+};
+
 class Scheduler {
  public:
-  explicit Scheduler(std::vector<int> ranks);
+  explicit Scheduler(std::vector<RankCapacity> ranks);
 
-  void enqueue(std::int64_t sequence);
-  // The next (idle rank, queued task) pair, or nullopt when no rank is idle or nothing waits.
+  // Whether some rank takes tasks of `kind`.
+  bool has_kind(const std::string &kind) const;
+  // Queues a task for a rank of `kind`; false (nothing queued) when no rank has that kind.
+  bool enqueue(std::int64_t sequence, const std::string &kind = "cpu");
+  // The next (rank with room, queued task of its kind) pair, or nullopt when none is left.
   std::optional<Assignment> next_assignment();
   // `rank` reported `sequence`; returns false if that rank was not running that task.
   bool complete(int rank, std::int64_t sequence);
 
-  bool finished() const { return queue_.empty() && running_.empty(); }
-  std::size_t queued() const { return queue_.size(); }
-  std::size_t running() const { return running_.size(); }
+  bool finished() const { return queued() == 0 && running() == 0; }
+  std::size_t queued() const;
+  std::size_t running() const;
 
  private:
-  std::deque<int> idle_ranks_;
-  std::deque<std::int64_t> queue_;
-  std::map<int, std::int64_t> running_;  // rank -> sequence
+  struct RankState {
+    RankCapacity capacity;
+    std::set<std::int64_t> running;
+    std::uint64_t last_assigned = 0;  // 0: never; else the assignment counter then
+  };
+  std::vector<RankState> ranks_;                         // in the order given
+  std::map<std::string, std::deque<std::int64_t>> queues_;  // kind -> FIFO
+  std::uint64_t assignments_ = 0;
 };
 
 }  // namespace hpcreward

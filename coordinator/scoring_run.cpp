@@ -6,6 +6,7 @@
 
 #include "common/problem.hpp"
 #include "common/sha256.hpp"
+#include "coordinator/problem_support.hpp"
 #include "coordinator/scheduler.hpp"
 
 namespace hpcreward {
@@ -45,7 +46,9 @@ std::optional<double> rank_blas_gflops(const std::map<int, RankInfo> &ranks, int
   const Problem *spec = find_problem(problem);
   auto it = ranks.find(rank);
   if (!spec || it == ranks.end()) return std::nullopt;
-  const double peak = spec->precision == Precision::f32 ? it->second.peak_gflops_f32 : it->second.peak_gflops_f64;
+  const double peak = spec->precision == Precision::f32   ? it->second.peak_gflops_f32
+                      : spec->precision == Precision::f16 ? it->second.peak_gflops_f16
+                                                          : it->second.peak_gflops_f64;
   return peak > 0 ? std::optional<double>(peak) : std::nullopt;
 }
 
@@ -66,8 +69,15 @@ std::optional<double> ScoringRun::blas_gflops(const RewardRow &row) const {
   return rank_blas_gflops(context_.rank_info, row.rank, row.problem);
 }
 
+std::string ScoringRun::device_of(const BenchResult &result) const {
+  if (!result.device.empty()) return result.device;
+  auto it = context_.rank_info.find(result.rank);
+  return it != context_.rank_info.end() ? it->second.kind : std::string(kCpuRankKind);
+}
+
 RewardRow ScoringRun::make_row(const PreparedCandidate &candidate, const Measurement &m,
-                               std::uint64_t seed, int rank, const std::string &host) const {
+                               std::uint64_t seed, int rank, const std::string &host,
+                               const std::string &device) const {
   RewardRow row;
   row.candidate_id = candidate.id;
   row.batch_id = candidate.batch_id;
@@ -89,6 +99,7 @@ RewardRow ScoringRun::make_row(const PreparedCandidate &candidate, const Measure
   row.source_sha256 = candidate.code.empty() ? "" : sha256_hex(candidate.code);
   row.rank = rank;
   row.host = host;
+  row.device = device;
   row.time = unix_seconds();
   row.seed = seed;
   if (m.techniques.detected) {
@@ -177,7 +188,15 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
   }
   if (!partly_logged) log_advances(problems);
 
-  Scheduler scheduler(context_.ranks);
+  std::vector<RankCapacity> capacities;
+  for (int rank : context_.ranks) {
+    auto info = context_.rank_info.find(rank);
+    capacities.push_back(info == context_.rank_info.end() ? RankCapacity{rank, "cpu", 1}
+                                                          : RankCapacity{rank, info->second.kind, info->second.slots});
+  }
+  RunCapabilities ranks_only;
+  for (const RankCapacity &capacity : capacities) ++ranks_only.ranks_by_kind[capacity.kind];
+  Scheduler scheduler(std::move(capacities));
   for (std::size_t i = begin; i < end; ++i) {
     if (logged_row[i]) {
       ++skipped_;
@@ -197,10 +216,14 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
     if (!candidate.verdict.ok()) {
       candidate.code.clear();
       const Measurement decided = failed_measurement(candidate.verdict);
-      out[i - begin] = write(make_row(candidate, decided, 0, 0, context_.host), candidate, decided);
+      out[i - begin] = write(make_row(candidate, decided, 0, 0, context_.host, ""), candidate, decided);
       continue;
     }
-    scheduler.enqueue(static_cast<std::int64_t>(i));
+    // The run refused at start (or the endpoint per request) what no rank can take.
+    const Problem &problem = *find_problem(candidate.problem);
+    if (!scheduler.enqueue(static_cast<std::int64_t>(i), std::string(rank_kind_for(problem.language))))
+      throw std::invalid_argument("candidate " + candidate.id + ": " +
+                                  problem_refusal(problem, ranks_only).value_or(problem.id));
   }
 
   while (!scheduler.finished()) {
@@ -227,7 +250,7 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
     const PreparedCandidate &candidate = candidates[result.sequence];
     out[static_cast<std::size_t>(result.sequence) - begin] =
         write(make_row(candidate, result.measurement, candidate_seed(context_.seed, sequence_base_ + result.sequence),
-                       result.rank, result.host),
+                       result.rank, result.host, device_of(result)),
               candidate, result.measurement);
   }
   return out;

@@ -2,7 +2,8 @@
 // Scores a list of candidates on the benchmark ranks, batch by batch (a batch: consecutive
 // candidates with the same batch_id). Before a batch starts, due stage advances are logged
 // and every candidate that names no stage gets its problem's current stage; decided
-// candidates (format errors) are logged at once, the rest go one per free rank. Every
+// candidates (format errors) are logged at once, the rest go to ranks of their problem's kind
+// (C to "cpu" ranks, CUDA to "gpu" ranks) as each has a free slot (Scheduler). Every
 // candidate ends as exactly one row in the sink.
 #include <cstdint>
 #include <functional>
@@ -25,7 +26,9 @@ struct ScoringContext {
   std::vector<int> ranks;   // benchmark ranks to use
   std::string host;         // the coordinator's host, for rows it decides alone
   std::uint64_t seed = 0;   // run seed; each candidate's input seed derives from it
-  std::map<int, RankInfo> rank_info;  // OpenBLAS baselines per rank (best_fraction_of_blas)
+  // Per rank: its kind and slots (a rank missing here is a CPU rank with one slot) and its
+  // BLAS baselines (OpenBLAS on CPU ranks, cuBLAS on GPU ranks: best_fraction_of_blas).
+  std::map<int, RankInfo> rank_info;
 };
 
 // Called after each row is written, with how many rows are done out of how many.
@@ -67,7 +70,9 @@ class ScoringRun {
                    const std::vector<const RewardRow *> &logged_row, std::set<std::string> &seen_ids);
   void log_advances(const std::vector<std::string> &problems);
   RewardRow make_row(const PreparedCandidate &candidate, const Measurement &measurement,
-                     std::uint64_t seed, int rank, const std::string &host) const;
+                     std::uint64_t seed, int rank, const std::string &host, const std::string &device) const;
+  // The device column of a rank's row: what the rank reported, else its kind ("cpu").
+  std::string device_of(const BenchResult &result) const;
   // Applies the archive, appends the row and counts it toward its stage; returns it as written.
   const RewardRow &write(RewardRow row, const PreparedCandidate &candidate, const Measurement &measurement);
   std::optional<double> blas_gflops(const RewardRow &row) const;
@@ -94,7 +99,8 @@ std::uint64_t candidate_seed(std::uint64_t run_seed, std::int64_t sequence);
 std::vector<const RewardRow *> match_logged(const std::vector<PreparedCandidate> &candidates,
                                             const std::vector<RewardRow> &logged);
 
-// The OpenBLAS GFLOPS a rank measured at start for a problem's precision, if known.
+// The BLAS GFLOPS a rank measured at start for a problem's precision, if known: OpenBLAS
+// on CPU ranks, cuBLAS on GPU ranks (f16: peak_gflops_f16).
 std::optional<double> rank_blas_gflops(const std::map<int, RankInfo> &ranks, int rank,
                                        const std::string &problem);
 

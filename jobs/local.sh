@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Starts one hpcreward run on this machine: the coordinator (rank 0) plus N benchmark
-# ranks in one MPI world, writing DIR/rewards.h5 batch by batch, each problem climbing the
-# stage ladder. Candidates come from the built-in generator (the default: MAP-Elites over a
+# Starts one hpcreward run on this machine: the coordinator (rank 0) plus N CPU benchmark
+# ranks (C problems) and G GPU benchmark ranks (CUDA problems, --gpus G) in one MPI world,
+# writing DIR/rewards.h5 batch by batch, each problem climbing its stage ladder. Candidates come from the built-in generator (the default: MAP-Elites over a
 # parametric family of C kernels, train_bridge/generator/), from a JSON Lines file
 # (--candidates; exits 0 when every candidate has a row; after a crash or a stop, the same
 # command with --resume goes on where it stopped), or from trainers over HTTP (--serve).
@@ -13,8 +13,9 @@ set -euo pipefail
 usage() {
   cat <<'USAGE'
 usage: jobs/local.sh [--evaluations N | --candidates FILE.jsonl | --serve [--listen HOST:PORT]]
-                     [--ladder FILE.json] [--stage NAME] [--problem ID] [--np N] [--seed N]
-                     [--config FILE] [--resume] --out DIR [-- BENCH_OPTIONS...]
+                     [--ladder FILE.json] [--stage NAME] [--problem ID] [--np N] [--gpus G]
+                     [--gpu-arg ARG]... [--seed N] [--config FILE] [--resume] --out DIR
+                     [-- BENCH_OPTIONS...]
 
   --evaluations N    the default source: the built-in generator scores N candidates (default
                      160) through a served pipeline, climbing the ladder; its report goes to
@@ -32,12 +33,19 @@ usage: jobs/local.sh [--evaluations N | --candidates FILE.jsonl | --serve [--lis
                      current ladder stage); a line's own stage wins
   --resume           go on with DIR/rewards.h5: logged candidates are not scored again
   --problem ID       problem of lines that name none (default dgemm-256)
-  --np N             benchmark ranks (default: the number of CPU cores)
+  --np N             CPU benchmark ranks, which score C problems (default: the number of CPU
+                     cores; 0 is allowed with --gpus)
+  --gpus G           GPU benchmark ranks (hpcreward-bench --gpu), which score CUDA problems
+                     (cuda-dgemm-*, cuda-sgemm-*, cuda-hgemm-*), one GPU each: the i-th GPU
+                     rank on a node takes GPU i (default 0: no GPU ranks)
+  --gpu-arg ARG      one more option for the GPU ranks only (repeat it: --gpu-arg --nvcc
+                     --gpu-arg /usr/local/cuda/bin/nvcc)
   --seed N           run seed for benchmark inputs (default: random, recorded in the log)
   --config FILE      coordinator config file (INI, see hpcreward-coordinator --help)
   --out DIR          run directory: rewards.h5, coordinator.pid (with --serve also
                      coordinator.json and coordinator.token)
-  -- ...             options for every hpcreward-bench rank (see hpcreward-bench --help)
+  -- ...             options for every hpcreward-bench rank, CPU and GPU (see hpcreward-bench
+                     --help)
 
 Environment: HPCREWARD_BIN, the folder holding the built executables (default build/bin).
 USAGE
@@ -52,9 +60,11 @@ candidates_given=0
 resume=0
 serve=0
 np=$(nproc)
+gpus=0
 out=""
 coordinator_args=()
 bench_args=()
+gpu_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --candidates) candidates=$2; candidates_given=1; shift 2 ;;
@@ -65,6 +75,8 @@ while [ $# -gt 0 ]; do
     --listen|--max-request-bytes|--max-batch-candidates) coordinator_args+=("$1" "$2"); shift 2 ;;
     --stage|--problem|--seed|--config) coordinator_args+=("$1" "$2"); shift 2 ;;
     --np) np=$2; shift 2 ;;
+    --gpus) gpus=$2; shift 2 ;;
+    --gpu-arg) gpu_args+=("$2"); shift 2 ;;
     --out) out=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     --) shift; bench_args=("$@"); break ;;
@@ -72,7 +84,18 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$out" ] || { echo "local.sh: --out DIR is required" >&2; usage >&2; exit 2; }
-[[ "$np" =~ ^[1-9][0-9]*$ ]] || { echo "local.sh: --np must be a positive integer, not '$np'" >&2; exit 2; }
+[[ "$np" =~ ^[0-9]+$ ]] || { echo "local.sh: --np must be a positive integer (or 0 with --gpus), not '$np'" >&2; exit 2; }
+[[ "$gpus" =~ ^[0-9]+$ ]] || { echo "local.sh: --gpus must be a number of GPU ranks (0 or more), not '$gpus'" >&2; exit 2; }
+np=$((10#$np))
+gpus=$((10#$gpus))
+if [ "$np" -eq 0 ] && [ "$gpus" -eq 0 ]; then
+  echo "local.sh: no benchmark ranks: give --np N (CPU ranks, C problems) or --gpus G (GPU ranks, CUDA problems)" >&2
+  exit 2
+fi
+if [ "${#gpu_args[@]}" -gt 0 ] && [ "$gpus" -eq 0 ]; then
+  echo "local.sh: --gpu-arg needs GPU ranks: add --gpus G" >&2
+  exit 2
+fi
 [[ "$evaluations" =~ ^[1-9][0-9]*$ ]] || { echo "local.sh: --evaluations must be a positive integer, not '$evaluations'" >&2; exit 2; }
 # The generator is the default source: it talks to a served pipeline.
 generate=0
@@ -116,9 +139,16 @@ fi
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_rmaps_base_oversubscribe=1
 
+# One MPMD world: rank 0 the coordinator, then the CPU ranks, then the GPU ranks. Each rank
+# tells the coordinator its kind when it starts; C problems go to CPU ranks, CUDA ones to GPU ranks.
 command=(mpirun --bind-to none
-  -np 1 "$bin/hpcreward-coordinator" --out "$out" "${coordinator_args[@]}"
-  : -np "$np" "$bin/hpcreward-bench" "${bench_args[@]}")
+  -np 1 "$bin/hpcreward-coordinator" --out "$out" "${coordinator_args[@]}")
+if [ "$np" -gt 0 ]; then
+  command+=(: -np "$np" "$bin/hpcreward-bench" "${bench_args[@]}")
+fi
+if [ "$gpus" -gt 0 ]; then
+  command+=(: -np "$gpus" "$bin/hpcreward-bench" --gpu "${bench_args[@]}" "${gpu_args[@]}")
+fi
 if [ "$serve" -eq 0 ]; then
   "${command[@]}"
   exit 0

@@ -18,7 +18,7 @@ inline constexpr const char *kStageEventsDataset = "/stage_events";  // schema v
 inline constexpr const char *kArchiveDataset = "/archive";           // schema v2
 
 // Every append flushes, and a flush rewrites the whole chunk it touched: 64 rows
-// (about 50 KiB at 792 bytes a row) keeps that cheap while a run of thousands of rows stays a few chunks.
+// (about 54 KiB at 856 bytes a row) keeps that cheap while a run of thousands of rows stays a few chunks.
 inline constexpr hsize_t kRewardsChunkRows = 64;
 inline constexpr hsize_t kSourcesChunkRows = 256;            // 80 bytes an entry
 inline constexpr hsize_t kSourceTextChunkBytes = 16 * 1024;  // a typical candidate or two
@@ -47,7 +47,7 @@ Record decode_record(const std::byte *record);
 // The memory type of Record restricted to the columns that `file_type` (a dataset's
 // compound type) has, at their usual offsets: reading with it fills the columns the file
 // has and leaves the others as they were in the buffer (zero bytes: empty strings, 0).
-// This is how a schema 2 reader reads a schema 1 /rewards, by column name.
+// This is how a schema 3 reader reads a schema 1 or 2 /rewards, by column name.
 template <typename Record>
 Datatype make_memory_type_for(hid_t file_type);
 

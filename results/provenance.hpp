@@ -4,15 +4,16 @@
 
 namespace hpcreward {
 
-// 2 (issue 4): technique columns in /rewards, /stage_events and /archive; readers still read 1.
-inline constexpr int kRewardLogSchemaVersion = 2;
+// 2 (issue 4): technique columns in /rewards, /stage_events and /archive.
+// 3 (issue 8): the device column in /rewards. Readers still read 1 and 2.
+inline constexpr int kRewardLogSchemaVersion = 3;
 
 struct Provenance {
   int schema_version = kRewardLogSchemaVersion;
   std::string created_utc;       // ISO 8601
   std::string git_revision;
   std::string config_json;       // every option of the run, as JSON
-  std::string hosts_json;        // the benchmark ranks: [{rank, host, cores, ...}]
+  std::string hosts_json;        // the benchmark ranks: [{rank, host, cores, kind, gpu, ...}]
   std::string compiler_version;  // candidate compiler, first line of `cc --version`
   std::string blas_version;      // OpenBLAS build configuration
   std::string mpi_version;

@@ -1,5 +1,5 @@
 #pragma once
-// The HDF5 reward log (DESIGN.md "HDF5 reward log"), schema version 2 (results/README.md
+// The HDF5 reward log (DESIGN.md "HDF5 reward log"), schema version 3 (results/README.md
 // documents it for users):
 //
 //   /                 attributes: the Provenance fields (strings, schema_version an int)
@@ -12,8 +12,9 @@
 // Every dataset is created before the file switches to SWMR mode (HDF5 forbids new
 // objects afterwards, and SWMR does not allow variable-length data, hence fixed-length
 // strings and the offset/length text store). Readers (h5py with swmr=True) can watch a live run.
-// Schema 1 logs (no technique columns, no /stage_events or /archive) still read: record
-// datasets are read by column name, and a missing column reads empty.
+// Schema 1 logs (no technique columns, no /stage_events or /archive) and schema 2 logs (no
+// device column) still read: record datasets are read by column name, and a missing column
+// reads empty.
 //
 // Every append is flushed, so a writer that dies keeps every record it appended. SWMR readers
 // (the ones below, h5py with swmr=True) open such a log as it is; tools that do not use SWMR
@@ -43,14 +44,14 @@ class RewardLogWriter {
   RewardLogWriter(const RewardLogWriter &) = delete;
   RewardLogWriter &operator=(const RewardLogWriter &) = delete;
 
-  // Reopens an existing log to go on writing it (a resumed run): checks that it is a
-  // schema 2 reward log, clears the "open for writing" mark a crashed writer left (with
-  // `h5clear -s --increment`, hdf5-tools), starts SWMR writing. rows() goes on from the rows
-  // already there and sources already stored are not stored again. Throws
+  // Reopens an existing log to go on writing it (a resumed run): checks that it is a reward
+  // log of the current schema (3), clears the "open for writing" mark a crashed writer left
+  // (with `h5clear -s --increment`, hdf5-tools), starts SWMR writing. rows() goes on from the
+  // rows already there and sources already stored are not stored again. Throws
   // std::runtime_error naming the file and what to do, changing nothing, for: no such file,
-  // a file that is not a reward log, a schema 1 log, a log a live writer holds (every
-  // writer holds a lock while open), a log another process has open through HDF5 (a reader
-  // such as h5py), h5clear missing.
+  // a file that is not a reward log, a log of an older schema (1 or 2), a log a live writer
+  // holds (every writer holds a lock while open), a log another process has open through
+  // HDF5 (a reader such as h5py), h5clear missing.
   struct Resume {};
   RewardLogWriter(const std::filesystem::path &path, Resume);
 

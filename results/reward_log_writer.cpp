@@ -63,7 +63,7 @@ struct RecordDataset {
   }
 };
 
-// The schema 2 datasets a resumed log must have, with exactly the types this build writes.
+// The datasets a resumed log must have, with exactly the types this build writes (schema 3).
 void check_resumable(const std::filesystem::path &path) {
   h5::File file(h5::check(H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT),
                           path, "cannot open the reward log to resume it"));
@@ -169,7 +169,7 @@ void RewardLogWriter::Impl::resume() {
     throw std::runtime_error(path.string() +
                              ": a live writer still holds this reward log (a run is still "
                              "writing it); stop that run before resuming");
-  check_resumable(path);  // refuses, changing nothing, whatever is not a schema 2 log
+  check_resumable(path);  // refuses, changing nothing, whatever is not a log of this schema
 
   // Readers and non-SWMR writers hold HDF5's file lock, which makes every open for writing
   // (and h5clear) fail with "unable to lock file": say who to ask instead.

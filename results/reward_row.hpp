@@ -33,6 +33,9 @@ struct RewardRow {
   std::string loop_order;     // at most 8 bytes: "ikj", ...; empty when unknown
   std::string tile_sizes;     // at most 32 bytes: "64x64"; empty when none
   std::string archive;        // "new_niche", "new_elite" or empty
+  // Schema v3 (issue 8): what timed it, at most 64 bytes: "cpu" on CPU ranks, the GPU on GPU
+  // ranks ("cuda:0 NVIDIA H100 80GB HBM3"); empty when the coordinator decided alone.
+  std::string device;
 };
 
 }  // namespace hpcreward

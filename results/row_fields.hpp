@@ -42,7 +42,7 @@ template <typename T>
 using NumberField = NumberColumn<RewardRow, T>;
 using RowField = Column<RewardRow>;
 
-inline constexpr std::array<RowField, 26> kRowFields = {
+inline constexpr std::array<RowField, 27> kRowFields = {
     StringField{"candidate_id", &RewardRow::candidate_id, 64},
     StringField{"batch_id", &RewardRow::batch_id, 64},
     StringField{"problem", &RewardRow::problem, 32},
@@ -70,6 +70,8 @@ inline constexpr std::array<RowField, 26> kRowFields = {
     StringField{"loop_order", &RewardRow::loop_order, 8},
     StringField{"tile_sizes", &RewardRow::tile_sizes, 32},
     StringField{"archive", &RewardRow::archive, 16},
+    // Schema v3. Older logs lack it; readers leave it empty.
+    StringField{"device", &RewardRow::device, 64},
 };
 
 // /stage_events (schema v2).

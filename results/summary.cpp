@@ -35,6 +35,7 @@ struct Tally {
   double best_gflops = 0;
   std::string best_candidate;
   std::string best_techniques;  // the best candidate's descriptor (schema 2)
+  std::string best_device;      // what timed the best candidate (schema 3)
   std::size_t niches = 0;       // rows that opened a niche of the archive (schema 2)
 
   void add(const RewardRow &row) {
@@ -56,6 +57,7 @@ struct Tally {
       best_gflops = row.gflops;
       best_candidate = row.candidate_id;
       best_techniques = techniques_cell(row);
+      best_device = row.device;
     }
     ok_gflops.push_back(row.gflops);
   }
@@ -95,7 +97,7 @@ double median(std::vector<double> values) {
 }
 
 std::vector<std::string> cells(const Tally &tally, std::string problem, std::string stage,
-                               bool with_techniques) {
+                               bool with_device, bool with_techniques) {
   const bool measured = !tally.ok_gflops.empty();
   std::vector<std::string> row = {std::move(problem),
                                   std::move(stage),
@@ -104,6 +106,7 @@ std::vector<std::string> cells(const Tally &tally, std::string problem, std::str
                                   measured ? gflops_cell(tally.best_gflops) : "-",
                                   measured ? gflops_cell(median(tally.ok_gflops)) : "-",
                                   measured ? tally.best_candidate : "-"};
+  if (with_device) row.push_back(measured && !tally.best_device.empty() ? tally.best_device : "-");
   if (with_techniques) {
     row.push_back(measured && !tally.best_techniques.empty() ? tally.best_techniques : "-");
     row.push_back(std::to_string(tally.niches));
@@ -137,6 +140,11 @@ std::string format_summary(const std::vector<RewardRow> &rows) {
   const bool with_techniques = std::any_of(rows.begin(), rows.end(), [](const RewardRow &row) {
     return !row.techniques.empty() || !row.archive.empty();
   });
+  // The device column only when a GPU timed something: CPU-only runs (and logs before
+  // schema 3) keep the narrower table, where every device would be "cpu" (or empty).
+  const bool with_device = std::any_of(rows.begin(), rows.end(), [](const RewardRow &row) {
+    return !row.device.empty() && row.device != "cpu";
+  });
   using Align = TextTable::Align;
   std::vector<TextTable::Column> columns = {{"problem", Align::left},
                                             {"stage", Align::left},
@@ -145,6 +153,7 @@ std::string format_summary(const std::vector<RewardRow> &rows) {
                                             {"best GFLOPS", Align::right},
                                             {"median GFLOPS", Align::right},
                                             {"best candidate", Align::left}};
+  if (with_device) columns.push_back({"its device", Align::left});
   if (with_techniques) {
     columns.push_back({"its techniques", Align::left});
     columns.push_back({"niches", Align::right});
@@ -152,8 +161,8 @@ std::string format_summary(const std::vector<RewardRow> &rows) {
   columns.push_back({"other statuses", Align::left});
   TextTable table(std::move(columns));
   for (const Tally &group : groups)
-    table.add_row(cells(group, group.problem, group.stage, with_techniques));
-  table.add_row(cells(total, "total", "", with_techniques));
+    table.add_row(cells(group, group.problem, group.stage, with_device, with_techniques));
+  table.add_row(cells(total, "total", "", with_device, with_techniques));
   return table.render();
 }
 

@@ -2,7 +2,8 @@
 // The human summary of a run: per problem and stage, how many candidates, each status,
 // and the best and median GFLOPS of the verified ones. When the rows carry technique data
 // (schema 2 with detection), also the best candidate's techniques ("openmp ikj 64x64") and
-// how many archive niches the group's rows opened.
+// how many archive niches the group's rows opened. When a GPU timed any row (schema 3
+// `device` other than "cpu"), also the device that timed each group's best candidate.
 #include <string>
 #include <vector>
 

@@ -17,6 +17,13 @@ StageObservation observation_from_row(const RewardRow &row, std::optional<double
 ProblemProgress::ProblemProgress(const LadderConfig &config, std::string problem,
                                  std::vector<UnsupportedStage> unsupported)
     : config_(&config), problem_(std::move(problem)) {
+  if (const Problem *spec = find_problem(problem_)) language_ = spec->language;
+  ladder_ = &config.ladder_for(language_);
+  if (ladder_->empty())
+    throw std::invalid_argument("problem " + problem_ + " is a " + (language_ == Language::cuda ? "CUDA" : "C") +
+                                " problem and the stage ladder has no " +
+                                (language_ == Language::cuda ? "\"cuda_ladder\"" : "\"ladder\"") +
+                                ": add one (see stages/default_ladder.json)");
   for (UnsupportedStage &stage : unsupported) unsupported_[stage.stage] = std::move(stage.reason);
   for (const StageSpec &stage : config.stages)
     for (const AdvanceRule &rule : stage.advance)
@@ -53,7 +60,8 @@ std::optional<std::string> ProblemProgress::fired(const AdvanceRule &rule) const
       return std::nullopt;
     case RuleType::best_fraction_of_blas:
       if (s.best_blas_fraction && *s.best_blas_fraction >= rule.threshold)
-        return "best " + number_text(*s.best_blas_fraction, 4) + " of OpenBLAS >= " + number_text(rule.threshold, 4);
+        return "best " + number_text(*s.best_blas_fraction, 4) +
+               (language_ == Language::cuda ? " of cuBLAS >= " : " of OpenBLAS >= ") + number_text(rule.threshold, 4);
       return std::nullopt;
     case RuleType::success_rate: {
       // A full window only: three lucky candidates out of three are not a success rate.
@@ -84,12 +92,12 @@ std::optional<std::string> ProblemProgress::fired(const AdvanceRule &rule) const
 }
 
 const std::string *ProblemProgress::unsupported_reason(std::size_t index) const {
-  auto it = unsupported_.find(config_->ladder[index]);
+  auto it = unsupported_.find((*ladder_)[index]);
   return it == unsupported_.end() ? nullptr : &it->second;
 }
 
 std::optional<std::size_t> ProblemProgress::next_supported(std::size_t after) const {
-  for (std::size_t i = after + 1; i < config_->ladder.size(); ++i)
+  for (std::size_t i = after + 1; i < ladder_->size(); ++i)
     if (!unsupported_reason(i)) return i;
   return std::nullopt;
 }
@@ -102,7 +110,7 @@ void ProblemProgress::enter(std::size_t index) {
 std::optional<StageEvent> ProblemProgress::maybe_advance(double now) {
   std::optional<std::size_t> next = next_supported(index_);
   if (!next) return std::nullopt;  // the last stage this host can run never advances
-  StageEvent event{problem_, current_stage(), config_->ladder[*next], "", "", now};
+  StageEvent event{problem_, current_stage(), (*ladder_)[*next], "", "", now};
   if (const std::string *reason = unsupported_reason(index_)) {
     event.rule = "unsupported_stage";
     event.detail = *reason;
@@ -114,7 +122,7 @@ std::optional<StageEvent> ProblemProgress::maybe_advance(double now) {
     if (std::optional<std::string> detail = fired(rule)) {
       // One step only: an unsupported stage next is skipped by the following call, so the
       // log says why it was skipped.
-      event.to = config_->ladder[index_ + 1];
+      event.to = (*ladder_)[index_ + 1];
       event.rule = std::string(to_string(rule.type));
       event.detail = *detail;
       enter(index_ + 1);
@@ -134,7 +142,7 @@ ProblemProgress ProblemProgress::rebuild(const LadderConfig &config, std::string
     } else {
       const StageEvent &event = std::get<StageEvent>(item);
       if (event.problem != progress.problem_) continue;
-      std::optional<std::size_t> index = config.ladder_index(event.to);
+      std::optional<std::size_t> index = config.ladder_index(event.to, progress.language_);
       // An event naming a stage the current ladder lacks means the config changed under
       // the log; resuming from a guess would mislabel every later candidate.
       if (!index)

@@ -48,16 +48,19 @@ using ProgressHistory = std::vector<std::variant<StageObservation, StageEvent>>;
 
 class ProblemProgress {
  public:
-  // Starts at the first ladder stage. `unsupported` lists the ladder stages this host
-  // cannot run (unsupported_stages()), each skipped with its reason as the event detail.
-  // Keeps a pointer to `config`, which must outlive the progress (the coordinator's own).
+  // Starts at the first stage of the ladder of the problem's language ("ladder" for C
+  // problems and unknown ids, "cuda_ladder" for CUDA problems). `unsupported` lists the
+  // ladder stages this host cannot run (unsupported_stages()), each skipped with its reason
+  // as the event detail. Keeps a pointer to `config`, which must outlive the progress (the
+  // coordinator's own). Throws std::invalid_argument if that ladder is empty (a config
+  // without "cuda_ladder" and a CUDA problem).
   ProblemProgress(const LadderConfig &config, std::string problem,
                   std::vector<UnsupportedStage> unsupported = {});
   ProblemProgress(LadderConfig &&, std::string, std::vector<UnsupportedStage> = {}) = delete;
 
   const std::string &problem() const { return problem_; }
   std::size_t current_index() const { return index_; }
-  const std::string &current_stage() const { return config_->ladder[index_]; }
+  const std::string &current_stage() const { return (*ladder_)[index_]; }
 
   // Counts a scored candidate of this problem toward the current stage's rules; candidates
   // of other problems or scored in another stage (an explicit `stage`) do not count.
@@ -100,6 +103,8 @@ class ProblemProgress {
 
   const LadderConfig *config_;
   std::string problem_;
+  Language language_ = Language::c;
+  const std::vector<std::string> *ladder_;  // the config's ladder of language_
   std::map<std::string, std::string> unsupported_;  // stage -> reason
   std::size_t index_ = 0;
   std::size_t window_cap_ = 0;  // largest success_rate window of any stage

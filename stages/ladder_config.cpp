@@ -18,11 +18,18 @@ using nlohmann::json;
   throw std::invalid_argument(std::string(source) + ": " + where + ": " + what);
 }
 
-std::string known_techniques_list() {
+template <std::size_t N>
+std::string join(const std::string_view (&names)[N]) {
   std::string list;
-  for (std::string_view t : kKnownTechniques) list += (list.empty() ? "" : ", ") + std::string(t);
+  for (std::string_view t : names) list += (list.empty() ? "" : ", ") + std::string(t);
   return list;
 }
+
+std::string known_techniques_list() {
+  return "C stages: " + join(kCTechniques) + "; CUDA stages: " + join(kCudaTechniques);
+}
+
+std::string language_name(Language language) { return language == Language::c ? "C" : "CUDA"; }
 
 // Unknown keys are rejected: a misspelt "requires" would otherwise silently drop a constraint.
 void reject_unknown_keys(std::string_view source, const std::string &where, const json &object,
@@ -52,14 +59,22 @@ std::vector<std::string> string_list(std::string_view source, const std::string 
 }
 
 std::vector<std::string> technique_list(std::string_view source, const std::string &where,
-                                        const json &object, const char *key) {
+                                        const json &object, const char *key, Language language) {
   std::vector<std::string> techniques = string_list(source, where, object, key);
   std::set<std::string> seen;
   for (const std::string &t : techniques) {
-    if (!is_known_technique(t))
+    const std::optional<Language> own = technique_language(t);
+    if (!own)
       fail(source, where,
            std::string("unknown technique \"") + t + "\" in \"" + key + "\" (known: " +
                known_techniques_list() + ")");
+    if (*own != language)
+      fail(source, where,
+           std::string("technique \"") + t + "\" in \"" + key + "\" is a " + language_name(*own) +
+               " technique, but this is a " + language_name(language) + " stage (its techniques: " +
+               (language == Language::c ? join(kCTechniques) : join(kCudaTechniques)) + "): " +
+               (*own == Language::cuda ? "set \"language\": \"cuda\" on the stage, or drop it"
+                                       : "drop it, or make this a C stage (no \"language\": \"cuda\")"));
     if (!seen.insert(t).second)
       fail(source, where, std::string("technique \"") + t + "\" listed twice in \"" + key + "\"");
   }
@@ -131,15 +146,22 @@ StageSpec parse_stage(std::string_view source, std::size_t index, const json &ob
   StageSpec stage;
   stage.name = object.at("name").get<std::string>();
   where = "stage \"" + stage.name + "\"";
-  reject_unknown_keys(source, where, object, {"name", "flags", "allows", "requires", "advance"});
+  reject_unknown_keys(source, where, object, {"name", "language", "flags", "allows", "requires", "advance"});
+  if (object.contains("language")) {
+    const json &language = object.at("language");
+    std::optional<Language> parsed =
+        language.is_string() ? parse_language(language.get<std::string>()) : std::nullopt;
+    if (!parsed) fail(source, where, "\"language\" must be \"c\" (the default) or \"cuda\"");
+    stage.language = *parsed;
+  }
   stage.compiler_flags = string_list(source, where, object, "flags");
   if (stage.compiler_flags.empty())
     fail(source, where, "empty \"flags\": give at least the optimization level, e.g. [\"-O3\"]");
   for (const std::string &flag : stage.compiler_flags)
     if (!flag.starts_with("-"))
       fail(source, where, "flag \"" + flag + "\" does not start with '-'");
-  stage.techniques_allowed = technique_list(source, where, object, "allows");
-  stage.techniques_required = technique_list(source, where, object, "requires");
+  stage.techniques_allowed = technique_list(source, where, object, "allows", stage.language);
+  stage.techniques_required = technique_list(source, where, object, "requires", stage.language);
   for (const std::string &t : stage.techniques_required)
     if (std::find(stage.techniques_allowed.begin(), stage.techniques_allowed.end(), t) ==
         stage.techniques_allowed.end())
@@ -154,9 +176,14 @@ StageSpec parse_stage(std::string_view source, std::size_t index, const json &ob
 
 }  // namespace
 
-bool is_known_technique(std::string_view technique) {
-  return std::find(std::begin(kKnownTechniques), std::end(kKnownTechniques), technique) !=
-         std::end(kKnownTechniques);
+bool is_known_technique(std::string_view technique) { return technique_language(technique).has_value(); }
+
+std::optional<Language> technique_language(std::string_view technique) {
+  if (std::find(std::begin(kCTechniques), std::end(kCTechniques), technique) != std::end(kCTechniques))
+    return Language::c;
+  if (std::find(std::begin(kCudaTechniques), std::end(kCudaTechniques), technique) != std::end(kCudaTechniques))
+    return Language::cuda;
+  return std::nullopt;
 }
 
 std::string_view to_string(RuleType type) {
@@ -183,9 +210,14 @@ const StageSpec *LadderConfig::find(std::string_view name) const {
   return nullptr;
 }
 
-std::optional<std::size_t> LadderConfig::ladder_index(std::string_view name) const {
-  for (std::size_t i = 0; i < ladder.size(); ++i)
-    if (ladder[i] == name) return i;
+const std::vector<std::string> &LadderConfig::ladder_for(Language language) const {
+  return language == Language::cuda ? cuda_ladder : ladder;
+}
+
+std::optional<std::size_t> LadderConfig::ladder_index(std::string_view name, Language language) const {
+  const std::vector<std::string> &order = ladder_for(language);
+  for (std::size_t i = 0; i < order.size(); ++i)
+    if (order[i] == name) return i;
   return std::nullopt;
 }
 
@@ -198,7 +230,7 @@ LadderConfig parse_ladder_config(std::string_view json_text, std::string_view so
   }
   if (!root.is_object()) fail(source, "top level", "must be an object with \"ladder\" and \"stages\"");
   reject_unknown_keys(source, "top level", root,
-                      {"ladder", "stages", "avx512_unsupported", "archive_shaping"});
+                      {"ladder", "cuda_ladder", "stages", "avx512_unsupported", "archive_shaping"});
 
   LadderConfig config;
   if (!root.contains("stages") || !root.at("stages").is_array() || root.at("stages").empty())
@@ -213,18 +245,34 @@ LadderConfig parse_ladder_config(std::string_view json_text, std::string_view so
 
   config.ladder = string_list(source, "top level", root, "ladder");
   if (config.ladder.empty()) fail(source, "top level", "needs a non-empty array \"ladder\" of stage names");
+  config.cuda_ladder = string_list(source, "top level", root, "cuda_ladder");
+  if (root.contains("cuda_ladder") && config.cuda_ladder.empty())
+    fail(source, "cuda_ladder", "is empty: name the CUDA stages CUDA problems climb, or drop the key");
   std::set<std::string> in_ladder;
-  for (const std::string &name : config.ladder) {
-    if (!config.find(name))
-      fail(source, "ladder", "names stage \"" + name + "\", which \"stages\" does not define");
-    if (!in_ladder.insert(name).second)
-      fail(source, "ladder", "names stage \"" + name + "\" twice");
+  for (Language language : {Language::c, Language::cuda}) {
+    const char *key = language == Language::c ? "ladder" : "cuda_ladder";
+    for (const std::string &name : config.ladder_for(language)) {
+      const StageSpec *stage = config.find(name);
+      if (!stage)
+        fail(source, key, "names stage \"" + name + "\", which \"stages\" does not define");
+      if (stage->language != language)
+        fail(source, key,
+             "names stage \"" + name + "\", a " + language_name(stage->language) + " stage: " +
+                 (language == Language::c
+                      ? "CUDA stages belong in \"cuda_ladder\"; move it there"
+                      : "C stages belong in \"ladder\"; move it there, or give the stage \"language\": \"cuda\""));
+      if (!in_ladder.insert(name).second)
+        fail(source, key, "names stage \"" + name + "\" twice");
+    }
   }
-  // Rules only move a problem along the ladder; on a stage outside it they would never fire.
+  // Rules only move a problem along a ladder; on a stage outside both they would never fire.
   for (const StageSpec &stage : config.stages)
-    if (!stage.advance.empty() && !in_ladder.count(stage.name))
+    if (!stage.advance.empty() && !in_ladder.count(stage.name)) {
+      const char *key = stage.language == Language::c ? "ladder" : "cuda_ladder";
       fail(source, "stage \"" + stage.name + "\"",
-           "has \"advance\" rules but is not in \"ladder\": add it to the ladder or drop the rules");
+           std::string("has \"advance\" rules but is not in \"") + key + "\": add it to \"" + key +
+               "\" or drop the rules");
+    }
 
   if (root.contains("avx512_unsupported")) {
     const json &policy = root.at("avx512_unsupported");
@@ -268,7 +316,8 @@ std::string stage_names(const LadderConfig &config) {
 }
 
 std::optional<std::string> unsupported_reason(const StageSpec &stage, bool host_has_avx512) {
-  if (host_has_avx512) return std::nullopt;
+  // GPU ranks run CUDA stages; AVX-512 is a matter of the CPU ranks' C stages only.
+  if (host_has_avx512 || stage.language != Language::c) return std::nullopt;
   bool requires_avx512 = std::find(stage.techniques_required.begin(), stage.techniques_required.end(),
                                    "avx512") != stage.techniques_required.end();
   // Flags like -mavx512f let the compiler emit zmm code on its own: the binary would die

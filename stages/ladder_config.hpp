@@ -6,14 +6,21 @@
 #include <string_view>
 #include <vector>
 
+#include "common/problem.hpp"
 #include "common/status.hpp"
 #include "stages/qd_archive.hpp"
 
 namespace hpcreward {
 
-// The techniques detection can report; anything else in a config is a typo.
-inline constexpr std::string_view kKnownTechniques[] = {"openmp", "avx512", "blocking"};
-bool is_known_technique(std::string_view technique);
+// The techniques detection can report, per language; anything else in a config is a typo.
+// C candidates (CPU ranks): OpenMP, AVX-512 intrinsics, cache blocking. CUDA candidates (GPU
+// ranks): shared-memory tiling, tensor-core instructions (mma/wgmma), asynchronous copies
+// (cp.async/TMA). A stage may name only its own language's techniques.
+inline constexpr std::string_view kCTechniques[] = {"openmp", "avx512", "blocking"};
+inline constexpr std::string_view kCudaTechniques[] = {"smem", "tensor", "async"};
+bool is_known_technique(std::string_view technique);  // of either language
+// The language whose candidates can use `technique`; nullopt for an unknown name.
+std::optional<Language> technique_language(std::string_view technique);
 
 enum class RuleType {
   best_gflops,            // best verified GFLOPS in the stage >= threshold
@@ -33,6 +40,7 @@ struct AdvanceRule {
 
 struct StageSpec {
   std::string name;
+  Language language = Language::c;  // "language" in the file: "c" (default) or "cuda"
   std::vector<std::string> compiler_flags;
   std::vector<std::string> techniques_allowed;
   std::vector<std::string> techniques_required;
@@ -43,14 +51,17 @@ struct StageSpec {
 enum class UnsupportedPolicy { skip, refuse };
 
 struct LadderConfig {
-  std::vector<StageSpec> stages;    // every stage a candidate may name, ladder or not
-  std::vector<std::string> ladder;  // the order problems advance through
+  std::vector<StageSpec> stages;         // every stage a candidate may name, ladder or not
+  std::vector<std::string> ladder;       // the order C problems advance through ("ladder")
+  std::vector<std::string> cuda_ladder;  // CUDA problems ("cuda_ladder"; empty: none)
   UnsupportedPolicy avx512_unsupported = UnsupportedPolicy::skip;
   ArchiveShaping shaping;           // off unless the file turns it on
 
   const StageSpec *find(std::string_view name) const;
-  // Position of `name` in the ladder; nullopt for stages outside it (like `open`).
-  std::optional<std::size_t> ladder_index(std::string_view name) const;
+  // The ladder that problems of `language` climb (may be empty for CUDA).
+  const std::vector<std::string> &ladder_for(Language language) const;
+  // Position of `name` in the language's ladder; nullopt for stages outside it (like `open`).
+  std::optional<std::size_t> ladder_index(std::string_view name, Language language = Language::c) const;
 };
 
 // Every stage name, comma-separated, for error messages.
@@ -60,14 +71,14 @@ std::string stage_names(const LadderConfig &config);
 LadderConfig parse_ladder_config(std::string_view json_text, std::string_view source_name);
 LadderConfig load_ladder_config(const std::string &path);
 
-// Ladder stages this host cannot run (they require avx512 and the host lacks it), each with
-// the reason to log. Under the `refuse` policy a non-empty answer means: refuse the run.
+// C ladder stages this host cannot run (they require avx512 and the host lacks it), each with
+// the reason to log. CUDA stages are never unsupported here. Under the `refuse` policy a non-empty answer means: refuse the run.
 struct UnsupportedStage {
   std::string stage;
   std::string reason;
 };
 std::vector<UnsupportedStage> unsupported_stages(const LadderConfig &config, bool host_has_avx512);
-// Why this host cannot run `stage` (ladder or not); nullopt when it can.
+// Why this host cannot run `stage` (ladder or not); nullopt when it can (always for CUDA stages).
 std::optional<std::string> unsupported_reason(const StageSpec &stage, bool host_has_avx512);
 
 // The stage's constraint decision on what detection found the candidate really uses: ok, or

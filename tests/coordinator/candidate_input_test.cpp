@@ -9,7 +9,7 @@ CandidateDefaults defaults(std::string problem, std::string stage) {
   CandidateDefaults defaults;
   defaults.problem = std::move(problem);
   defaults.stage = std::move(stage);
-  defaults.known_stages = {"o0", "o3", "open"};
+  defaults.known_stages = {{"o0"}, {"o3"}, {"open"}, {"cuda-naive", Language::cuda}, {"cuda-open", Language::cuda}};
   defaults.batch_id = "batch-a";
   return defaults;
 }
@@ -76,6 +76,33 @@ TEST(PrepareCandidate, NoStageLeavesItToTheLadder) {
                                  defaults("dgemm-256", ""));
   EXPECT_EQ(named.stage, "open");
   EXPECT_TRUE(named.stage_named);
+}
+
+TEST(PrepareCandidate, StageMustBeOfTheProblemsLanguage) {
+  const CandidateDefaults no_stage = defaults("dgemm-256", "");
+  auto cuda = prepare_candidate(R"({"id":"g","problem":"cuda-sgemm-4096","stage":"cuda-naive","source":"void matmul(){}"})",
+                                1, no_stage);
+  ASSERT_TRUE(cuda.verdict.ok()) << cuda.verdict.reason;
+  EXPECT_EQ(cuda.stage, "cuda-naive");
+
+  auto c_stage = prepare_candidate(R"({"id":"g","problem":"cuda-sgemm-4096","stage":"o3","source":"void matmul(){}"})",
+                                   1, no_stage);
+  EXPECT_EQ(c_stage.verdict.status, Status::format_error);
+  EXPECT_EQ(c_stage.verdict.reason,
+            "stage \"o3\" is a C stage and problem \"cuda-sgemm-4096\" is a CUDA problem: name a CUDA stage "
+            "(cuda-naive, cuda-open), or none for the problem's current stage");
+  EXPECT_TRUE(c_stage.code.empty());
+
+  auto cuda_stage = prepare_candidate(R"({"id":"c","stage":"cuda-open","source":"void matmul(){}"})", 1, no_stage);
+  EXPECT_EQ(cuda_stage.verdict.status, Status::format_error);
+  EXPECT_EQ(cuda_stage.verdict.reason,
+            "stage \"cuda-open\" is a CUDA stage and problem \"dgemm-256\" is a C problem: name a C stage "
+            "(o0, o3, open), or none for the problem's current stage");
+
+  // --stage applies to every line without one: a CUDA line under a C default is refused the same way.
+  auto defaulted = prepare(R"({"id":"g","problem":"cuda-hgemm-1024","source":"void matmul(){}"})");
+  EXPECT_EQ(defaulted.verdict.status, Status::format_error);
+  EXPECT_NE(defaulted.verdict.reason.find("stage \"o3\" is a C stage"), std::string::npos);
 }
 
 TEST(PrepareCandidate, MissingProblemWithoutDefault) {

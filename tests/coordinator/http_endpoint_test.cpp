@@ -15,6 +15,7 @@
 #include <mutex>
 #include <thread>
 
+#include "coordinator/problem_support.hpp"
 #include "coordinator/serve_loop.hpp"
 
 namespace hpcreward {
@@ -31,7 +32,7 @@ class Endpoint : public ::testing::Test {
   void start(EndpointConfig config) {
     config.token = "0123abcd";
     config.defaults.problem = "dgemm-256";
-    config.defaults.known_stages = {"o0", "o3"};
+    config.defaults.known_stages = {{"o0"}, {"o3"}, {"cuda-naive", Language::cuda}};
     config_ = config;
     endpoint_ = std::make_unique<HttpEndpoint>(registry_, config);
     port_ = endpoint_->start("127.0.0.1", 0);
@@ -328,6 +329,31 @@ TEST_F(Endpoint, StoppingRefusesNewBatchesWith503) {
   EXPECT_EQ(refused->status, 503);
   EXPECT_NE(error_of(refused).find("stopping"), std::string::npos);
   EXPECT_EQ(post("/v1/batches", batch("before", true).dump())->status, 200) << "known batches are still answered";
+}
+
+TEST_F(Endpoint, ProblemsThisRunCannotScoreAre422) {
+  TearDown();
+  EndpointConfig config;
+  RunCapabilities cpu_only;
+  cpu_only.ranks_by_kind = {{"cpu", 2}};
+  config.refuse_problem = [cpu_only](const Problem &problem) { return problem_refusal(problem, cpu_only); };
+  stop_ = false;
+  start(config);
+  auto refused = post("/v1/batches", json{{"batch_id", "g"}, {"wait", true},
+                                          {"candidates", {{{"id", "a"}, {"source", kSource}},
+                                                          {{"id", "b"}, {"source", kSource}, {"problem", "cuda-sgemm-4096"}}}}}
+                                         .dump());
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 422) << refused->body;
+  EXPECT_EQ(error_of(refused),
+            "candidates[1]: this run cannot score problem cuda-sgemm-4096: cuda-sgemm-4096 needs a GPU rank: start "
+            "with jobs/local.sh --gpus N (hpcreward-bench --gpu ranks in the MPI job); this run has 2 CPU ranks and no "
+            "GPU rank");
+  auto label = post("/get_reward", json{{"query", {"x"}}, {"labels", {"cuda-hgemm-1024"}}}.dump());
+  EXPECT_EQ(label->status, 422);
+  EXPECT_NE(error_of(label).find("cuda-hgemm-1024 needs a GPU rank"), std::string::npos);
+  EXPECT_EQ(rows_scored_, 0);
+  EXPECT_FALSE(registry_.snapshot("g")) << "a refused batch is not registered";
 }
 
 TEST(ParseRequests, RewardBatchIdComesFromTheBody) {

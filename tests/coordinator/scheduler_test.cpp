@@ -2,11 +2,21 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
 namespace hpcreward {
 namespace {
 
+// CPU ranks with one slot each.
+Scheduler cpu_ranks(std::vector<int> ranks) {
+  std::vector<RankCapacity> capacities;
+  for (int rank : ranks) capacities.push_back({rank, "cpu", 1});
+  return Scheduler(std::move(capacities));
+}
+
 TEST(Scheduler, GivesEachIdleRankOneTask) {
-  Scheduler scheduler({1, 2});
+  Scheduler scheduler = cpu_ranks({1, 2});
   for (int i = 0; i < 5; ++i) scheduler.enqueue(i);
   auto first = scheduler.next_assignment();
   auto second = scheduler.next_assignment();
@@ -20,7 +30,7 @@ TEST(Scheduler, GivesEachIdleRankOneTask) {
 }
 
 TEST(Scheduler, SlowRankDoesNotHoldTheQueue) {
-  Scheduler scheduler({1, 2});
+  Scheduler scheduler = cpu_ranks({1, 2});
   for (int i = 0; i < 4; ++i) scheduler.enqueue(i);
   scheduler.next_assignment();  // rank 1 gets 0 and stays busy
   scheduler.next_assignment();  // rank 2 gets 1
@@ -36,7 +46,7 @@ TEST(Scheduler, SlowRankDoesNotHoldTheQueue) {
 }
 
 TEST(Scheduler, RejectsResultsForTasksNotGiven) {
-  Scheduler scheduler({1});
+  Scheduler scheduler = cpu_ranks({1});
   scheduler.enqueue(0);
   scheduler.next_assignment();
   EXPECT_FALSE(scheduler.complete(1, 5));
@@ -44,6 +54,83 @@ TEST(Scheduler, RejectsResultsForTasksNotGiven) {
   EXPECT_TRUE(scheduler.complete(1, 0));
   EXPECT_FALSE(scheduler.complete(1, 0)) << "a task completes once";
   EXPECT_TRUE(scheduler.finished());
+}
+
+TEST(Scheduler, TasksGoOnlyToRanksOfTheirKind) {
+  Scheduler scheduler({{1, "cpu", 1}, {2, "gpu", 1}, {3, "cpu", 1}});
+  // Interleaved C (cpu) and CUDA (gpu) tasks.
+  std::map<std::int64_t, std::string> kind_of = {{0, "gpu"}, {1, "cpu"}, {2, "gpu"}, {3, "cpu"}, {4, "cpu"}};
+  for (const auto &[sequence, kind] : kind_of) ASSERT_TRUE(scheduler.enqueue(sequence, kind));
+  const std::map<int, std::string> rank_kind = {{1, "cpu"}, {2, "gpu"}, {3, "cpu"}};
+  std::vector<std::int64_t> order;
+  while (!scheduler.finished()) {
+    std::vector<Assignment> round;
+    while (auto assignment = scheduler.next_assignment()) {
+      EXPECT_EQ(rank_kind.at(assignment->rank), kind_of.at(assignment->sequence))
+          << "task " << assignment->sequence << " went to rank " << assignment->rank;
+      round.push_back(*assignment);
+    }
+    ASSERT_FALSE(round.empty()) << "tasks queued but none assigned";
+    for (const Assignment &assignment : round) {
+      order.push_back(assignment.sequence);
+      ASSERT_TRUE(scheduler.complete(assignment.rank, assignment.sequence));
+    }
+  }
+  // FIFO per kind: gpu 0 before 2, cpu 1 before 3 before 4.
+  auto position = [&](std::int64_t sequence) { return std::find(order.begin(), order.end(), sequence) - order.begin(); };
+  EXPECT_LT(position(0), position(2));
+  EXPECT_LT(position(1), position(3));
+  EXPECT_LT(position(3), position(4));
+}
+
+TEST(Scheduler, RefusesAKindNoRankHas) {
+  Scheduler scheduler = cpu_ranks({1, 2});
+  EXPECT_TRUE(scheduler.has_kind("cpu"));
+  EXPECT_FALSE(scheduler.has_kind("gpu"));
+  EXPECT_FALSE(scheduler.enqueue(0, "gpu")) << "nothing could ever take it";
+  EXPECT_TRUE(scheduler.finished());
+  EXPECT_EQ(scheduler.queued(), 0u);
+}
+
+TEST(Scheduler, ARankHoldsUpToItsSlots) {
+  Scheduler scheduler({{5, "gpu", 3}});
+  for (int i = 0; i < 6; ++i) scheduler.enqueue(i, "gpu");
+  for (int i = 0; i < 3; ++i) {
+    auto assignment = scheduler.next_assignment();
+    ASSERT_TRUE(assignment);
+    EXPECT_EQ(assignment->rank, 5);
+    EXPECT_EQ(assignment->sequence, i);
+  }
+  EXPECT_FALSE(scheduler.next_assignment()) << "never more than its slots";
+  EXPECT_EQ(scheduler.running(), 3u);
+  EXPECT_EQ(scheduler.queued(), 3u);
+  // A slow candidate (0) does not hold the others: each finished slot takes the next task.
+  ASSERT_TRUE(scheduler.complete(5, 2));
+  EXPECT_EQ(scheduler.next_assignment()->sequence, 3);
+  EXPECT_FALSE(scheduler.next_assignment());
+  ASSERT_TRUE(scheduler.complete(5, 1));
+  ASSERT_TRUE(scheduler.complete(5, 3));
+  EXPECT_EQ(scheduler.next_assignment()->sequence, 4);
+  EXPECT_EQ(scheduler.next_assignment()->sequence, 5);
+  EXPECT_FALSE(scheduler.next_assignment());
+  EXPECT_FALSE(scheduler.complete(5, 3)) << "a task completes once";
+}
+
+TEST(Scheduler, SpreadsOverRanksBeforeFillingSlots) {
+  Scheduler scheduler({{1, "gpu", 2}, {2, "gpu", 2}});
+  for (int i = 0; i < 5; ++i) scheduler.enqueue(i, "gpu");
+  std::vector<int> ranks;
+  while (auto assignment = scheduler.next_assignment()) ranks.push_back(assignment->rank);
+  EXPECT_EQ(ranks, (std::vector<int>{1, 2, 1, 2})) << "one task each before a second";
+  EXPECT_EQ(scheduler.queued(), 1u);
+}
+
+TEST(Scheduler, SlotsBelowOneCountAsOne) {
+  Scheduler scheduler({{1, "cpu", 0}});
+  scheduler.enqueue(0);
+  scheduler.enqueue(1);
+  EXPECT_TRUE(scheduler.next_assignment());
+  EXPECT_FALSE(scheduler.next_assignment());
 }
 
 }  // namespace

@@ -84,6 +84,7 @@ def test_rows_carry_rewards_reasons_and_measurements(corpus_run):
     assert good["reward"] == good["gflops"] > 0
     assert good["median_s"] > 0 and good["min_s"] <= good["median_s"] and good["reps"] >= 1
     assert good["rank"] in (1, 2) and good["host"]
+    assert good["device"] == "cpu"
     assert len(good["source_sha256"]) == 64
     assert good["batch_id"] == "corpus"
     expected_penalty = {"format_error": -100, "forbidden": -100, "compile_error": -40, "timeout": -30,
@@ -94,6 +95,7 @@ def test_rows_carry_rewards_reasons_and_measurements(corpus_run):
             assert row["reason"], f"{row['candidate_id']} has no reason"
     assert "SIGSEGV" in rows["segfault"]["reason"]
     assert "unknown problem" in rows["unknown-problem"]["reason"]
+    assert rows["unknown-problem"]["device"] == "", "the coordinator decided it: no device"
 
 
 def test_sources_are_kept_once_by_hash(corpus_run):
@@ -113,11 +115,12 @@ def test_provenance_attributes(corpus_run):
     run_dir, _, _ = corpus_run
     with h5py.File(run_dir / "rewards.h5", "r", swmr=True) as log:
         attributes = {key: decode(value) for key, value in log.attrs.items()}
-    assert int(attributes["schema_version"]) == 2
+    assert int(attributes["schema_version"]) == 3
     assert attributes["seed"] == "1234"
     assert json.loads(attributes["config_json"])["seed"] == "1234"
     hosts = json.loads(attributes["hosts_json"])
     assert [host["rank"] for host in hosts] == [1, 2]
+    assert all(host["kind"] == "cpu" and host["slots"] == 1 and "gpu" in host for host in hosts), hosts
     for key in ("git_revision", "compiler_version", "blas_version", "mpi_version", "hdf5_version", "created_utc"):
         assert attributes[key], key
 

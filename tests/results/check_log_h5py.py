@@ -20,6 +20,7 @@ REWARDS_SCHEMA = [
     ("source_sha256", "S64"), ("rank", "<i4"), ("host", "S64"), ("time", "<f8"),
     ("seed", "<u8"),
     ("techniques", "S32"), ("loop_order", "S8"), ("tile_sizes", "S32"), ("archive", "S16"),
+    ("device", "S64"),
 ]
 STAGE_EVENTS_SCHEMA = [
     ("problem", "S32"), ("from", "S32"), ("to", "S32"), ("rule", "S32"), ("detail", "S256"),

@@ -12,7 +12,7 @@
 #include "common/sha256.hpp"
 #include "results/reward_log.hpp"
 #include "test_support.hpp"
-#include "v1_fixture.hpp"
+#include "old_schema_fixture.hpp"
 
 namespace hpcreward {
 namespace {
@@ -58,7 +58,7 @@ class ResultsTool : public ::testing::Test {
     writer.append_event(sample_event(0));
   }
 
-  // A schema 1 log beside the fixture's schema 2 one.
+  // A schema 1 log beside the fixture's current one.
   std::filesystem::path v1_log() const {
     const auto path = dir_ / "v1.h5";
     if (!std::filesystem::exists(path))
@@ -161,9 +161,9 @@ TEST_F(ResultsTool, ExportsCsvByDefault) {
   const ToolRun r = run({"export", log_.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("candidate_id,batch_id,", 0), 0u) << r.out;
-  EXPECT_NE(r.out.find(",techniques,loop_order,tile_sizes,archive\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",techniques,loop_order,tile_sizes,archive,device\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(R"("error: expected ';', got ""}""")"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(",openmp+blocking,ikj,64x64,new_niche\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",openmp+blocking,ikj,64x64,new_niche,cpu\n"), std::string::npos) << r.out;
 }
 
 TEST_F(ResultsTool, ExportsJsonLines) {

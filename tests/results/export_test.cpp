@@ -17,7 +17,7 @@ using test_support::sample_row;
 const char *kHeader =
     "candidate_id,batch_id,problem,stage,status,reason,reward,gflops,median_s,min_s,iqr_s,cv,"
     "reps,max_error,compile_s,verify_s,time_s,source_sha256,rank,host,time,seed,"
-    "techniques,loop_order,tile_sizes,archive";
+    "techniques,loop_order,tile_sizes,archive,device";
 const char *kEventHeader = "problem,from,to,rule,detail,time,rows_before";
 const char *kArchiveHeader =
     "problem,stage,niche,change,candidate_id,batch_id,gflops,source_sha256,"
@@ -51,6 +51,7 @@ TEST(WriteCsv, WritesNumbersExactlyAndQuotesWhereNeeded) {
   row.techniques = "openmp+blocking";
   row.tile_sizes = "64x64";
   row.archive = "";
+  row.device = "cuda:0 NVIDIA H100 80GB HBM3";
   std::ostringstream out;
   write_csv(out, std::vector<RewardRow>{row});
   const auto lines = lines_of(out.str());
@@ -60,7 +61,9 @@ TEST(WriteCsv, WritesNumbersExactlyAndQuotesWhereNeeded) {
       << lines[1];
   EXPECT_NE(lines[1].find(",18446744073709551615,openmp+blocking,ikj,64x64,"), std::string::npos)
       << lines[1];
-  EXPECT_EQ(lines[1].back(), ',') << "an empty archive column ends the line";
+  EXPECT_NE(lines[1].find(",64x64,,cuda:0 NVIDIA H100 80GB HBM3"), std::string::npos)
+      << "an empty archive column, then the device ends the line: " << lines[1];
+  EXPECT_EQ(lines[1].substr(lines[1].size() - 9), "80GB HBM3") << lines[1];
 }
 
 TEST(WriteJsonl, OneObjectPerRowWithEveryFieldInLogOrder) {
@@ -75,6 +78,7 @@ TEST(WriteJsonl, OneObjectPerRowWithEveryFieldInLogOrder) {
   EXPECT_EQ(keys_of(first), kHeader);
   EXPECT_EQ(first["techniques"], rows[0].techniques);
   EXPECT_EQ(first["archive"], rows[0].archive);
+  EXPECT_EQ(first["device"], "cpu");
   EXPECT_EQ(first["candidate_id"], rows[0].candidate_id);
   EXPECT_EQ(first["source_sha256"], rows[0].source_sha256);
   EXPECT_EQ(first["median_s"].get<double>(), rows[0].median_s);

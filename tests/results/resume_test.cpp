@@ -1,5 +1,5 @@
 // Resuming a reward log: after a writer that died, after a stop, twice; and the refusals
-// (a live writer, a reader holding the file, schema 1, not a reward log, no h5clear).
+// (a live writer, a reader holding the file, schema 1 or 2, not a reward log, no h5clear).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -20,7 +20,7 @@
 #include "results/log_schema.hpp"
 #include "results/reward_log.hpp"
 #include "test_support.hpp"
-#include "v1_fixture.hpp"
+#include "old_schema_fixture.hpp"
 
 namespace hpcreward {
 namespace {
@@ -292,14 +292,17 @@ TEST(Resume, RefusesWhileAReaderHasTheLogOpen) {
   EXPECT_EQ(writer.rows(), 70u);
 }
 
-TEST(Resume, RefusesASchema1LogWithoutChangingIt) {
+TEST(Resume, RefusesOlderSchemasWithoutChangingThem) {
   TempDir dir;
-  const auto path = dir / "v1.h5";
-  test_support::write_v1_log(path, {sample_row(0)}, {}, sample_provenance());
-  const std::string before = file_bytes(path);
-  expect_refusal([&] { RewardLogWriter(path, RewardLogWriter::Resume{}); },
-                 {path.string(), "written by schema 1; resume needs schema 2: start a new run"});
-  EXPECT_EQ(file_bytes(path), before);
+  for (int schema : {1, 2}) {
+    const auto path = dir / ("v" + std::to_string(schema) + ".h5");
+    test_support::write_old_log(schema, path, {sample_row(0)}, {}, sample_provenance());
+    const std::string before = file_bytes(path);
+    expect_refusal([&] { RewardLogWriter(path, RewardLogWriter::Resume{}); },
+                   {path.string(), "written by schema " + std::to_string(schema) +
+                                       "; resume needs schema 3: start a new run"});
+    EXPECT_EQ(file_bytes(path), before);
+  }
 }
 
 TEST(Resume, RefusesFilesThatAreNotRewardLogs) {

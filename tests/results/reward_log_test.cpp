@@ -16,7 +16,7 @@
 #include "results/hdf5_handle.hpp"
 #include "results/log_schema.hpp"
 #include "test_support.hpp"
-#include "v1_fixture.hpp"
+#include "old_schema_fixture.hpp"
 
 namespace hpcreward {
 namespace {
@@ -54,6 +54,7 @@ void expect_same_row(const RewardRow &expected, const RewardRow &actual) {
   EXPECT_EQ(expected.loop_order, actual.loop_order);
   EXPECT_EQ(expected.tile_sizes, actual.tile_sizes);
   EXPECT_EQ(expected.archive, actual.archive);
+  EXPECT_EQ(expected.device, actual.device);
 }
 
 // Elements in one dataset of a closed log, read with the HDF5 C API directly.
@@ -114,14 +115,14 @@ TEST(RewardLog, EmptyLogHasNoRowsAndNoSources) {
   EXPECT_EQ(read_source(path, sha256_hex("anything")), std::nullopt);
 }
 
-TEST(RewardLog, WritesSchema2WhateverTheCallerSays) {
+TEST(RewardLog, WritesSchema3WhateverTheCallerSays) {
   TempDir dir;
   const auto path = dir / "log.h5";
   Provenance provenance = sample_provenance();
   provenance.schema_version = 1;
   { RewardLogWriter writer(path, provenance); }
-  EXPECT_EQ(read_provenance(path).schema_version, 2);
-  EXPECT_EQ(kRewardLogSchemaVersion, 2);
+  EXPECT_EQ(read_provenance(path).schema_version, 3);
+  EXPECT_EQ(kRewardLogSchemaVersion, 3);
   EXPECT_EQ(dataset_size(path, h5::kStageEventsDataset), 0u);
   EXPECT_EQ(dataset_size(path, h5::kArchiveDataset), 0u);
 }
@@ -214,6 +215,7 @@ TEST(RewardLog, ReadsASchema1LogByColumnName) {
     SCOPED_TRACE("row " + std::to_string(i));
     RewardRow expected = rows[i];
     expected.techniques = expected.loop_order = expected.tile_sizes = expected.archive = "";
+    expected.device = "";
     expect_same_row(expected, read[i]);
   }
   EXPECT_EQ(read_provenance(path).schema_version, 1);
@@ -235,6 +237,49 @@ TEST(RewardLog, ReadsASchema1LogByColumnName) {
               std::string::npos)
         << error.what();
   }
+}
+
+TEST(RewardLog, ReadsASchema2LogByColumnName) {
+  TempDir dir;
+  const auto path = dir / "v2.h5";
+  const std::string source = "void matmul() { /* v2 */ }";
+  std::vector<RewardRow> rows = {sample_row(0, sha256_hex(source)), sample_row(1), sample_row(2)};
+  test_support::write_old_log(2, path, rows, {{sha256_hex(source), source}}, sample_provenance(),
+                              {sample_event(0), sample_event(1)}, {sample_archive_record(0)});
+
+  const std::vector<RewardRow> read = read_rewards(path);
+  ASSERT_EQ(read.size(), rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    SCOPED_TRACE("row " + std::to_string(i));
+    RewardRow expected = rows[i];
+    expected.device = "";  // schema 3's column: a schema 2 log has none
+    expect_same_row(expected, read[i]);
+    EXPECT_FALSE(read[i].techniques.empty()) << "schema 2's technique columns read";
+  }
+  EXPECT_EQ(read_provenance(path).schema_version, 2);
+  EXPECT_EQ(read_source(path, sha256_hex(source)), source);
+  EXPECT_EQ(read_stage_events(path), (std::vector<StageEventRecord>{sample_event(0), sample_event(1)}));
+  EXPECT_EQ(read_archive(path), std::vector<ArchiveRecord>{sample_archive_record(0)});
+}
+
+TEST(RewardLog, DeviceColumnRoundTripsAndIsCutAtACharacterBoundary) {
+  TempDir dir;
+  const auto path = dir / "device.h5";
+  std::vector<RewardRow> rows = {sample_row(0), sample_row(1), sample_row(2)};
+  rows[0].device = "cuda:3 NVIDIA H100 80GB HBM3";
+  rows[1].device = "";  // decided by the coordinator
+  // 62 ASCII bytes then a 3-byte character: 65 bytes, cut before the character, not inside it.
+  rows[2].device = std::string(62, 'g') + "\xe2\x82\xac";
+  {
+    RewardLogWriter writer(path, sample_provenance());
+    for (const RewardRow &row : rows) writer.append(row, "");
+  }
+  const std::vector<RewardRow> read = read_rewards(path);
+  ASSERT_EQ(read.size(), 3u);
+  EXPECT_EQ(read[0].device, "cuda:3 NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(read[1].device, "");
+  EXPECT_EQ(read[2].device, std::string(62, 'g'));
+  EXPECT_EQ(read_provenance(path).schema_version, 3);
 }
 
 TEST(RewardLog, StoresEachSourceOncePerHash) {

@@ -54,6 +54,27 @@ TEST(FormatSummary, SaysSoWhenThereAreNoRows) {
   EXPECT_NE(text.find("no rows"), std::string::npos);
 }
 
+TEST(FormatSummary, ShowsTheBestCandidatesDeviceOnlyWhenAGpuTimedSomething) {
+  std::vector<RewardRow> rows = kRun;
+  for (RewardRow &r : rows) r.device = "cpu";
+  EXPECT_EQ(format_summary(rows), format_summary(kRun)) << "CPU-only runs keep the narrower table";
+  EXPECT_EQ(lines_of(format_summary(rows))[0].find("device"), std::string::npos);
+
+  rows.push_back(row("cuda-sgemm-4096", "cuda-naive", "ok", 900.0, "g1"));
+  rows.back().device = "cuda:0 NVIDIA-H100";
+  rows.push_back(row("cuda-sgemm-4096", "cuda-naive", "ok", 1200.0, "g2"));
+  rows.back().device = "cuda:1 NVIDIA-H100";
+  rows.push_back(row("cuda-sgemm-4096", "cuda-naive", "format_error", 0, "g3"));  // device ""
+  const auto lines = lines_of(format_summary(rows));
+  ASSERT_EQ(lines.size(), 6u);
+  EXPECT_NE(lines[0].find("its device"), std::string::npos) << lines[0];
+  // problem stage candidates ok best median best-candidate its-device statuses
+  EXPECT_EQ(words_of(lines[4]), (std::vector<std::string>{"cuda-sgemm-4096", "cuda-naive", "3", "2", "1200.00",
+                                                          "1050.00", "g2", "cuda:1", "NVIDIA-H100", "format_error=1"}));
+  EXPECT_EQ(words_of(lines[2]).at(7), "-") << "no verified candidate, no device: " << lines[2];
+  EXPECT_EQ(words_of(lines[1]).at(7), "cpu") << lines[1];
+}
+
 TEST(FormatSummary, OneLinePerProblemAndStageInFirstSeenOrderThenTotal) {
   const auto lines = lines_of(format_summary(kRun));
   ASSERT_EQ(lines.size(), 5u);  // header, three groups, total

@@ -63,6 +63,7 @@ inline RewardRow sample_row(int n, std::string source_sha256 = "") {
   row.loop_order = "ikj";
   row.tile_sizes = n % 3 ? "64x" + std::to_string(32 << (n % 2)) : "";
   row.archive = n % 2 ? "new_niche" : "new_elite";
+  row.device = "cpu";
   return row;
 }
 

@@ -229,5 +229,59 @@ TEST(Advancement, RebuildRejectsEventsOutsideTheLadder) {
   EXPECT_THROW(ProblemProgress::rebuild(config, "dgemm-256", {}, log), std::invalid_argument);
 }
 
+StageObservation cuda_row(const std::string &stage, double gflops, const std::string &batch,
+                          std::optional<double> cublas = {}) {
+  return {"cuda-sgemm-4096", stage, Status::ok, gflops, gflops, batch, cublas};
+}
+
+TEST(Advancement, CudaProblemsClimbTheCudaLadder) {
+  LadderConfig config = load_ladder_config(HPCREWARD_DEFAULT_LADDER);
+  // No AVX-512 anywhere: C stages are skipped, CUDA stages are not affected.
+  ProblemProgress progress(config, "cuda-sgemm-4096", unsupported_stages(config, false));
+  EXPECT_EQ(progress.current_stage(), "cuda-naive");
+  for (int i = 0; i < 20; ++i) progress.observe(cuda_row("cuda-naive", 100, "n" + std::to_string(i)));
+  std::optional<StageEvent> event = progress.maybe_advance(1.0);
+  ASSERT_TRUE(event);
+  EXPECT_EQ(event->from, "cuda-naive");
+  EXPECT_EQ(event->to, "cuda-smem");
+  EXPECT_EQ(event->rule, "success_rate");
+  progress.observe(cuda_row("cuda-smem", 4000, "s1", 50000));  // 8% of cuBLAS: not yet
+  EXPECT_FALSE(progress.maybe_advance(2.0));
+  progress.observe(cuda_row("cuda-smem", 5000, "s2", 50000));
+  event = progress.maybe_advance(3.0);
+  ASSERT_TRUE(event);
+  EXPECT_EQ(*event, (StageEvent{"cuda-sgemm-4096", "cuda-smem", "cuda-tensor", "best_fraction_of_blas",
+                                "best 0.1 of cuBLAS >= 0.1", 3.0}));
+  progress.observe(cuda_row("cuda-tensor", 20000, "t1", 50000));
+  EXPECT_EQ(progress.maybe_advance(4.0)->to, "cuda-async");
+  progress.observe(cuda_row("cuda-async", 40000, "a1", 50000));
+  EXPECT_FALSE(progress.maybe_advance(5.0)) << "the last stage never advances";
+}
+
+TEST(Advancement, CudaProblemWithoutCudaLadderIsAConfigError) {
+  LadderConfig config = ladder_with_rule(R"({"type": "max_candidates", "window": 1})");
+  try {
+    ProblemProgress progress(config, "cuda-dgemm-1024");
+    FAIL() << "a CUDA problem got a stage without a cuda_ladder";
+  } catch (const std::invalid_argument &error) {
+    EXPECT_NE(std::string(error.what()).find("cuda-dgemm-1024 is a CUDA problem and the stage ladder has no "
+                                             "\"cuda_ladder\""),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(Advancement, RebuildFollowsTheCudaLadder) {
+  LadderConfig config = load_ladder_config(HPCREWARD_DEFAULT_LADDER);
+  ProgressHistory log{StageEvent{"cuda-hgemm-8192", "cuda-naive", "cuda-smem", "max_candidates", "", 1.0},
+                      StageEvent{"cuda-hgemm-8192", "cuda-smem", "cuda-tensor", "plateau", "", 2.0}};
+  ProblemProgress rebuilt = ProblemProgress::rebuild(config, "cuda-hgemm-8192", {}, log);
+  EXPECT_EQ(rebuilt.current_stage(), "cuda-tensor");
+  EXPECT_EQ(rebuilt.current_index(), 2u);
+  // A C stage is not on a CUDA problem's ladder.
+  ProgressHistory wrong{StageEvent{"cuda-hgemm-8192", "cuda-naive", "o3", "plateau", "", 1.0}};
+  EXPECT_THROW(ProblemProgress::rebuild(config, "cuda-hgemm-8192", {}, wrong), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace hpcreward

@@ -27,6 +27,70 @@ TEST(LadderConfig, DefaultFileLoads) {
             (std::vector<std::string>{"openmp", "avx512", "blocking"}));
   EXPECT_TRUE(config.find("blocking")->advance.empty());
   EXPECT_FALSE(config.find("o0")->advance.empty());
+  EXPECT_EQ(config.find("open")->language, Language::c);
+}
+
+TEST(LadderConfig, DefaultFileHasTheCudaLadder) {
+  LadderConfig config = load_default();
+  EXPECT_EQ(config.cuda_ladder,
+            (std::vector<std::string>{"cuda-naive", "cuda-smem", "cuda-tensor", "cuda-async"}));
+  EXPECT_EQ(&config.ladder_for(Language::cuda), &config.cuda_ladder);
+  EXPECT_EQ(&config.ladder_for(Language::c), &config.ladder);
+  for (const char *name : {"cuda-naive", "cuda-smem", "cuda-tensor", "cuda-async", "cuda-open"}) {
+    ASSERT_NE(config.find(name), nullptr) << name;
+    EXPECT_EQ(config.find(name)->language, Language::cuda) << name;
+    EXPECT_EQ(config.find(name)->compiler_flags, std::vector<std::string>{"-O3"}) << name;
+  }
+  EXPECT_EQ(config.ladder_index("cuda-smem", Language::cuda), 1u);
+  EXPECT_FALSE(config.ladder_index("cuda-smem", Language::c));
+  EXPECT_FALSE(config.ladder_index("cuda-open", Language::cuda));
+  EXPECT_TRUE(config.find("cuda-naive")->techniques_allowed.empty());
+  EXPECT_TRUE(config.find("cuda-naive")->techniques_required.empty());
+  EXPECT_EQ(config.find("cuda-smem")->techniques_allowed, std::vector<std::string>{"smem"});
+  EXPECT_EQ(config.find("cuda-smem")->techniques_required, std::vector<std::string>{"smem"});
+  EXPECT_EQ(config.find("cuda-tensor")->techniques_allowed, (std::vector<std::string>{"smem", "tensor"}));
+  EXPECT_EQ(config.find("cuda-tensor")->techniques_required, std::vector<std::string>{"tensor"});
+  EXPECT_EQ(config.find("cuda-async")->techniques_allowed,
+            (std::vector<std::string>{"smem", "tensor", "async"}));
+  EXPECT_EQ(config.find("cuda-async")->techniques_required, std::vector<std::string>{"async"});
+  EXPECT_EQ(config.find("cuda-open")->techniques_allowed,
+            (std::vector<std::string>{"smem", "tensor", "async"}));
+  EXPECT_TRUE(config.find("cuda-open")->techniques_required.empty());
+  EXPECT_TRUE(config.find("cuda-async")->advance.empty());
+  const auto &naive = config.find("cuda-naive")->advance;
+  ASSERT_EQ(naive.size(), 2u);
+  EXPECT_EQ(naive[0].type, RuleType::success_rate);
+  EXPECT_EQ(naive[0].threshold, 0.8);
+  EXPECT_EQ(naive[0].window, 20);
+  EXPECT_EQ(naive[1].type, RuleType::max_candidates);
+  EXPECT_EQ(naive[1].window, 400);
+  const auto &smem = config.find("cuda-smem")->advance;
+  ASSERT_EQ(smem.size(), 3u);
+  EXPECT_EQ(smem[0].type, RuleType::best_fraction_of_blas);
+  EXPECT_EQ(smem[0].threshold, 0.1);
+  EXPECT_EQ(smem[1].type, RuleType::plateau);
+  EXPECT_EQ(smem[1].window, 20);
+  EXPECT_EQ(smem[2].window, 800);
+  EXPECT_EQ(config.find("cuda-tensor")->advance.at(0).threshold, 0.3);
+}
+
+TEST(LadderConfig, DemoFileLoadsWithBothLadders) {
+  LadderConfig config = load_ladder_config(HPCREWARD_DEMO_LADDER);
+  EXPECT_EQ(config.ladder.front(), "o0");
+  EXPECT_EQ(config.cuda_ladder,
+            (std::vector<std::string>{"cuda-naive", "cuda-smem", "cuda-tensor", "cuda-async"}));
+  ASSERT_NE(config.find("cuda-open"), nullptr);
+}
+
+TEST(LadderConfig, TechniqueLanguages) {
+  EXPECT_EQ(technique_language("openmp"), Language::c);
+  EXPECT_EQ(technique_language("blocking"), Language::c);
+  EXPECT_EQ(technique_language("smem"), Language::cuda);
+  EXPECT_EQ(technique_language("tensor"), Language::cuda);
+  EXPECT_EQ(technique_language("async"), Language::cuda);
+  EXPECT_FALSE(technique_language("simd"));
+  EXPECT_TRUE(is_known_technique("async"));
+  EXPECT_FALSE(is_known_technique("simd"));
 }
 
 TEST(LadderConfig, MissingFileSaysSo) {
@@ -73,7 +137,8 @@ TEST(LadderConfig, RejectsBadJson) { expect_error("{", "not valid JSON"); }
 
 TEST(LadderConfig, RejectsUnknownTechnique) {
   expect_error(config_with(R"({"name": "b", "flags": ["-O3"], "allows": ["simd"]})"),
-               "stage \"b\": unknown technique \"simd\" in \"allows\" (known: openmp, avx512, blocking)");
+               "stage \"b\": unknown technique \"simd\" in \"allows\" (known: C stages: openmp, avx512, "
+               "blocking; CUDA stages: smem, tensor, async)");
 }
 
 TEST(LadderConfig, RejectsDuplicateStage) {
@@ -128,6 +193,71 @@ TEST(LadderConfig, RejectsUnknownKeysAndPolicies) {
                "avx512_unsupported: must be \"skip\" or \"refuse\"");
   expect_error(config_with(kGoodB, R"(, "archive_shaping": {"new_niche_bonus": -1})"),
                "archive_shaping: \"new_niche_bonus\" must be >= 0");
+}
+
+// A config with a C ladder [a] and a CUDA ladder [x, y]; `stage_y` is the spot to break.
+std::string cuda_config_with(const std::string &stage_y, const std::string &cuda_ladder = R"(["x", "y"])",
+                             const std::string &ladder = R"(["a"])") {
+  return R"({"ladder": )" + ladder + R"(, "cuda_ladder": )" + cuda_ladder + R"(, "stages": [
+    {"name": "a", "flags": ["-O0"]},
+    {"name": "x", "language": "cuda", "flags": ["-O3"], "advance": [{"type": "max_candidates", "window": 3}]},
+    )" + stage_y + "]}";
+}
+const std::string kGoodY =
+    R"({"name": "y", "language": "cuda", "flags": ["-O3"], "allows": ["smem", "tensor"], "requires": ["tensor"]})";
+
+TEST(LadderConfig, CudaLadderParses) {
+  LadderConfig config = parse_ladder_config(cuda_config_with(kGoodY), "test.json");
+  EXPECT_EQ(config.ladder, std::vector<std::string>{"a"});
+  EXPECT_EQ(config.cuda_ladder, (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(config.find("a")->language, Language::c);
+  EXPECT_EQ(config.find("y")->language, Language::cuda);
+  EXPECT_EQ(config.find("y")->techniques_required, std::vector<std::string>{"tensor"});
+  // Without "cuda_ladder" (a ladder file from before CUDA): no CUDA ladder, no error.
+  EXPECT_TRUE(parse_ladder_config(config_with(kGoodB), "test.json").cuda_ladder.empty());
+}
+
+TEST(LadderConfig, RejectsTechniquesOfTheOtherLanguage) {
+  expect_error(config_with(R"({"name": "b", "flags": ["-O3"], "allows": ["smem"]})"),
+               "stage \"b\": technique \"smem\" in \"allows\" is a CUDA technique, but this is a C stage "
+               "(its techniques: openmp, avx512, blocking): set \"language\": \"cuda\" on the stage, or drop it");
+  expect_error(config_with(R"({"name": "b", "flags": ["-O3"], "allows": ["tensor"], "requires": ["tensor"]})"),
+               "technique \"tensor\" in \"allows\" is a CUDA technique");
+  expect_error(cuda_config_with(R"({"name": "y", "language": "cuda", "flags": ["-O3"], "allows": ["openmp"]})"),
+               "stage \"y\": technique \"openmp\" in \"allows\" is a C technique, but this is a CUDA stage "
+               "(its techniques: smem, tensor, async): drop it");
+  expect_error(cuda_config_with(R"({"name": "y", "language": "cuda", "flags": ["-O3"], "requires": ["blocking"]})"),
+               "stage \"y\": technique \"blocking\" in \"requires\" is a C technique");
+}
+
+TEST(LadderConfig, RejectsStagesInTheOtherLanguagesLadder) {
+  expect_error(cuda_config_with(kGoodY, R"(["x", "y"])", R"(["a", "x"])"),
+               "ladder: names stage \"x\", a CUDA stage: CUDA stages belong in \"cuda_ladder\"; move it there");
+  expect_error(cuda_config_with(kGoodY, R"(["x", "a"])"),
+               "cuda_ladder: names stage \"a\", a C stage: C stages belong in \"ladder\"");
+  expect_error(cuda_config_with(kGoodY, R"(["x", "z"])"),
+               "cuda_ladder: names stage \"z\", which \"stages\" does not define");
+  expect_error(cuda_config_with(kGoodY, R"(["x", "x"])"), "cuda_ladder: names stage \"x\" twice");
+  expect_error(cuda_config_with(kGoodY, "[]"), "cuda_ladder: is empty");
+  expect_error(cuda_config_with(kGoodY, R"(["y"])"),
+               "stage \"x\": has \"advance\" rules but is not in \"cuda_ladder\": add it to \"cuda_ladder\"");
+}
+
+TEST(LadderConfig, RejectsBadLanguage) {
+  expect_error(cuda_config_with(R"({"name": "y", "language": "ptx", "flags": ["-O3"]})"),
+               "stage \"y\": \"language\" must be \"c\" (the default) or \"cuda\"");
+  expect_error(cuda_config_with(R"({"name": "y", "language": 1, "flags": ["-O3"]})"),
+               "\"language\" must be");
+}
+
+TEST(LadderConfig, CudaStagesAreNeverUnsupportedForLackOfAvx512) {
+  LadderConfig config = load_default();
+  for (const UnsupportedStage &stage : unsupported_stages(config, false))
+    EXPECT_NE(config.find(stage.stage)->language, Language::cuda) << stage.stage;
+  StageSpec odd = *config.find("cuda-open");
+  odd.compiler_flags.push_back("-mavx512f");  // a host flag on a CUDA stage means nothing for AVX-512 here
+  EXPECT_FALSE(unsupported_reason(odd, false));
+  EXPECT_TRUE(unsupported_reason(*config.find("avx512"), false));
 }
 
 TEST(LadderConfig, UnsupportedStagesOnHostWithoutAvx512) {

@@ -1,8 +1,12 @@
 #pragma once
-// A schema 1 reward log, written with the HDF5 C API exactly as the schema 1 writer wrote it
-// (22 /rewards columns, no /stage_events or /archive, schema_version 1), so that the readers'
-// promise to read old logs is tested against the old layout itself, not against a
-// derivation of the current one. The columns are frozen here on purpose.
+// Reward logs of older schemas, written with the HDF5 C API exactly as their writers wrote
+// them, so that the readers' promise to read old logs is tested against the old layouts
+// themselves, not against a derivation of the current one. The /rewards columns are frozen
+// here on purpose:
+//   schema 1: 22 /rewards columns, no /stage_events or /archive;
+//   schema 2: those plus techniques, loop_order, tile_sizes, archive; /stage_events and
+//             /archive (whose columns schema 3 kept, so they are written with this build's
+//             types); no device column.
 #include <hdf5.h>
 
 #include <algorithm>
@@ -17,12 +21,14 @@
 #include <variant>
 #include <vector>
 
+#include "results/log_records.hpp"
+#include "results/log_schema.hpp"
 #include "results/provenance.hpp"
 #include "results/reward_row.hpp"
 
 namespace hpcreward::test_support {
 
-namespace v1_detail {
+namespace old_schema_detail {
 
 struct Column {
   const char *name;
@@ -32,7 +38,7 @@ struct Column {
   std::size_t string_size = 0;  // for string columns
 };
 
-inline const std::vector<Column> &columns() {
+inline const std::vector<Column> &v1_columns() {
   static const std::vector<Column> kColumns = {
       {"candidate_id", &RewardRow::candidate_id, 64},
       {"batch_id", &RewardRow::batch_id, 64},
@@ -60,11 +66,25 @@ inline const std::vector<Column> &columns() {
   return kColumns;
 }
 
+inline const std::vector<Column> &v2_columns() {
+  static const std::vector<Column> kColumns = [] {
+    std::vector<Column> columns = v1_columns();
+    columns.push_back({"techniques", &RewardRow::techniques, 32});
+    columns.push_back({"loop_order", &RewardRow::loop_order, 8});
+    columns.push_back({"tile_sizes", &RewardRow::tile_sizes, 32});
+    columns.push_back({"archive", &RewardRow::archive, 16});
+    return columns;
+  }();
+  return kColumns;
+}
+
+inline const std::vector<Column> &columns(int schema) { return schema == 1 ? v1_columns() : v2_columns(); }
+
 inline void ok(herr_t status, const char *what) {
-  if (status < 0) throw std::runtime_error(std::string("v1 fixture: ") + what);
+  if (status < 0) throw std::runtime_error(std::string("old schema fixture: ") + what);
 }
 inline hid_t ok_id(hid_t id, const char *what) {
-  if (id < 0) throw std::runtime_error(std::string("v1 fixture: ") + what);
+  if (id < 0) throw std::runtime_error(std::string("old schema fixture: ") + what);
   return id;
 }
 
@@ -89,12 +109,12 @@ inline std::size_t column_size(const Column &column) {
 }
 
 // The compound type, little-endian numbers for the file or native ones for memory.
-inline hid_t row_type(bool file) {
+inline hid_t row_type(bool file, int schema) {
   std::size_t size = 0;
-  for (const Column &column : columns()) size += column_size(column);
+  for (const Column &column : columns(schema)) size += column_size(column);
   hid_t type = ok_id(H5Tcreate(H5T_COMPOUND, size), "compound");
   std::size_t offset = 0;
-  for (const Column &column : columns()) {
+  for (const Column &column : columns(schema)) {
     std::visit(
         [&](auto member) {
           using T = std::remove_reference_t<decltype(std::declval<RewardRow>().*member)>;
@@ -130,20 +150,37 @@ inline hid_t extendible(hid_t file, const char *name, hid_t type, hsize_t count,
   return dataset;
 }
 
-}  // namespace v1_detail
+// One of this build's record datasets (/stage_events, /archive), written whole.
+template <typename Record>
+void write_records(hid_t file, const char *name, const std::vector<Record> &records, hsize_t chunk) {
+  h5::Datatype file_type = h5::make_record_type<Record>(h5::TypeFor::file);
+  h5::Datatype memory_type = h5::make_record_type<Record>(h5::TypeFor::memory);
+  const std::size_t size = h5::record_size<Record>();
+  std::vector<std::byte> bytes(records.size() * size);
+  for (std::size_t i = 0; i < records.size(); ++i) h5::encode_record(records[i], &bytes[i * size]);
+  hid_t dataset = extendible(file, name, file_type.get(), records.size(), chunk);
+  if (!records.empty())
+    ok(H5Dwrite(dataset, memory_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data()), name);
+  H5Dclose(dataset);
+}
 
-// Writes a closed schema 1 log at `path` holding `rows` and, in /sources and /source_text,
-// each of `sources` (pairs of sha256 and text).
-inline void write_v1_log(const std::filesystem::path &path, const std::vector<RewardRow> &rows,
-                         const std::vector<std::pair<std::string, std::string>> &sources,
-                         const Provenance &provenance) {
-  using namespace v1_detail;
+}  // namespace old_schema_detail
+
+// Writes a closed log of `schema` (1 or 2) at `path` holding `rows` and, in /sources and
+// /source_text, each of `sources` (pairs of sha256 and text); schema 2 also `events` and
+// `archive`.
+inline void write_old_log(int schema, const std::filesystem::path &path, const std::vector<RewardRow> &rows,
+                          const std::vector<std::pair<std::string, std::string>> &sources,
+                          const Provenance &provenance, const std::vector<StageEventRecord> &events = {},
+                          const std::vector<ArchiveRecord> &archive = {}) {
+  using namespace old_schema_detail;
+  if (schema != 1 && schema != 2) throw std::invalid_argument("old schema fixture: schema 1 or 2");
   hid_t access = ok_id(H5Pcreate(H5P_FILE_ACCESS), "fapl");
   ok(H5Pset_libver_bounds(access, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST), "libver");
   hid_t file = ok_id(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, access), "create");
   H5Pclose(access);
 
-  // Provenance: variable-length UTF-8 strings and an int32 schema_version of 1.
+  // Provenance: variable-length UTF-8 strings and an int32 schema_version.
   hid_t text = ok_id(H5Tcopy(H5T_C_S1), "vlen");
   ok(H5Tset_size(text, H5T_VARIABLE), "vlen");
   ok(H5Tset_cset(text, H5T_CSET_UTF8), "vlen");
@@ -162,19 +199,18 @@ inline void write_v1_log(const std::filesystem::path &path, const std::vector<Re
   }
   hid_t version = ok_id(
       H5Acreate2(file, "schema_version", H5T_STD_I32LE, scalar, H5P_DEFAULT, H5P_DEFAULT), "ver");
-  const int one = 1;
-  ok(H5Awrite(version, H5T_NATIVE_INT, &one), "version");
+  ok(H5Awrite(version, H5T_NATIVE_INT, &schema), "version");
   H5Aclose(version);
   H5Sclose(scalar);
   H5Tclose(text);
 
   // /rewards, packed in column order.
-  hid_t file_type = row_type(true), memory_type = row_type(false);
+  hid_t file_type = row_type(true, schema), memory_type = row_type(false, schema);
   const std::size_t record = H5Tget_size(memory_type);
   std::vector<std::byte> bytes(rows.size() * record);
   for (std::size_t r = 0; r < rows.size(); ++r) {
     std::byte *out = &bytes[r * record];
-    for (const Column &column : columns()) {
+    for (const Column &column : columns(schema)) {
       std::visit(
           [&](auto member) {
             const auto &value = rows[r].*member;
@@ -231,7 +267,17 @@ inline void write_v1_log(const std::filesystem::path &path, const std::vector<Re
   H5Tclose(entry_memory);
   H5Tclose(entry_file);
   H5Tclose(sha);
+  if (schema >= 2) {
+    write_records(file, "/stage_events", events, 16);
+    write_records(file, "/archive", archive, 64);
+  }
   ok(H5Fclose(file), "close");
+}
+
+inline void write_v1_log(const std::filesystem::path &path, const std::vector<RewardRow> &rows,
+                         const std::vector<std::pair<std::string, std::string>> &sources,
+                         const Provenance &provenance) {
+  write_old_log(1, path, rows, sources, provenance);
 }
 
 }  // namespace hpcreward::test_support
