@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""The GPU corpus through the whole pipeline (issue 8), on a machine with a GPU.
+
+Writes one mixed candidate file (C candidates for the CPU ranks, CUDA candidates for the GPU
+rank: honest kernels of different speeds, the hostile corpus with a good candidate after each
+fault, and the CUDA ladder's decisions), runs `jobs/local.sh --np N --gpus 1` on it, reads the
+log and compares every row with its expected status. With --batch64 it also scores 64 honest
+CUDA candidates in one batch and reports the GPU's busy fraction and the latency split.
+
+  python3 tests/gpu/gpu_corpus.py --out DIR [--np 2] [--batch64] [--gpu-arg ARG ...]
+
+Exit 0 when every row has its expected status. Prints a table; DIR/report.json keeps it.
+"""
+import argparse
+import json
+import pathlib
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+CASES = REPO / "tests" / "gpu" / "cases"
+C_SAMPLES = REPO / "train_bridge" / "samples" / "c"
+
+# (case, problem, stage, expected status). A good candidate follows every fault.
+PLAN = [
+    ("naive_sgemm", "cuda-sgemm-1024", "cuda-naive", "ok"),
+    ("naive_dgemm", "cuda-dgemm-1024", "cuda-naive", "ok"),
+    ("naive_sgemm", "cuda-sgemm-4096", "cuda-naive", "ok"),
+    ("smem_sgemm", "cuda-sgemm-1024", "cuda-smem", "ok"),
+    ("smem_sgemm", "cuda-sgemm-4096", "cuda-smem", "ok"),
+    ("wmma_hgemm", "cuda-hgemm-1024", "cuda-tensor", "ok"),
+    ("wmma_hgemm", "cuda-hgemm-4096", "cuda-open", "ok"),
+    ("async_sgemm", "cuda-sgemm-1024", "cuda-async", "ok"),
+    ("side_stream_early", "cuda-sgemm-1024", "cuda-naive", "ok"),
+    ("illegal_address", "cuda-sgemm-1024", "cuda-naive", "runtime_error"),
+    ("naive_sgemm", "cuda-sgemm-1024", "cuda-open", "ok"),
+    ("infinite_kernel", "cuda-sgemm-1024", "cuda-naive", "timeout"),
+    ("smem_sgemm", "cuda-sgemm-1024", "cuda-open", "ok"),
+    ("oob_write", "cuda-sgemm-1024", "cuda-naive", "runtime_error"),
+    ("wrong_result", "cuda-sgemm-1024", "cuda-naive", "wrong_answer"),
+    ("partial_rows", "cuda-sgemm-1024", "cuda-naive", "wrong_answer"),
+    ("pointer_cache", "cuda-sgemm-1024", "cuda-naive", "wrong_answer"),
+    ("modifies_input", "cuda-sgemm-1024", "cuda-naive", "wrong_answer"),
+    ("fp16_shortcut_sgemm", "cuda-sgemm-1024", "cuda-naive", "wrong_answer"),
+    ("cublas_header", "cuda-sgemm-1024", "cuda-naive", "forbidden"),
+    ("cublas_prototype", "cuda-sgemm-1024", "cuda-naive", "forbidden"),
+    ("host_system", "cuda-sgemm-1024", "cuda-naive", "forbidden"),
+    ("l2_window", "cuda-sgemm-1024", "cuda-naive", "forbidden"),
+    ("device_reset", "cuda-sgemm-1024", "cuda-naive", "forbidden"),
+    ("graph_replay", "cuda-sgemm-1024", "cuda-naive", "forbidden"),
+    # The CUDA ladder's decisions (techniques from the SASS).
+    ("smem_sgemm", "cuda-sgemm-1024", "cuda-naive", "constraint_violation"),
+    ("naive_sgemm", "cuda-sgemm-1024", "cuda-smem", "constraint_violation"),
+    ("smem_sgemm", "cuda-sgemm-1024", "cuda-tensor", "constraint_violation"),
+    ("wmma_hgemm", "cuda-hgemm-1024", "cuda-smem", "constraint_violation"),
+    ("smem_sgemm", "cuda-sgemm-1024", "cuda-async", "constraint_violation"),
+    ("async_sgemm", "cuda-sgemm-1024", "cuda-smem", "constraint_violation"),
+]
+# C candidates in the same run: the CPU ranks score them.
+C_PLAN = [
+    ("ikj", "dgemm-256", "o3", "ok"),
+    ("naive_ijk", "dgemm-256", "o0", "ok"),
+    ("sgemm_ikj", "sgemm-256", "o3", "ok"),
+    ("syntax_error", "dgemm-256", "o3", "compile_error"),
+]
+
+
+def corpus_lines():
+    lines, expected = [], {}
+    for index, (case, problem, stage, status) in enumerate(PLAN):
+        cid = f"{case}@{problem}@{stage}#{index}"
+        lines.append({"id": cid, "problem": problem, "stage": stage, "batch_id": "gpu-corpus",
+                      "source": (CASES / f"{case}.cu").read_text()})
+        expected[cid] = status
+    for case, problem, stage, status in C_PLAN:
+        cid = f"c:{case}@{problem}@{stage}"
+        lines.append({"id": cid, "problem": problem, "stage": stage, "batch_id": "gpu-corpus",
+                      "source": (C_SAMPLES / f"{case}.c").read_text()})
+        expected[cid] = status
+    return lines, expected
+
+
+def batch64_lines():
+    """64 honest CUDA candidates, each a distinct source (no compile cache hits)."""
+    kinds = [("naive_sgemm", "cuda-sgemm-4096", "cuda-open"), ("smem_sgemm", "cuda-sgemm-4096", "cuda-open"),
+             ("async_sgemm", "cuda-sgemm-4096", "cuda-open"), ("wmma_hgemm", "cuda-hgemm-4096", "cuda-open")]
+    lines = []
+    for index in range(64):
+        case, problem, stage = kinds[index % len(kinds)]
+        source = (CASES / f"{case}.cu").read_text() + f"\n// variant {index}\n"
+        lines.append({"id": f"b64-{index:02d}-{case}", "problem": problem, "stage": stage,
+                      "batch_id": "batch64", "source": source})
+    return lines
+
+
+def read_rows(log):
+    import h5py  # the GPU machine's python3 has it
+    with h5py.File(log, "r", swmr=True) as f:
+        rows = f["rewards"][()]
+    text = lambda v: v.decode("utf-8", "replace").rstrip("\0") if isinstance(v, bytes) else str(v)
+    return [{name: (text(row[name]) if rows.dtype[name].kind in "SO" else row[name].item())
+             for name in rows.dtype.names} for row in rows]
+
+
+def run_pipeline(out, candidates, np_, gpu_args):
+    command = [str(REPO / "jobs" / "local.sh"), "--np", str(np_), "--gpus", "1", "--candidates", str(candidates),
+               "--out", str(out)]
+    for arg in gpu_args:
+        command += ["--gpu-arg", arg]
+    start = time.monotonic()
+    with open(out.parent / (out.name + ".console.log"), "w") as console:
+        done = subprocess.run(command, stdout=console, stderr=subprocess.STDOUT, timeout=1500)
+    return done.returncode, time.monotonic() - start
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True, type=pathlib.Path)
+    parser.add_argument("--np", type=int, default=2)
+    parser.add_argument("--batch64", action="store_true")
+    parser.add_argument("--gpu-arg", action="append", default=[])
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    report = {}
+
+    lines, expected = corpus_lines()
+    candidates = args.out / "corpus.jsonl"
+    candidates.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    rc, wall = run_pipeline(args.out / "corpus", candidates, args.np, args.gpu_arg)
+    rows = read_rows(args.out / "corpus" / "rewards.h5") if (args.out / "corpus" / "rewards.h5").exists() else []
+    by_id = {row["candidate_id"]: row for row in rows}
+    failures = 0
+    print(f"corpus: local.sh exit {rc}, {len(rows)} rows of {len(expected)}, {wall:.0f} s")
+    for cid, status in expected.items():
+        row = by_id.get(cid)
+        got = row["status"] if row else "(no row)"
+        mark = "ok  " if got == status else "FAIL"
+        failures += got != status
+        detail = f"{row['gflops']:9.1f} GFLOPS  {row['device'][:28]:28s} {row['techniques']:18s} {row['reason'][:90]}" if row else ""
+        print(f"{mark} {cid:55s} expect {status:20s} got {got:20s} {detail}")
+    report["corpus"] = {"exit": rc, "wall_s": wall, "rows": len(rows), "expected": len(expected),
+                        "failures": failures,
+                        "rows_detail": [{k: by_id[c][k] for k in ("candidate_id", "status", "gflops", "reason",
+                                                                   "techniques", "device", "compile_s", "verify_s",
+                                                                   "time_s", "cv", "reps")} for c in expected if c in by_id]}
+
+    if args.batch64:
+        batch = args.out / "batch64.jsonl"
+        batch.write_text("".join(json.dumps(line) + "\n" for line in batch64_lines()))
+        rc64, wall64 = run_pipeline(args.out / "batch64", batch, 0, args.gpu_arg)
+        rows64 = read_rows(args.out / "batch64" / "rewards.h5")
+        console = (args.out / "batch64.console.log").read_text()
+        busy = re.search(r"the GPU ran candidates ([0-9.]+) s of ([0-9.]+) s", console)
+        timing = sum(r["time_s"] for r in rows64)
+        split = {key: statistics.median(r[key] for r in rows64) for key in ("compile_s", "verify_s", "time_s")}
+        statuses = {}
+        for r in rows64:
+            statuses[r["status"]] = statuses.get(r["status"], 0) + 1
+        report["batch64"] = {"exit": rc64, "wall_s": wall64, "statuses": statuses,
+                             "gpu_busy_s": float(busy.group(1)) if busy else None,
+                             "rank_wall_s": float(busy.group(2)) if busy else None,
+                             "timing_s_sum": timing, "median_split_s": split,
+                             "gflops": {r["candidate_id"]: r["gflops"] for r in rows64}}
+        print(f"batch64: exit {rc64}, {statuses}, wall {wall64:.0f} s; GPU running children "
+              f"{busy.group(1) if busy else '?'} s of the rank's {busy.group(2) if busy else '?'} s; "
+              f"timing phases sum {timing:.1f} s; median split compile/verify/time {split}")
+    (args.out / "report.json").write_text(json.dumps(report, indent=1, default=str))
+    return 0 if failures == 0 and rc == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
