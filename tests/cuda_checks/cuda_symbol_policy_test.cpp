@@ -38,7 +38,8 @@ TEST(CudaSymbolPolicy, WhatNvccAndRealKernelsImportIsAllowed) {
         "cudaStreamDestroy", "cudaStreamSynchronize", "cudaStreamWaitEvent", "cudaFuncSetCacheConfig",
         "cudaLaunchKernel_ptsz", "cudaMemcpyAsync_ptsz", "cudaMemcpy_ptds", "sqrt", "fmaf", "memcpy",
         "memset", "memmove", "_Znwm", "_ZdlPvm", "_Znam", "_ZdaPv",
-        "_ZSt20__throw_length_errorPKc", "_ZSt17__throw_bad_allocv"}) {
+        "_ZSt20__throw_length_errorPKc", "_ZSt17__throw_bad_allocv", "__cxa_throw_bad_array_new_length",
+        "__cudaLaunchKernel_ptsz"}) {
     const auto why = policy::import_refusal(name);
     EXPECT_FALSE(why) << name << ": " << *why;
   }

@@ -79,6 +79,14 @@ TEST(CudaTechniques, CpAsyncIsAsyncAndSharedMemory) {
   EXPECT_NE(found.summary.evidence.find("first LDGSTS"), std::string::npos) << found.summary.evidence;
 }
 
+TEST(CudaTechniques, HopperBulkCopiesAndWarpgroupMma) {
+  REQUIRE_CUDA_TOOLS();
+  const TechniqueAssessment found = assess(samples::kHopperPtx, "cuda-sgemm-1024");
+  EXPECT_EQ(found.summary.techniques, (Names{"smem", "tensor", "async"})) << found.summary.evidence;
+  EXPECT_NE(found.summary.evidence.find("first HGMMA.64x8x16.F32"), std::string::npos) << found.summary.evidence;
+  EXPECT_NE(found.summary.evidence.find("first UBLKCP"), std::string::npos) << found.summary.evidence;
+}
+
 TEST(CudaTechniques, NamesStringsAndCommentsNeverCount) {
   REQUIRE_CUDA_TOOLS();
   const TechniqueAssessment found = assess(samples::kNamedHmma, "cuda-dgemm-1024", {});

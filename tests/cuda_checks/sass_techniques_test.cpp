@@ -137,6 +137,17 @@ TEST(SassTechniques, PredicatesAndDualIssueBraces) {
   EXPECT_EQ(found.smem.instruction, "STS.128 [R2], R4");
 }
 
+TEST(SassTechniques, WarpgroupShapesInOpcodes) {
+  // Real sm_90a lines: the shape modifier is lower-case.
+  const std::string dump = header("sm_90a") + code_for("sm_90a") +
+                           function("k", {"SYNCS.EXCH.64 URZ, [UR7], UR4 ;", "UBLKCP.S.G [UR6], [UR4], UR8 ;",
+                                          "HGMMA.64x8x16.F32 R24, gdesc[UR4], RZ, !UPT, gsb0 ;", "EXIT ;"});
+  const SassTechniques found = parse_sass(dump, "sm_90a");
+  ASSERT_TRUE(found.parsed) << found.error;
+  EXPECT_EQ(sass_technique_names(found), (std::vector<std::string>{"smem", "tensor", "async"}));
+  EXPECT_EQ(found.tensor.instruction, "HGMMA.64x8x16.F32 R24, gdesc[UR4], RZ, !UPT, gsb0");
+}
+
 TEST(SassTechniques, OpcodeClasses) {
   for (const char *opcode : {"LDS", "LDS.U.128", "LDSM.16.M88.4", "STS.128", "STSM.16.M88.4",
                              "ATOMS.ADD", "LDGSTS.E.BYPASS.LTC128B.128", "UTMALDG.2D", "UBLKCP.S.G"})
