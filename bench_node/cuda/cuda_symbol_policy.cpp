@@ -57,6 +57,7 @@ constexpr std::string_view kCxxGlue[] = {
     "_ITM_deregisterTMCloneTable", "__gmon_start__", "__cxa_pure_virtual",
     "__cxa_deleted_virtual", "__cxa_allocate_exception", "__cxa_free_exception", "__cxa_throw",
     "__cxa_begin_catch", "__cxa_end_catch", "__cxa_rethrow", "_ZSt9terminatev",
+    "__cxa_throw_bad_array_new_length",  // new T[n] with a runtime n
     // operator new and delete: plain, array, sized, aligned, nothrow
     "_Znwm", "_Znam", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm", "_ZnwmSt11align_val_t",
     "_ZnamSt11align_val_t", "_ZdlPvSt11align_val_t", "_ZdaPvSt11align_val_t",

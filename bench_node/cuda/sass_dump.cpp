@@ -45,8 +45,8 @@ SassDump dump_sass(const SassDumpOptions &options, const std::filesystem::path &
     return dump.error = "cuobjdump failed (exit " + std::to_string(child.exit_code) + "): " +
                         first_line(child.output, 300), dump;
   if (child.output_bytes > child.output.size())
-    return dump.error = "the SASS dump is larger than " +
-                        std::to_string(options.output_limit_bytes >> 20) + " MiB", dump;
+    return dump.error = "the SASS dump is larger than its limit (" +
+                        std::to_string(options.output_limit_bytes) + " bytes)", dump;
   dump.ok = true;
   dump.text = std::move(child.output);
   return dump;

@@ -67,10 +67,17 @@ bool parse_instruction(std::string_view line, Instruction &out) {
   out.opcode = std::string(body.substr(0, end));
   out.text = std::string(body);
   if (out.opcode.empty()) return false;
-  // Opcodes are upper-case letters, digits, '.' and '_' (nothing else appears in SASS).
-  return std::all_of(out.opcode.begin(), out.opcode.end(), [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_';
-  });
+  // An opcode's base is upper-case letters and digits; its modifiers add lower-case shapes
+  // (HGMMA.64x8x16.F32), '.' and '_'. Nothing else appears in SASS.
+  const auto modifier = [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_';
+  };
+  const std::string_view base = base_of(out.opcode);
+  return !base.empty() && base[0] >= 'A' && base[0] <= 'Z' &&
+         std::all_of(base.begin(), base.end(),
+                     [](char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }) &&
+         std::all_of(out.opcode.begin(), out.opcode.end(), modifier);
 }
 
 // "REG:32 STACK:0 SHARED:2048 LOCAL:0 ..." -> 2048; -1 when absent.

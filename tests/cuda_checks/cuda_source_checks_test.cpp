@@ -1,0 +1,151 @@
+// The CUDA source checks on text: no compiler is involved.
+#include "bench_node/cuda/cuda_source_checks.hpp"
+
+#include <gtest/gtest.h>
+
+#include "bench_node/cuda/cuda_include_policy.hpp"
+#include "common/problem.hpp"
+
+namespace hpcreward {
+namespace {
+
+constexpr const char *kEntry =
+    "extern \"C\" void matmul(int m, int n, int k, const double *A, const double *B, double *C) {}\n";
+
+Verdict check(const std::string &source) {
+  BenchTask task;
+  task.problem = *find_problem("cuda-dgemm-1024");
+  task.source = source;
+  CudaSourceChecks checks;
+  return checks.check_source(task);
+}
+
+void expect_refused(const std::string &source, const std::string &reason_part,
+                    Status status = Status::forbidden) {
+  const Verdict verdict = check(source);
+  EXPECT_EQ(verdict.status, status) << source << "\n-> " << verdict.reason;
+  EXPECT_NE(verdict.reason.find(reason_part), std::string::npos)
+      << "reason '" << verdict.reason << "' lacks '" << reason_part << "'";
+}
+
+TEST(CudaSourceChecks, ATypicalKernelPasses) {
+  const std::string source =
+      "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <mma.h>\n"
+      "#include <cuda/pipeline>\n#include <cuda/std/cstdint>\n"
+      "#include <cooperative_groups.h>\n#include <cooperative_groups/memcpy_async.h>\n"
+      "#include <algorithm>\n#include <cstdint>\n"
+      "#define TILE 32\n#ifdef __CUDA_ARCH__\n#endif\n"
+      "#pragma nv_diag_suppress 177\n"
+      "constexpr int kBig = 1'024;\n"
+      "template <int T> __global__ void __launch_bounds__(256) tiled(const double *A, double *C) {\n"
+      "  __shared__ __align__(16) double s[TILE][TILE];\n"
+      "  [[maybe_unused]] int x = 0;\n"
+      "#pragma unroll 4\n"
+      "  for (int i = 0; i < 4; ++i) s[0][i] = A[i];\n"
+      "  _Pragma(\"unroll\") for (int i = 0; i < 4; ++i) C[i] = s[0][i];\n"
+      "  asm volatile(\"cp.async.commit_group;\\n\" ::);\n"
+      "}\n"
+      "__device__ __attribute__((aligned(16))) double table[4];\n" +
+      std::string(kEntry);
+  const Verdict verdict = check(source);
+  EXPECT_TRUE(verdict.ok()) << verdict.reason;
+}
+
+TEST(CudaSourceChecks, LibraryHeadersAreRefusedWithTheirReason) {
+  expect_refused("#include <cublas_v2.h>\n" + std::string(kEntry), "cuBLAS");
+  expect_refused("#include <cublasLt.h>\n" + std::string(kEntry), "cuBLAS");
+  expect_refused("#include <thrust/device_vector.h>\n" + std::string(kEntry), "Thrust");
+  expect_refused("#include <cub/cub.cuh>\n" + std::string(kEntry), "CUB");
+  expect_refused("#include <cutlass/gemm/device/gemm.h>\n" + std::string(kEntry), "CUTLASS");
+  expect_refused("#include <cute/tensor.hpp>\n" + std::string(kEntry), "CuTe");
+  expect_refused("#include <cudnn.h>\n" + std::string(kEntry), "cuDNN");
+  expect_refused("#include <curand_kernel.h>\n" + std::string(kEntry), "cuRAND");
+  expect_refused("#include <cuda.h>\n" + std::string(kEntry), "driver API");
+  expect_refused("#include <cuda_profiler_api.h>\n" + std::string(kEntry), "profiler");
+}
+
+TEST(CudaSourceChecks, SystemHeadersAreRefused) {
+  expect_refused("#include <unistd.h>\n" + std::string(kEntry), "#include <unistd.h> at line 1 is refused: system calls");
+  expect_refused("#include <sys/mman.h>\n" + std::string(kEntry), "system calls");
+  expect_refused("#include <dlfcn.h>\n" + std::string(kEntry), "dynamic loader");
+  expect_refused("#include <stdio.h>\n" + std::string(kEntry), "output");
+  expect_refused("#include <iostream>\n" + std::string(kEntry), "output");
+  expect_refused("#include <fstream>\n" + std::string(kEntry), "files");
+  expect_refused("#include <stdlib.h>\n" + std::string(kEntry), "process control");
+  expect_refused("#include <thread>\n" + std::string(kEntry), "threads");
+  expect_refused("#include <chrono>\n" + std::string(kEntry), "clock");
+  expect_refused("#include <cuda/std/chrono>\n" + std::string(kEntry), "clock");
+  expect_refused("#include <vector>\n" + std::string(kEntry), "not on the allow-list");
+  expect_refused("#include <cuda/std/__cccl/config.h>\n" + std::string(kEntry), "internal header");
+}
+
+TEST(CudaSourceChecks, OnlyAngleIncludesOfListedNames) {
+  expect_refused("#include \"local.h\"\n" + std::string(kEntry), "quoted includes are refused");
+  expect_refused("#include \"cuda_runtime.h\"\n" + std::string(kEntry), "quoted includes are refused");
+  expect_refused("#define H <cuda_runtime.h>\n#include H\n" + std::string(kEntry), "computed #include");
+  expect_refused("#include_next <cuda_runtime.h>\n" + std::string(kEntry), "#include_next");
+  expect_refused("#include </etc/passwd>\n" + std::string(kEntry), "not on the allow-list");
+  expect_refused("#include <cuda/std/../../../../etc/passwd>\n" + std::string(kEntry), "not on the allow-list");
+  // Splices, comments and digraphs cannot hide a directive from the lexer.
+  expect_refused("#inc\\\nlude <cublas_v2.h>\n" + std::string(kEntry), "cuBLAS");
+  expect_refused("/* x */ %: include <cublas_v2.h>\n" + std::string(kEntry), "cuBLAS");
+  expect_refused("#if 0\n#include <cublas_v2.h>\n#endif\n" + std::string(kEntry), "cuBLAS");
+}
+
+TEST(CudaSourceChecks, MentionsInCommentsAndStringsAreHarmless) {
+  const Verdict verdict = check("// #include <cublas_v2.h>\n/* #pragma GCC optimize(\"O0\") */\n"
+                                "__device__ const char note[] = \"#include <cublas_v2.h> __managed__\";\n" +
+                                std::string(kEntry));
+  EXPECT_TRUE(verdict.ok()) << verdict.reason;
+}
+
+TEST(CudaSourceChecks, PragmasThatChangeCodeGenerationAreRefused) {
+  expect_refused("#pragma GCC optimize(\"O0\")\n" + std::string(kEntry), "changes code generation");
+  expect_refused("_Pragma(\"GCC optimize(\\\"O3\\\")\")\n" + std::string(kEntry), "changes code generation");
+  expect_refused("#pragma GCC push_options\n" + std::string(kEntry), "changes code generation");
+  expect_refused("#pragma omp parallel for\n" + std::string(kEntry), "OpenMP");
+  expect_refused("#pragma nv_abi preserve_n_data(16)\n" + std::string(kEntry), "calling convention");
+  expect_refused("#pragma clang loop unroll(full)\n" + std::string(kEntry), "not on the allow-list");
+  expect_refused("#define P(x) _P##ragma(x)\n" + std::string(kEntry), "paste it into _Pragma");
+}
+
+TEST(CudaSourceChecks, LoadTimeAttributesAndManagedMemoryAreRefused) {
+  expect_refused("__attribute__((constructor)) static void f() {}\n" + std::string(kEntry),
+                 "attribute constructor at line 1 runs code when the object is loaded");
+  expect_refused("[[gnu::destructor]] static void f() {}\n" + std::string(kEntry), "attribute destructor");
+  expect_refused("[[using gnu: constructor]] static void f() {}\n" + std::string(kEntry), "attribute constructor");
+  expect_refused("#define CTOR __attribute__((__constructor__(101)))\n" + std::string(kEntry),
+                 "attribute constructor");
+  expect_refused("struct S { S(); }; S s __attribute__((init_priority(101)));\n" + std::string(kEntry),
+                 "attribute init_priority");
+  expect_refused("__attribute__((section(\".init_array\"))) void *p;\n" + std::string(kEntry),
+                 "symbols or sections");
+  expect_refused("__managed__ double x;\n" + std::string(kEntry), "managed memory");
+  expect_refused("__device__ __attribute__((managed)) double x;\n" + std::string(kEntry), "managed memory");
+}
+
+TEST(CudaSourceChecks, CompilerMacrosAndRawStringsAreRefused) {
+  expect_refused("#define __CUDA_ARCH__ 900\n" + std::string(kEntry), "belong to the compiler");
+  expect_refused("#undef __CUDACC__\n" + std::string(kEntry), "belong to the compiler");
+  expect_refused("#define template typename\n" + std::string(kEntry), "redefines a keyword");
+  expect_refused("const char *s = R\"(\n#include <cublas_v2.h>\n)\";\n" + std::string(kEntry),
+                 "raw string literal");
+  expect_refused("#line 1 \"x.cu\"\n" + std::string(kEntry), "line marker");
+}
+
+TEST(CudaSourceChecks, FormatErrors) {
+  expect_refused(std::string("int x;\0", 7) + kEntry, "NUL byte", Status::format_error);
+  expect_refused("__global__ void k() {}\n// matmul\n", "no matmul in the source", Status::format_error);
+  expect_refused("__global__ void k() {}\n", "const double *A", Status::format_error);
+}
+
+TEST(CudaIncludePolicy, EveryListedHeaderExistsInTheToolkitOrIsStandard) {
+  // The list names real headers: each is either a C/C++ standard header or one that CUDA 13
+  // ships (checked by tests/cuda_checks/nvcc_checks_test.cpp when nvcc is there). Here: no
+  // listed header has a refusal reason as well.
+  for (std::string_view header : cuda_source::allowed_cuda_headers())
+    EXPECT_FALSE(cuda_source::header_refusal_reason(header)) << header;
+}
+
+}  // namespace
+}  // namespace hpcreward
