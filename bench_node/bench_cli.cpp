@@ -1,5 +1,6 @@
 #include "bench_node/bench_cli.hpp"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -73,7 +74,7 @@ po::options_description bench_options(BenchOptions &o) {
       ("compile-workers", po::value(&g.compile_workers)->default_value(g.compile_workers),
        "threads compiling and checking the next candidates while the GPU times one")
       ("gpu-slots", po::value(&g.slots)->default_value(g.slots),
-       "tasks the coordinator may hand this rank at once (at least 1)")
+       "tasks the coordinator may hand this rank at once; 0: --compile-workers + 2")
       ("ceiling-size", po::value(&g.ceiling_size)->default_value(g.ceiling_size),
        "cuBLAS at this size^3 sets the GPU's ceilings for the peak guard");
   options.add(gpu);
@@ -99,7 +100,8 @@ BenchCommandLine parse_bench_command_line(int argc, const char *const *argv) {
   o.placement = placement == "auto";
   require(!o.cc.empty(), "--cc must name a compiler");
   require(o.gpu.compile_workers >= 1, "--compile-workers must be at least 1");
-  require(o.gpu.slots >= 1, "--gpu-slots must be at least 1");
+  require(o.gpu.slots >= 0 && o.gpu.slots <= 64, "--gpu-slots must be 0 (automatic) to 64");
+  if (o.gpu.slots == 0) o.gpu.slots = std::min(64, o.gpu.compile_workers + 2);
   require(o.gpu.device == "auto" || (!o.gpu.device.empty() &&
                                      o.gpu.device.find_first_not_of("0123456789") == std::string::npos),
           "--gpu-device must be auto or a device number, not '" + o.gpu.device + "'");

@@ -21,7 +21,9 @@ struct GpuRankOptions {
   double run_timeout_s = 180;       // wall clock for one candidate's verification and timing
   std::uint64_t ring_mb = 8192;     // device memory for the timing ring's buffer sets
   int compile_workers = 2;          // threads preparing the next candidates while the GPU times
-  int slots = 3;                    // tasks the coordinator may hand this rank at once
+  // Tasks the coordinator may hand this rank at once; 0: compile_workers + 2 (every worker busy,
+  // one candidate on the GPU, one ready behind it).
+  int slots = 0;
   int ceiling_size = 8192;          // cuBLAS at this size^3 sets the ceilings (the largest problem)
 };
 

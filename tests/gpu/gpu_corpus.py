@@ -15,6 +15,7 @@ import argparse
 import json
 import pathlib
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -124,6 +125,8 @@ def main():
     parser.add_argument("--gpu-arg", action="append", default=[])
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    for old in ("corpus", "batch64"):  # a fresh run each time (local.sh refuses an existing log)
+        shutil.rmtree(args.out / old, ignore_errors=True)
     report = {}
 
     lines, expected = corpus_lines()

@@ -1,0 +1,142 @@
+// hpcreward-gpu-fidelity: does the GPU harness measure what a plain events loop measures?
+// cuBLAS D/S/HGEMM at each size, timed two ways in one process, interleaved per case:
+//   plain    10 warm-up calls, then 50 calls back to back on one set of buffers, each between
+//            two CUDA events; the median (how GEMM speeds are usually quoted)
+//   harness  run_gpu_harness on a candidate entry that calls cuBLAS: full verification, then
+//            refilled inputs, an L2 flush and a device-wide synchronize around every call
+// and prints GFLOPS and their ratio (issue 8: within 5%). Not a test: a report's numbers.
+//   hpcreward-gpu-fidelity [--sizes 1024,4096,8192] [--json FILE]
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench_node/gpu/cublas_reference.hpp"
+#include "bench_node/gpu/cuda_call.hpp"
+#include "bench_node/gpu/device_kernels.hpp"
+#include "bench_node/gpu/device_memory.hpp"
+#include "bench_node/gpu/gpu_harness.hpp"
+#include "common/problem.hpp"
+
+namespace hpcreward::gpu {
+namespace {
+
+Cublas *library = nullptr;  // what the "candidate" entries call
+
+void dgemm_entry(int m, int n, int k, const double *a, const double *b, double *c) {
+  library->gemm(Precision::f64, a, b, c, m, n, k);
+}
+void sgemm_entry(int m, int n, int k, const float *a, const float *b, float *c) {
+  library->gemm(Precision::f32, a, b, c, m, n, k);
+}
+void hgemm_entry(int m, int n, int k, const __half *a, const __half *b, __half *c) {
+  library->gemm(Precision::f16, a, b, c, m, n, k);
+}
+
+void *entry_for(Precision precision) {
+  switch (precision) {
+    case Precision::f64: return reinterpret_cast<void *>(&dgemm_entry);
+    case Precision::f32: return reinterpret_cast<void *>(&sgemm_entry);
+    case Precision::f16: return reinterpret_cast<void *>(&hgemm_entry);
+  }
+  return nullptr;
+}
+
+double plain_loop_gflops(Precision precision, int size) {
+  const std::size_t bytes = element_bytes(precision) * static_cast<std::size_t>(size) * size;
+  DeviceMemory a(bytes), b(bytes), c(bytes);
+  fill_operand(precision, a.get(), size, size, 3, 1, 0, true);
+  fill_operand(precision, b.get(), size, size, 3, 2, 0, false);
+  cudaEvent_t start, stop;
+  cuda_call(cudaEventCreate(&start), "cudaEventCreate");
+  cuda_call(cudaEventCreate(&stop), "cudaEventCreate");
+  for (int i = 0; i < 10; ++i) library->gemm(precision, a.get(), b.get(), c.get(), size, size, size);
+  cuda_call(cudaDeviceSynchronize(), "warm-up");
+  std::vector<double> seconds;
+  for (int i = 0; i < 50; ++i) {
+    cudaEventRecord(start, 0);
+    library->gemm(precision, a.get(), b.get(), c.get(), size, size, size);
+    cudaEventRecord(stop, 0);
+    cuda_call(cudaEventSynchronize(stop), "timed call");
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    seconds.push_back(ms * 1e-3);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::nth_element(seconds.begin(), seconds.begin() + 25, seconds.end());
+  return 2.0 * size * size * static_cast<double>(size) / seconds[25] / 1e9;
+}
+
+Measurement harness_measurement(Precision precision, int size, std::uint64_t l2_bytes) {
+  const char *prefix = precision == Precision::f64 ? "cuda-dgemm-" : precision == Precision::f32 ? "cuda-sgemm-" : "cuda-hgemm-";
+  const Problem *problem = find_problem(prefix + std::to_string(size));
+  GpuHarnessConfig config;
+  config.precision = precision;
+  config.nominal = problem ? problem->nominal : Shape{size, size, size};
+  if (problem) config.check_shapes = problem->check_shapes;
+  config.tolerance = problem ? problem->tolerance : 2e-3;
+  config.element_tolerance = problem ? problem->element_tolerance : 1e-2;
+  config.seed = 11;
+  config.check_seed = std::random_device{}();
+  config.l2_bytes = l2_bytes;
+  return run_gpu_harness({entry_for(precision), precision}, config, *library);
+}
+
+std::vector<int> parse_sizes(const char *text) {
+  std::vector<int> sizes;
+  std::stringstream stream(text);
+  for (std::string item; std::getline(stream, item, ',');) sizes.push_back(std::stoi(item));
+  return sizes;
+}
+
+}  // namespace
+}  // namespace hpcreward::gpu
+
+int main(int argc, char **argv) {
+  using namespace hpcreward;
+  using namespace hpcreward::gpu;
+  std::vector<int> sizes = {1024, 4096, 8192};
+  std::string json_path;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], "--sizes") == 0) sizes = parse_sizes(argv[i + 1]);
+    if (std::strcmp(argv[i], "--json") == 0) json_path = argv[i + 1];
+  }
+  try {
+    cuda_call(cudaSetDevice(0), "cudaSetDevice");
+    cudaDeviceProp properties{};
+    cuda_call(cudaGetDeviceProperties(&properties, 0), "cudaGetDeviceProperties");
+    Cublas cublas;
+    library = &cublas;
+    nlohmann::json rows = nlohmann::json::array();
+    std::printf("GPU: %s\n%-6s %6s %14s %14s %8s %6s %6s\n", properties.name, "gemm", "size", "plain GFLOPS",
+                "harness GFLOPS", "ratio", "reps", "cv");
+    for (Precision precision : {Precision::f64, Precision::f32, Precision::f16})
+      for (int size : sizes) {
+        const double plain = plain_loop_gflops(precision, size);
+        const Measurement measured = harness_measurement(precision, size, static_cast<std::uint64_t>(properties.l2CacheSize));
+        const char *name = precision == Precision::f64 ? "dgemm" : precision == Precision::f32 ? "sgemm" : "hgemm";
+        std::printf("%-6s %6d %14.0f %14.0f %8.3f %6d %6.3f %s%s\n", name, size, plain, measured.gflops,
+                    plain > 0 ? measured.gflops / plain : 0.0, measured.reps, measured.cv,
+                    std::string(to_string(measured.status)).c_str(),
+                    measured.reason.empty() ? "" : (": " + measured.reason).c_str());
+        rows.push_back({{"gemm", name}, {"size", size}, {"plain_gflops", plain}, {"harness_gflops", measured.gflops},
+                        {"status", to_string(measured.status)}, {"reps", measured.reps}, {"cv", measured.cv},
+                        {"verify_s", measured.verify_s}, {"time_s", measured.time_s}});
+      }
+    if (!json_path.empty()) std::ofstream(json_path) << nlohmann::json{{"gpu", properties.name}, {"rows", rows}}.dump(1);
+  } catch (const std::exception &error) {
+    std::fprintf(stderr, "hpcreward-gpu-fidelity: %s\n", error.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,154 @@
+// The GPU rank's pipeline with a fake compiler and runner: every task gets one result, refused
+// tasks never wait for the GPU, compiles overlap the GPU, a lost GPU stops the pipeline.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "bench_node/gpu_task_pipeline.hpp"
+#include "bench_node/monotonic_clock.hpp"
+
+namespace hpcreward {
+namespace {
+
+using namespace std::chrono_literals;
+
+class SlowCompiler : public Compiler {
+ public:
+  explicit SlowCompiler(std::chrono::milliseconds delay) : delay_(delay) {}
+  CompileOutcome compile(const CompileRequest &request) override {
+    std::this_thread::sleep_for(delay_);
+    CompileOutcome outcome;
+    if (request.source.find("broken") != std::string::npos) {
+      outcome.verdict = {Status::compile_error, "broken"};
+      return outcome;
+    }
+    outcome.object = request.directory / "cand.so";
+    std::ofstream(outcome.object) << "object";
+    return outcome;
+  }
+
+ private:
+  std::chrono::milliseconds delay_;
+};
+
+class TimedRunner : public CandidateRunner {
+ public:
+  explicit TimedRunner(std::chrono::milliseconds delay) : delay_(delay) {}
+  Measurement run(const RunRequest &request) override {
+    const int now = ++running_;
+    max_running_ = std::max(max_running_.load(), now);
+    std::this_thread::sleep_for(delay_);
+    --running_;
+    Measurement measurement;
+    measurement.status = request.task->source.find("crash") != std::string::npos ? Status::runtime_error : Status::ok;
+    measurement.reason = measurement.status == Status::ok ? "" : "CUDA error: illegal address";
+    measurement.gflops = 1;
+    return measurement;
+  }
+  std::atomic<int> running_{0}, max_running_{0};
+
+ private:
+  std::chrono::milliseconds delay_;
+};
+
+class GpuTaskPipelineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = std::filesystem::temp_directory_path() /
+            ("hpcreward-pipeline-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+             std::to_string(reinterpret_cast<std::uintptr_t>(this)));
+    std::filesystem::create_directories(root_);
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+
+  std::vector<BenchResult> run_all(GpuTaskPipeline &pipeline, int count) {
+    std::vector<BenchResult> results;
+    const double deadline = monotonic_seconds() + 20;
+    while (static_cast<int>(results.size()) < count && monotonic_seconds() < deadline) {
+      for (BenchResult &result : pipeline.take_results()) results.push_back(std::move(result));
+      std::this_thread::sleep_for(1ms);
+    }
+    return results;
+  }
+
+  static BenchTask task(int sequence, const std::string &source) {
+    BenchTask t;
+    t.sequence = sequence;
+    t.candidate_id = "c" + std::to_string(sequence);
+    t.source = source;
+    return t;
+  }
+
+  std::filesystem::path root_;
+};
+
+TEST_F(GpuTaskPipelineTest, EveryTaskGetsOneResultAndCompilesOverlapTheGpu) {
+  BenchOptions options;
+  options.work_root = root_;
+  auto *runner = new TimedRunner(40ms);
+  Scorer scorer(options, std::make_unique<SlowCompiler>(40ms), std::unique_ptr<CandidateRunner>(runner));
+  int checked = 0;
+  GpuTaskPipeline pipeline(
+      scorer, 4, [](const BenchTask &t, Measurement m) { return BenchResult{t.sequence, std::move(m), 1, "h", "gpu"}; },
+      [&](const BenchTask &, const Measurement &) { ++checked; return true; });
+  const double start = monotonic_seconds();
+  for (int i = 0; i < 8; ++i) pipeline.submit(task(i, "ok"));
+  const std::vector<BenchResult> results = run_all(pipeline, 8);
+  const double wall = monotonic_seconds() - start;
+  ASSERT_EQ(results.size(), 8u);
+  std::set<std::int64_t> sequences;
+  for (const BenchResult &result : results) sequences.insert(result.sequence);
+  EXPECT_EQ(sequences.size(), 8u);
+  EXPECT_EQ(runner->max_running_.load(), 1) << "one candidate at a time on the GPU";
+  // Serial would be 8 x (40 + 40) ms; overlapped, about 40 + 8 x 40 ms.
+  EXPECT_LT(wall, 0.62) << "compiles did not overlap the GPU";
+  EXPECT_TRUE(pipeline.idle());
+  EXPECT_EQ(checked, 8);
+  EXPECT_GT(pipeline.gpu_busy_s(), 0.3);
+}
+
+TEST_F(GpuTaskPipelineTest, ARefusedTaskDoesNotWaitForTheGpu) {
+  BenchOptions options;
+  options.work_root = root_;
+  Scorer scorer(options, std::make_unique<SlowCompiler>(1ms), std::make_unique<TimedRunner>(500ms));
+  GpuTaskPipeline pipeline(
+      scorer, 2, [](const BenchTask &t, Measurement m) { return BenchResult{t.sequence, std::move(m), 1, "h", "gpu"}; },
+      [](const BenchTask &, const Measurement &) { return true; });
+  pipeline.submit(task(1, "ok"));
+  std::this_thread::sleep_for(50ms);
+  pipeline.submit(task(2, "broken"));
+  const double start = monotonic_seconds();
+  std::vector<BenchResult> results;
+  while (results.empty() && monotonic_seconds() - start < 5) {
+    results = pipeline.take_results();
+    std::this_thread::sleep_for(1ms);
+  }
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].sequence, 2);
+  EXPECT_EQ(results[0].measurement.status, Status::compile_error);
+  EXPECT_LT(monotonic_seconds() - start, 0.3);
+  EXPECT_EQ(run_all(pipeline, 1).size(), 1u);
+}
+
+TEST_F(GpuTaskPipelineTest, ALostGpuStopsTheRuns) {
+  BenchOptions options;
+  options.work_root = root_;
+  Scorer scorer(options, std::make_unique<SlowCompiler>(1ms), std::make_unique<TimedRunner>(1ms));
+  GpuTaskPipeline pipeline(
+      scorer, 1, [](const BenchTask &t, Measurement m) { return BenchResult{t.sequence, std::move(m), 1, "h", "gpu"}; },
+      [](const BenchTask &, const Measurement &m) { return m.status == Status::ok; });
+  pipeline.submit(task(1, "crash"));
+  const std::vector<BenchResult> first = run_all(pipeline, 1);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_TRUE(pipeline.gpu_lost());
+  pipeline.submit(task(2, "ok"));
+  std::this_thread::sleep_for(100ms);
+  EXPECT_TRUE(pipeline.take_results().empty()) << "nothing runs on a lost GPU";
+}
+
+}  // namespace
+}  // namespace hpcreward
