@@ -36,6 +36,9 @@ struct GpuHarnessConfig {
   TimingOptions timing;
   std::size_t ring_bytes = 8ULL << 30;  // device memory for the timing ring's buffer sets
   std::size_t l2_bytes = 50ULL << 20;   // the device's L2; the flush writes twice this
+  // Benchmarks only (hpcreward-gpu-fidelity attributes differences with them); ranks keep both.
+  bool flush_l2 = true;
+  bool reset_persisting_l2 = true;
 };
 
 // Fraction of timed calls whose event time may fall short of half their wall time before the

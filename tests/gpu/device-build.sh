@@ -21,7 +21,7 @@ export PKG_CONFIG_PATH=$libdir/pkgconfig PKG_CONFIG_SYSROOT_DIR=$prefix
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_PREFIX_PATH="$prefix/usr;$libdir/cmake" -DBoost_ROOT="$prefix/usr" -DBoost_NO_SYSTEM_PATHS=ON \
   -DLIBCLANG_INCLUDE_DIR="$PWD/.gpu-deps/clang-c-include" -DLIBCLANG_LIBRARY="$clang" \
-  -DCMAKE_CUDA_ARCHITECTURES=90 -DHPCREWARD_PYTHON=/usr/bin/python3 "$@" > build-gpu.configure.log 2>&1 \
+  -DCMAKE_CUDA_ARCHITECTURES=90 -DHPCREWARD_PYTHON="$(command -v python3)" "$@" > build-gpu.configure.log 2>&1 \
   || { tail -40 build-gpu.configure.log; exit 1; }
 cmake --build build-gpu -j "$(nproc)" > build-gpu.log 2>&1 || { grep -E "error|Error" build-gpu.log | head -40; exit 1; }
 echo "device-build: built into build-gpu/ ($(ls build-gpu/bin | tr '\n' ' '))"
