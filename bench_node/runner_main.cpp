@@ -81,6 +81,8 @@ Measurement run_candidate(const RunnerArgs &args) {
     return failed_measurement(Status::runtime_error,
                    std::string("could not install the sandbox: ") + error.what());
   }
+  if (args.precision == Precision::f16)  // __half problems are CUDA problems (GPU ranks)
+    return failed_measurement(Status::format_error, "f16 problems run on GPU ranks, not in hpcreward-runner");
   if (args.precision == Precision::f64)
     return run_harness<double>(reinterpret_cast<MatmulFn<double>>(symbol), config);
   return run_harness<float>(reinterpret_cast<MatmulFn<float>>(symbol), config);
