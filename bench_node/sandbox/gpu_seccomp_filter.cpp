@@ -113,18 +113,7 @@ void install_gpu_candidate_filter(const CandidateFilter &filter) {
 
 std::string gpu_candidate_filter_text(const CandidateFilter &filter) {
   Context ctx = build(filter);
-  const int fd = ::memfd_create("hpcreward-gpu-seccomp-pfc", MFD_CLOEXEC);
-  if (fd < 0) fail("memfd_create", errno);
-  std::string text;
-  const int rc = seccomp_export_pfc(static_cast<scmp_filter_ctx>(ctx.get()), fd);
-  if (rc == 0 && ::lseek(fd, 0, SEEK_SET) == 0) {
-    char buffer[4096];
-    ssize_t got;
-    while ((got = ::read(fd, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<std::size_t>(got));
-  }
-  ::close(fd);
-  if (rc != 0) fail("exporting the filter", rc);
-  return text;
+  return pseudo_filter_code(ctx.get());
 }
 
 }  // namespace hpcreward

@@ -244,10 +244,14 @@ void install_candidate_filter(const CandidateFilter &filter) {
 
 std::string candidate_filter_text(const CandidateFilter &filter) {
   Context ctx = build_filter(filter);
+  return pseudo_filter_code(ctx.get());
+}
+
+std::string pseudo_filter_code(void *libseccomp_context) {
   const int fd = ::memfd_create("hpcreward-seccomp-pfc", MFD_CLOEXEC);
   if (fd < 0) fail("memfd_create", errno);
   std::string text;
-  const int rc = seccomp_export_pfc(static_cast<scmp_filter_ctx>(ctx.get()), fd);
+  const int rc = seccomp_export_pfc(static_cast<scmp_filter_ctx>(libseccomp_context), fd);
   if (rc == 0 && ::lseek(fd, 0, SEEK_SET) == 0) {
     char buffer[4096];
     ssize_t got;

@@ -39,4 +39,7 @@ void install_candidate_filter(const CandidateFilter &filter);
 // The filter as libseccomp's pseudo filter code (for reading and for tests); loads nothing.
 std::string candidate_filter_text(const CandidateFilter &filter);
 
+// Any built libseccomp filter (a scmp_filter_ctx) as pseudo filter code; throws SandboxError.
+std::string pseudo_filter_code(void *libseccomp_context);
+
 }  // namespace hpcreward

@@ -1,0 +1,35 @@
+#include "bench_node/runner_pipes.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace hpcreward {
+
+std::string read_token(int fd) {
+  std::string token;
+  char buffer[256];
+  for (;;) {
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got > 0 && token.size() < 4096) {
+      token.append(buffer, static_cast<std::size_t>(got));
+      continue;
+    }
+    if (got < 0 && errno == EINTR) continue;
+    break;
+  }
+  ::close(fd);
+  return token;
+}
+
+void write_all(int fd, const std::string &text) {
+  std::size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t got = ::write(fd, text.data() + written, text.size() - written);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return;
+    written += static_cast<std::size_t>(got);
+  }
+}
+
+}  // namespace hpcreward
