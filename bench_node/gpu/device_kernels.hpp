@@ -49,6 +49,11 @@ void fill_vector(double *x, double *x_abs, int count, std::uint64_t seed);
 // NaNs in w) into tally->violations / nonfinite, and the normwise sums.
 void compare_residual(const double *z, const double *z_abs, const double *w, int count,
                       double tolerance, DeviceTally *tally);
+// Fills every SM's thread slots (2 blocks of 1024 threads per SM) and holds them until the
+// host sets *release (mapped host memory) or `max_ns` pass: work queued behind it, on any
+// stream, starts only when it ends. The harness queues it before its start event, so the
+// candidate's launches are queued while it runs and their host latency stays out of the time.
+void launch_blocker(int multiprocessors, volatile int *release, unsigned long long max_ns);
 // out[i] = a[i] * b[i] + i for the canary.
 void canary(const float *a, const float *b, float *out, int count);
 

@@ -77,7 +77,8 @@ double plain_loop_gflops(Precision precision, int size) {
   return 2.0 * size * size * static_cast<double>(size) / seconds[25] / 1e9;
 }
 
-Measurement harness_measurement(Precision precision, int size, std::uint64_t l2_bytes, bool flush, bool reset) {
+Measurement harness_measurement(Precision precision, int size, std::uint64_t l2_bytes, bool flush, bool reset,
+                                double lead_s = 1e-3) {
   const char *prefix = precision == Precision::f64 ? "cuda-dgemm-" : precision == Precision::f32 ? "cuda-sgemm-" : "cuda-hgemm-";
   const Problem *problem = find_problem(prefix + std::to_string(size));
   GpuHarnessConfig config;
@@ -91,6 +92,7 @@ Measurement harness_measurement(Precision precision, int size, std::uint64_t l2_
   config.l2_bytes = l2_bytes;
   config.flush_l2 = flush;
   config.reset_persisting_l2 = reset;
+  config.launch_lead_s = lead_s;
   return run_gpu_harness({entry_for(precision), precision}, config, *library);
 }
 
@@ -120,8 +122,8 @@ int main(int argc, char **argv) {
     Cublas cublas;
     library = &cublas;
     nlohmann::json rows = nlohmann::json::array();
-    std::printf("GPU: %s\n%-6s %6s %13s %13s %7s %5s %6s %13s %13s\n", properties.name, "gemm", "size", "plain GFLOPS",
-                "harness", "ratio", "reps", "cv", "no L2 reset", "no L2 flush");
+    std::printf("GPU: %s\n%-6s %6s %13s %13s %7s %5s %6s %13s %13s %13s\n", properties.name, "gemm", "size", "plain GFLOPS",
+                "harness", "ratio", "reps", "cv", "no L2 reset", "no L2 flush", "idle start");
     for (Precision precision : {Precision::f64, Precision::f32, Precision::f16})
       for (int size : sizes) {
         const double plain = plain_loop_gflops(precision, size);
@@ -130,13 +132,14 @@ int main(int argc, char **argv) {
         // Attribution: the same harness without one of its L2 steps (ranks always keep both).
         const Measurement no_reset = harness_measurement(precision, size, l2, true, false);
         const Measurement no_flush = harness_measurement(precision, size, l2, false, false);
+        const Measurement idle_start = harness_measurement(precision, size, l2, true, true, 0);  // no blocker
         const char *name = precision == Precision::f64 ? "dgemm" : precision == Precision::f32 ? "sgemm" : "hgemm";
-        std::printf("%-6s %6d %13.0f %13.0f %7.3f %5d %6.3f %13.0f %13.0f %s%s\n", name, size, plain, measured.gflops,
+        std::printf("%-6s %6d %13.0f %13.0f %7.3f %5d %6.3f %13.0f %13.0f %13.0f %s%s\n", name, size, plain, measured.gflops,
                     plain > 0 ? measured.gflops / plain : 0.0, measured.reps, measured.cv, no_reset.gflops,
-                    no_flush.gflops, std::string(to_string(measured.status)).c_str(),
+                    no_flush.gflops, idle_start.gflops, std::string(to_string(measured.status)).c_str(),
                     measured.reason.empty() ? "" : (": " + measured.reason).c_str());
         rows.push_back({{"gemm", name}, {"size", size}, {"plain_gflops", plain}, {"harness_gflops", measured.gflops},
-                        {"no_persisting_reset_gflops", no_reset.gflops}, {"no_flush_gflops", no_flush.gflops},
+                        {"no_persisting_reset_gflops", no_reset.gflops}, {"no_flush_gflops", no_flush.gflops}, {"idle_start_gflops", idle_start.gflops},
                         {"status", to_string(measured.status)}, {"reps", measured.reps}, {"cv", measured.cv},
                         {"verify_s", measured.verify_s}, {"time_s", measured.time_s}});
       }

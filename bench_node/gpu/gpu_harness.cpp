@@ -97,30 +97,57 @@ class CheckWorkspace {
   DeviceMemory tally_, sums_, x_, y_, z_, w_;
 };
 
+// One call's clocks: the events' time (the reward's), the host's span around the whole call,
+// and the host's span from the blocker's release (the call returned) to the end.
+struct CallClock {
+  double event_s = 0;
+  double wall_s = 0;
+  double wall_after_release_s = 0;
+};
+
 class Harness {
  public:
   Harness(const CandidateEntry &candidate, const GpuHarnessConfig &config, Cublas &cublas)
       : candidate_(candidate), config_(config), cublas_(cublas) {}
+  ~Harness() {
+    if (release_ != nullptr) cudaFreeHost(const_cast<int *>(release_));
+  }
+  Harness(const Harness &) = delete;
+  Harness &operator=(const Harness &) = delete;
 
   Measurement run();
 
  private:
   std::optional<Failure> verify_shape(const Shape &shape, std::uint64_t shape_index, double &max_error);
   std::optional<Failure> call_checked(const Shape &shape, Operands &operands, CheckWorkspace &work,
-                                      double *event_s, double *wall_s);
+                                      CallClock *clock);
   std::optional<Failure> residual_check(const Shape &shape, Operands &operands, CheckWorkspace &work,
                                         std::uint64_t salt, double &max_error);
   void fill_inputs(const Shape &shape, Operands &operands, std::uint64_t salt);
   std::optional<Failure> candidate_errors(const char *when);
 
   void calibrate_sync_gap();
+  void prepare_blocker();
 
   const CandidateEntry &candidate_;
   const GpuHarnessConfig &config_;
   Cublas &cublas_;
   bool candidate_ran_ = false;
   double sync_gap_s_ = 0;  // least time from an event to one recorded after a device-wide sync
+  volatile int *release_ = nullptr;          // the blocker's flag, host side (mapped memory)
+  volatile int *release_device_ = nullptr;   // and as the device sees it
+  int multiprocessors_ = 0;
 };
+
+void Harness::prepare_blocker() {
+  if (config_.launch_lead_s <= 0 || release_ != nullptr) return;
+  void *host = nullptr, *device = nullptr;
+  cuda_call(cudaHostAlloc(&host, sizeof(int), cudaHostAllocMapped), "cudaHostAlloc (blocker flag)");
+  cuda_call(cudaHostGetDevicePointer(&device, host, 0), "cudaHostGetDevicePointer");
+  release_ = static_cast<volatile int *>(host);
+  release_device_ = static_cast<volatile int *>(device);
+  cuda_call(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, 0), "multiprocessors");
+}
 
 // The clock's end (DESIGN.md: side streams count). An end event on the legacy stream right
 // after the call, then a device-wide synchronize and a second event. Work the end event could
@@ -169,7 +196,7 @@ std::optional<Failure> Harness::candidate_errors(const char *when) {
 // default stream around the call, with a device-wide synchronize before the end event so
 // work on any stream counts; the host clock around the same span.
 std::optional<Failure> Harness::call_checked(const Shape &shape, Operands &operands, CheckWorkspace &work,
-                                             double *event_s, double *wall_s) {
+                                             CallClock *clock) {
   checksum(operands.a.data(), operands.a.data_bytes(), work.sum(0));
   checksum(operands.b.data(), operands.b.data_bytes(), work.sum(1));
   cuda_call(cudaDeviceSynchronize(), "before the call");
@@ -179,10 +206,22 @@ std::optional<Failure> Harness::call_checked(const Shape &shape, Operands &opera
   cuda_call(cudaEventCreate(&start), "cudaEventCreate");
   cuda_call(cudaEventCreate(&stop), "cudaEventCreate");
   cuda_call(cudaEventCreate(&after_sync), "cudaEventCreate");
+  // The blocker holds every SM until the call has returned (its launches queued) or the lead
+  // passed (a candidate that synchronizes inside its call waits that long, untimed); work on
+  // any stream starts after it, and the start event is the first thing after it.
+  if (release_ != nullptr) {
+    *release_ = 0;
+    launch_blocker(multiprocessors_, release_device_, static_cast<unsigned long long>(config_.launch_lead_s * 1e9));
+  }
   const double wall_start = monotonic_seconds();
   cuda_call(cudaEventRecord(start, 0), "cudaEventRecord");
   candidate_ran_ = true;
   candidate_.call(shape.m, shape.n, shape.k, operands.a.data(), operands.b.data(), operands.c.data());
+  if (release_ != nullptr) {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    *release_ = 1;
+  }
+  const double wall_release = monotonic_seconds();
   const cudaError_t recorded = cudaEventRecord(stop, 0);
   const cudaError_t synced = cudaDeviceSynchronize();
   if (synced == cudaSuccess && recorded == cudaSuccess) cudaEventRecord(after_sync, 0), cudaEventSynchronize(after_sync);
@@ -197,8 +236,11 @@ std::optional<Failure> Harness::call_checked(const Shape &shape, Operands &opera
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   cudaEventDestroy(after_sync);
-  if (event_s) *event_s = std::max(call_ms * 1e-3, all_ms * 1e-3 - sync_gap_s_);
-  if (wall_s) *wall_s = wall_end - wall_start;
+  if (clock) {
+    clock->event_s = std::max(call_ms * 1e-3, all_ms * 1e-3 - sync_gap_s_);
+    clock->wall_s = wall_end - wall_start;
+    clock->wall_after_release_s = wall_end - wall_release;
+  }
 
   unsigned long long *mismatches = work.sum(2);
   cuda_call(cudaMemsetAsync(mismatches, 0, sizeof *mismatches), "guard reset");
@@ -223,7 +265,7 @@ std::optional<Failure> Harness::verify_shape(const Shape &shape, std::uint64_t s
   DeviceMemory reference(sizeof(double) * elements), bound(sizeof(double) * elements);
   for (int call = 0; call < 2; ++call) {  // same buffers, new values: pointer-keyed caches replay
     fill_inputs(shape, operands, 64 * shape_index + static_cast<std::uint64_t>(call));
-    if (auto failure = call_checked(shape, operands, work, nullptr, nullptr)) return failure;
+    if (auto failure = call_checked(shape, operands, work, nullptr)) return failure;
     cublas_.reference(config_.precision, operands.a.data(), operands.b.data(), shape.m, shape.n, shape.k,
                       reference.as<double>(), bound.as<double>());
     DeviceTally *tally = work.reset_tally();
@@ -286,6 +328,7 @@ Measurement failed(const Failure &failure, double verify_s, double time_s, doubl
 Measurement Harness::run() {
   double max_error = 0;
   const double verify_start = monotonic_seconds();
+  prepare_blocker();
   std::vector<Shape> shapes = {config_.nominal};
   shapes.insert(shapes.end(), config_.check_shapes.begin(), config_.check_shapes.end());
   for (std::size_t i = 0; i < shapes.size(); ++i)
@@ -307,6 +350,7 @@ Measurement Harness::run() {
   CheckWorkspace work(shape.m, shape.k, shape.n);
   DeviceMemory flush(2 * std::max<std::size_t>(config_.l2_bytes, 1 << 20));
   calibrate_sync_gap();
+  prepare_blocker();
 
   std::vector<double> samples;
   std::size_t disagreements = 0;
@@ -320,14 +364,15 @@ Measurement Harness::run() {
       cuda_call(cudaMemsetAsync(flush.get(), static_cast<int>(call & 0xff), flush.bytes()), "L2 flush");
     if (config_.reset_persisting_l2)
       cudaCtxResetPersistingL2Cache();  // the candidate can't set a window (object audit); belt and braces
-    double event_s = 0, wall_s = 0;
-    if (auto failure = call_checked(shape, operands, work, &event_s, &wall_s))
+    CallClock clock;
+    if (auto failure = call_checked(shape, operands, work, &clock))
       return failed(*failure, verify_s, monotonic_seconds() - time_start, max_error);
     if (auto failure = residual_check(shape, operands, work, call, max_error))
       return failed(*failure, verify_s, monotonic_seconds() - time_start, max_error);
-    if (event_s > wall_s + 1e-4)  // an event can't outlast the host's span around it
+    const double event_s = clock.event_s;
+    if (event_s > clock.wall_s + 1e-4)  // an event can't outlast the host's span around it
       return failed({Status::forbidden, "the CUDA events measured " + number_text(event_s) +
-                                            " s for a call the host clock saw take " + number_text(wall_s) + " s"},
+                                            " s for a call the host clock saw take " + number_text(clock.wall_s) + " s"},
                     verify_s, monotonic_seconds() - time_start, max_error);
     if (warming) {
       if (monotonic_seconds() - time_start >= config_.timing.warmup_s && call >= 1) {
@@ -336,7 +381,8 @@ Measurement Harness::run() {
       }
       continue;
     }
-    if (event_s < 0.5 * wall_s - 1e-4) ++disagreements;
+    // From the release on, the host only waits for the device: the events must see most of it.
+    if (event_s < 0.5 * clock.wall_after_release_s - 1e-4) ++disagreements;
     samples.push_back(event_s);
     if (stopping.done(samples, monotonic_seconds() - loop_start)) break;
   }

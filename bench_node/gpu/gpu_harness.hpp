@@ -39,6 +39,9 @@ struct GpuHarnessConfig {
   // Benchmarks only (hpcreward-gpu-fidelity attributes differences with them); ranks keep both.
   bool flush_l2 = true;
   bool reset_persisting_l2 = true;
+  // Hold the device behind a blocker while the candidate's launches are queued (device_kernels
+  // launch_blocker), at most this long; 0: start the clock on an idle device instead.
+  double launch_lead_s = 1e-3;
 };
 
 // Fraction of timed calls whose event time may fall short of half their wall time before the
