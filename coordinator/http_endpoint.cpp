@@ -210,7 +210,8 @@ json results_json(const std::vector<RewardRow> &rows) {
   json list = json::array();
   for (const RewardRow &row : rows)
     list.push_back({{"id", row.candidate_id}, {"status", row.status}, {"reason", row.reason},
-                    {"reward", row.reward}, {"gflops", row.gflops}, {"stage", row.stage}});
+                    {"reward", row.reward}, {"gflops", row.gflops}, {"stage", row.stage},
+                    {"device", row.device}});
   return list;
 }
 

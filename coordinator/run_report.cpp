@@ -13,9 +13,12 @@ std::string format_progress_line(const RewardRow &row, std::size_t done, std::si
   std::string line = head;
   if (row.status == "ok") {
     char tail[256];
-    std::snprintf(tail, sizeof tail, "  %.2f GFLOPS (median %.3f ms, cv %.3f, rank %d) %s%s%s",
-                  row.gflops, row.median_s * 1e3, row.cv, row.rank, row.techniques.c_str(),
-                  row.archive.empty() ? "" : ", ", row.archive.c_str());
+    // A GPU rank's row names its GPU; CPU rows stay as they were.
+    const bool on_gpu = !row.device.empty() && row.device != "cpu";
+    std::snprintf(tail, sizeof tail, "  %.2f GFLOPS (median %.3f ms, cv %.3f, rank %d%s%s) %s%s%s",
+                  row.gflops, row.median_s * 1e3, row.cv, row.rank, on_gpu ? " on " : "",
+                  on_gpu ? row.device.c_str() : "", row.techniques.c_str(), row.archive.empty() ? "" : ", ",
+                  row.archive.c_str());
     line += tail;
   } else {
     line += "  " + row.reason.substr(0, 100);

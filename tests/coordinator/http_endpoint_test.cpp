@@ -148,7 +148,7 @@ TEST_F(Endpoint, WaitAnswersResultsInOrderAndARetryIsNotScoredAgain) {
   EXPECT_EQ(body["results"][2]["status"], "format_error");
   EXPECT_NE(body["results"][2]["reason"].get<std::string>().find("unknown stage"), std::string::npos);
   EXPECT_EQ(body["results"][3]["status"], "format_error");
-  for (const char *key : {"id", "status", "reason", "reward", "gflops", "stage"})
+  for (const char *key : {"id", "status", "reason", "reward", "gflops", "stage", "device"})
     EXPECT_TRUE(body["results"][0].contains(key)) << key;
   EXPECT_EQ(rows_scored_, 4);
   EXPECT_EQ(body["stages"]["dgemm-256"], "o3") << "the stage after this batch goes with its results";

@@ -56,7 +56,7 @@ class Client:
         return _rewards(self.score_detailed(completions, problems, stages, batch_id, ids))
 
     def score_detailed(self, completions, problems, stages=None, batch_id=None, ids=None):
-        """Result dicts (id, status, reason, reward, gflops, stage), in order, of raw model outputs."""
+        """Result dicts (id, status, reason, reward, gflops, stage, device), in order, of raw model outputs."""
         return self._score("completion", completions, problems, stages, batch_id, ids)
 
     def score_sources(self, sources, problems, stages=None, batch_id=None, ids=None):
