@@ -13,7 +13,9 @@
 //     a pasted _Pragma never shows up as a token
 //   - raw string literals (R"x(...)x", which gcc lexes in gnu modes and this lexer and
 //     clang do not: text inside one can be a comment to them and code to gcc)
+#include <optional>
 #include <set>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,7 +24,23 @@
 
 namespace hpcreward::source_checks {
 
-std::vector<Finding> preprocessor_findings(const std::vector<Token> &tokens);
+struct Directive;
+
+// What differs between the languages the directive and _Pragma rules serve (C here, CUDA in
+// bench_node/cuda/): which includes, pragmas and macro names pass, how a _Pragma's string is
+// lexed, and what a raw string is called.
+struct PreprocessorPolicy {
+  std::optional<std::string> (*include_refusal)(const Directive &directive);
+  std::optional<std::string> (*pragma_refusal)(const std::vector<const Token *> &tokens, const std::string &where);
+  bool (*keyword)(std::string_view name);  // a macro may not redefine one
+  LexOptions lex;
+  std::string raw_string_note;             // after "raw string literal at line N"
+  bool libclang_parses = true;             // C: the libclang parse cannot read #elifdef
+};
+const PreprocessorPolicy &c_preprocessor_policy();
+
+std::vector<Finding> preprocessor_findings(const std::vector<Token> &tokens,
+                                           const PreprocessorPolicy &policy = c_preprocessor_policy());
 
 // The lines that hold a #pragma, a _Pragma or a macro that expands to one: where the rules
 // above saw every pragma (a pragma diagnostic from the checker's parser anywhere else means
