@@ -32,12 +32,25 @@ find_package(GTest REQUIRED)
 
 # CUDA (GPU ranks, issue 8): built when the toolkit is found (no GPU is needed to build or to
 # run the tests that need none); HPCREWARD_CUDA=OFF forces a CPU-only build.
+# The default also needs cuobjdump and nvdisasm (jobs/install-deps.sh puts NVIDIA's wheels of
+# both in /usr/local/lib/hpcreward/cuda-tools where the toolkit lacks them); without them the
+# build is CPU-only, with a warning.
 include(CheckLanguage)
 check_language(CUDA)
 find_package(CUDAToolkit QUIET)
 set(HPCREWARD_CUDA_DEFAULT OFF)
 if(CUDAToolkit_FOUND AND CMAKE_CUDA_COMPILER)
-  set(HPCREWARD_CUDA_DEFAULT ON)
+  get_filename_component(HPCREWARD_CUDA_BIN "${CMAKE_CUDA_COMPILER}" DIRECTORY)
+  find_program(HPCREWARD_CUOBJDUMP cuobjdump
+    HINTS ${HPCREWARD_CUDA_BIN} ${CUDAToolkit_BIN_DIR} /usr/local/lib/hpcreward/cuda-tools/bin)
+  find_program(HPCREWARD_NVDISASM nvdisasm
+    HINTS ${HPCREWARD_CUDA_BIN} ${CUDAToolkit_BIN_DIR} /usr/local/lib/hpcreward/cuda-tools/bin)
+  if(HPCREWARD_CUOBJDUMP AND HPCREWARD_NVDISASM)
+    set(HPCREWARD_CUDA_DEFAULT ON)
+  else()
+    message(WARNING "CUDA Toolkit found without cuobjdump/nvdisasm: GPU ranks are not built "
+                    "(run jobs/install-deps.sh, which installs NVIDIA's wheels of both)")
+  endif()
 endif()
 option(HPCREWARD_CUDA "Build the GPU benchmark rank (needs the CUDA Toolkit)" ${HPCREWARD_CUDA_DEFAULT})
 if(HPCREWARD_CUDA)
@@ -61,13 +74,6 @@ if(HPCREWARD_CUDA)
     list(APPEND CMAKE_CUDA_COMPILE_FEATURES cuda_std_20)
   endif()
   # nvcc and cuobjdump as the ranks will run them (candidates are compiled at run time).
-  get_filename_component(HPCREWARD_CUDA_BIN "${CMAKE_CUDA_COMPILER}" DIRECTORY)
-  # jobs/install-deps.sh puts NVIDIA's wheels of both in /usr/local/lib/hpcreward/cuda-tools
-  # where the toolkit lacks them.
-  find_program(HPCREWARD_CUOBJDUMP cuobjdump
-    HINTS ${HPCREWARD_CUDA_BIN} ${CUDAToolkit_BIN_DIR} /usr/local/lib/hpcreward/cuda-tools/bin)
-  find_program(HPCREWARD_NVDISASM nvdisasm
-    HINTS ${HPCREWARD_CUDA_BIN} ${CUDAToolkit_BIN_DIR} /usr/local/lib/hpcreward/cuda-tools/bin)
   if(NOT HPCREWARD_CUOBJDUMP OR NOT HPCREWARD_NVDISASM)
     message(FATAL_ERROR "cuobjdump and nvdisasm (CUDA Toolkit) not found next to ${CMAKE_CUDA_COMPILER}: "
                         "run jobs/install-deps.sh (it installs NVIDIA's PyPI wheels of both), or "
