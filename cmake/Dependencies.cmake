@@ -35,10 +35,20 @@ find_package(GTest REQUIRED)
 # The default also needs cuobjdump and nvdisasm (jobs/install-deps.sh puts NVIDIA's wheels of
 # both in /usr/local/lib/hpcreward/cuda-tools where the toolkit lacks them); without them the
 # build is CPU-only, with a warning.
+# nvcc off PATH is found where the toolkit installs itself ($CUDA_HOME, /usr/local/cuda).
+if(NOT DEFINED CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX})
+  find_program(HPCREWARD_NVCC_FOUND nvcc HINTS $ENV{CUDA_HOME}/bin /usr/local/cuda/bin)
+  if(HPCREWARD_NVCC_FOUND)
+    set(CMAKE_CUDA_COMPILER "${HPCREWARD_NVCC_FOUND}" CACHE FILEPATH "CUDA compiler")
+  endif()
+endif()
 include(CheckLanguage)
 check_language(CUDA)
-find_package(CUDAToolkit QUIET)
 set(HPCREWARD_CUDA_DEFAULT OFF)
+if(CMAKE_CUDA_COMPILER)
+  # Only with a compiler: CMake 3.25's FindCUDAToolkit without one errors on CUDA 13 (no nvToolsExt).
+  find_package(CUDAToolkit QUIET)
+endif()
 if(CUDAToolkit_FOUND AND CMAKE_CUDA_COMPILER)
   get_filename_component(HPCREWARD_CUDA_BIN "${CMAKE_CUDA_COMPILER}" DIRECTORY)
   find_program(HPCREWARD_CUOBJDUMP cuobjdump
