@@ -46,8 +46,13 @@ include(CheckLanguage)
 check_language(CUDA)
 set(HPCREWARD_CUDA_DEFAULT OFF)
 if(CMAKE_CUDA_COMPILER)
-  # Only with a compiler: CMake 3.25's FindCUDAToolkit without one errors on CUDA 13 (no nvToolsExt).
+  # Debian's CMake 3.25 FindCUDAToolkit sets a property on CUDA::nvToolsExt, which CUDA 13 no
+  # longer has, whenever the project requires CMake >= 3.25: a configure error on a fresh
+  # Debian 12. The module is asked as by a 3.24 project.
+  set(HPCREWARD_MINIMUM_VERSION ${CMAKE_MINIMUM_REQUIRED_VERSION})
+  set(CMAKE_MINIMUM_REQUIRED_VERSION 3.24)
   find_package(CUDAToolkit QUIET)
+  set(CMAKE_MINIMUM_REQUIRED_VERSION ${HPCREWARD_MINIMUM_VERSION})
 endif()
 if(CUDAToolkit_FOUND AND CMAKE_CUDA_COMPILER)
   get_filename_component(HPCREWARD_CUDA_BIN "${CMAKE_CUDA_COMPILER}" DIRECTORY)
