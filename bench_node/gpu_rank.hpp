@@ -2,7 +2,7 @@
 // hpcreward-bench --gpu: a benchmark rank that scores CUDA problems on one GPU (issue 8).
 // Probes its GPU in a child (properties, cuBLAS ceilings), says hello with them, then feeds
 // the coordinator's tasks through a GpuTaskPipeline until told to stop. After every candidate
-// whose child ended abnormally it checks the GPU with a canary in a fresh child; a GPU that
+// that ended in timeout or runtime_error it checks the GPU with a canary in a fresh child; a GPU that
 // fails it three times ends the job (fail-stop: the run resumes from its log once the GPU is
 // back, DESIGN.md "Running on a cluster").
 #include <string>

@@ -132,7 +132,6 @@ class Harness {
   const CandidateEntry &candidate_;
   const GpuHarnessConfig &config_;
   Cublas &cublas_;
-  bool candidate_ran_ = false;
   double sync_gap_s_ = 0;  // least time from an event to one recorded after a device-wide sync
   volatile int *release_ = nullptr;          // the blocker's flag, host side (mapped memory)
   volatile int *release_device_ = nullptr;   // and as the device sees it
@@ -215,7 +214,6 @@ std::optional<Failure> Harness::call_checked(const Shape &shape, Operands &opera
   }
   const double wall_start = monotonic_seconds();
   cuda_call(cudaEventRecord(start, 0), "cudaEventRecord");
-  candidate_ran_ = true;
   candidate_.call(shape.m, shape.n, shape.k, operands.a.data(), operands.b.data(), operands.c.data());
   if (release_ != nullptr) {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
