@@ -57,23 +57,21 @@ Verdict check_cuda_entry_point(const ElfObject &object) {
   return verdict;
 }
 
+namespace {
+const ImportPolicy &cuda_import_policy() {
+  static const ImportPolicy policy{&cuda_symbol_policy::allowed_library, cuda_symbol_policy::kAllowedLibraries,
+                                   &cuda_symbol_policy::import_refusal};
+  return policy;
+}
+}  // namespace
+
+// The object audit's own rules with CUDA's lists.
 Verdict check_cuda_libraries(const ElfObject &object, const ToolchainBaseline &baseline) {
-  for (const std::string &soname : object.needed)
-    if (!cuda_symbol_policy::allowed_library(soname) && baseline.needed.count(soname) == 0)
-      return forbidden("the object needs " + soname + " (only " +
-                       std::string(cuda_symbol_policy::kAllowedLibraries) + " may be linked)");
-  return {};
+  return check_libraries(object, baseline, cuda_import_policy());
 }
 
 Verdict check_cuda_imports(const ElfObject &object, const ToolchainBaseline &baseline) {
-  for (const ElfSymbol &symbol : object.dynamic_symbols) {
-    if (symbol.defined || symbol.name.empty() || baseline.imports.count(symbol.name) != 0) continue;
-    if (auto why = cuda_symbol_policy::import_refusal(symbol.name)) {
-      const char *verb = symbol.type == STT_OBJECT || symbol.type == STT_TLS ? "uses" : "calls";
-      return forbidden("the object " + std::string(verb) + " " + symbol.name + " (" + *why + ")");
-    }
-  }
-  return {};
+  return check_imports(object, baseline, cuda_import_policy());
 }
 
 Verdict check_cuda_exports(const ElfObject &object, const ToolchainBaseline &baseline) {

@@ -79,18 +79,24 @@ Verdict check_segments(const ElfObject &object) {
   return {};
 }
 
-Verdict check_libraries(const ElfObject &object, const ToolchainBaseline &baseline) {
+const ImportPolicy &c_import_policy() {
+  static const ImportPolicy policy{&symbol_policy::allowed_library, symbol_policy::kAllowedLibraries,
+                                   &symbol_policy::import_refusal};
+  return policy;
+}
+
+Verdict check_libraries(const ElfObject &object, const ToolchainBaseline &baseline, const ImportPolicy &policy) {
   for (const std::string &soname : object.needed)
-    if (!symbol_policy::allowed_library(soname) && baseline.needed.count(soname) == 0)
-      return forbidden("the object needs " + soname + " (only " +
-                       std::string(symbol_policy::kAllowedLibraries) + " may be linked)");
+    if (!policy.allowed_library(soname) && baseline.needed.count(soname) == 0)
+      return forbidden("the object needs " + soname + " (only " + std::string(policy.allowed_libraries) +
+                       " may be linked)");
   return {};
 }
 
-Verdict check_imports(const ElfObject &object, const ToolchainBaseline &baseline) {
+Verdict check_imports(const ElfObject &object, const ToolchainBaseline &baseline, const ImportPolicy &policy) {
   for (const ElfSymbol &symbol : object.dynamic_symbols) {
     if (symbol.defined || symbol.name.empty() || baseline.imports.count(symbol.name) != 0) continue;
-    if (auto why = symbol_policy::import_refusal(symbol.name)) {
+    if (auto why = policy.import_refusal(symbol.name)) {
       const char *verb = symbol.type == STT_OBJECT || symbol.type == STT_TLS ? "uses" : "calls";
       return forbidden("the object " + std::string(verb) + " " + symbol.name + " (" + *why + ")");
     }

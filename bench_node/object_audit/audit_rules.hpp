@@ -2,6 +2,10 @@
 // The rules of the object audit, each a pure function of what was read from the object
 // (and of the toolchain's baseline), so each is testable without a compiler. Each returns
 // the first violation it finds as a Verdict, or ok.
+#include <optional>
+#include <string>
+#include <string_view>
+
 #include "bench_node/object_audit/elf_object.hpp"
 #include "bench_node/object_audit/library_symbols.hpp"
 #include "bench_node/object_audit/toolchain_baseline.hpp"
@@ -22,11 +26,22 @@ Verdict check_load_time_code(const ElfObject &object, const ToolchainBaseline &b
 // No writable and executable segment (self-modifying code), no executable stack.
 Verdict check_segments(const ElfObject &object);
 
-// DT_NEEDED only names allowed libraries (symbol_policy.hpp) or the toolchain's.
-Verdict check_libraries(const ElfObject &object, const ToolchainBaseline &baseline);
+// The lists behind check_libraries and check_imports: C's (symbol_policy.hpp) by default,
+// CUDA's in bench_node/cuda/cuda_symbol_policy.hpp.
+struct ImportPolicy {
+  bool (*allowed_library)(std::string_view soname);
+  std::string_view allowed_libraries;  // for the reason
+  std::optional<std::string> (*import_refusal)(std::string_view name);
+};
+const ImportPolicy &c_import_policy();
 
-// Every imported symbol is on the allow-list (symbol_policy.hpp) or the toolchain's.
-Verdict check_imports(const ElfObject &object, const ToolchainBaseline &baseline);
+// DT_NEEDED only names allowed libraries or the toolchain's.
+Verdict check_libraries(const ElfObject &object, const ToolchainBaseline &baseline,
+                        const ImportPolicy &policy = c_import_policy());
+
+// Every imported symbol is on the allow-list or the toolchain's.
+Verdict check_imports(const ElfObject &object, const ToolchainBaseline &baseline,
+                      const ImportPolicy &policy = c_import_policy());
 
 // No exported symbol is a library's, the harness's or a reserved identifier.
 Verdict check_exports(const ElfObject &object, const ToolchainBaseline &baseline,
