@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# One task of the pipeline step (srun starts this on every task): task 0 of the step is the
+# coordinator; on a node with GPUs for this step, the first G other tasks there are GPU
+# ranks (G = the node's GPUs: CUDA_VISIBLE_DEVICES as Slurm set it); every other task is a
+# CPU rank. The argument lists come from HPCREWARD_RUN_DIR/.step/*.args (NUL-separated),
+# written by the job script. `rank.sh --role` prints the role instead of starting it.
+set -euo pipefail
+
+role() {
+  local task=${SLURM_PROCID:?rank.sh runs under srun}
+  local local_id=${SLURM_LOCALID:-0}
+  if [ "$task" -eq 0 ]; then echo coordinator; return; fi
+  local gpus=0
+  if [ "${HPCREWARD_GPU_RANKS:-auto}" = auto ] && [ -n "${CUDA_VISIBLE_DEVICES:-}" ] &&
+     [ "${CUDA_VISIBLE_DEVICES}" != "NoDevFiles" ]; then
+    gpus=$(awk -F, '{print NF}' <<<"$CUDA_VISIBLE_DEVICES")
+  fi
+  # Node-local index among benchmark ranks: task 0, the coordinator, holds local id 0 of the
+  # step's first node (Slurm's block distribution).
+  local bench_index=$local_id
+  if [ "${SLURM_NODEID:-0}" -eq 0 ]; then bench_index=$((local_id - 1)); fi
+  if [ "$bench_index" -lt "$gpus" ]; then echo gpu; else echo cpu; fi
+}
+
+args_file() {
+  local file="${HPCREWARD_RUN_DIR:?set by the job script}/.step/$1.args"
+  [ -r "$file" ] || { echo "rank.sh: $file missing: start the step with jobs/hpcreward.sbatch" >&2; exit 2; }
+  local -n into=$2
+  mapfile -d '' -t into <"$file"
+}
+
+which_role=$(role)
+if [ "${1:-}" = "--role" ]; then
+  echo "$which_role"
+  exit 0
+fi
+case "$which_role" in
+  coordinator) args_file coordinator command ;;
+  gpu) args_file gpu command ;;
+  cpu) args_file bench command
+       # The step's GPUs are for GPU ranks; a CPU rank's candidates never see one.
+       export CUDA_VISIBLE_DEVICES= ;;
+esac
+# srun forwards SIGUSR1 (stop for a requeue) and SIGUSR2 (the trainer is done) to every
+# task. Benchmark ranks end when the coordinator tells them, so they ignore both (an ignored
+# signal stays ignored across exec); the coordinator installs its own handlers, and until it
+# has, a signal is lost rather than fatal (the job script repeats it).
+trap '' USR1 USR2
+exec "${command[@]}"

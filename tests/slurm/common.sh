@@ -1,0 +1,92 @@
+# Sourced by the Slurm tests: the cluster tests/slurm/slurm-cluster.sh started (its directory
+# in SLURM_TEST_CLUSTER), job submission and waiting, the log checks, and cleanup by pid of
+# every process a test's jobs left behind (without cgroups Slurm can lose some).
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+: "${SLURM_TEST_CLUSTER:?the cluster directory (the ctest fixture sets it)}"
+: "${HPCREWARD_BIN:?the build's bin folder}"
+export HPCREWARD_BIN
+if [ ! -s "$SLURM_TEST_CLUSTER/env.sh" ]; then
+  echo "SKIP: no Slurm cluster: $(cat "$SLURM_TEST_CLUSTER/skipped" 2>/dev/null || echo 'slurm-cluster.sh start did not run')"
+  exit 77
+fi
+source "$SLURM_TEST_CLUSTER/env.sh"
+TEST_NAME=${TEST_NAME:-$(basename "$0" .sh)}
+RUN=${SLURM_TEST_RUNS:?where the runs go}/$TEST_NAME
+rm -rf "$RUN"
+mkdir -p "$RUN"
+JOBS=()
+T0=$SECONDS
+
+say() { printf '[%4d s] %s\n' $((SECONDS - T0)) "$*"; }
+fail() {
+  say "FAIL: $*"
+  for job in "${JOBS[@]}"; do
+    scontrol show job "$job" 2>/dev/null | grep -E 'JobState|ExitCode|Restarts' | sed 's/^/    /' || true
+    [ -e "$RUN/job.out" ] && tail -40 "$RUN/job.out" | sed 's/^/    | /'
+  done
+  exit 1
+}
+log_rows() { python3 "$REPO/tests/slurm/check_log.py" rows "$RUN/out/rewards.h5" 2>/dev/null || echo 0; }
+
+# Every process of the test's jobs, found by SLURM_JOB_ID in its environment.
+job_pids() {
+  local job=$1 pid
+  for pid in $(pgrep -f 'hpcreward|slurmstepd|srun|python3' 2>/dev/null); do
+    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "SLURM_JOB_ID=$job"; then echo "$pid"; fi
+  done
+}
+cleanup() {
+  for job in "${JOBS[@]}"; do
+    scancel --full "$job" 2>/dev/null || true
+    sleep 1
+    for pid in $(job_pids "$job"); do kill -KILL "$pid" 2>/dev/null || true; done
+  done
+}
+trap cleanup EXIT
+
+# submit [sbatch options and script and its options]: records the job id in JOB.
+submit() {
+  JOB=$(cd "$RUN" && sbatch --parsable --output="$RUN/job.out" "$@") || fail "sbatch refused: $*"
+  JOB=${JOB%%;*}
+  JOBS+=("$JOB")
+  say "submitted job $JOB: sbatch $*"
+}
+job_field() { scontrol show job "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1; }
+# wait_job JOB SECONDS: until the job has ended (not requeued, not pending); sets STATE, EXIT.
+wait_job() {
+  local job=$1 limit=$2 start=$SECONDS
+  while :; do
+    STATE=$(job_field "$job" JobState)
+    case "$STATE" in
+      COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE) break ;;
+    esac
+    [ $((SECONDS - start)) -lt "$limit" ] || fail "job $job still $STATE after $limit s"
+    sleep 1
+  done
+  EXIT=$(job_field "$job" ExitCode)
+  say "job $job ended: $STATE, exit $EXIT, restarts $(job_field "$job" Restarts)"
+}
+# wait_rows N SECONDS: until the run's log holds at least N rows.
+wait_rows() {
+  local want=$1 limit=$2 start=$SECONDS
+  until [ "$(log_rows)" -ge "$want" ]; do
+    [ $((SECONDS - start)) -lt "$limit" ] || fail "the log holds $(log_rows) rows after $limit s, not $want"
+    sleep 0.5
+  done
+  say "the log holds $(log_rows) rows"
+}
+# The pid of one benchmark rank of the job (the last one: never the coordinator, task 0).
+bench_pid() {
+  local job=$1 pid
+  for pid in $(pgrep -x hpcreward-bench 2>/dev/null); do
+    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "SLURM_JOB_ID=$job"; then echo "$pid"; fi
+  done | tail -1
+}
+check_once() {
+  python3 "$REPO/tests/slurm/check_log.py" exactly-once "$RUN/out/rewards.h5" "$1" || fail "not exactly once"
+}
+# A candidate file of the shipped samples: 31 candidates, the demo ladder climbs with them.
+SAMPLES=$REPO/train_bridge/samples/dgemm-256.jsonl
+DEMO_LADDER=$REPO/stages/demo_ladder.json

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# `kill -9` of one benchmark rank mid-run: Open MPI ends the step, the job script restarts it
+# with --resume, the run completes, every candidate logged exactly once.
+source "$(dirname "$0")/common.sh"
+submit -p bench -N 1 --ntasks-per-node=3 "$REPO/jobs/hpcreward.sbatch" \
+  --out "$RUN/out" --candidates "$SAMPLES" --ladder "$DEMO_LADDER"
+wait_rows 6 240
+victim=$(bench_pid "$JOB")
+[ -n "$victim" ] || fail "no benchmark rank of job $JOB found"
+kill -KILL "$victim"
+killed=$SECONDS
+say "kill -9 of benchmark rank pid $victim at $(log_rows) rows"
+until grep -q 'restart 1 of' "$RUN/job.out" 2>/dev/null; do
+  [ $((SECONDS - killed)) -lt 120 ] || fail "no step restart 120 s after the kill"
+  sleep 0.5
+done
+say "step restarted $((SECONDS - killed)) s after the kill"
+wait_job "$JOB" 300
+[ "$STATE" = COMPLETED ] && [ "$EXIT" = 0:0 ] || fail "the job did not complete after the restart"
+[ "$(wc -l <"$RUN/out/step-restarts.log")" -eq 1 ] || fail "expected one restart in step-restarts.log"
+check_once "$SAMPLES"
+say "PASS"
