@@ -41,6 +41,14 @@ case "$which_role" in
        # The step's GPUs are for GPU ranks; a CPU rank's candidates never see one.
        export CUDA_VISIBLE_DEVICES= ;;
 esac
+# Open MPI names its shared-memory segments by host name and node-local rank: Slurm nodes
+# that share one host (test clusters, some virtual clusters) would collide. Each gets a
+# directory of its own then; on ordinary clusters nothing changes.
+if [ -n "${SLURMD_NODENAME:-}" ] && [ "$SLURMD_NODENAME" != "$(hostname -s)" ] &&
+   [ -z "${OMPI_MCA_btl_vader_backing_directory:-}" ] && [ -d /dev/shm ]; then
+  shm_dir="/dev/shm/hpcreward-$(id -u)-$SLURMD_NODENAME"
+  mkdir -p -m 0700 "$shm_dir" && export OMPI_MCA_btl_vader_backing_directory=$shm_dir
+fi
 # srun forwards SIGUSR1 (stop for a requeue) and SIGUSR2 (the trainer is done) to every
 # task. Benchmark ranks end when the coordinator tells them, so they ignore both (an ignored
 # signal stays ignored across exec); the coordinator installs its own handlers, and until it

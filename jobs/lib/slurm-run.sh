@@ -88,6 +88,12 @@ hpc_parse_options() {
 
 # ---- checks that fail at once, before any rank starts ----
 hpc_check_local() {
+  if [ -n "${HPCREWARD_SETUP:-}" ]; then  # the site's module loads; every task inherits them
+    [ -r "$HPCREWARD_SETUP" ] || hpc_die 2 "HPCREWARD_SETUP names $HPCREWARD_SETUP, which cannot be read"
+    set +u
+    source "$HPCREWARD_SETUP" || hpc_die 2 "sourcing HPCREWARD_SETUP ($HPCREWARD_SETUP) failed"
+    set -u
+  fi
   HPC_BIN=${HPCREWARD_BIN:-$HPCREWARD_REPO/build/bin}
   local program
   for program in hpcreward-coordinator hpcreward-bench hpcreward-runner; do

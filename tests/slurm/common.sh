@@ -5,7 +5,7 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 : "${SLURM_TEST_CLUSTER:?the cluster directory (the ctest fixture sets it)}"
-: "${HPCREWARD_BIN:?the build's bin folder}"
+: "${HPCREWARD_BIN:?the folder of the built executables}"
 export HPCREWARD_BIN
 if [ ! -s "$SLURM_TEST_CLUSTER/env.sh" ]; then
   echo "SKIP: no Slurm cluster: $(cat "$SLURM_TEST_CLUSTER/skipped" 2>/dev/null || echo 'slurm-cluster.sh start did not run')"
@@ -34,7 +34,7 @@ log_rows() { python3 "$REPO/tests/slurm/check_log.py" rows "$RUN/out/rewards.h5"
 job_pids() {
   local job=$1 pid
   for pid in $(pgrep -f 'hpcreward|slurmstepd|srun|python3' 2>/dev/null); do
-    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "SLURM_JOB_ID=$job"; then echo "$pid"; fi
+    if { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qx "SLURM_JOB_ID=$job"; then echo "$pid"; fi
   done
 }
 cleanup() {
@@ -81,7 +81,7 @@ wait_rows() {
 bench_pid() {
   local job=$1 pid
   for pid in $(pgrep -x hpcreward-bench 2>/dev/null); do
-    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "SLURM_JOB_ID=$job"; then echo "$pid"; fi
+    if { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qx "SLURM_JOB_ID=$job"; then echo "$pid"; fi
   done | tail -1
 }
 check_once() {
