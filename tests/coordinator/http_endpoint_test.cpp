@@ -17,6 +17,7 @@
 
 #include "coordinator/problem_support.hpp"
 #include "coordinator/serve_loop.hpp"
+#include "tests/coordinator/test_certificates.hpp"
 
 namespace hpcreward {
 namespace {
@@ -170,6 +171,40 @@ TEST_F(Endpoint, WaitAnswersResultsInOrderAndARetryIsNotScoredAgain) {
   auto conflict = post("/v1/batches", other.dump());
   EXPECT_EQ(conflict->status, 409);
   EXPECT_NE(error_of(conflict).find("new batch_id"), std::string::npos);
+}
+
+TEST_F(Endpoint, ServesHttpsWithTheGivenCertificate) {
+  if (!tls_test::have_openssl()) GTEST_SKIP() << "no openssl command to make a test certificate";
+  const auto dir = tls_test::certificate_dir("hpcreward-endpoint-tls");
+  const auto node = tls_test::make_certificate(dir, "node");
+  const auto other = tls_test::make_certificate(dir, "other");
+  ASSERT_FALSE(node.cert.empty() || other.cert.empty());
+  TearDown();
+  EndpointConfig config;
+  config.tls = check_tls_files(node.cert.string(), node.key.string());
+  stop_ = false;
+  start(config);
+  const httplib::Headers auth = {{"Authorization", "Bearer 0123abcd"}};
+
+  httplib::SSLClient trusting("127.0.0.1", port_);
+  trusting.set_ca_cert_path(node.cert.c_str());
+  trusting.enable_server_certificate_verification(true);
+  auto answer = trusting.Post("/v1/batches", auth, batch("tls-1", true).dump(), "application/json");
+  ASSERT_TRUE(answer) << httplib::to_string(answer.error());
+  EXPECT_EQ(answer->status, 200);
+  EXPECT_EQ(json::parse(answer->body)["results"].size(), 4u);
+
+  httplib::SSLClient distrusting("127.0.0.1", port_);
+  distrusting.set_ca_cert_path(other.cert.c_str());
+  distrusting.enable_server_certificate_verification(true);
+  auto refused = distrusting.Get("/v1/stages", auth);
+  EXPECT_FALSE(refused) << "a client that trusts another certificate must not get through";
+  EXPECT_EQ(refused.error(), httplib::Error::SSLServerVerification);
+
+  httplib::Client plain("127.0.0.1", port_);
+  auto cleartext = plain.Get("/v1/stages", auth);
+  EXPECT_TRUE(!cleartext || cleartext->status != 200) << "plain HTTP to the HTTPS port must fail";
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(Endpoint, AcceptedBatchReportsProgressUntilDone) {
