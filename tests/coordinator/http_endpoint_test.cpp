@@ -173,17 +173,31 @@ TEST_F(Endpoint, WaitAnswersResultsInOrderAndARetryIsNotScoredAgain) {
   EXPECT_NE(error_of(conflict).find("new batch_id"), std::string::npos);
 }
 
-TEST_F(Endpoint, ServesHttpsWithTheGivenCertificate) {
-  if (!tls_test::have_openssl()) GTEST_SKIP() << "no openssl command to make a test certificate";
-  const auto dir = tls_test::certificate_dir("hpcreward-endpoint-tls");
-  const auto node = tls_test::make_certificate(dir, "node");
-  const auto other = tls_test::make_certificate(dir, "other");
-  ASSERT_FALSE(node.cert.empty() || other.cert.empty());
-  TearDown();
-  EndpointConfig config;
-  config.tls = check_tls_files(node.cert.string(), node.key.string());
-  stop_ = false;
-  start(config);
+// The same endpoint with --tls-cert/--tls-key: HTTPS through cpp-httplib's SSLServer.
+class HttpsEndpoint : public Endpoint {
+ protected:
+  void SetUp() override {
+    if (!tls_test::have_openssl()) GTEST_SKIP() << "no openssl command to make a test certificate";
+    dir_ = tls_test::certificate_dir("hpcreward-endpoint-tls");
+    node_ = tls_test::make_certificate(dir_, "node");
+    other_ = tls_test::make_certificate(dir_, "other");
+    ASSERT_FALSE(node_.cert.empty() || other_.cert.empty()) << "openssl req failed";
+    EndpointConfig config;
+    config.tls = check_tls_files(node_.cert.string(), node_.key.string());
+    start(config);
+  }
+  void TearDown() override {
+    if (endpoint_) Endpoint::TearDown();
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+
+  std::filesystem::path dir_;
+  tls_test::TestCertificate node_, other_;
+};
+
+TEST_F(HttpsEndpoint, ServesHttpsWithTheGivenCertificate) {
+  const auto &node = node_;
+  const auto &other = other_;
   const httplib::Headers auth = {{"Authorization", "Bearer 0123abcd"}};
 
   httplib::SSLClient trusting("127.0.0.1", port_);
@@ -204,7 +218,6 @@ TEST_F(Endpoint, ServesHttpsWithTheGivenCertificate) {
   httplib::Client plain("127.0.0.1", port_);
   auto cleartext = plain.Get("/v1/stages", auth);
   EXPECT_TRUE(!cleartext || cleartext->status != 200) << "plain HTTP to the HTTPS port must fail";
-  std::filesystem::remove_all(dir);
 }
 
 TEST_F(Endpoint, AcceptedBatchReportsProgressUntilDone) {
