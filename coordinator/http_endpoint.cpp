@@ -238,6 +238,7 @@ std::unique_ptr<httplib::Server> make_server(const TlsFiles &tls) {
     throw std::runtime_error("cannot serve HTTPS with --tls-cert " + tls.cert.string() + " and --tls-key " +
                              tls.key.string() + ": OpenSSL says " + reason);
   }
+  SSL_CTX_set_min_proto_version(server->ssl_context(), TLS1_2_VERSION);  // whatever the node's openssl.cnf says
   return server;
 #else
   throw std::runtime_error("this coordinator was built with a cpp-httplib without OpenSSL support, so it cannot "

@@ -34,9 +34,13 @@ std::string file_text(const std::filesystem::path &path) {
 // The file opened for reading, or an error naming the option and what is wrong.
 Bio open_file(const char *option, const std::filesystem::path &path) {
   std::error_code error;
-  if (!std::filesystem::exists(path, error))
+  const std::filesystem::file_status status = std::filesystem::status(path, error);
+  if (error && error != std::errc::no_such_file_or_directory && error != std::errc::not_a_directory)
+    throw std::invalid_argument("cannot read " + std::string(option) + " " + path.string() + ": " + error.message() +
+                                " (the user running the coordinator must be able to read it)");
+  if (!std::filesystem::exists(status))
     throw std::invalid_argument(std::string(option) + " " + path.string() + ": no such file (" + kHowTo + ")");
-  if (std::filesystem::is_directory(path, error))
+  if (std::filesystem::is_directory(status))
     throw std::invalid_argument(std::string(option) + " " + path.string() + " is a directory; give the PEM file");
   errno = 0;
   Bio bio(BIO_new_file(path.c_str(), "r"));
