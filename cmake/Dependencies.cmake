@@ -27,7 +27,7 @@ target_include_directories(hpcreward_openblas INTERFACE ${CBLAS_INCLUDE_DIR})
 find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
 find_package(HDF5 REQUIRED COMPONENTS C)
 find_package(nlohmann_json 3.10 REQUIRED)
-find_package(OpenSSL REQUIRED COMPONENTS Crypto)
+find_package(OpenSSL REQUIRED COMPONENTS Crypto SSL)
 find_package(GTest REQUIRED)
 
 # CUDA (GPU ranks, issue 8): built when the toolkit is found (no GPU is needed to build or to
@@ -113,6 +113,13 @@ hpcreward_require(LIBELF_FOUND "libelf" libelf-dev)
 # The coordinator's trainer endpoint (serve mode): cpp-httplib, Debian's compiled build.
 pkg_check_modules(CPPHTTPLIB IMPORTED_TARGET cpp-httplib)
 hpcreward_require(CPPHTTPLIB_FOUND "cpp-httplib" libcpp-httplib-dev)
+# HTTPS (--tls-cert) needs a build with OpenSSL: Debian's is, and its cpp-httplib.pc passes
+# -DCPPHTTPLIB_OPENSSL_SUPPORT to everything that includes httplib.h (the macro changes class
+# layouts, so it must match the library's build; never define it by hand).
+if(NOT CPPHTTPLIB_CFLAGS MATCHES "CPPHTTPLIB_OPENSSL_SUPPORT")
+  message(WARNING "cpp-httplib ${CPPHTTPLIB_VERSION} was built without OpenSSL support: the coordinator "
+                  "refuses --tls-cert (HTTPS). Debian 12's libcpp-httplib-dev has it.")
+endif()
 
 # libclang's C API (not the C++ ClangConfig, which drags in every clang tool).
 find_path(LIBCLANG_INCLUDE_DIR clang-c/Index.h PATHS /usr/lib/llvm-14/include NO_DEFAULT_PATH)

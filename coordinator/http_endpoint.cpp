@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 #include <openssl/crypto.h>
+#include <openssl/err.h>
 
 #include <csignal>
 #include <set>
@@ -223,8 +224,33 @@ json snapshot_json(const BatchSnapshot &snapshot) {
   return body;
 }
 
+namespace {
+
+// Plain HTTP, or HTTPS through cpp-httplib's SSLServer (OpenSSL) with the checked files.
+std::unique_ptr<httplib::Server> make_server(const TlsFiles &tls) {
+  if (!tls.enabled()) return std::make_unique<httplib::Server>();
+#ifdef CPPHTTPLIB_OPENSSL_SUPPORT
+  ERR_clear_error();
+  auto server = std::make_unique<httplib::SSLServer>(tls.cert.c_str(), tls.key.c_str());
+  if (!server->is_valid()) {
+    char reason[256] = "no reason given";
+    if (unsigned long code = ERR_get_error()) ERR_error_string_n(code, reason, sizeof reason);
+    throw std::runtime_error("cannot serve HTTPS with --tls-cert " + tls.cert.string() + " and --tls-key " +
+                             tls.key.string() + ": OpenSSL says " + reason);
+  }
+  SSL_CTX_set_min_proto_version(server->ssl_context(), TLS1_2_VERSION);  // whatever the node's openssl.cnf says
+  return server;
+#else
+  throw std::runtime_error("this coordinator was built with a cpp-httplib without OpenSSL support, so it cannot "
+                           "serve HTTPS: build against Debian's libcpp-httplib-dev (built with OpenSSL), or "
+                           "leave out --tls-cert/--tls-key");
+#endif
+}
+
+}  // namespace
+
 HttpEndpoint::HttpEndpoint(BatchRegistry &registry, EndpointConfig config)
-    : registry_(registry), config_(std::move(config)), server_(std::make_unique<httplib::Server>()) {
+    : registry_(registry), config_(std::move(config)), server_(make_server(config_.tls)) {
   if (config_.token.empty()) throw std::invalid_argument("the endpoint needs a token");
   install_routes();
 }

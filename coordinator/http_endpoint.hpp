@@ -18,6 +18,7 @@
 #include "common/problem.hpp"
 #include "coordinator/batch_registry.hpp"
 #include "coordinator/candidate_input.hpp"
+#include "coordinator/tls_files.hpp"
 
 namespace httplib {
 class Server;
@@ -35,6 +36,7 @@ struct EndpointConfig {
   std::size_t max_batch_candidates = kDefaultMaxBatchCandidates;
   CandidateDefaults defaults;  // problem (default), known stages, max source bytes
   int threads = 64;            // HTTP worker threads (a waiting request holds one)
+  TlsFiles tls;                // checked certificate and key: serve HTTPS; empty: plain HTTP
   // Why this run cannot score a known problem (no rank of its kind: problem_support.hpp), or
   // nullopt. A request with a candidate (or an OpenRLHF label) for such a problem is 422.
   std::function<std::optional<std::string>(const Problem &)> refuse_problem;
@@ -73,8 +75,8 @@ class HttpEndpoint {
   HttpEndpoint(const HttpEndpoint &) = delete;
   HttpEndpoint &operator=(const HttpEndpoint &) = delete;
 
-  // Binds host:port (port 0: any free port) and serves on a thread of its own. Returns the
-  // port. Throws std::runtime_error when it cannot bind.
+  // Binds host:port (port 0: any free port) and serves on a thread of its own (HTTPS when
+  // the config has TLS files). Returns the port. Throws std::runtime_error when it cannot bind.
   int start(const std::string &host, int port);
   // Stops accepting connections, lets requests in progress finish, joins the threads.
   void stop();

@@ -74,6 +74,7 @@ void serve(const CoordinatorOptions &options, const CandidateDefaults &defaults,
   config.max_batch_candidates = options.max_batch_candidates;
   config.defaults = defaults;
   config.refuse_problem = [run](const Problem &problem) { return problem_refusal(problem, run); };
+  config.tls = options.tls;
   const std::filesystem::path token_file = std::filesystem::absolute(options.out / "coordinator.token");
   const std::filesystem::path rendezvous = options.out / "coordinator.json";
   std::filesystem::remove(rendezvous);  // a stale one would send trainers to a dead endpoint
@@ -82,8 +83,11 @@ void serve(const CoordinatorOptions &options, const CandidateDefaults &defaults,
   HttpEndpoint endpoint(registry, config);
   install_stop_signals();
   const int port = endpoint.start(options.listen_host, options.listen_port);
-  const std::string url = endpoint_url(options.listen_host, port);
-  write_rendezvous(options.out, url, token_file, static_cast<long>(getpid()));
+  const std::string url = endpoint_url(options.listen_host, port, options.tls.enabled());
+  if (options.tls.enabled())
+    if (std::optional<std::string> warning = certificate_host_warning(options.tls.cert, url_host(url)))
+      print_line(*warning);
+  write_rendezvous(options.out, url, token_file, static_cast<long>(getpid()), options.tls.cert);
   // However serving ends, the rendezvous no longer points at a live endpoint.
   struct RemoveOnExit {
     std::filesystem::path path;
@@ -92,8 +96,9 @@ void serve(const CoordinatorOptions &options, const CandidateDefaults &defaults,
       std::filesystem::remove(path, ignored);
     }
   } remove_rendezvous{rendezvous};
-  print_line("serving " + url + " (token in " + token_file.string() + ", rendezvous " + rendezvous.string() +
-             "); SIGTERM or SIGINT stops it");
+  print_line("serving " + url + " (token in " + token_file.string() +
+             (options.tls.enabled() ? ", certificate " + options.tls.cert.string() : "") + ", rendezvous " +
+             rendezvous.string() + "); SIGTERM or SIGINT stops it");
 
   ServeHooks hooks;
   hooks.score = [&](QueuedBatch &batch) { return scoring.score_one_batch(std::move(batch.candidates), batch.logged); };

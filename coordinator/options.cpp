@@ -34,6 +34,10 @@ po::options_description describe_options() {
        "serve mode: larger request bodies are refused (413)")
       ("max-batch-candidates", po::value<std::size_t>()->default_value(kDefaultMaxBatchCandidates),
        "serve mode: larger batches are refused (413)")
+      ("tls-cert", po::value<std::string>(),
+       "serve mode: serve HTTPS with this PEM certificate (chain); needs --tls-key. Its subjectAltName "
+       "must name the host in the URL (coordinator/README.md, \"HTTPS\")")
+      ("tls-key", po::value<std::string>(), "serve mode: the certificate's PEM private key (unencrypted; keep it mode 0600)")
       ("out", po::value<std::string>(), "run directory; receives rewards.h5 and coordinator.pid")
       ("ladder", po::value<std::string>(),
        "stage ladder (JSON, see stages/default_ladder.json; default: that file, built in)")
@@ -102,6 +106,13 @@ std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char
   options.max_batch_candidates = values["max-batch-candidates"].as<std::size_t>();
   if (options.max_request_bytes == 0) throw std::invalid_argument("--max-request-bytes must be positive");
   if (options.max_batch_candidates == 0) throw std::invalid_argument("--max-batch-candidates must be positive");
+  auto optional_string = [&](const char *key) {
+    return values.count(key) ? std::optional<std::string>(values[key].as<std::string>()) : std::nullopt;
+  };
+  if (!options.serve && (values.count("tls-cert") || values.count("tls-key")))
+    throw std::invalid_argument("--tls-cert and --tls-key are for --serve (HTTPS to trainers); a --candidates run "
+                                "has no endpoint: drop them");
+  options.tls = check_tls_files(optional_string("tls-cert"), optional_string("tls-key"));
   options.out = required(values, "out");
   if (values.count("ladder")) {
     options.ladder_source = values["ladder"].as<std::string>();
@@ -147,6 +158,7 @@ std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char
                      {"listen", values["listen"].as<std::string>()},
                      {"max_request_bytes", options.max_request_bytes},
                      {"max_batch_candidates", options.max_batch_candidates},
+                     {"tls_cert", options.tls.cert.string()}, {"tls_key", options.tls.key.string()},
                      {"ladder_config", nlohmann::json::parse(options.ladder_json)}};
   return options;
 }

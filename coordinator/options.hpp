@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "coordinator/reward_table.hpp"
+#include "coordinator/tls_files.hpp"
 #include "stages/ladder_config.hpp"
 
 namespace hpcreward {
@@ -19,6 +20,7 @@ struct CoordinatorOptions {
   int listen_port = 0;                  // 0: any free port
   std::size_t max_request_bytes = 0;    // serve mode: larger bodies are 413
   std::size_t max_batch_candidates = 0; // serve mode: larger batches are 413
+  TlsFiles tls;                         // serve mode: --tls-cert/--tls-key (HTTPS); empty: HTTP
   std::filesystem::path out;         // run directory: rewards.h5, coordinator.pid
   std::string stage;                 // stage of lines without one; empty: the problem's current stage
   LadderConfig ladder;               // --ladder FILE, or the built-in default ladder

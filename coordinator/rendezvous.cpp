@@ -92,22 +92,30 @@ std::string advertised_host() {
   return address;
 }
 
-std::string endpoint_url(const std::string &listen_host, int port) {
+std::string endpoint_url(const std::string &listen_host, int port, bool tls) {
   std::string host = listen_host;
   if (host.empty() || host == "0.0.0.0" || host == "::") host = advertised_host();
   if (host.find(':') != std::string::npos) host = "[" + host + "]";
-  return "http://" + host + ":" + std::to_string(port);
+  return (tls ? "https://" : "http://") + host + ":" + std::to_string(port);
+}
+
+std::string url_host(const std::string &url) {
+  std::string rest = url.substr(url.find("://") == std::string::npos ? 0 : url.find("://") + 3);
+  if (!rest.empty() && rest.front() == '[') return rest.substr(1, rest.find(']') - 1);
+  return rest.substr(0, rest.find_first_of(":/"));
 }
 
 std::filesystem::path write_rendezvous(const std::filesystem::path &dir, const std::string &url,
-                                       const std::filesystem::path &token_file, long pid) {
+                                       const std::filesystem::path &token_file, long pid,
+                                       const std::filesystem::path &tls_cert) {
   const std::filesystem::path path = dir / "coordinator.json";
   const std::filesystem::path temporary = dir / "coordinator.json.tmp";
+  nlohmann::json content = {{"url", url}, {"token_file", std::filesystem::absolute(token_file).string()},
+                            {"pid", pid}};
+  if (!tls_cert.empty()) content["tls_cert"] = std::filesystem::absolute(tls_cert).string();
   {
     std::ofstream file(temporary);
-    file << nlohmann::json{{"url", url}, {"token_file", std::filesystem::absolute(token_file).string()},
-                           {"pid", pid}}.dump(2)
-         << "\n";
+    file << content.dump(2) << "\n";
     if (!file) throw std::runtime_error("cannot write " + temporary.string());
   }
   std::filesystem::rename(temporary, path);

@@ -8,7 +8,7 @@ packages=(
   libopenblas-openmp-dev
   libboost-program-options-dev
   libhdf5-dev hdf5-tools
-  nlohmann-json3-dev libssl-dev libcpp-httplib-dev
+  nlohmann-json3-dev libssl-dev openssl libcpp-httplib-dev
   libclang-14-dev libelf-dev libseccomp-dev libcapstone-dev
   libgtest-dev googletest
   python3 python3-h5py python3-numpy python3-pytest python3-pip unzip

@@ -12,7 +12,8 @@ set -euo pipefail
 
 usage() {
   cat <<'USAGE'
-usage: jobs/local.sh [--evaluations N | --candidates FILE.jsonl | --serve [--listen HOST:PORT]]
+usage: jobs/local.sh [--evaluations N | --candidates FILE.jsonl | --serve [--listen HOST:PORT]
+                     [--tls-cert FILE --tls-key FILE]]
                      [--ladder FILE.json] [--stage NAME] [--problem ID] [--np N] [--gpus G]
                      [--gpu-arg ARG]... [--seed N] [--config FILE] [--resume] --out DIR
                      [-- BENCH_OPTIONS...]
@@ -28,6 +29,11 @@ usage: jobs/local.sh [--evaluations N | --candidates FILE.jsonl | --serve [--lis
   --listen HOST:PORT with --serve (default 0.0.0.0:0: any free port)
   --max-request-bytes N, --max-batch-candidates N
                      with --serve: request limits (defaults 16 MiB, 1024)
+  --tls-cert FILE, --tls-key FILE
+                     with --serve (or the generator): serve HTTPS with this PEM certificate
+                     and its unencrypted private key (both or neither); the URL in
+                     coordinator.json is https:// and its tls_cert names FILE, which the
+                     Python client then trusts (coordinator/README.md, "HTTPS")
   --ladder FILE      stage ladder (default: the coordinator's built-in stages/default_ladder.json)
   --stage NAME       score lines that name no stage in this stage (default: their problem's
                      current ladder stage); a line's own stage wins
@@ -43,7 +49,7 @@ usage: jobs/local.sh [--evaluations N | --candidates FILE.jsonl | --serve [--lis
   --seed N           run seed for benchmark inputs (default: random, recorded in the log)
   --config FILE      coordinator config file (INI, see hpcreward-coordinator --help)
   --out DIR          run directory: rewards.h5, coordinator.pid (with --serve also
-                     coordinator.json and coordinator.token)
+                     coordinator.json and coordinator.token; the token is never printed)
   -- ...             options for every hpcreward-bench rank, CPU and GPU (see hpcreward-bench
                      --help)
 
@@ -72,7 +78,7 @@ while [ $# -gt 0 ]; do
     --evaluations) evaluations=$2; shift 2 ;;
     --resume) resume=1; coordinator_args+=("--resume"); shift ;;
     --serve) serve=1; coordinator_args+=("--serve"); shift ;;
-    --listen|--max-request-bytes|--max-batch-candidates) coordinator_args+=("$1" "$2"); shift 2 ;;
+    --listen|--max-request-bytes|--max-batch-candidates|--tls-cert|--tls-key) coordinator_args+=("$1" "$2"); shift 2 ;;
     --stage|--problem|--seed|--config) coordinator_args+=("$1" "$2"); shift 2 ;;
     --np) np=$2; shift 2 ;;
     --gpus) gpus=$2; shift 2 ;;

@@ -17,6 +17,7 @@
 
 #include "coordinator/problem_support.hpp"
 #include "coordinator/serve_loop.hpp"
+#include "tests/coordinator/test_certificates.hpp"
 
 namespace hpcreward {
 namespace {
@@ -170,6 +171,53 @@ TEST_F(Endpoint, WaitAnswersResultsInOrderAndARetryIsNotScoredAgain) {
   auto conflict = post("/v1/batches", other.dump());
   EXPECT_EQ(conflict->status, 409);
   EXPECT_NE(error_of(conflict).find("new batch_id"), std::string::npos);
+}
+
+// The same endpoint with --tls-cert/--tls-key: HTTPS through cpp-httplib's SSLServer.
+class HttpsEndpoint : public Endpoint {
+ protected:
+  void SetUp() override {
+    if (!tls_test::have_openssl()) GTEST_SKIP() << "no openssl command to make a test certificate";
+    dir_ = tls_test::certificate_dir("hpcreward-endpoint-tls");
+    node_ = tls_test::make_certificate(dir_, "node");
+    other_ = tls_test::make_certificate(dir_, "other");
+    ASSERT_FALSE(node_.cert.empty() || other_.cert.empty()) << "openssl req failed";
+    EndpointConfig config;
+    config.tls = check_tls_files(node_.cert.string(), node_.key.string());
+    start(config);
+  }
+  void TearDown() override {
+    if (endpoint_) Endpoint::TearDown();
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+
+  std::filesystem::path dir_;
+  tls_test::TestCertificate node_, other_;
+};
+
+TEST_F(HttpsEndpoint, ServesHttpsWithTheGivenCertificate) {
+  const auto &node = node_;
+  const auto &other = other_;
+  const httplib::Headers auth = {{"Authorization", "Bearer 0123abcd"}};
+
+  httplib::SSLClient trusting("127.0.0.1", port_);
+  trusting.set_ca_cert_path(node.cert.c_str());
+  trusting.enable_server_certificate_verification(true);
+  auto answer = trusting.Post("/v1/batches", auth, batch("tls-1", true).dump(), "application/json");
+  ASSERT_TRUE(answer) << httplib::to_string(answer.error());
+  EXPECT_EQ(answer->status, 200);
+  EXPECT_EQ(json::parse(answer->body)["results"].size(), 4u);
+
+  httplib::SSLClient distrusting("127.0.0.1", port_);
+  distrusting.set_ca_cert_path(other.cert.c_str());
+  distrusting.enable_server_certificate_verification(true);
+  auto refused = distrusting.Get("/v1/stages", auth);
+  EXPECT_FALSE(refused) << "a client that trusts another certificate must not get through";
+  EXPECT_EQ(refused.error(), httplib::Error::SSLServerVerification);
+
+  httplib::Client plain("127.0.0.1", port_);
+  auto cleartext = plain.Get("/v1/stages", auth);
+  EXPECT_TRUE(!cleartext || cleartext->status != 200) << "plain HTTP to the HTTPS port must fail";
 }
 
 TEST_F(Endpoint, AcceptedBatchReportsProgressUntilDone) {

@@ -4,6 +4,8 @@
 
 #include <fstream>
 
+#include "tests/coordinator/test_certificates.hpp"
+
 namespace hpcreward {
 namespace {
 
@@ -106,6 +108,50 @@ TEST(CoordinatorOptions, ServeModeTakesNoCandidateFile) {
   EXPECT_NE(message({"--serve", "--out", "o", "--listen", "8080"}).find("HOST:PORT"), std::string::npos);
   EXPECT_NE(message({"--serve", "--out", "o", "--max-batch-candidates", "0"}).find("must be positive"),
             std::string::npos);
+}
+
+std::string error_of(std::vector<const char *> arguments) {
+  try {
+    parse(arguments);
+  } catch (const std::invalid_argument &error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+TEST(CoordinatorOptions, TlsCertAndKeyGoTogetherAndMustBeUsable) {
+  const auto none = parse({"--serve", "--out", "o"});
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(none->tls.enabled()) << "plain HTTP unless asked";
+  EXPECT_EQ(none->as_json["tls_cert"], "");
+  EXPECT_NE(error_of({"--serve", "--out", "o", "--tls-cert", "/no/such/cert.pem"}).find("--tls-cert without --tls-key"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--serve", "--out", "o", "--tls-key", "/no/such/node.key"}).find("--tls-key without --tls-cert"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--serve", "--out", "o", "--tls-cert", "/no/such/cert.pem", "--tls-key", "/no/such/node.key"})
+                .find("--tls-cert /no/such/cert.pem: no such file"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--candidates", "c.jsonl", "--out", "o", "--tls-cert", "a", "--tls-key", "b"}).find("for --serve"),
+            std::string::npos);
+}
+
+TEST(CoordinatorOptions, TlsFilesFromTheConfigFile) {
+  if (!tls_test::have_openssl()) GTEST_SKIP() << "no openssl command to make a test certificate";
+  const auto dir = tls_test::certificate_dir("hpcreward-options-tls");
+  const auto made = tls_test::make_certificate(dir, "node");
+  ASSERT_FALSE(made.cert.empty());
+  const auto config = dir / "serve.ini";
+  std::ofstream(config) << "serve = true\ntls-cert = " << made.cert.string() << "\ntls-key = " << made.key.string()
+                        << "\n";
+  const auto options = parse({"--out", "o", "--config", config.c_str()});
+  ASSERT_TRUE(options);
+  EXPECT_TRUE(options->tls.enabled());
+  EXPECT_EQ(options->tls.cert, made.cert);
+  EXPECT_EQ(options->tls.key, made.key);
+  EXPECT_EQ(options->as_json["tls_cert"], made.cert.string());
+  std::ofstream(config) << "serve = true\ntls-cert = " << made.cert.string() << "\n";
+  EXPECT_NE(error_of({"--out", "o", "--config", config.c_str()}).find("--tls-cert without --tls-key"), std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(CoordinatorOptions, HelpReturnsNothing) {

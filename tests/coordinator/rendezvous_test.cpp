@@ -56,6 +56,19 @@ TEST(Rendezvous, JsonNamesUrlTokenFileAndPid) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(Rendezvous, HttpsRendezvousNamesTheCertificateToTrust) {
+  const auto dir = fresh_dir("hpcreward-rendezvous-tls");
+  write_rendezvous(dir, "https://node17:1234", dir / "coordinator.token", 4321, "/etc/hpcreward/node17.pem");
+  std::ifstream file(dir / "coordinator.json");
+  const auto json = nlohmann::json::parse(file);
+  EXPECT_EQ(json["url"], "https://node17:1234");
+  EXPECT_EQ(json["tls_cert"], "/etc/hpcreward/node17.pem");
+  write_rendezvous(dir, "http://node17:1234", dir / "coordinator.token", 4321);
+  EXPECT_FALSE(nlohmann::json::parse(std::ifstream(dir / "coordinator.json")).contains("tls_cert"))
+      << "plain HTTP runs stay as they were";
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Rendezvous, ListenAddressAndUrl) {
   EXPECT_EQ(parse_listen_address("0.0.0.0:0"), std::make_pair(std::string("0.0.0.0"), 0));
   EXPECT_EQ(parse_listen_address("127.0.0.1:8731"), std::make_pair(std::string("127.0.0.1"), 8731));
@@ -65,6 +78,9 @@ TEST(Rendezvous, ListenAddressAndUrl) {
   EXPECT_EQ(endpoint_url("127.0.0.1", 80), "http://127.0.0.1:80");
   EXPECT_EQ(endpoint_url("::1", 80), "http://[::1]:80");
   EXPECT_EQ(endpoint_url("0.0.0.0", 5), "http://" + advertised_host() + ":5");
+  EXPECT_EQ(endpoint_url("127.0.0.1", 443, true), "https://127.0.0.1:443");
+  EXPECT_EQ(url_host("https://node17:443"), "node17");
+  EXPECT_EQ(url_host("http://[::1]:80"), "::1");
 }
 
 TEST(Rendezvous, AdvertisedHostResolvesEvenWithoutAHostsEntry) {

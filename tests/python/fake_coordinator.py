@@ -5,11 +5,13 @@ wrong_answer, anything else ok with gflops = 1 + len(code) % 10; a completion wi
 block that mentions matmul is a format_error. Fault injection: drop_posts (close the socket after
 the batch is accepted, without answering), fail_503 (answer 503 first), sleep_first_post_s,
 forbid (403 for every request), polls_until_done (GETs before a non-waiting batch is done).
+With tls=(cert, key) it serves HTTPS with that certificate, and its rendezvous names it (tls_cert).
 """
 import http.server
 import json
 import re
 import socket
+import ssl
 import threading
 import time
 
@@ -40,8 +42,9 @@ def score_candidate(candidate):
 
 
 class FakeCoordinator:
-    def __init__(self, token="secret-token"):
+    def __init__(self, token="secret-token", tls=None):
         self.token = token
+        self.tls_cert = tls[0] if tls else None
         self.lock = threading.Lock()
         self.batches = {}
         self.scored = []          # ids, one entry per benchmark
@@ -55,7 +58,12 @@ class FakeCoordinator:
                                                                       "handle_error": lambda *args: None})
         self.server = server_class(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        if tls:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*map(str, tls))
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+        scheme = "https" if tls else "http"
+        self.url = f"{scheme}://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02},
                                        daemon=True)
 
@@ -71,8 +79,10 @@ class FakeCoordinator:
         token_file = directory / "token"
         token_file.write_text(self.token + "\n")
         token_file.chmod(0o600)
-        (directory / "coordinator.json").write_text(json.dumps(
-            {"url": self.url, "token_file": str(token_file), "pid": 12345}))
+        rendezvous = {"url": self.url, "token_file": str(token_file), "pid": 12345}
+        if self.tls_cert:
+            rendezvous["tls_cert"] = str(self.tls_cert)
+        (directory / "coordinator.json").write_text(json.dumps(rendezvous))
         return directory / "coordinator.json"
 
     def posts(self, path="/v1/batches"):

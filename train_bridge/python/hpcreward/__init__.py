@@ -7,8 +7,8 @@ from .batch import BatchHandle
 from .candidates import PROBLEMS, STATUSES, new_batch_id
 from .client import Client
 from .errors import (AuthError, BatchFailed, BatchTimeout, ConflictError, HpcrewardError, ProtocolError, RequestError,
-                     UnavailableError)
+                     TlsError, UnavailableError)
 from .rendezvous import read_rendezvous
 
 __all__ = ["AuthError", "BatchFailed", "BatchHandle", "BatchTimeout", "Client", "ConflictError", "HpcrewardError", "PROBLEMS",
-           "ProtocolError", "RequestError", "STATUSES", "UnavailableError", "new_batch_id", "read_rendezvous"]
+           "ProtocolError", "RequestError", "STATUSES", "TlsError", "UnavailableError", "new_batch_id", "read_rendezvous"]

@@ -9,28 +9,41 @@
 Every batch has an id (default: a fresh uuid4-based one); a request that fails on the way is sent
 again with the same id, and the coordinator answers a repeated batch from its log instead of
 benchmarking it again.
+
+HTTPS (a coordinator started with --tls-cert/--tls-key): the URL is https://, and the client
+verifies the coordinator's certificate and host name. from_rendezvous trusts the certificate that
+coordinator.json names (tls_cert); ca_file= or the environment variable HPCREWARD_CA_FILE adds a CA
+bundle (e.g. a site CA). A certificate that does not verify raises TlsError at once, never retried.
 """
 from .batch import BatchHandle, check_results
 from .candidates import build_candidates, new_batch_id
 from .errors import ProtocolError
 from .rendezvous import read_rendezvous, read_token
+from .tls import Trust
 from .transport import RetryPolicy, Transport
 
 
 class Client:
     def __init__(self, url, token, timeout=600.0, retries=6, backoff_s=0.5, max_backoff_s=30.0,
-                 token_file=None, poll_max_s=2.0):
-        """url: http://host:port of the coordinator; token: the bearer token (not the file).
+                 token_file=None, poll_max_s=2.0, ca_file=None, tls_cert=None):
+        """url: http://host:port (or https://host:port) of the coordinator; token: the bearer token (not the file).
 
         timeout: seconds one HTTP request may take; a waiting score() holds its request while the
         batch is benchmarked, so keep it above the time of your largest batch (on a time-out the
         request is sent again with the same batch id, which is safe but waits again).
         retries, backoff_s, max_backoff_s: retries after connection loss, time-out or 5xx, with
         exponential back-off; then UnavailableError.
+        https:// only: ca_file, a PEM CA bundle to trust (default: $HPCREWARD_CA_FILE); tls_cert, the
+        coordinator's own certificate to trust (coordinator.json's tls_cert; from_rendezvous passes it).
+        With neither, the system's CA certificates are trusted. A certificate that does not verify
+        raises TlsError (not retried).
         """
         self._transport = Transport(url, token, timeout, RetryPolicy(retries, backoff_s, max_backoff_s),
-                                    token_file=token_file)
+                                    token_file=token_file, trust=Trust(ca_file, tls_cert))
         self.poll_max_s = poll_max_s
+
+    def __repr__(self):
+        return f"Client({self.url!r}, token_file={self._transport.token_file!r})"  # never the token
 
     @property
     def url(self):
@@ -40,9 +53,11 @@ class Client:
     def from_rendezvous(cls, path, wait_s=0.0, **options):
         """A client for the pipeline whose coordinator.json is PATH (or lies in the run directory PATH).
 
-        wait_s: how long to wait for the file to appear (a pipeline still starting).
+        wait_s: how long to wait for the file to appear (a pipeline still starting). An https://
+        pipeline's certificate (tls_cert in the file) is trusted; options may add ca_file.
         """
         rendezvous = read_rendezvous(path, wait_s)
+        options.setdefault("tls_cert", rendezvous.tls_cert)
         return cls(rendezvous.url, read_token(rendezvous.token_file), token_file=rendezvous.token_file, **options)
 
     @classmethod

@@ -5,6 +5,8 @@ Configured by environment variables, since those trainers call a bare function:
   HPCREWARD_URL + HPCREWARD_TOKEN_FILE
   HPCREWARD_TIMEOUT       seconds per request (default 600)
   HPCREWARD_WAIT_S        seconds to wait for the rendezvous file to appear (default 60)
+  HPCREWARD_CA_FILE       https:// only: a PEM CA bundle to trust, besides the certificate the
+                          rendezvous file names (tls_cert); read by every Client
 The client is made once per process (and again in a forked child).
 """
 import os
@@ -19,7 +21,7 @@ _cache = {}
 
 def client_from_env():
     key = (os.getpid(), os.environ.get("HPCREWARD_RENDEZVOUS"), os.environ.get("HPCREWARD_URL"),
-           os.environ.get("HPCREWARD_TOKEN_FILE"))
+           os.environ.get("HPCREWARD_TOKEN_FILE"), os.environ.get("HPCREWARD_CA_FILE"))
     with _lock:
         client = _cache.get(key)
         if client is None:

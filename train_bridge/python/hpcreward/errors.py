@@ -38,6 +38,18 @@ class UnavailableError(HpcrewardError):
     """The coordinator did not answer (connection refused or lost, time-out, HTTP 5xx) after every retry."""
 
 
+class TlsError(HpcrewardError):
+    """HTTPS failed in a way a retry cannot fix: the coordinator's certificate does not verify against
+    the trusted ones (`trusted` says which), a certificate file will not load, or the URL says https://
+    to a coordinator that serves plain HTTP. Never retried. The message says what to fix.
+    """
+
+    def __init__(self, message, url=None, trusted=None):
+        self.url = url
+        self.trusted = trusted
+        super().__init__(message)
+
+
 class BatchFailed(HpcrewardError):
     """The coordinator reports the batch as failed (state "failed"): scoring itself broke, not a candidate."""
 

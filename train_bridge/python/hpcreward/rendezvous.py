@@ -1,4 +1,5 @@
-"""Reads the rendezvous file a served pipeline writes: DIR/coordinator.json with url, token_file, pid."""
+"""Reads the rendezvous file a served pipeline writes: DIR/coordinator.json with url, token_file, pid,
+and, when it serves HTTPS, tls_cert (the certificate to trust). It names the token file, never the token."""
 import json
 import os
 import pathlib
@@ -12,11 +13,15 @@ RENDEZVOUS_NAME = "coordinator.json"
 class Rendezvous:
     """Where a served pipeline listens and how to authenticate to it."""
 
-    def __init__(self, url, token_file, pid=None, path=None):
+    def __init__(self, url, token_file, pid=None, path=None, tls_cert=None):
         self.url = url
         self.token_file = token_file
         self.pid = pid
         self.path = path
+        self.tls_cert = tls_cert  # https:// only: the coordinator's certificate (absolute path)
+
+    def __repr__(self):
+        return f"Rendezvous({self.url!r}, token_file={self.token_file!r}, tls_cert={self.tls_cert!r})"
 
     def read_token(self):
         return read_token(self.token_file)
@@ -54,7 +59,13 @@ def read_rendezvous(path, wait_s=0.0):
     token_file = pathlib.Path(data["token_file"])
     if not token_file.is_absolute():
         token_file = file.parent / token_file
-    return Rendezvous(data["url"], str(token_file), data.get("pid"), str(file))
+    tls_cert = data.get("tls_cert")
+    if tls_cert is not None and not isinstance(tls_cert, str):
+        raise HpcrewardError(f"rendezvous file {file}: tls_cert must be a file name (a string)")
+    if tls_cert:
+        tls_cert = pathlib.Path(tls_cert)
+        tls_cert = str(tls_cert if tls_cert.is_absolute() else file.parent / tls_cert)
+    return Rendezvous(data["url"], str(token_file), data.get("pid"), str(file), tls_cert or None)
 
 
 def read_token(token_file):

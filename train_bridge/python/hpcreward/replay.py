@@ -156,6 +156,8 @@ def parse_args(argv):
     where.add_argument("--rendezvous", help="coordinator.json of the served pipeline, or its run directory")
     where.add_argument("--url", help="http://host:port of the coordinator (with --token-file)")
     where.add_argument("--token-file", help="file holding the bearer token (with --url)")
+    parser.add_argument("--ca-file", help="https:// only: a PEM certificate or CA bundle to trust "
+                                          "(default: $HPCREWARD_CA_FILE; with --rendezvous also its tls_cert)")
     parser.add_argument("--wait-s", type=float, default=0.0,
                         help="wait this long for the rendezvous file of a pipeline still starting (0)")
     parser.add_argument("--batch-size", type=int, default=32, help="candidates per batch for lines without batch_id (32)")
@@ -182,9 +184,9 @@ def main(argv=None):
         return 2
     try:
         if args.rendezvous:
-            client = Client.from_rendezvous(args.rendezvous, wait_s=args.wait_s)
+            client = Client.from_rendezvous(args.rendezvous, wait_s=args.wait_s, ca_file=args.ca_file)
         else:
-            client = Client.from_token_file(args.url, args.token_file)
+            client = Client.from_token_file(args.url, args.token_file, ca_file=args.ca_file)
     except (HpcrewardError, ValueError) as error:
         print(f"hpcreward-replay: {error}", file=sys.stderr)
         return 2

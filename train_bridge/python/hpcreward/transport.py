@@ -2,17 +2,21 @@
 
 Retried (with the same body, so the same batch id): a refused or lost connection, a time-out,
 an answer cut short or not JSON, HTTP 5xx (503 while the pipeline shuts down or restarts).
-Never retried: HTTP 4xx, raised as RequestError (AuthError for 401/403, ConflictError for 409).
+Never retried: HTTP 4xx, raised as RequestError (AuthError for 401/403, ConflictError for 409), and
+a certificate that does not verify (TlsError: the same certificate fails again; see tls.py).
 http.client is used directly, not urllib, so http_proxy settings never reroute a local coordinator.
+The token goes only into the Authorization header: never into a message, a repr or a log.
 """
 import http.client
 import json
 import random
 import socket
+import ssl
 import time
 import urllib.parse
 
-from .errors import AuthError, ConflictError, RequestError, UnavailableError
+from .errors import AuthError, ConflictError, HpcrewardError, RequestError, UnavailableError
+from .tls import Trust, tls_error
 
 
 class RetryPolicy:
@@ -29,14 +33,17 @@ class RetryPolicy:
 
 
 class _Retryable(Exception):
-    pass
+    def __init__(self, message, closed_without_answer=False):
+        super().__init__(message)
+        self.closed_without_answer = closed_without_answer
 
 
 class Transport:
-    def __init__(self, url, token, timeout=600.0, retry=None, token_file=None, sleep=time.sleep):
+    def __init__(self, url, token, timeout=600.0, retry=None, token_file=None, sleep=time.sleep, trust=None):
         parsed = urllib.parse.urlsplit(url if "://" in url else "http://" + url)
         if parsed.scheme not in ("http", "https") or not parsed.hostname:
-            raise ValueError(f"coordinator url must be http://host:port, not {url!r}")
+            raise ValueError(f"coordinator url must be http://host:port or https://host:port, not {url!r}")
+        _check_token(token, token_file)
         self.url = urllib.parse.urlunsplit((parsed.scheme, parsed.netloc, parsed.path.rstrip("/"), "", ""))
         self._scheme = parsed.scheme
         self._host = parsed.hostname
@@ -47,6 +54,11 @@ class Transport:
         self.timeout = timeout
         self.retry = retry or RetryPolicy()
         self._sleep = sleep
+        self.trust = trust or Trust()
+        self._ssl_context = self.trust.context() if self._scheme == "https" else None
+
+    def __repr__(self):
+        return f"Transport({self.url!r}, token_file={self.token_file!r})"  # never the token
 
     def request(self, method, path, body=None, timeout=None):
         """Returns (http_status, decoded JSON) of a 2xx answer; raises as the module docstring says."""
@@ -59,13 +71,17 @@ class Transport:
                 return self._once(method, path, payload, timeout or self.timeout)
             except _Retryable as error:
                 last = error
+        hint = ""
+        if self._scheme == "http" and last is not None and last.closed_without_answer:
+            hint = " (a coordinator started with --tls-cert answers https:// only: use the URL in its coordinator.json)"
         raise UnavailableError(
             f"coordinator at {self.url} did not answer {method} {path} after {self.retry.retries + 1} attempts; "
-            f"last error: {last}; is the pipeline (jobs/local.sh --serve) still running?")
+            f"last error: {last}; is the pipeline (jobs/local.sh --serve) still running?{hint}")
 
     def _connection(self, timeout):
-        cls = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
-        return cls(self._host, self._port, timeout=timeout)
+        if self._scheme == "https":
+            return http.client.HTTPSConnection(self._host, self._port, timeout=timeout, context=self._ssl_context)
+        return http.client.HTTPConnection(self._host, self._port, timeout=timeout)
 
     def _once(self, method, path, payload, timeout):
         headers = {"Authorization": f"Bearer {self.token}", "Accept": "application/json"}
@@ -77,8 +93,15 @@ class Transport:
             response = connection.getresponse()
             status = response.status
             raw = response.read()
-        except (OSError, http.client.HTTPException, socket.timeout) as error:
+        except ssl.SSLError as error:
+            fatal = tls_error(error, self.url, self._host, self.trust)
+            if fatal is not None:
+                raise fatal from None
             raise _Retryable(f"{type(error).__name__}: {error}") from None
+        except (OSError, http.client.HTTPException, socket.timeout) as error:
+            closed = isinstance(error, (http.client.RemoteDisconnected, http.client.BadStatusLine,
+                                        ConnectionResetError))
+            raise _Retryable(f"{type(error).__name__}: {error}", closed) from None
         finally:
             connection.close()
         if status >= 500:
@@ -95,6 +118,15 @@ class Transport:
             return status, json.loads(raw)
         except ValueError:
             raise _Retryable(f"HTTP {status} with a body that is not JSON ({len(raw)} bytes)") from None
+
+
+def _check_token(token, token_file):
+    """Refuses a token that cannot go into a header, without showing it (http.client's own error would)."""
+    if isinstance(token, str) and token and token.isascii() and all(c.isprintable() and not c.isspace() for c in token):
+        return
+    source = f"the token file {token_file}" if token_file else "the token given"
+    raise HpcrewardError(f"{source} does not hold a usable bearer token (it must be one line of printable ASCII "
+                         "without spaces): use the token_file named by the pipeline's coordinator.json")
 
 
 def _error_text(raw):
