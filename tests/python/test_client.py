@@ -235,3 +235,31 @@ def test_a_failed_batch_raises_instead_of_polling_forever(fake, rendezvous):
                                                     "error": "rank 1 died"}
     with pytest.raises(BatchFailed, match="rank 1 died"):
         handle.result(timeout=5)
+
+
+def test_a_restarted_pipeline_is_followed_through_its_rendezvous(tmp_path):
+    """A lost rank or a Slurm requeue restarts the coordinator on another port with another token
+    and a new coordinator.json: a client from the rendezvous sends the same batch there."""
+    from fake_coordinator import FakeCoordinator
+    first = FakeCoordinator(token="first-token").start()
+    rendezvous = first.write_rendezvous(tmp_path)
+    client = client_for(rendezvous, follow_s=20, retries=1)
+    assert client.score_sources([GOOD], problems="dgemm-256", batch_id="before") == [1.0 + len(GOOD) % 10]
+    first.stop()
+    second = FakeCoordinator(token="second-token")
+    restarted = threading.Timer(0.5, lambda: (second.start(), second.write_rendezvous(tmp_path)))
+    restarted.start()
+    try:
+        assert client.score_sources([GOOD], problems="dgemm-256", batch_id="after") == [1.0 + len(GOOD) % 10]
+        assert client.url == second.url != first.url
+        assert [batch_id for _, _, batch_id in second.posts()] == ["after"]
+    finally:
+        restarted.join()
+        second.stop()
+
+
+def test_without_a_rendezvous_a_lost_coordinator_is_retried_then_unavailable(fake, rendezvous):
+    client = Client(fake.url, fake.token, retries=2, backoff_s=0.01)
+    fake.stop()
+    with pytest.raises(UnavailableError, match="3 attempts"):
+        client.stages()

@@ -17,7 +17,7 @@ bundle (e.g. a site CA). A certificate that does not verify raises TlsError at o
 """
 from .batch import BatchHandle, check_results
 from .candidates import build_candidates, new_batch_id
-from .errors import ProtocolError
+from .errors import HpcrewardError, ProtocolError
 from .rendezvous import read_rendezvous, read_token
 from .tls import Trust
 from .transport import RetryPolicy, Transport
@@ -25,7 +25,7 @@ from .transport import RetryPolicy, Transport
 
 class Client:
     def __init__(self, url, token, timeout=600.0, retries=6, backoff_s=0.5, max_backoff_s=30.0,
-                 token_file=None, poll_max_s=2.0, ca_file=None, tls_cert=None):
+                 token_file=None, poll_max_s=2.0, ca_file=None, tls_cert=None, _follow=None, follow_s=0.0):
         """url: http://host:port (or https://host:port) of the coordinator; token: the bearer token (not the file).
 
         timeout: seconds one HTTP request may take; a waiting score() holds its request while the
@@ -39,7 +39,8 @@ class Client:
         raises TlsError (not retried).
         """
         self._transport = Transport(url, token, timeout, RetryPolicy(retries, backoff_s, max_backoff_s),
-                                    token_file=token_file, trust=Trust(ca_file, tls_cert))
+                                    token_file=token_file, trust=Trust(ca_file, tls_cert),
+                                    follow=_follow, follow_s=follow_s)
         self.poll_max_s = poll_max_s
 
     def __repr__(self):
@@ -50,15 +51,26 @@ class Client:
         return self._transport.url
 
     @classmethod
-    def from_rendezvous(cls, path, wait_s=0.0, **options):
+    def from_rendezvous(cls, path, wait_s=0.0, follow_s=600.0, **options):
         """A client for the pipeline whose coordinator.json is PATH (or lies in the run directory PATH).
 
         wait_s: how long to wait for the file to appear (a pipeline still starting). An https://
         pipeline's certificate (tls_cert in the file) is trusted; options may add ca_file.
+        follow_s: when a request fails, how long to wait for the file to name a restarted pipeline
+        (a lost rank, a Slurm requeue: jobs/README.md); the request then goes there, same batch id.
         """
         rendezvous = read_rendezvous(path, wait_s)
         options.setdefault("tls_cert", rendezvous.tls_cert)
-        return cls(rendezvous.url, read_token(rendezvous.token_file), token_file=rendezvous.token_file, **options)
+
+        def follow(wait):
+            try:
+                current = read_rendezvous(path, wait)
+                return current.url, read_token(current.token_file), current.token_file, current.tls_cert
+            except HpcrewardError:
+                return None
+
+        return cls(rendezvous.url, read_token(rendezvous.token_file), token_file=rendezvous.token_file,
+                   _follow=follow, follow_s=follow_s, **options)
 
     @classmethod
     def from_token_file(cls, url, token_file, **options):

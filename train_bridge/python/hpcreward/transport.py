@@ -4,6 +4,11 @@ Retried (with the same body, so the same batch id): a refused or lost connection
 an answer cut short or not JSON, HTTP 5xx (503 while the pipeline shuts down or restarts).
 Never retried: HTTP 4xx, raised as RequestError (AuthError for 401/403, ConflictError for 409), and
 a certificate that does not verify (TlsError: the same certificate fails again; see tls.py).
+A transport made from a rendezvous file (Client.from_rendezvous) follows the pipeline when it
+restarts: a restarted coordinator (a lost rank, a Slurm requeue) may listen on another node, port
+and token, and rewrites the file. After a failed attempt (or a 401/403) the transport reads the
+file again, waiting up to `follow_s` seconds for it to reappear, and sends the same request to the
+new endpoint; the batch id makes that safe.
 http.client is used directly, not urllib, so http_proxy settings never reroute a local coordinator.
 The token goes only into the Authorization header: never into a message, a repr or a log.
 """
@@ -39,7 +44,20 @@ class _Retryable(Exception):
 
 
 class Transport:
-    def __init__(self, url, token, timeout=600.0, retry=None, token_file=None, sleep=time.sleep, trust=None):
+    def __init__(self, url, token, timeout=600.0, retry=None, token_file=None, sleep=time.sleep, trust=None,
+                 follow=None, follow_s=0.0):
+        """follow: a callable(wait_s) -> (url, token, token_file, tls_cert) of the pipeline's current
+        endpoint, or None when there is none (Client.from_rendezvous passes one); follow_s: how long
+        failures are retried while following it."""
+        self.retry = retry or RetryPolicy()
+        self._sleep = sleep
+        self.timeout = timeout
+        self.trust = trust or Trust()
+        self._follow = follow
+        self.follow_s = follow_s
+        self._use(url, token, token_file)
+
+    def _use(self, url, token, token_file):
         parsed = urllib.parse.urlsplit(url if "://" in url else "http://" + url)
         if parsed.scheme not in ("http", "https") or not parsed.hostname:
             raise ValueError(f"coordinator url must be http://host:port or https://host:port, not {url!r}")
@@ -51,11 +69,22 @@ class Transport:
         self._prefix = parsed.path.rstrip("/")
         self.token = token
         self.token_file = token_file
-        self.timeout = timeout
-        self.retry = retry or RetryPolicy()
-        self._sleep = sleep
-        self.trust = trust or Trust()
         self._ssl_context = self.trust.context() if self._scheme == "https" else None
+
+    def _followed(self):
+        """True when the rendezvous now names another endpoint or token (the pipeline restarted): use it."""
+        if self._follow is None:
+            return False
+        current = self._follow(0.0)
+        if current is None:
+            return False
+        url, token, token_file, tls_cert = current
+        if url.rstrip("/") == self.url and token == self.token:
+            return False
+        if tls_cert is not None:
+            self.trust = Trust(self.trust.ca_file if self.trust.ca_source == "ca_file" else None, tls_cert)
+        self._use(url, token, token_file)
+        return True
 
     def __repr__(self):
         return f"Transport({self.url!r}, token_file={self.token_file!r})"  # never the token
@@ -64,13 +93,32 @@ class Transport:
         """Returns (http_status, decoded JSON) of a 2xx answer; raises as the module docstring says."""
         payload = None if body is None else json.dumps(body).encode()
         last = None
-        for attempt in range(self.retry.retries + 1):
-            if attempt:
-                self._sleep(self.retry.delay(attempt - 1))
+        attempt = 0
+        # Following a rendezvous, failures are retried for follow_s seconds (a restart takes
+        # that long), polling the file between attempts; otherwise `retries` times.
+        follow_until = None
+        while True:
             try:
                 return self._once(method, path, payload, timeout or self.timeout)
             except _Retryable as error:
                 last = error
+            except AuthError:
+                if self._followed():  # a restarted coordinator has a new token; a wrong one stays wrong
+                    continue
+                raise
+            if self._followed():
+                attempt = 0
+                continue
+            attempt += 1
+            if self._follow is not None and self.follow_s > 0:
+                follow_until = follow_until or time.monotonic() + self.follow_s
+                if time.monotonic() >= follow_until and attempt > self.retry.retries:
+                    break
+                self._sleep(min(2.0, self.retry.delay(attempt - 1)))
+            elif attempt > self.retry.retries:
+                break
+            else:
+                self._sleep(self.retry.delay(attempt - 1))
         hint = ""
         if self._scheme == "http" and last is not None and last.closed_without_answer:
             hint = " (a coordinator started with --tls-cert answers https:// only: use the URL in its coordinator.json)"
