@@ -83,7 +83,13 @@ class BatchRegistry {
   void complete(const std::string &batch_id, std::vector<RewardRow> rows);
   // Scoring broke: every batch not done fails with `error`, and no new batch is taken.
   void fail_all(const std::string &error);
-  void close();  // no new batches from now on (queued and running ones still finish)
+  // Every queued batch (not the running one) fails with `error`; returns how many.
+  std::size_t fail_queued(const std::string &error);
+  // The running batch fails with `error` (a stop cut it short).
+  void fail_running(const std::string &error);
+  // No new batches from now on (queued and running ones still finish). A submit is refused
+  // with `reason`, or a plain "stopping" message when it is empty. Safe to call again.
+  void close(const std::string &reason = "");
   bool is_closed() const;
   bool idle() const;  // nothing queued, nothing running
 
@@ -107,6 +113,7 @@ class BatchRegistry {
     std::string error;
   };
   BatchSnapshot snapshot_locked(const std::string &batch_id, const Entry &entry) const;
+  std::string closed_message() const;  // with the mutex held
 
   mutable std::mutex mutex_;
   std::condition_variable queue_changed_;
@@ -117,6 +124,7 @@ class BatchRegistry {
   std::deque<std::string> queue_;
   std::string running_;
   bool closed_ = false;
+  std::string closed_reason_;
 };
 
 }  // namespace hpcreward
