@@ -46,8 +46,12 @@ std::vector<std::int64_t> Scheduler::remove_rank(int rank) {
                             [&](const RankState &s) { return s.capacity.rank == rank; });
   if (state == ranks_.end()) return {};
   std::vector<std::int64_t> held(state->running.begin(), state->running.end());
+  // Tasks leave a kind's queue in sequence order, so the tasks any rank holds precede those
+  // still queued: sorting puts the returned ones first, and in their order even when several
+  // ranks are taken out one after another.
   std::deque<std::int64_t> &queue = queues_[state->capacity.kind];
   queue.insert(queue.begin(), held.begin(), held.end());
+  std::sort(queue.begin(), queue.end());
   ranks_.erase(state);
   return held;
 }

@@ -44,7 +44,8 @@ class Scheduler {
   // `rank` reported `sequence`; returns false if that rank was not running that task.
   bool complete(int rank, std::int64_t sequence);
   // Takes `rank` out: it gets no more tasks, and the tasks it held go back to the front of
-  // their kind's queue (returned in their order). Empty for a rank unknown or already out.
+  // their kind's queue, in sequence order (returned so). Empty for a rank unknown or already
+  // out. (Tasks are queued in sequence order; see remove_rank in scheduler.cpp.)
   std::vector<std::int64_t> remove_rank(int rank);
   // Kinds with queued tasks and no rank left to take them.
   std::vector<std::string> stranded_kinds() const;

@@ -352,8 +352,9 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
     if (poll_stop(scheduler.running())) {
       if (scheduler.running() == 0 || clock() >= stop_deadline_) {
         const std::size_t left = scheduler.running() + scheduler.queued();
-        note("stopped: " + std::to_string(left) + (left == 1 ? " candidate has" : " candidates have") +
-             " no row (a resume scores " + (left == 1 ? "it" : "them") + ")");
+        note("stopped: " + std::to_string(left) + (left == 1 ? " candidate" : " candidates") + " of batch " +
+             candidates[begin].batch_id + (left == 1 ? " has" : " have") + " no row (a resume scores " +
+             (left == 1 ? "it" : "them") + ")");
         cut_short_ = true;
         break;
       }

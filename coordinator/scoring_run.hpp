@@ -47,11 +47,11 @@ struct ScoringContext {
   double rank_deadline_margin_s = 60;
   // Asked before each batch and between waits; once true, the run is stopping: no new task
   // is sent and the ranks get stop_grace_s (--stop-grace-s) to answer what they hold.
-  std::function<bool()> stop_requested;
+  std::function<bool()> stop_requested{};
   double stop_grace_s = 60;
   // The clock of deadlines and waits; empty: std::chrono::steady_clock::now. Tests pass a
   // fake one that their fake transport moves on.
-  std::function<std::chrono::steady_clock::time_point()> now;
+  std::function<std::chrono::steady_clock::time_point()> now{};
 };
 
 // No benchmark rank is left for a kind that still has tasks: every rank of that kind was
