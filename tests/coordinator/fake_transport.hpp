@@ -12,6 +12,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@ inline Clock::duration seconds(double s) {
 class FakeTransport : public BenchTransport {
  public:
   static constexpr double kNever = std::numeric_limits<double>::infinity();
+  static constexpr double kGiveUpAfterS = 1e5;
 
   void send_task(int rank, const BenchTask &task) override {
     if (!multi_slot.count(rank)) {
@@ -49,6 +51,10 @@ class FakeTransport : public BenchTransport {
 
   std::optional<BenchResult> receive_result(std::chrono::milliseconds timeout) override {
     ++waits;
+    // A run that would wait forever fails its test instead of hanging it.
+    if (now - Clock::time_point{} > seconds(kGiveUpAfterS))
+      throw std::runtime_error("fake transport: still waiting after " + std::to_string(kGiveUpAfterS) +
+                               " virtual seconds; the run would wait forever");
     auto first = pending_.end();
     for (auto it = pending_.begin(); it != pending_.end(); ++it)
       if (first == pending_.end() || it->ready < first->ready) first = it;

@@ -281,6 +281,20 @@ TEST(ScoringRunFault, StopDrainsWithinTheGraceThenAResumeScoresExactlyTheRest) {
   for (const RewardRow &row : all) EXPECT_EQ(row.stage, stages.at(row.candidate_id)) << row.candidate_id;
 }
 
+TEST(ScoringRunFault, StopWaitsForATaskAnsweredWithinTheGraceAndLogsIt) {
+  FaultRun run;
+  run.transport.answer_after_s[1] = 1;
+  run.transport.answer_after_s[2] = 4;  // held when the stop comes at 1 s; answers at 4 s < 1 + 5
+  run.context.stop_requested = [&] { return !run.sink.rows.empty(); };
+  ScoringRun scoring = run.make();
+  scoring.score(candidates(5));
+  EXPECT_TRUE(scoring.cut_short()) << "c2, c3 and c4 were never sent";
+  ASSERT_EQ(run.sink.rows.size(), 2u);
+  EXPECT_EQ(run.sink.rows[0].candidate_id, "c0");
+  EXPECT_EQ(run.sink.rows[1].candidate_id, "c1") << "the answer that came within the grace is logged";
+  EXPECT_EQ(run.transport.sent.size(), 2u) << "nothing is sent once the stop came";
+}
+
 TEST(ScoringRunFault, StopBeforeTheRunStartsScoresNothing) {
   FaultRun run;
   run.context.stop_requested = [] { return true; };
