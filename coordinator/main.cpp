@@ -248,6 +248,7 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
   if (options.serve) {
     stopped = serve(options, defaults, run, registry, scoring, sqd, logged.rows) == ServeEnd::requeue;
     rows = std::move(served_rows);
+    outcome.unanswered_at_stop = scoring.unanswered_at_stop();
   } else {
     const std::vector<const RewardRow *> matched = match_logged(candidates, logged.rows);
     const std::size_t to_score =
@@ -255,6 +256,7 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
                                                                    [](const RewardRow *row) { return row != nullptr; }));
     rows = scoring.score(std::move(candidates), logged.rows);
     stopped = scoring.cut_short();
+    outcome.unanswered_at_stop = scoring.unanswered_at_stop();
     if (stopped)
       outcome.message = std::string("stopped by ") + first_stop_signal() + " before the end: " +
                         std::to_string(to_score - rows.size()) + " of " + std::to_string(to_score) +
@@ -327,14 +329,22 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "hpcreward-coordinator: cannot write %s: %s\n", hpcreward::kOutcomeFileName, failed.c_str());
   // Benchmark ranks wait for work until told to stop, whatever happened here.
   hpcreward::stop_bench_ranks(world_size);
+  // MPI_Finalize waits for every rank: forever for a quarantined one, and up to their task
+  // limit for ranks still busy with tasks a stop's grace did not cover (past a Slurm warning).
+  std::string why_abort;
   if (!outcome.lost_ranks.empty()) {
     std::string ranks;
     for (const auto &event : outcome.lost_ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(event.rank);
-    std::fprintf(stderr,
-                 "hpcreward-coordinator: ending the job with MPI_Abort(%d), not MPI_Finalize, which would wait "
-                 "forever for quarantined rank%s %s (the log is closed, %s written)\n",
-                 outcome.exit_code, outcome.lost_ranks.size() == 1 ? "" : "s", ranks.c_str(),
-                 hpcreward::kOutcomeFileName);
+    why_abort = "MPI_Finalize would wait forever for quarantined rank" +
+                std::string(outcome.lost_ranks.size() == 1 ? " " : "s ") + ranks;
+  } else if (outcome.exit_code == hpcreward::kExitStopped && outcome.unanswered_at_stop > 0) {
+    why_abort = "MPI_Finalize would wait for ranks still busy with " + std::to_string(outcome.unanswered_at_stop) +
+                " task(s) the stop's grace did not cover";
+  }
+  if (!why_abort.empty()) {
+    std::fprintf(stderr, "hpcreward-coordinator: ending the job with MPI_Abort(%d), not MPI_Finalize: %s (the log is "
+                         "closed, %s written)\n",
+                 outcome.exit_code, why_abort.c_str(), hpcreward::kOutcomeFileName);
     std::fflush(stdout);
     std::fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, outcome.exit_code);

@@ -83,8 +83,9 @@ constexpr const char *kExitCodesHelp =
     "  3   no benchmark rank left (\"no_ranks\"): every rank of a kind with work left was quarantined\n"
     "  75  stopped before the end (\"stopped\"): SIGUSR1 (Slurm's time-limit warning or preemption),\n"
     "      in file mode also SIGTERM/SIGINT; requeue the job, or rerun with --resume\n"
-    "When a rank was quarantined the coordinator ends the job with MPI_Abort(exit code) after the\n"
-    "log is closed and the outcome file written (MPI_Finalize would wait for that rank forever).\n";
+    "When a rank was quarantined (or a stop's grace ended with tasks still out on ranks) the\n"
+    "coordinator ends the job with MPI_Abort(exit code) after the log is closed and the outcome\n"
+    "file written: MPI_Finalize would wait for those ranks (forever, or up to their task limit).\n";
 
 }  // namespace
 

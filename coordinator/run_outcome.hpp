@@ -31,6 +31,9 @@ struct RunOutcome {
   std::size_t rows_in_log = 0;     // rows in the log at the end, earlier runs' included
   std::size_t rows_written = 0;    // rows this run wrote
   std::vector<RankEventRecord> lost_ranks;  // ranks this run quarantined
+  // Tasks still out on ranks when a stop's grace ended (not in the file): those ranks finish
+  // them (up to their task limit) before they read the stop, so MPI_Finalize would wait.
+  std::size_t unanswered_at_stop = 0;
 };
 
 // "complete", "stopped", "no_ranks", "error" or "config_error", by exit code.

@@ -356,6 +356,7 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
              candidates[begin].batch_id + (left == 1 ? " has" : " have") + " no row (a resume scores " +
              (left == 1 ? "it" : "them") + ")");
         cut_short_ = true;
+        unanswered_at_stop_ = scheduler.running();
         break;
       }
     } else {

@@ -102,6 +102,9 @@ class ScoringRun {
   bool cut_short() const { return cut_short_; }
   // A stop was requested (whether or not it cut anything short).
   bool stopping() const { return stopping_; }
+  // Tasks still out on (not quarantined) ranks when the stop's grace ended: those ranks are
+  // busy with them for up to their task limit before they read the stop.
+  std::size_t unanswered_at_stop() const { return unanswered_at_stop_; }
   // The ranks quarantined in this run, in order, as logged.
   const std::vector<RankEventRecord> &lost_ranks() const { return lost_; }
 
@@ -150,6 +153,7 @@ class ScoringRun {
   std::map<std::pair<int, std::int64_t>, std::string> abandoned_;
   bool stopping_ = false;
   bool cut_short_ = false;
+  std::size_t unanswered_at_stop_ = 0;
   Clock::time_point stop_deadline_;
   std::vector<RewardRow> rows_;
   std::size_t rows_in_log_ = 0;  // rows before this session plus rows_

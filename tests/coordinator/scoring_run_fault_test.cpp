@@ -257,6 +257,7 @@ TEST(ScoringRunFault, StopDrainsWithinTheGraceThenAResumeScoresExactlyTheRest) {
   EXPECT_TRUE(run.sink.rank_events.empty()) << "a stop is not a quarantine";
   EXPECT_TRUE(run.noted("stopping: no new tasks; waiting up to 5 s for the 1 task the ranks hold"));
   EXPECT_TRUE(run.noted("stopped: 4 candidates of batch b1 have no row"));
+  EXPECT_EQ(scoring.unanswered_at_stop(), 1u) << "rank 2 is still busy with x1";
 
   // The restart: the state rebuilt from the log, all ranks answering.
   std::vector<ArchiveRecord> missing;
@@ -293,6 +294,7 @@ TEST(ScoringRunFault, StopWaitsForATaskAnsweredWithinTheGraceAndLogsIt) {
   EXPECT_EQ(run.sink.rows[0].candidate_id, "c0");
   EXPECT_EQ(run.sink.rows[1].candidate_id, "c1") << "the answer that came within the grace is logged";
   EXPECT_EQ(run.transport.sent.size(), 2u) << "nothing is sent once the stop came";
+  EXPECT_EQ(scoring.unanswered_at_stop(), 0u);
 }
 
 TEST(ScoringRunFault, StopBeforeTheRunStartsScoresNothing) {
