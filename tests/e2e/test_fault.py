@@ -5,6 +5,8 @@
   candidate, the quarantine in /rank_events and an outcome file that says "complete".
 - SIGUSR1 to the coordinator mid-run stops it for a requeue: exit 75, outcome "stopped";
   the same command with --resume completes, every candidate logged exactly once.
+- In serve mode SIGUSR1 refuses new batches (503, retry after the restart), finishes or fails
+  the rest, exits 75; after a restart with --resume a retry is answered, each candidate once.
 
 Only processes this test started are signalled: the rank's pid comes from its own "ready"
 line on the stderr of the local.sh this test runs, and is checked to descend from it (and,
@@ -210,3 +212,54 @@ def test_sigusr1_stops_for_a_requeue_and_resume_completes(tmp_path):
     assert collections.Counter(row["candidate_id"] for row in rows) == collections.Counter(ids), \
         "every candidate exactly once across the two runs"
     assert events == []
+
+
+def test_serve_mode_sigusr1_exits_75_and_a_retry_after_the_restart_is_answered(tmp_path):
+    from corpus import GOOD_IKJ
+    from test_serve import Coordinator, read_rows
+
+    config = tmp_path / "coordinator.ini"
+    config.write_text("rank-deadline-margin-s = 3\nstop-grace-s = 30\n")
+    run_dir = tmp_path / "run"
+    first = {"batch_id": "a", "wait": False,
+             "candidates": [{"id": f"g{i}", "problem": "dgemm-256", "source": GOOD_IKJ} for i in range(4)]}
+    second = {"batch_id": "b", "wait": True,
+              "candidates": [{"id": "h0", "problem": "dgemm-256", "source": GOOD_IKJ}]}
+    coordinator = Coordinator(run_dir, "--config", str(config))
+    try:
+        status, body = coordinator.request("POST", "/v1/batches", first)
+        assert status == 202, body
+        assert descends_from(coordinator.info["pid"], coordinator.process.pid)
+        os.kill(coordinator.info["pid"], signal.SIGUSR1)
+        # Refused at once (503: retry after the restart), or, when it slipped in before the
+        # coordinator saw the signal, failed with the same advice; never scored.
+        status, body = coordinator.request("POST", "/v1/batches", second)
+        assert (status == 503 and "requeue" in body["error"] and "retry after it restarts" in body["error"]) or \
+            (status == 500 and "retry it after the coordinator restarts" in body["error"]), (status, body)
+        output, _ = coordinator.process.communicate(timeout=150)
+    finally:
+        if coordinator.process.poll() is None:
+            coordinator.process.kill()
+            coordinator.process.communicate()
+    assert coordinator.process.returncode == 75, output
+    outcome = json.loads((run_dir / "coordinator.outcome.json").read_text())
+    assert outcome["outcome"] == "stopped" and "SIGUSR1" in outcome["message"], outcome
+    assert not (run_dir / "coordinator.json").exists(), "the rendezvous no longer points at a dead endpoint"
+    logged = [row["candidate_id"] for row in read_rows(run_dir / "rewards.h5")]
+    assert "h0" not in logged and set(logged) <= {"g0", "g1", "g2", "g3"}, logged
+
+    restarted = Coordinator(run_dir, "--config", str(config), "--resume")
+    try:
+        status, body = restarted.request("POST", "/v1/batches", dict(first, wait=True))
+        assert status == 200 and [r["id"] for r in body["results"]] == ["g0", "g1", "g2", "g3"], body
+        status, body = restarted.request("POST", "/v1/batches", second)
+        assert status == 200 and body["results"][0]["status"] == "ok", body
+        code, output = restarted.stop()
+    finally:
+        if restarted.process.poll() is None:
+            restarted.process.kill()
+            restarted.process.communicate()
+    assert code == 0, output
+    assert json.loads((run_dir / "coordinator.outcome.json").read_text())["outcome"] == "complete"
+    rows = [row["candidate_id"] for row in read_rows(run_dir / "rewards.h5")]
+    assert collections.Counter(rows) == collections.Counter(["g0", "g1", "g2", "g3", "h0"]), rows
