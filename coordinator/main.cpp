@@ -12,10 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <optional>
 
-#include "common/number_text.hpp"
 #include "coordinator/batch_registry.hpp"
 #include "coordinator/candidate_file.hpp"
 #include "coordinator/http_endpoint.hpp"
@@ -89,6 +87,7 @@ ServeEnd serve(const CoordinatorOptions &options, const CandidateDefaults &defau
   write_token_file(token_file, config.token);
 
   HttpEndpoint endpoint(registry, config);
+  install_stop_signals();
   const int port = endpoint.start(options.listen_host, options.listen_port);
   const std::string url = endpoint_url(options.listen_host, port);
   write_rendezvous(options.out, url, token_file, static_cast<long>(getpid()));
@@ -101,7 +100,7 @@ ServeEnd serve(const CoordinatorOptions &options, const CandidateDefaults &defau
     }
   } remove_rendezvous{rendezvous};
   print_line("serving " + url + " (token in " + token_file.string() + ", rendezvous " + rendezvous.string() +
-             "); SIGTERM or SIGINT stops it, SIGUSR1 stops it for a requeue");
+             "); SIGTERM or SIGINT stops it");
 
   ServeHooks hooks;
   hooks.score = [&](QueuedBatch &batch) { return scoring.score_one_batch(std::move(batch.candidates), batch.logged); };
@@ -113,26 +112,6 @@ ServeEnd serve(const CoordinatorOptions &options, const CandidateDefaults &defau
   endpoint.stop();
   print_line("stopped: " + std::to_string(registry.batches()) + " batches answered");
   return end;
-}
-
-// One line per rank kind and task limit: the deadlines the ranks are held to.
-void print_rank_deadlines(const std::vector<RankInfo> &ranks, double margin_s) {
-  std::map<std::pair<std::string, double>, std::vector<int>> groups;
-  for (const RankInfo &info : ranks) {
-    if (info.task_limit_s <= 0)
-      print_line("note: rank " + std::to_string(info.rank) + " reported no task limit (an older hpcreward-bench): "
-                 "it has no answer deadline and is never quarantined");
-    else
-      groups[{info.kind, info.task_limit_s}].push_back(info.rank);
-  }
-  for (const auto &[group, members] : groups) {
-    std::string list;
-    for (int rank : members) list += (list.empty() ? "" : ",") + std::to_string(rank);
-    print_line("deadline: " + group.first + " rank" + (members.size() == 1 ? " " : "s ") + list +
-               " must answer within " + seconds_text(group.second + margin_s) + " (task limit " +
-               seconds_text(group.second) + " + margin " + seconds_text(margin_s) +
-               ") while holding tasks, or be quarantined");
-  }
 }
 
 int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
@@ -187,15 +166,6 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
   context.seed = options.seed;
   context.rank_deadline_margin_s = options.rank_deadline_margin_s;
   context.stop_grace_s = options.stop_grace_s;
-  BatchRegistry registry;  // serve mode only
-  if (options.serve)  // SIGTERM/SIGINT finish the accepted batches; SIGUSR1 stops for a requeue
-    context.stop_requested = [&registry] {
-      if (!requeue_requested()) return false;
-      close_for_requeue(registry);  // new requests hear 503 at once, not after the grace
-      return true;
-    };
-  else
-    context.stop_requested = [] { return requeue_requested() || finish_requested(); };
 
   std::vector<ArchiveRecord> missing_archive;
   SqdState sqd = options.resume
@@ -224,6 +194,15 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
   if (options.resume)
     std::printf("resume: the log holds %zu rows, %zu stage events; their candidates are not scored again\n%s",
                 logged.rows.size(), logged.events.size(), format_sqd_state(sqd).c_str());
+  BatchRegistry registry;              // serve mode only
+  if (options.serve)  // SIGTERM/SIGINT finish the accepted batches; SIGUSR1 stops for a requeue
+    context.stop_requested = [&registry] {
+      if (!requeue_requested()) return false;
+      close_for_requeue(registry);  // new requests hear 503 at once, not after the grace
+      return true;
+    };
+  else
+    context.stop_requested = [] { return requeue_requested() || finish_requested(); };
   std::vector<RewardRow> served_rows;  // serve mode: the rows written now
   ScoringRun scoring(
       transport, sink, options.rewards, sqd, context,
@@ -242,7 +221,7 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
         print_line("quarantined: rank " + std::to_string(event.rank) + " on " + event.host + ": " + event.reason);
       },
       print_line);
-  print_rank_deadlines(ranks, options.rank_deadline_margin_s);
+  for (const std::string &line : format_rank_deadlines(ranks, options.rank_deadline_margin_s)) print_line(line);
   std::vector<RewardRow> rows;
   bool stopped = false;
   if (options.serve) {

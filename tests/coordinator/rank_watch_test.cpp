@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "coordinator/run_report.hpp"
+
 namespace hpcreward {
 namespace {
 
@@ -86,6 +88,21 @@ TEST(RankWatch, AQuarantinedRankIsOutForGood) {
   EXPECT_EQ(watch.next_deadline(), at(4)) << "rank 2's deadline is next";
   EXPECT_EQ(overdue_ranks(watch, 4), std::vector<int>{2});
   EXPECT_EQ(watch.quarantined_ranks(), std::set<int>{1});
+}
+
+TEST(RankDeadlines, OneLinePerKindAndLimitAndANoteForRanksWithoutOne) {
+  std::vector<RankInfo> ranks(4);
+  for (int i = 0; i < 4; ++i) ranks[i].rank = i + 1;
+  ranks[0].task_limit_s = ranks[1].task_limit_s = 100;
+  ranks[2].kind = "gpu";
+  ranks[2].task_limit_s = 300;
+  const std::vector<std::string> lines = format_rank_deadlines(ranks, 60);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], "note: rank 4 reported no task limit (an older hpcreward-bench): it has no answer deadline "
+                      "and is never quarantined");
+  EXPECT_EQ(lines[1], "deadline: cpu ranks 1,2 must answer within 160 s (task limit 100 s + margin 60 s) while "
+                      "holding tasks, or be quarantined");
+  EXPECT_EQ(lines[2].rfind("deadline: gpu rank 3 must answer within 360 s", 0), 0u) << lines[2];
 }
 
 }  // namespace
