@@ -266,6 +266,9 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
 }  // namespace hpcreward
 
 int main(int argc, char **argv) {
+  // First: SIGUSR1's default action would kill the coordinator and lose the stop for a requeue
+  // (MPI_Init installs no handler for it, SIGTERM or SIGINT).
+  hpcreward::install_stop_signals();
   MPI_Init(&argc, &argv);
   int rank = 0, world_size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -274,8 +277,6 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "hpcreward-coordinator must be rank 0 (it is rank %d)\n", rank);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-  // Now: SIGUSR1's default action would kill the coordinator and lose the stop for a requeue.
-  hpcreward::install_stop_signals();
   hpcreward::RunOutcome outcome;
   std::optional<std::filesystem::path> out_dir = hpcreward::out_directory_argument(argc, argv);
   bool help = false;
