@@ -266,10 +266,11 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
 }  // namespace hpcreward
 
 int main(int argc, char **argv) {
-  // First: SIGUSR1's default action would kill the coordinator and lose the stop for a requeue
-  // (MPI_Init installs no handler for it, SIGTERM or SIGINT).
+  // First: SIGUSR1's default action would kill the coordinator and lose the stop for a requeue;
+  // again after MPI_Init, in case an MPI library replaces a handler there.
   hpcreward::install_stop_signals();
   MPI_Init(&argc, &argv);
+  hpcreward::install_stop_signals();
   int rank = 0, world_size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
