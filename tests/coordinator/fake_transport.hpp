@@ -28,18 +28,16 @@ inline Clock::duration seconds(double s) {
 }
 
 // Answers with a measurement chosen by the candidate id ("bad..." is a wrong answer,
-// "...omp..." detected as OpenMP, GFLOPS from `gflops` or 3.5) and checks the slot rule for
-// ranks with one slot.
+// "...omp..." detected as OpenMP, GFLOPS from `gflops` or 3.5) and checks that no rank gets
+// a second task while it holds one (CPU ranks: one slot).
 class FakeTransport : public BenchTransport {
  public:
   static constexpr double kNever = std::numeric_limits<double>::infinity();
   static constexpr double kGiveUpAfterS = 1e5;
 
   void send_task(int rank, const BenchTask &task) override {
-    if (!multi_slot.count(rank)) {
-      EXPECT_EQ(busy_.count(rank), 0u) << "rank " << rank << " got a second task";
-      busy_[rank] = task.sequence;
-    }
+    EXPECT_EQ(busy_.count(rank), 0u) << "rank " << rank << " got a second task";
+    busy_[rank] = task.sequence;
     sent.push_back(task);
     sent_to.push_back(rank);
     double after = answer_after_s.count(rank) ? answer_after_s[rank] : 0.001;
@@ -105,7 +103,6 @@ class FakeTransport : public BenchTransport {
   Clock::time_point now{};               // virtual time, from 0
   std::map<int, double> answer_after_s;  // per rank; kNever: silent; default 1 ms
   std::map<int, int> silent_after;       // per rank: answers this many tasks, then no more
-  std::map<int, bool> multi_slot;        // ranks that hold several tasks (no one-task check)
   std::vector<BenchTask> sent;
   std::vector<int> sent_to;
   std::map<std::string, double> gflops;  // by candidate id; 3.5 otherwise
