@@ -129,6 +129,11 @@ std::string bench_usage() {
   return text.str();
 }
 
+double task_time_limit_s(const BenchOptions &options) {
+  if (options.gpu.enabled) return options.gpu.compile_timeout_s + options.gpu.run_timeout_s;
+  return options.compile_timeout_s + options.run_timeout_s + kTaskCheckAllowanceS;
+}
+
 std::filesystem::path runner_next_to_executable(const std::string &name) {
   std::error_code error;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);

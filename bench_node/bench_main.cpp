@@ -2,7 +2,9 @@
 // every task it is sent until it is told to stop. Waits poll with sleeps (mpi_channel),
 // so an idle rank never spins a core that a timed candidate needs.
 #include <mpi.h>
+#include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -23,6 +25,7 @@
 #include "common/messages_json.hpp"
 #include "common/mpi_channel.hpp"
 #include "common/mpi_tags.hpp"
+#include "common/number_text.hpp"
 
 namespace hpcreward {
 namespace {
@@ -140,6 +143,7 @@ int run(int argc, char **argv) {
   }
 #endif
   RankInfo info = collect_rank_info(rank, options.cc, options.no_avx512);
+  info.task_limit_s = task_time_limit_s(options);
   PeakGflops peak;
   if (options.peak_margin > 0) {
     peak = measure_blas_peak(static_cast<int>(placement.cpus.size()));
@@ -147,8 +151,9 @@ int run(int argc, char **argv) {
     info.peak_gflops_f32 = peak.f32;
   }
   mpi_send_json(nlohmann::json(info), 0, kTagHello);
-  std::fprintf(stderr, "[bench %d] ready on %s: CPUs %s%s, %s, %s, peak %.1f/%.1f GFLOPS (f64/f32), %s\n",
-               rank, info.host.c_str(),
+  std::fprintf(stderr, "[bench %d] ready on %s (pid %ld, task limit %s s): CPUs %s%s, %s, %s, peak %.1f/%.1f "
+               "GFLOPS (f64/f32), %s\n",
+               rank, info.host.c_str(), static_cast<long>(getpid()), number_text(info.task_limit_s).c_str(),
                describe_cpus(placement.cpus).c_str(),
                placement.changed ? " (this rank's share of the node)"
                : placement.exclusive ? "" : " (shared with other ranks: timings will interfere)",
@@ -167,6 +172,12 @@ int run(int argc, char **argv) {
 }  // namespace hpcreward
 
 int main(int argc, char **argv) {
+  // srun forwards SIGUSR1 (Slurm's time-limit warning, meant for the coordinator, which stops
+  // the run for a requeue) and SIGUSR2 (the job scripts' "the trainer is done", also the
+  // coordinator's) to every task; their default action would kill this rank mid-task.
+  // Before MPI_Init, so no window is left. Children keep them ignored (child_process.cpp).
+  std::signal(SIGUSR1, SIG_IGN);
+  std::signal(SIGUSR2, SIG_IGN);
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {  // without MPI, so it works outside mpirun

@@ -106,11 +106,15 @@ struct ChildPlan {  // everything the child needs, prepared before fork
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != plan.parent) ::_exit(127);
   // Handlers are reset by execve, ignored signals are not; the rank's mask is inherited.
+  // SIGUSR1 and SIGUSR2 keep the rank's disposition: a rank ignores them (the job scripts'
+  // stop signals, which proctrack/cgroup delivers to every process of the step), and a compiler or
+  // candidate killed by it would be logged as a failure it did not cause. Candidates cannot
+  // change it back (the seccomp filter allows rt_sigaction only for glibc's own signals).
   struct sigaction default_action;
   ::memset(&default_action, 0, sizeof default_action);
   default_action.sa_handler = SIG_DFL;
   for (int sig = 1; sig < NSIG; ++sig)
-    if (sig != SIGKILL && sig != SIGSTOP) ::sigaction(sig, &default_action, nullptr);
+    if (sig != SIGKILL && sig != SIGSTOP && sig != SIGUSR1 && sig != SIGUSR2) ::sigaction(sig, &default_action, nullptr);
   sigset_t empty;
   ::sigemptyset(&empty);
   ::sigprocmask(SIG_SETMASK, &empty, nullptr);

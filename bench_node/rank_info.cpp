@@ -1,18 +1,13 @@
 #include "bench_node/rank_info.hpp"
 
-#include <unistd.h>
-
 #include "bench_node/compiler.hpp"
 #include "bench_node/cpu_affinity.hpp"
 #include "bench_node/reference_gemm.hpp"
+#include "common/node_name.hpp"
 
 namespace hpcreward {
 
-std::string host_name() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "unknown";
-  return name;
-}
+std::string host_name() { return node_name(); }
 
 bool cpu_supports_avx512() {
   __builtin_cpu_init();

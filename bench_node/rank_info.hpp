@@ -6,6 +6,7 @@
 
 namespace hpcreward {
 
+// The node's name: SLURMD_NODENAME under Slurm, else the host name (common/node_name.hpp).
 std::string host_name();
 
 // The CPU runs AVX-512F code: the instructions exist and the OS saves the zmm state

@@ -10,6 +10,28 @@ void mpi_send_json(const nlohmann::json &body, int destination, int tag) {
   MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, destination, tag, MPI_COMM_WORLD);
 }
 
+PendingSends::~PendingSends() {
+  progress();
+  for (Send &send : sends_) static_cast<void>(send.text.release());
+}
+
+void PendingSends::send(const nlohmann::json &body, int destination, int tag) {
+  progress();
+  Send send{std::make_unique<std::string>(body.dump()), MPI_REQUEST_NULL};
+  MPI_Isend(send.text->data(), static_cast<int>(send.text->size()), MPI_CHAR, destination, tag, MPI_COMM_WORLD,
+            &send.request);
+  sends_.push_back(std::move(send));
+}
+
+std::size_t PendingSends::progress() {
+  std::erase_if(sends_, [](Send &send) {
+    int done = 0;
+    MPI_Test(&send.request, &done, MPI_STATUS_IGNORE);
+    return done != 0;
+  });
+  return sends_.size();
+}
+
 std::optional<Envelope> mpi_receive_json(int source, int tag, std::chrono::milliseconds timeout,
                                          std::chrono::microseconds poll) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;

@@ -25,6 +25,8 @@ std::string batch_fingerprint(const std::vector<CandidateIdentity> &candidates) 
 
 namespace {
 
+constexpr const char *kStoppingMessage = "the coordinator is stopping and takes no new batches";
+
 // Pairs the batch's candidates with the log's rows of this batch (a row per id, in order).
 // Returns why they do not belong together, or "" with `matched` filled.
 std::string match_logged(const std::vector<PreparedCandidate> &candidates,
@@ -98,11 +100,11 @@ SubmitOutcome BatchRegistry::submit(const std::string &batch_id, const std::stri
       finished_.notify_all();
       return {SubmitOutcome::existing, ""};
     }
-    if (closed_) return {SubmitOutcome::closed, "the coordinator is stopping and takes no new batches"};
+    if (closed_) return {SubmitOutcome::closed, closed_message()};
     entry.logged = std::move(matched);
     restored_.erase(it);
   } else if (closed_) {
-    return {SubmitOutcome::closed, "the coordinator is stopping and takes no new batches"};
+    return {SubmitOutcome::closed, closed_message()};
   }
   entry.candidates = std::move(candidates);
   entries_.emplace(batch_id, std::move(entry));
@@ -118,6 +120,7 @@ BatchSnapshot BatchRegistry::snapshot_locked(const std::string &batch_id, const 
   snapshot.done = entry.done;
   snapshot.total = entry.total;
   snapshot.error = entry.error;
+  snapshot.retry_later = entry.retry_later;
   if (entry.state == BatchState::done) snapshot.results = entry.results;
   return snapshot;
 }
@@ -192,10 +195,42 @@ void BatchRegistry::fail_all(const std::string &error) {
   queue_changed_.notify_all();
 }
 
-void BatchRegistry::close() {
+std::size_t BatchRegistry::fail_queued(const std::string &error) {
+  std::lock_guard lock(mutex_);
+  std::size_t failed = 0;
+  for (const std::string &batch_id : queue_) {
+    Entry &entry = entries_.at(batch_id);
+    entry.state = BatchState::failed;
+    entry.error = error;
+    entry.retry_later = true;
+    entry.candidates.clear();
+    ++failed;
+  }
+  queue_.clear();
+  finished_.notify_all();
+  return failed;
+}
+
+void BatchRegistry::fail_running(const std::string &error) {
+  std::lock_guard lock(mutex_);
+  if (running_.empty()) return;
+  Entry &entry = entries_.at(running_);
+  entry.state = BatchState::failed;
+  entry.error = error;
+  entry.retry_later = true;
+  running_.clear();
+  finished_.notify_all();
+}
+
+void BatchRegistry::close(const std::string &reason) {
   std::lock_guard lock(mutex_);
   closed_ = true;
+  if (!reason.empty()) closed_reason_ = reason;
   queue_changed_.notify_all();
+}
+
+std::string BatchRegistry::closed_message() const {
+  return closed_reason_.empty() ? kStoppingMessage : closed_reason_;
 }
 
 bool BatchRegistry::is_closed() const {

@@ -41,6 +41,7 @@ struct BatchSnapshot {
   std::size_t total = 0;
   std::vector<RewardRow> results;  // in the candidates' order, once done
   std::string error;               // why it failed (state failed)
+  bool retry_later = false;        // failed by a stop for a requeue: send it again after the restart
 };
 
 struct SubmitOutcome {
@@ -83,7 +84,13 @@ class BatchRegistry {
   void complete(const std::string &batch_id, std::vector<RewardRow> rows);
   // Scoring broke: every batch not done fails with `error`, and no new batch is taken.
   void fail_all(const std::string &error);
-  void close();  // no new batches from now on (queued and running ones still finish)
+  // Every queued batch (not the running one) fails with `error`; returns how many.
+  std::size_t fail_queued(const std::string &error);
+  // The running batch fails with `error` (a stop cut it short).
+  void fail_running(const std::string &error);
+  // No new batches from now on (queued and running ones still finish). A submit is refused
+  // with `reason`, or a plain "stopping" message when it is empty. Safe to call again.
+  void close(const std::string &reason = "");
   bool is_closed() const;
   bool idle() const;  // nothing queued, nothing running
 
@@ -105,8 +112,10 @@ class BatchRegistry {
     std::vector<RewardRow> logged;
     std::vector<RewardRow> results;
     std::string error;
+    bool retry_later = false;
   };
   BatchSnapshot snapshot_locked(const std::string &batch_id, const Entry &entry) const;
+  std::string closed_message() const;  // with the mutex held
 
   mutable std::mutex mutex_;
   std::condition_variable queue_changed_;
@@ -117,6 +126,7 @@ class BatchRegistry {
   std::deque<std::string> queue_;
   std::string running_;
   bool closed_ = false;
+  std::string closed_reason_;
 };
 
 }  // namespace hpcreward

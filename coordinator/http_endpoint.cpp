@@ -309,8 +309,9 @@ void HttpEndpoint::install_routes() {
     std::optional<BatchSnapshot> snapshot =
         request.wait ? registry_.wait(request.batch_id) : registry_.snapshot(request.batch_id);
     if (!snapshot) return send_error(response, 500, "batch " + request.batch_id + " vanished");
-    if (snapshot->state == BatchState::failed)
-      return send_error(response, 500, "scoring batch " + request.batch_id + " failed: " + snapshot->error);
+    if (snapshot->state == BatchState::failed)  // 503: the client sends it again after the restart
+      return send_error(response, snapshot->retry_later ? 503 : 500,
+                        "scoring batch " + request.batch_id + " failed: " + snapshot->error);
     if (rewards_only) {
       json rewards = json::array();
       for (const RewardRow &row : snapshot->results) rewards.push_back(row.reward);

@@ -11,6 +11,7 @@ class LogSink : public RowSink {
   void append(const RewardRow &row, std::string_view source) override { writer_.append(row, source); }
   void append_event(const StageEventRecord &event) override { writer_.append_event(event); }
   void append_archive(const ArchiveRecord &record) override { writer_.append_archive(record); }
+  void append_rank_event(const RankEventRecord &event) override { writer_.append_rank_event(event); }
 
  private:
   RewardLogWriter &writer_;

@@ -1,14 +1,18 @@
 // hpcreward-coordinator: rank 0. Reads candidates (a file, or with --serve batches that
 // trainers send over HTTP), scores them batch by batch on the benchmark ranks (every other
 // rank of the MPI world runs hpcreward-bench), moves each problem up the stage ladder and
-// writes OUT/rewards.h5 (or goes on with it: --resume).
+// writes OUT/rewards.h5 (or goes on with it: --resume). Ranks that stop answering are
+// quarantined (rank_watch.hpp); SIGUSR1 stops the run for a requeue (exit 75); every exit
+// writes OUT/coordinator.outcome.json (run_outcome.hpp).
 #include <mpi.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "coordinator/batch_registry.hpp"
 #include "coordinator/candidate_file.hpp"
@@ -19,9 +23,11 @@
 #include "coordinator/problem_support.hpp"
 #include "coordinator/provenance_builder.hpp"
 #include "coordinator/rendezvous.hpp"
+#include "coordinator/run_outcome.hpp"
 #include "coordinator/run_report.hpp"
 #include "coordinator/scoring_run.hpp"
 #include "coordinator/serve_loop.hpp"
+#include "coordinator/stop_signals.hpp"
 #include "results/summary.hpp"
 
 namespace hpcreward {
@@ -59,8 +65,9 @@ void check_host_support(const SqdState &state) {
   }
 }
 
-// Serve mode: the endpoint on its own threads, scoring here until SIGTERM/SIGINT.
-void serve(const CoordinatorOptions &options, const CandidateDefaults &defaults, const RunCapabilities &run,
+// Serve mode: the endpoint on its own threads, scoring here until SIGTERM/SIGINT (or a
+// requeue: SIGUSR1). Returns how serving ended.
+ServeEnd serve(const CoordinatorOptions &options, const CandidateDefaults &defaults, const RunCapabilities &run,
            BatchRegistry &registry, ScoringRun &scoring, const SqdState &sqd, const std::vector<RewardRow> &logged) {
   if (options.resume) {
     const std::size_t batches = restore_logged_batches(registry, logged);
@@ -105,12 +112,14 @@ void serve(const CoordinatorOptions &options, const CandidateDefaults &defaults,
   hooks.drained = [&](const std::vector<std::string> &problems) { scoring.finish(problems); };
   hooks.stages = [&] { return sqd.stages(); };
   hooks.note = print_line;
-  run_serve_loop(registry, hooks, stop_requested);
+  hooks.cut_short = [&] { return scoring.cut_short(); };
+  const ServeEnd end = run_serve_loop(registry, hooks, finish_requested, requeue_requested);
   endpoint.stop();
   print_line("stopped: " + std::to_string(registry.batches()) + " batches answered");
+  return end;
 }
 
-int run(CoordinatorOptions options, int world_size) {
+int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
   if (world_size < 2)
     throw std::runtime_error("no benchmark ranks: start hpcreward-bench beside the coordinator "
                              "(jobs/local.sh does this)");
@@ -125,6 +134,7 @@ int run(CoordinatorOptions options, int world_size) {
     logged = read_logged_run(log_path);
     // The same seed again: a candidate scored now gets the inputs it would have got before.
     options.seed = std::stoull(logged.provenance.seed);
+    outcome.rows_in_log = logged.rows.size();
   }
   std::filesystem::create_directories(options.out);
   std::ofstream(options.out / "coordinator.pid") << getpid() << "\n";
@@ -159,6 +169,8 @@ int run(CoordinatorOptions options, int world_size) {
   }
   context.host = this_host();
   context.seed = options.seed;
+  context.rank_deadline_margin_s = options.rank_deadline_margin_s;
+  context.stop_grace_s = options.stop_grace_s;
 
   std::vector<ArchiveRecord> missing_archive;
   SqdState sqd = options.resume
@@ -188,6 +200,14 @@ int run(CoordinatorOptions options, int world_size) {
     std::printf("resume: the log holds %zu rows, %zu stage events; their candidates are not scored again\n%s",
                 logged.rows.size(), logged.events.size(), format_sqd_state(sqd).c_str());
   BatchRegistry registry;              // serve mode only
+  if (options.serve)  // SIGTERM/SIGINT finish the accepted batches; SIGUSR1 stops for a requeue
+    context.stop_requested = [&registry] {
+      if (!requeue_requested()) return false;
+      close_for_requeue(registry);  // new requests hear 503 at once, not after the grace
+      return true;
+    };
+  else
+    context.stop_requested = [] { return requeue_requested() || finish_requested(); };
   std::vector<RewardRow> served_rows;  // serve mode: the rows written now
   ScoringRun scoring(
       transport, sink, options.rewards, sqd, context,
@@ -196,49 +216,125 @@ int run(CoordinatorOptions options, int world_size) {
           registry.row_written(row.batch_id);
           served_rows.push_back(row);
         }
+        ++outcome.rows_written;
+        outcome.rows_in_log = logged.rows.size() + outcome.rows_written;
         print_line(format_progress_line(row, done, total));
       },
-      [](const StageEvent &event) { print_line(format_stage_event(event)); });
+      [](const StageEvent &event) { print_line(format_stage_event(event)); },
+      [&](const RankEventRecord &event) {
+        outcome.lost_ranks.push_back(event);
+        print_line("quarantined: rank " + std::to_string(event.rank) + " on " + event.host + ": " + event.reason);
+      },
+      print_line);
+  for (const std::string &line : format_rank_deadlines(ranks, options.rank_deadline_margin_s)) print_line(line);
   std::vector<RewardRow> rows;
+  bool stopped = false;
   if (options.serve) {
-    serve(options, defaults, run, registry, scoring, sqd, logged.rows);
+    stopped = serve(options, defaults, run, registry, scoring, sqd, logged.rows) == ServeEnd::requeue;
     rows = std::move(served_rows);
-  } else
+    outcome.unanswered_at_stop = scoring.unanswered_at_stop();
+  } else {
+    const std::vector<const RewardRow *> matched = match_logged(candidates, logged.rows);
+    const std::size_t to_score =
+        candidates.size() - static_cast<std::size_t>(std::count_if(matched.begin(), matched.end(),
+                                                                   [](const RewardRow *row) { return row != nullptr; }));
     rows = scoring.score(std::move(candidates), logged.rows);
+    stopped = scoring.cut_short();
+    outcome.unanswered_at_stop = scoring.unanswered_at_stop();
+    if (stopped)
+      outcome.message = std::string("stopped by ") + first_stop_signal() + " before the end: " +
+                        std::to_string(to_score - rows.size()) + " of " + std::to_string(to_score) +
+                        " candidates to score have no row; requeue the job or rerun with --resume";
+  }
   stop_bench_ranks(world_size);
 
   std::vector<RewardRow> all_rows = logged.rows;
   all_rows.insert(all_rows.end(), rows.begin(), rows.end());
   std::printf("\n%s\n%s", format_summary(all_rows).c_str(), format_sqd_state(sqd).c_str());
+  if (!outcome.lost_ranks.empty()) std::printf("\n%s", format_rank_events(outcome.lost_ranks).c_str());
   std::printf("reward log: %s (%zu rows, %zu written now)\n", log_path.c_str(), writer->rows(), rows.size());
-  return 0;
+  outcome.rows_in_log = writer->rows();
+  if (stopped) {
+    if (outcome.message.empty())
+      outcome.message = std::string("stopped by ") + first_stop_signal() +
+                        " for a requeue: batches not done were failed with \"retry\"; rerun with --resume";
+    print_line(outcome.message);
+    return kExitStopped;
+  }
+  outcome.message = options.serve ? std::string("serve mode stopped by ") + first_stop_signal() + ": " +
+                                        std::to_string(registry.batches()) + " batches answered"
+                                  : "every candidate has a row";
+  return kExitComplete;
 }
 
 }  // namespace
 }  // namespace hpcreward
 
 int main(int argc, char **argv) {
+  // First: SIGUSR1's default action would kill the coordinator and lose the stop for a requeue;
+  // again after MPI_Init, in case an MPI library replaces a handler there.
+  hpcreward::install_stop_signals();
   MPI_Init(&argc, &argv);
+  hpcreward::install_stop_signals();
   int rank = 0, world_size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-  int exit_code = 0;
   if (rank != 0) {
     std::fprintf(stderr, "hpcreward-coordinator must be rank 0 (it is rank %d)\n", rank);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
+  hpcreward::RunOutcome outcome;
+  std::optional<std::filesystem::path> out_dir = hpcreward::out_directory_argument(argc, argv);
+  bool help = false;
   try {
     auto options = hpcreward::parse_coordinator_options(argc, argv);
-    if (options) exit_code = hpcreward::run(std::move(*options), world_size);
+    help = !options;
+    if (options) {
+      out_dir = options->out;
+      hpcreward::remove_outcome_file(*out_dir);  // a stale one would tell the job script a past run's end
+      outcome.exit_code = hpcreward::run(std::move(*options), world_size, outcome);
+    } else {
+      outcome.exit_code = hpcreward::kExitComplete;
+    }
+  } catch (const hpcreward::NoRanksLeft &error) {
+    std::fprintf(stderr, "hpcreward-coordinator: %s\n", error.what());
+    outcome.exit_code = hpcreward::kExitNoRanks;
+    outcome.message = error.what();
   } catch (const std::invalid_argument &error) {
     std::fprintf(stderr, "hpcreward-coordinator: %s\n", error.what());
-    exit_code = 2;
+    outcome.exit_code = hpcreward::kExitConfigError;
+    outcome.message = error.what();
   } catch (const std::exception &error) {
     std::fprintf(stderr, "hpcreward-coordinator: error: %s\n", error.what());
-    exit_code = 1;
+    outcome.exit_code = hpcreward::kExitError;
+    outcome.message = error.what();
   }
+  // run() has closed the log (its writer is gone, however run() ended).
+  if (out_dir && !help)
+    if (const std::string failed = hpcreward::write_outcome_file(*out_dir, outcome); !failed.empty())
+      std::fprintf(stderr, "hpcreward-coordinator: cannot write %s: %s\n", hpcreward::kOutcomeFileName, failed.c_str());
   // Benchmark ranks wait for work until told to stop, whatever happened here.
   hpcreward::stop_bench_ranks(world_size);
+  // MPI_Finalize waits for every rank: forever for a quarantined one, and up to their task
+  // limit for ranks still busy with tasks a stop's grace did not cover (past a Slurm warning).
+  std::string why_abort;
+  if (!outcome.lost_ranks.empty()) {
+    std::string ranks;
+    for (const auto &event : outcome.lost_ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(event.rank);
+    why_abort = "MPI_Finalize would wait forever for quarantined rank" +
+                std::string(outcome.lost_ranks.size() == 1 ? " " : "s ") + ranks;
+  } else if (outcome.exit_code == hpcreward::kExitStopped && outcome.unanswered_at_stop > 0) {
+    why_abort = "MPI_Finalize would wait for ranks still busy with " + std::to_string(outcome.unanswered_at_stop) +
+                " task(s) the stop's grace did not cover";
+  }
+  if (!why_abort.empty()) {
+    std::fprintf(stderr, "hpcreward-coordinator: ending the job with MPI_Abort(%d), not MPI_Finalize: %s (the log is "
+                         "closed, %s written)\n",
+                 outcome.exit_code, why_abort.c_str(), hpcreward::kOutcomeFileName);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, outcome.exit_code);
+  }
   MPI_Finalize();
-  return exit_code;
+  return outcome.exit_code;
 }

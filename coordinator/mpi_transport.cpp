@@ -15,17 +15,16 @@ constexpr std::chrono::microseconds kPoll(2000);
 }  // namespace
 
 void MpiTransport::send_task(int rank, const BenchTask &task) {
-  mpi_send_json(nlohmann::json(task), rank, kTagTask);
+  sends_.send(nlohmann::json(task), rank, kTagTask);
 }
 
-BenchResult MpiTransport::receive_result() {
-  for (;;) {
-    auto envelope = mpi_receive_json(MPI_ANY_SOURCE, kTagResult, std::chrono::hours(1), kPoll);
-    if (!envelope) continue;
-    BenchResult result = envelope->body.get<BenchResult>();
-    result.rank = envelope->source;  // trust MPI, not the payload, for who sent it
-    return result;
-  }
+std::optional<BenchResult> MpiTransport::receive_result(std::chrono::milliseconds timeout) {
+  sends_.progress();
+  auto envelope = mpi_receive_json(MPI_ANY_SOURCE, kTagResult, timeout, kPoll);
+  if (!envelope) return std::nullopt;
+  BenchResult result = envelope->body.get<BenchResult>();
+  result.rank = envelope->source;  // trust MPI, not the payload, for who sent it
+  return result;
 }
 
 std::vector<RankInfo> gather_rank_info(int world_size, std::chrono::seconds timeout) {

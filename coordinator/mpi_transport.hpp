@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/messages.hpp"
+#include "common/mpi_channel.hpp"
 #include "coordinator/transport.hpp"
 
 namespace hpcreward {
@@ -11,7 +12,10 @@ namespace hpcreward {
 class MpiTransport : public BenchTransport {
  public:
   void send_task(int rank, const BenchTask &task) override;
-  BenchResult receive_result() override;
+  std::optional<BenchResult> receive_result(std::chrono::milliseconds timeout) override;
+
+ private:
+  PendingSends sends_;  // tasks go out with MPI_Isend: a stopped rank never takes a large one
 };
 
 // Collects the hello of every benchmark rank 1..world_size-1. Throws std::runtime_error

@@ -52,7 +52,14 @@ po::options_description describe_options() {
       ("max-source-bytes", po::value<std::size_t>()->default_value(kDefaultMaxSourceBytes),
        "larger sources are format_error")
       ("rank-start-timeout", po::value<int>()->default_value(120),
-       "seconds to wait for every benchmark rank to start");
+       "seconds to wait for every benchmark rank to start")
+      ("rank-deadline-margin-s", po::value<double>()->default_value(60),
+       "a benchmark rank that holds tasks and has not answered for its task limit (its compile and run "
+       "timeouts, from its hello) plus this many seconds is quarantined: no more work this run, its "
+       "tasks go to other ranks, its late answers are discarded, the event goes to /rank_events")
+      ("stop-grace-s", po::value<double>()->default_value(60),
+       "on SIGUSR1 (file mode also SIGTERM/SIGINT) no new task is sent and the ranks get this many "
+       "seconds to answer what they hold; then the log is closed and the coordinator exits 75");
   po::options_description rewards("Reward table (DESIGN.md); `ok` earns the measured GFLOPS");
   RewardTable defaults;
   for (Status status : kAllStatuses) {
@@ -71,7 +78,29 @@ std::string required(const po::variables_map &values, const char *key) {
   return values[key].as<std::string>();
 }
 
+constexpr const char *kExitCodesHelp =
+    "Exit codes (also in OUT/coordinator.outcome.json: exit_code, outcome, message, rows_in_log,\n"
+    "rows_written, lost_ranks, time; written atomically before every exit once OUT is known):\n"
+    "  0   complete: file mode, every candidate has a row; serve mode, stopped by SIGTERM/SIGINT\n"
+    "  1   error while running (outcome \"error\"); the log keeps every row written\n"
+    "  2   configuration error (\"config_error\"): options, config file, ladder, --resume vs the log\n"
+    "  3   no benchmark rank left (\"no_ranks\"): every rank of a kind with work left was quarantined\n"
+    "  75  stopped before the end (\"stopped\"): SIGUSR1 (Slurm's time-limit warning or preemption),\n"
+    "      in file mode also SIGTERM/SIGINT; requeue the job, or rerun with --resume\n"
+    "When a rank was quarantined (or a stop's grace ended with tasks still out on ranks) the\n"
+    "coordinator ends the job with MPI_Abort(exit code) after the log is closed and the outcome\n"
+    "file written: MPI_Finalize would wait for those ranks (forever, or up to their task limit).\n";
+
 }  // namespace
+
+std::optional<std::filesystem::path> out_directory_argument(int argc, const char *const *argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string argument = argv[i];
+    if (argument == "--out" && i + 1 < argc) return std::filesystem::path(argv[i + 1]);
+    if (argument.rfind("--out=", 0) == 0 && argument.size() > 6) return std::filesystem::path(argument.substr(6));
+  }
+  return std::nullopt;
+}
 
 std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char *const *argv) {
   const po::options_description description = describe_options();
@@ -92,7 +121,7 @@ std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char
     std::cout << "hpcreward-coordinator: rank 0 of an hpcreward run. Scores every candidate (of a\n"
                  "--candidates file, or sent by trainers with --serve) on the benchmark ranks of the\n"
                  "MPI world and writes OUT/rewards.h5.\n\n"
-              << description << "\n";
+              << description << "\n" << kExitCodesHelp;
     return std::nullopt;
   }
 
@@ -139,6 +168,11 @@ std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char
   options.max_source_bytes = values["max-source-bytes"].as<std::size_t>();
   options.rank_start_timeout_s = values["rank-start-timeout"].as<int>();
   if (options.rank_start_timeout_s <= 0) throw std::invalid_argument("--rank-start-timeout must be positive");
+  options.rank_deadline_margin_s = values["rank-deadline-margin-s"].as<double>();
+  if (!(options.rank_deadline_margin_s > 0))
+    throw std::invalid_argument("--rank-deadline-margin-s must be positive");
+  options.stop_grace_s = values["stop-grace-s"].as<double>();
+  if (!(options.stop_grace_s >= 0)) throw std::invalid_argument("--stop-grace-s must not be negative");
 
   nlohmann::json rewards = nlohmann::json::object();
   for (Status status : kAllStatuses) {
@@ -159,6 +193,8 @@ std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char
                      {"max_request_bytes", options.max_request_bytes},
                      {"max_batch_candidates", options.max_batch_candidates},
                      {"tls_cert", options.tls.cert.string()}, {"tls_key", options.tls.key.string()},
+                     {"rank_deadline_margin_s", options.rank_deadline_margin_s},
+                     {"stop_grace_s", options.stop_grace_s},
                      {"ladder_config", nlohmann::json::parse(options.ladder_json)}};
   return options;
 }

@@ -32,6 +32,8 @@ struct CoordinatorOptions {
   std::uint64_t seed = 0;
   std::size_t max_source_bytes = 0;
   int rank_start_timeout_s = 0;
+  double rank_deadline_margin_s = 60;  // a silent rank's deadline: its task limit + this
+  double stop_grace_s = 60;            // a stop waits this long for the tasks the ranks hold
   RewardTable rewards;
   nlohmann::json as_json;  // every option, for the log's provenance
 };
@@ -39,5 +41,9 @@ struct CoordinatorOptions {
 // Parses argv (and --config FILE). Returns nullopt after printing --help. Throws
 // std::invalid_argument with a message that says what to fix on bad options.
 std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char *const *argv);
+
+// The run directory named on the command line (--out DIR or --out=DIR), read without the
+// rest: where a configuration error's coordinator.outcome.json goes when parsing fails.
+std::optional<std::filesystem::path> out_directory_argument(int argc, const char *const *argv);
 
 }  // namespace hpcreward

@@ -1,13 +1,13 @@
 #include "coordinator/provenance_builder.hpp"
 
 #include <mpi.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <ctime>
 
 #include "common/git_revision.hpp"
 #include "common/messages_json.hpp"
+#include "common/node_name.hpp"
 
 namespace hpcreward {
 namespace {
@@ -32,11 +32,7 @@ std::string mpi_library_version() {
 
 }  // namespace
 
-std::string this_host() {
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  return name;
-}
+std::string this_host() { return node_name(); }
 
 Provenance build_provenance(const CoordinatorOptions &options, const std::vector<RankInfo> &ranks) {
   Provenance provenance;

@@ -1,6 +1,6 @@
 #pragma once
-// Where scored rows, stage events and archive changes go: the HDF5 reward log in
-// production, vectors in tests.
+// Where scored rows, stage events, archive changes and rank events go: the HDF5 reward log
+// in production, vectors in tests.
 #include <string_view>
 
 #include "results/log_records.hpp"
@@ -15,6 +15,8 @@ class RowSink {
   virtual void append(const RewardRow &row, std::string_view source) = 0;
   virtual void append_event(const StageEventRecord &event) = 0;
   virtual void append_archive(const ArchiveRecord &record) = 0;
+  // A benchmark rank was quarantined (/rank_events).
+  virtual void append_rank_event(const RankEventRecord &event) = 0;
 };
 
 }  // namespace hpcreward

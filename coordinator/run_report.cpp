@@ -2,6 +2,9 @@
 
 #include <cstdio>
 #include <map>
+#include <utility>
+
+#include "common/number_text.hpp"
 
 namespace hpcreward {
 
@@ -44,6 +47,28 @@ std::string format_sqd_state(const SqdState &state) {
             " niches in " + std::to_string(stages) + " stages\n";
   }
   return text;
+}
+
+std::vector<std::string> format_rank_deadlines(const std::vector<RankInfo> &ranks, double margin_s) {
+  std::vector<std::string> lines;
+  std::map<std::pair<std::string, double>, std::vector<int>> groups;
+  for (const RankInfo &info : ranks) {
+    if (info.task_limit_s <= 0)
+      lines.push_back("note: rank " + std::to_string(info.rank) +
+                      " reported no task limit (an older hpcreward-bench): it has no answer deadline and is never "
+                      "quarantined");
+    else
+      groups[{info.kind, info.task_limit_s}].push_back(info.rank);
+  }
+  for (const auto &[group, members] : groups) {
+    std::string list;
+    for (int rank : members) list += (list.empty() ? "" : ",") + std::to_string(rank);
+    lines.push_back("deadline: " + group.first + " rank" + (members.size() == 1 ? " " : "s ") + list +
+                    " must answer within " + seconds_text(group.second + margin_s) + " (task limit " +
+                    seconds_text(group.second) + " + margin " + seconds_text(margin_s) +
+                    ") while holding tasks, or be quarantined");
+  }
+  return lines;
 }
 
 }  // namespace hpcreward

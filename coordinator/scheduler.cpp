@@ -41,6 +41,40 @@ std::optional<Assignment> Scheduler::next_assignment() {
   return assignment;
 }
 
+std::vector<std::int64_t> Scheduler::remove_rank(int rank) {
+  auto state = std::find_if(ranks_.begin(), ranks_.end(),
+                            [&](const RankState &s) { return s.capacity.rank == rank; });
+  if (state == ranks_.end()) return {};
+  std::vector<std::int64_t> held(state->running.begin(), state->running.end());
+  // Tasks leave a kind's queue in sequence order, so the tasks any rank holds precede those
+  // still queued: sorting puts the returned ones first, and in their order even when several
+  // ranks are taken out one after another.
+  std::deque<std::int64_t> &queue = queues_[state->capacity.kind];
+  queue.insert(queue.begin(), held.begin(), held.end());
+  std::sort(queue.begin(), queue.end());
+  ranks_.erase(state);
+  return held;
+}
+
+std::vector<std::string> Scheduler::stranded_kinds() const {
+  std::vector<std::string> kinds;
+  for (const auto &[kind, queue] : queues_)
+    if (!queue.empty() && !has_kind(kind)) kinds.push_back(kind);
+  return kinds;
+}
+
+std::vector<std::int64_t> Scheduler::held_by(int rank) const {
+  for (const RankState &state : ranks_)
+    if (state.capacity.rank == rank) return {state.running.begin(), state.running.end()};
+  return {};
+}
+
+std::vector<std::int64_t> Scheduler::queued_of(const std::string &kind) const {
+  auto queue = queues_.find(kind);
+  if (queue == queues_.end()) return {};
+  return {queue->second.begin(), queue->second.end()};
+}
+
 bool Scheduler::complete(int rank, std::int64_t sequence) {
   auto state = std::find_if(ranks_.begin(), ranks_.end(),
                             [&](const RankState &s) { return s.capacity.rank == rank; });

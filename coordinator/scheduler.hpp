@@ -7,6 +7,8 @@
 // dealt out in bulk, so a slow candidate holds back at most the rank's other slots.
 // Among ranks with room, the one holding the fewest tasks gets the next one (ties: the one
 // that waited longest), so GPU ranks fill one slot each before any takes a second.
+// A rank can be taken out (quarantined: rank_watch.hpp); the tasks it held go back to the
+// front of their kind's queue, in their order, for the other ranks of that kind.
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -33,7 +35,7 @@ class Scheduler {
  public:
   explicit Scheduler(std::vector<RankCapacity> ranks);
 
-  // Whether some rank takes tasks of `kind`.
+  // Whether some rank (not taken out) takes tasks of `kind`.
   bool has_kind(const std::string &kind) const;
   // Queues a task for a rank of `kind`; false (nothing queued) when no rank has that kind.
   bool enqueue(std::int64_t sequence, const std::string &kind = "cpu");
@@ -41,6 +43,16 @@ class Scheduler {
   std::optional<Assignment> next_assignment();
   // `rank` reported `sequence`; returns false if that rank was not running that task.
   bool complete(int rank, std::int64_t sequence);
+  // Takes `rank` out: it gets no more tasks, and the tasks it held go back to the front of
+  // their kind's queue, in sequence order (returned so). Empty for a rank unknown or already
+  // out. (Tasks are queued in sequence order; see remove_rank in scheduler.cpp.)
+  std::vector<std::int64_t> remove_rank(int rank);
+  // Kinds with queued tasks and no rank left to take them.
+  std::vector<std::string> stranded_kinds() const;
+  // The tasks `rank` holds, in order.
+  std::vector<std::int64_t> held_by(int rank) const;
+  // The tasks queued for ranks of `kind`, in order.
+  std::vector<std::int64_t> queued_of(const std::string &kind) const;
 
   bool finished() const { return queued() == 0 && running() == 0; }
   std::size_t queued() const;

@@ -1,13 +1,17 @@
 #include "coordinator/scoring_run.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <set>
 #include <stdexcept>
 
+#include "common/number_text.hpp"
 #include "common/problem.hpp"
 #include "common/sha256.hpp"
 #include "coordinator/problem_support.hpp"
 #include "coordinator/scheduler.hpp"
+#include "results/summary.hpp"
 
 namespace hpcreward {
 namespace {
@@ -15,6 +19,22 @@ namespace {
 double unix_seconds() {
   using namespace std::chrono;
   return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+// How often a wait for results looks at the stop request.
+constexpr std::chrono::milliseconds kStopPollInterval(250);
+
+// "c12, c13, c14 and 5 more".
+std::string id_list(const std::vector<std::string> &ids, std::size_t shown = 8) {
+  std::string text;
+  for (std::size_t i = 0; i < ids.size() && i < shown; ++i) text += (i ? ", " : "") + ids[i];
+  if (ids.size() > shown) text += " and " + std::to_string(ids.size() - shown) + " more";
+  return text;
+}
+
+std::string kind_of(const std::map<int, RankInfo> &ranks, int rank) {
+  auto it = ranks.find(rank);
+  return it != ranks.end() ? it->second.kind : std::string(kCpuRankKind);
 }
 
 }  // namespace
@@ -54,15 +74,98 @@ std::optional<double> rank_blas_gflops(const std::map<int, RankInfo> &ranks, int
 
 ScoringRun::ScoringRun(BenchTransport &transport, RowSink &sink, const RewardTable &rewards,
                        SqdState &sqd, ScoringContext context, ProgressCallback progress,
-                       StageEventCallback on_event)
+                       StageEventCallback on_event, RankEventCallback on_rank_event, NoteCallback note)
     : transport_(transport),
       sink_(sink),
       rewards_(rewards),
       sqd_(sqd),
       context_(std::move(context)),
       progress_(std::move(progress)),
-      on_event_(std::move(on_event)) {
+      on_event_(std::move(on_event)),
+      on_rank_event_(std::move(on_rank_event)),
+      note_(std::move(note)),
+      watch_(RankWatch::Seconds(context_.rank_deadline_margin_s)) {
   if (context_.ranks.empty()) throw std::invalid_argument("a scoring run needs benchmark ranks");
+  for (int rank : context_.ranks) {
+    auto info = context_.rank_info.find(rank);
+    watch_.add_rank(rank, RankWatch::Seconds(info == context_.rank_info.end() ? 0.0 : info->second.task_limit_s));
+  }
+}
+
+bool ScoringRun::poll_stop(std::size_t held) {
+  if (stopping_) return true;
+  if (!context_.stop_requested || !context_.stop_requested()) return false;
+  stopping_ = true;
+  stop_deadline_ = clock() + std::chrono::duration_cast<Clock::duration>(
+                                 std::chrono::duration<double>(std::max(context_.stop_grace_s, 0.0)));
+  note("stopping: no new tasks; " +
+       (held == 0 ? std::string("no task is out on a rank")
+                  : "waiting up to " + seconds_text(context_.stop_grace_s) + " for the " + std::to_string(held) +
+                        (held == 1 ? " task" : " tasks") + " the ranks hold"));
+  return true;
+}
+
+std::chrono::milliseconds ScoringRun::wait_time() const {
+  const Clock::time_point now = clock();
+  Clock::time_point until = now + kStopPollInterval;
+  if (const auto deadline = watch_.next_deadline()) until = std::min(until, *deadline);
+  if (stopping_) until = std::min(until, stop_deadline_);
+  if (until <= now) return std::chrono::milliseconds(0);
+  return std::chrono::ceil<std::chrono::milliseconds>(until - now);
+}
+
+std::string ScoringRun::no_ranks_message(const std::string &kind, std::size_t waiting, const std::string &ids) const {
+  std::string lost;
+  for (const RankEventRecord &event : lost_) {
+    if (kind_of(context_.rank_info, event.rank) != kind) continue;
+    lost += "\n  rank " + std::to_string(event.rank) + " on " + event.host + ", " + utc_time_text(event.time) +
+            " UTC: " + event.reason;
+  }
+  return "no " + kind + " benchmark rank is left for the " + std::to_string(waiting) + " candidate" +
+         (waiting == 1 ? "" : "s") + " still to score (" + ids + "): every " + kind +
+         " rank was quarantined for not answering:" + lost +
+         "\nThe log keeps every row written so far; check those nodes, then rerun with --resume";
+}
+
+void ScoringRun::quarantine_overdue(Scheduler &scheduler, const std::vector<PreparedCandidate> &candidates) {
+  for (const RankWatch::Overdue &late : watch_.overdue(clock())) {
+    const std::vector<std::int64_t> held = scheduler.held_by(late.rank);
+    scheduler.remove_rank(late.rank);
+    watch_.quarantine(late.rank);
+    std::vector<std::string> ids;
+    for (std::int64_t sequence : held) {
+      ids.push_back(candidates[static_cast<std::size_t>(sequence)].id);
+      abandoned_[{late.rank, sequence}] = ids.back();
+    }
+    const std::string kind = kind_of(context_.rank_info, late.rank);
+    const std::string tasks = ids.size() == 1 ? "held candidate " : "held candidates ";
+    std::string fate;
+    if (stopping_)
+      fate = tasks + id_list(ids) + " left without a row (the run is stopping; a resume scores them)";
+    else if (scheduler.has_kind(kind))
+      fate = tasks + id_list(ids) + " sent to other ranks";
+    else
+      fate = tasks + id_list(ids) + " have no " + kind + " rank left to go to";
+    RankEventRecord record;
+    record.time = unix_seconds();
+    record.rank = late.rank;
+    auto info = context_.rank_info.find(late.rank);
+    record.host = info != context_.rank_info.end() ? info->second.host : "";
+    record.event = "quarantined";
+    record.reason = "no answer for " + seconds_text(std::round(late.silent.count() * 10) / 10) + "; deadline " +
+                    seconds_text(late.deadline.count()) + " (task limit " + seconds_text(late.limit.count()) +
+                    " + margin " + seconds_text(watch_.margin().count()) + "); " + fate;
+    sink_.append_rank_event(record);
+    lost_.push_back(record);
+    if (on_rank_event_) on_rank_event_(record);
+  }
+  if (stopping_) return;
+  for (const std::string &kind : scheduler.stranded_kinds()) {
+    std::vector<std::string> ids;
+    const std::vector<std::int64_t> waiting = scheduler.queued_of(kind);
+    for (std::int64_t sequence : waiting) ids.push_back(candidates[static_cast<std::size_t>(sequence)].id);
+    throw NoRanksLeft(no_ranks_message(kind, waiting.size(), id_list(ids)));
+  }
 }
 
 std::optional<double> ScoringRun::blas_gflops(const RewardRow &row) const {
@@ -143,6 +246,7 @@ std::vector<RewardRow> ScoringRun::score(std::vector<PreparedCandidate> candidat
     std::size_t end = begin + 1;
     while (end < candidates.size() && candidates[end].batch_id == candidates[begin].batch_id) ++end;
     score_batch(candidates, begin, end, logged_row, seen_ids);
+    if (cut_short_) return rows_;  // a resume logs the advances due, as after a crash
     for (std::size_t i = begin; i < end; ++i) problems.insert(candidates[i].problem);
     begin = end;
   }
@@ -186,10 +290,17 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
     skipped_ += end - begin;
     return out;
   }
+  if (poll_stop(0)) {  // stopping before the batch starts: none of it is scored
+    cut_short_ = true;
+    return out;
+  }
   if (!partly_logged) log_advances(problems);
 
   std::vector<RankCapacity> capacities;
+  std::set<std::string> kinds;  // of every rank of the run, quarantined ones included
   for (int rank : context_.ranks) {
+    kinds.insert(kind_of(context_.rank_info, rank));
+    if (watch_.quarantined(rank)) continue;  // no more work for the rest of the run
     auto info = context_.rank_info.find(rank);
     capacities.push_back(info == context_.rank_info.end() ? RankCapacity{rank, "cpu", 1}
                                                           : RankCapacity{rank, info->second.kind, info->second.slots});
@@ -221,37 +332,71 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
     }
     // The run refused at start (or the endpoint per request) what no rank can take.
     const Problem &problem = *find_problem(candidate.problem);
-    if (!scheduler.enqueue(static_cast<std::int64_t>(i), std::string(rank_kind_for(problem.language))))
+    const std::string kind(rank_kind_for(problem.language));
+    if (!scheduler.enqueue(static_cast<std::int64_t>(i), kind)) {
+      if (kinds.count(kind)) {  // it had ranks of this kind: all quarantined
+        std::vector<std::string> ids;
+        for (std::size_t j = i; j < end; ++j)
+          if (!logged_row[j] && candidates[j].verdict.ok() && find_problem(candidates[j].problem) &&
+              rank_kind_for(find_problem(candidates[j].problem)->language) == kind)
+            ids.push_back(candidates[j].id);
+        throw NoRanksLeft(no_ranks_message(kind, ids.size(), id_list(ids)));
+      }
       throw std::invalid_argument("candidate " + candidate.id + ": " +
                                   problem_refusal(problem, ranks_only).value_or(problem.id));
+    }
   }
 
   while (!scheduler.finished()) {
-    while (auto assignment = scheduler.next_assignment()) {
-      const PreparedCandidate &candidate = candidates[assignment->sequence];
-      const StageSpec &stage = *sqd_.config().find(candidate.stage);
-      BenchTask task;
-      task.sequence = assignment->sequence;
-      task.candidate_id = candidate.id;
-      task.problem = *find_problem(candidate.problem);
-      task.stage = stage.name;
-      task.compiler_flags = stage.compiler_flags;
-      task.techniques_allowed = stage.techniques_allowed;
-      task.techniques_required = stage.techniques_required;
-      task.source = candidate.code;
-      task.seed = candidate_seed(context_.seed, sequence_base_ + assignment->sequence);
-      transport_.send_task(assignment->rank, task);
+    quarantine_overdue(scheduler, candidates);
+    if (poll_stop(scheduler.running())) {
+      if (scheduler.running() == 0 || clock() >= stop_deadline_) {
+        const std::size_t left = scheduler.running() + scheduler.queued();
+        note("stopped: " + std::to_string(left) + (left == 1 ? " candidate" : " candidates") + " of batch " +
+             candidates[begin].batch_id + (left == 1 ? " has" : " have") + " no row (a resume scores " +
+             (left == 1 ? "it" : "them") + ")");
+        cut_short_ = true;
+        unanswered_at_stop_ = scheduler.running();
+        break;
+      }
+    } else {
+      while (auto assignment = scheduler.next_assignment()) {
+        const PreparedCandidate &candidate = candidates[assignment->sequence];
+        const StageSpec &stage = *sqd_.config().find(candidate.stage);
+        BenchTask task;
+        task.sequence = assignment->sequence;
+        task.candidate_id = candidate.id;
+        task.problem = *find_problem(candidate.problem);
+        task.stage = stage.name;
+        task.compiler_flags = stage.compiler_flags;
+        task.techniques_allowed = stage.techniques_allowed;
+        task.techniques_required = stage.techniques_required;
+        task.source = candidate.code;
+        task.seed = candidate_seed(context_.seed, sequence_base_ + assignment->sequence);
+        transport_.send_task(assignment->rank, task);
+        watch_.sent(assignment->rank, assignment->sequence, clock());
+      }
     }
-    BenchResult result = transport_.receive_result();
-    if (!scheduler.complete(result.rank, result.sequence))
-      throw std::runtime_error("rank " + std::to_string(result.rank) +
+    std::optional<BenchResult> result = transport_.receive_result(wait_time());
+    if (!result) continue;  // deadlines and the stop request are looked at again above
+    if (watch_.quarantined(result->rank)) {
+      auto abandoned = abandoned_.find({result->rank, result->sequence});
+      note("note: rank " + std::to_string(result->rank) + " answered " +
+           (abandoned != abandoned_.end() ? "candidate " + abandoned->second
+                                          : "task " + std::to_string(result->sequence)) +
+           " after it was quarantined; the answer is discarded (the candidate was sent to another rank)");
+      continue;
+    }
+    if (!scheduler.complete(result->rank, result->sequence))
+      throw std::runtime_error("rank " + std::to_string(result->rank) +
                                " reported a task it was not given (sequence " +
-                               std::to_string(result.sequence) + ")");
-    const PreparedCandidate &candidate = candidates[result.sequence];
-    out[static_cast<std::size_t>(result.sequence) - begin] =
-        write(make_row(candidate, result.measurement, candidate_seed(context_.seed, sequence_base_ + result.sequence),
-                       result.rank, result.host, device_of(result)),
-              candidate, result.measurement);
+                               std::to_string(result->sequence) + ")");
+    watch_.answered(result->rank, result->sequence, clock());
+    const PreparedCandidate &candidate = candidates[result->sequence];
+    out[static_cast<std::size_t>(result->sequence) - begin] =
+        write(make_row(candidate, result->measurement, candidate_seed(context_.seed, sequence_base_ + result->sequence),
+                       result->rank, result->host, device_of(*result)),
+              candidate, result->measurement);
   }
   return out;
 }

@@ -5,18 +5,30 @@
 // candidates (format errors) are logged at once, the rest go to ranks of their problem's kind
 // (C to "cpu" ranks, CUDA to "gpu" ranks) as each has a free slot (Scheduler). Every
 // candidate ends as exactly one row in the sink.
+//
+// Ranks that stop answering (rank_watch.hpp) are quarantined for the rest of the run: the
+// event goes to the sink (/rank_events), their tasks go to other ranks of their kind, their
+// late answers are discarded. With no rank left for a kind that still has tasks, NoRanksLeft.
+// A stop request (a requeue: SIGUSR1) sends no new task, waits at most the grace for the
+// tasks the ranks hold and returns; tasks not answered by then have no row (cut_short()),
+// so a resume scores exactly them.
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/messages.hpp"
 #include "coordinator/candidate_input.hpp"
+#include "coordinator/rank_watch.hpp"
 #include "coordinator/reward_table.hpp"
 #include "coordinator/row_sink.hpp"
+#include "coordinator/scheduler.hpp"
 #include "coordinator/sqd_state.hpp"
 #include "coordinator/transport.hpp"
 
@@ -26,19 +38,42 @@ struct ScoringContext {
   std::vector<int> ranks;   // benchmark ranks to use
   std::string host;         // the coordinator's host, for rows it decides alone
   std::uint64_t seed = 0;   // run seed; each candidate's input seed derives from it
-  // Per rank: its kind and slots (a rank missing here is a CPU rank with one slot) and its
-  // BLAS baselines (OpenBLAS on CPU ranks, cuBLAS on GPU ranks: best_fraction_of_blas).
+  // Per rank: its kind and slots (a rank missing here is a CPU rank with one slot), its
+  // BLAS baselines (OpenBLAS on CPU ranks, cuBLAS on GPU ranks: best_fraction_of_blas) and
+  // its task limit (task_limit_s; 0 or a rank missing here: no liveness deadline).
   std::map<int, RankInfo> rank_info;
+  // A rank holding tasks that has not answered for its task limit plus this margin is
+  // quarantined (--rank-deadline-margin-s).
+  double rank_deadline_margin_s = 60;
+  // Asked before each batch and between waits; once true, the run is stopping: no new task
+  // is sent and the ranks get stop_grace_s (--stop-grace-s) to answer what they hold.
+  std::function<bool()> stop_requested{};
+  double stop_grace_s = 60;
+  // The clock of deadlines and waits; empty: std::chrono::steady_clock::now. Tests pass a
+  // fake one that their fake transport moves on.
+  std::function<std::chrono::steady_clock::time_point()> now{};
+};
+
+// No benchmark rank is left for a kind that still has tasks: every rank of that kind was
+// quarantined. what() names those ranks and why; the rows written so far stay in the sink.
+class NoRanksLeft : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // Called after each row is written, with how many rows are done out of how many.
 using ProgressCallback = std::function<void(const RewardRow &, std::size_t done, std::size_t total)>;
 using StageEventCallback = std::function<void(const StageEvent &)>;
+// Called after a rank event (a quarantine) is in the sink.
+using RankEventCallback = std::function<void(const RankEventRecord &)>;
+// Lines for the operator: a stop begins or ends, a late answer is discarded.
+using NoteCallback = std::function<void(const std::string &)>;
 
 class ScoringRun {
  public:
   ScoringRun(BenchTransport &transport, RowSink &sink, const RewardTable &rewards, SqdState &sqd,
-             ScoringContext context, ProgressCallback progress = {}, StageEventCallback on_event = {});
+             ScoringContext context, ProgressCallback progress = {}, StageEventCallback on_event = {},
+             RankEventCallback on_rank_event = {}, NoteCallback note = {});
 
   // `already_logged`: the rows a resumed run's log holds. Their candidates (by id) are not
   // scored again; a batch they partly cover keeps the stage its logged rows had.
@@ -62,6 +97,16 @@ class ScoringRun {
   void finish(const std::vector<std::string> &problems) { log_advances(problems); }
   // Rows in the log: those before this session plus those written since.
   std::size_t rows_in_log() const { return rows_in_log_; }
+  // A stop request left candidates without a row (score: the ones after; score_one_batch:
+  // some of its batch, whose other rows it returned default-constructed).
+  bool cut_short() const { return cut_short_; }
+  // A stop was requested (whether or not it cut anything short).
+  bool stopping() const { return stopping_; }
+  // Tasks still out on (not quarantined) ranks when the stop's grace ended: those ranks are
+  // busy with them for up to their task limit before they read the stop.
+  std::size_t unanswered_at_stop() const { return unanswered_at_stop_; }
+  // The ranks quarantined in this run, in order, as logged.
+  const std::vector<RankEventRecord> &lost_ranks() const { return lost_; }
 
  private:
   // Scores candidates [begin, end); `logged_row[i]` is candidate i's row from before a resume.
@@ -77,6 +122,21 @@ class ScoringRun {
   const RewardRow &write(RewardRow row, const PreparedCandidate &candidate, const Measurement &measurement);
   std::optional<double> blas_gflops(const RewardRow &row) const;
 
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point clock() const { return context_.now ? context_.now() : Clock::now(); }
+  // True once a stop was requested (starting the grace period the first time).
+  bool poll_stop(std::size_t held);
+  // Quarantines every overdue rank (the scheduler gives its tasks back); throws NoRanksLeft
+  // when a kind with queued tasks has no rank left (unless the run is stopping).
+  void quarantine_overdue(Scheduler &scheduler, const std::vector<PreparedCandidate> &candidates);
+  std::string no_ranks_message(const std::string &kind, std::size_t waiting, const std::string &ids) const;
+  // How long the next wait for a result may last: until the next deadline, the end of the
+  // grace, or the next look at the stop request.
+  std::chrono::milliseconds wait_time() const;
+  void note(const std::string &line) const {
+    if (note_) note_(line);
+  }
+
   BenchTransport &transport_;
   RowSink &sink_;
   const RewardTable &rewards_;
@@ -84,6 +144,17 @@ class ScoringRun {
   ScoringContext context_;
   ProgressCallback progress_;
   StageEventCallback on_event_;
+  RankEventCallback on_rank_event_;
+  NoteCallback note_;
+  RankWatch watch_;
+  std::vector<RankEventRecord> lost_;
+  // (rank, sequence) -> candidate id of the tasks quarantined ranks held, for the note when
+  // one of them answers late.
+  std::map<std::pair<int, std::int64_t>, std::string> abandoned_;
+  bool stopping_ = false;
+  bool cut_short_ = false;
+  std::size_t unanswered_at_stop_ = 0;
+  Clock::time_point stop_deadline_;
   std::vector<RewardRow> rows_;
   std::size_t rows_in_log_ = 0;  // rows before this session plus rows_
   std::size_t total_ = 0;

@@ -1,30 +1,17 @@
 #include "coordinator/serve_loop.hpp"
 
-#include <csignal>
 #include <map>
 #include <set>
 
 namespace hpcreward {
-namespace {
 
-volatile std::sig_atomic_t stop_flag = 0;
-
-extern "C" void on_stop_signal(int) { stop_flag = 1; }
-
-}  // namespace
-
-void install_stop_signals() {
-  struct sigaction action = {};
-  action.sa_handler = on_stop_signal;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESTART;
-  sigaction(SIGTERM, &action, nullptr);
-  sigaction(SIGINT, &action, nullptr);
+void close_for_requeue(BatchRegistry &registry) {
+  registry.close(kRequeueRefusal);
+  registry.fail_queued(kRequeueRetry);
 }
 
-bool stop_requested() { return stop_flag != 0; }
-
-void run_serve_loop(BatchRegistry &registry, const ServeHooks &hooks, const std::function<bool()> &should_stop) {
+ServeEnd run_serve_loop(BatchRegistry &registry, const ServeHooks &hooks, const std::function<bool()> &should_stop,
+                        const std::function<bool()> &should_requeue) {
   std::set<std::string> problems;  // scored since the last `drained`
   if (hooks.stages) registry.set_stages(hooks.stages());
   auto drain = [&] {
@@ -32,7 +19,16 @@ void run_serve_loop(BatchRegistry &registry, const ServeHooks &hooks, const std:
     hooks.drained({problems.begin(), problems.end()});
     problems.clear();
   };
+  auto requeue = [&] {
+    close_for_requeue(registry);
+    if (hooks.note) hooks.note("stopping for a requeue: no new batches; queued ones fail with \"retry\"");
+    return ServeEnd::requeue;
+  };
   while (true) {
+    if (should_requeue && should_requeue()) {
+      drain();
+      return requeue();
+    }
     if (!registry.is_closed() && should_stop()) {
       registry.close();
       if (hooks.note) hooks.note("stopping: no new batches; finishing those queued or in flight");
@@ -51,11 +47,18 @@ void run_serve_loop(BatchRegistry &registry, const ServeHooks &hooks, const std:
       registry.fail_all(error.what());
       throw;
     }
+    if (hooks.cut_short && hooks.cut_short()) {
+      // Its logged rows stay in the log: the retry after the restart is answered from them.
+      // No advances now: the restarted run logs those due, as after a crash.
+      registry.fail_running(kRequeueRetry);
+      return requeue();
+    }
     drain();
     if (hooks.stages) registry.set_stages(hooks.stages());
     registry.complete(batch->batch_id, std::move(rows));
   }
   drain();
+  return ServeEnd::finished;
 }
 
 std::size_t restore_logged_batches(BatchRegistry &registry, const std::vector<RewardRow> &rows) {

@@ -1,7 +1,9 @@
 #pragma once
 // Serve mode's main-thread loop: takes the next queued batch from the registry, scores it
 // (all MPI stays on this thread), publishes its rows; on SIGTERM/SIGINT it takes no new
-// batches, finishes those queued or in flight, and returns.
+// batches, finishes those queued or in flight, and returns. On SIGUSR1 (a requeue) it takes
+// no new batches, fails the queued ones (retry after the restart), lets the batch in flight
+// finish within the stop grace (ScoringRun) and returns.
 #include <functional>
 #include <map>
 #include <string>
@@ -22,15 +24,35 @@ struct ServeHooks {
   std::function<std::map<std::string, std::string>()> stages;
   // Lines for the operator.
   std::function<void(const std::string &)> note;
+  // Whether the last `score` was cut short by a requeue stop (ScoringRun::cut_short): its
+  // rows are incomplete, the batch fails (retry). Empty: never.
+  std::function<bool()> cut_short;
 };
 
-// SIGTERM and SIGINT set a flag that stop_requested() reads (async-signal-safe).
-void install_stop_signals();
-bool stop_requested();
+// What new requests hear once a requeue stop began (HTTP 503), and what batches that were
+// queued, or in flight and cut short, fail with.
+inline constexpr const char *kRequeueRefusal =
+    "the coordinator is stopping for a requeue (its job's time limit is near, or it was preempted) and takes no "
+    "new batches: retry after it restarts (coordinator.json in the run directory names the new endpoint)";
+inline constexpr const char *kRequeueRetry =
+    "the coordinator stopped for a requeue before this batch was done: retry it after the coordinator restarts; "
+    "candidates already logged are answered from the log, the others are scored then";
 
-// Runs until `should_stop` says so and every accepted batch is done. A scoring failure
-// fails every batch not done (their waiting requests get 500) and is rethrown.
-void run_serve_loop(BatchRegistry &registry, const ServeHooks &hooks, const std::function<bool()> &should_stop);
+enum class ServeEnd {
+  finished,  // should_stop: every accepted batch done
+  requeue,   // should_requeue: stopped before the end
+};
+
+// Runs until `should_stop` says so and every accepted batch is done, or until
+// `should_requeue` says so (then: the registry closes with kRequeueRefusal, queued batches
+// and one the stop cut short fail with kRequeueRetry). A scoring failure fails every batch
+// not done (their waiting requests get 500) and is rethrown.
+ServeEnd run_serve_loop(BatchRegistry &registry, const ServeHooks &hooks, const std::function<bool()> &should_stop,
+                        const std::function<bool()> &should_requeue = {});
+
+// The requeue stop's part in the registry, at once when the signal is seen: no new batches
+// (kRequeueRefusal), the queued ones fail (kRequeueRetry). Safe to call again.
+void close_for_requeue(BatchRegistry &registry);
 
 // --resume: the log's rows grouped by batch_id into the registry. Returns how many batches.
 std::size_t restore_logged_batches(BatchRegistry &registry, const std::vector<RewardRow> &rows);

@@ -79,5 +79,7 @@ void write_csv(std::ostream &out, const std::vector<ArchiveRecord> &records) {
 void write_jsonl(std::ostream &out, const std::vector<ArchiveRecord> &records) {
   jsonl(out, records);
 }
+void write_csv(std::ostream &out, const std::vector<RankEventRecord> &events) { csv(out, events); }
+void write_jsonl(std::ostream &out, const std::vector<RankEventRecord> &events) { jsonl(out, events); }
 
 }  // namespace hpcreward

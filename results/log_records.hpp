@@ -1,5 +1,6 @@
 #pragma once
-// Schema v2 (issue 4) records beside /rewards: stage events and archive changes. The
+// Records beside /rewards: stage events and archive changes (schema v2, issue 4), rank
+// events (schema v4, issue 9). The
 // results library keeps its own plain records so it does not depend on stages/; the
 // coordinator converts its StageEvent and archive updates into these.
 #include <cstdint>
@@ -35,6 +36,18 @@ struct ArchiveRecord {
   double time = 0;               // seconds since the Unix epoch
   std::uint64_t row_index = 0;   // the /rewards row of the candidate
   bool operator==(const ArchiveRecord &) const = default;
+};
+
+// One row of /rank_events (schema v4): something the coordinator did to a benchmark rank.
+// Today one event: "quarantined", a rank that held tasks and stopped answering past its
+// deadline; it got no more work for the rest of that run and its tasks went to other ranks.
+struct RankEventRecord {
+  double time = 0;         // seconds since the Unix epoch
+  std::int32_t rank = 0;   // the MPI rank
+  std::string host;        // at most 64 bytes: the rank's node (SLURMD_NODENAME, else host name)
+  std::string event;       // at most 32 bytes: "quarantined"
+  std::string reason;      // at most 512 bytes: what was seen and what became of its tasks
+  bool operator==(const RankEventRecord &) const = default;
 };
 
 }  // namespace hpcreward

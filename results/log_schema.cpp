@@ -89,6 +89,8 @@ constexpr const char *type_name() {
     return "/rewards type";
   else if constexpr (std::is_same_v<Record, StageEventRecord>)
     return "/stage_events type";
+  else if constexpr (std::is_same_v<Record, RankEventRecord>)
+    return "/rank_events type";
   else
     return "/archive type";
 }
@@ -197,6 +199,7 @@ Record decode_record(const std::byte *record) {
 HPCREWARD_RECORD_SCHEMA(RewardRow)
 HPCREWARD_RECORD_SCHEMA(StageEventRecord)
 HPCREWARD_RECORD_SCHEMA(ArchiveRecord)
+HPCREWARD_RECORD_SCHEMA(RankEventRecord)
 #undef HPCREWARD_RECORD_SCHEMA
 
 Datatype make_source_entry_type(TypeFor use) {

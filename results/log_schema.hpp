@@ -16,6 +16,7 @@ inline constexpr const char *kSourcesDataset = "/sources";
 inline constexpr const char *kSourceTextDataset = "/source_text";
 inline constexpr const char *kStageEventsDataset = "/stage_events";  // schema v2
 inline constexpr const char *kArchiveDataset = "/archive";           // schema v2
+inline constexpr const char *kRankEventsDataset = "/rank_events";    // schema v4
 
 // Every append flushes, and a flush rewrites the whole chunk it touched: 64 rows
 // (about 54 KiB at 856 bytes a row) keeps that cheap while a run of thousands of rows stays a few chunks.
@@ -24,6 +25,7 @@ inline constexpr hsize_t kSourcesChunkRows = 256;            // 80 bytes an entr
 inline constexpr hsize_t kSourceTextChunkBytes = 16 * 1024;  // a typical candidate or two
 inline constexpr hsize_t kStageEventsChunkRows = 16;         // 400 bytes an event; a few a run
 inline constexpr hsize_t kArchiveChunkRows = 64;             // 432 bytes a record
+inline constexpr hsize_t kRankEventsChunkRows = 8;           // 620 bytes an event; rare
 
 inline constexpr std::size_t kSha256Bytes = 64;  // hex digits, stored without a terminator
 
@@ -31,9 +33,9 @@ inline constexpr std::size_t kSha256Bytes = 64;  // hex digits, stored without a
 // so a log written anywhere reads the same everywhere. Both use the same packed layout.
 enum class TypeFor { memory, file };
 
-// The record datasets: RewardRow (/rewards), StageEventRecord (/stage_events) and
-// ArchiveRecord (/archive). Each is the columns of its table in row_fields.hpp, packed in
-// order with no padding. Defined for those three types only.
+// The record datasets: RewardRow (/rewards), StageEventRecord (/stage_events),
+// ArchiveRecord (/archive) and RankEventRecord (/rank_events). Each is the columns of its
+// table in row_fields.hpp, packed in order with no padding. Defined for those types only.
 template <typename Record>
 std::size_t record_size();
 template <typename Record>

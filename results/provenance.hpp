@@ -5,8 +5,9 @@
 namespace hpcreward {
 
 // 2 (issue 4): technique columns in /rewards, /stage_events and /archive.
-// 3 (issue 8): the device column in /rewards. Readers still read 1 and 2.
-inline constexpr int kRewardLogSchemaVersion = 3;
+// 3 (issue 8): the device column in /rewards.
+// 4 (issue 9): /rank_events (quarantined benchmark ranks). Readers still read 1 to 3.
+inline constexpr int kRewardLogSchemaVersion = 4;
 
 struct Provenance {
   int schema_version = kRewardLogSchemaVersion;

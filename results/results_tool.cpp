@@ -2,11 +2,12 @@
 //   hpcreward-results summary FILE.h5
 //   hpcreward-results stages FILE.h5
 //   hpcreward-results archive FILE.h5
-//   hpcreward-results export FILE.h5 [--format csv|jsonl] [--table rewards|stage_events|archive]
+//   hpcreward-results export FILE.h5 [--format csv|jsonl] [--table rewards|stage_events|archive|rank_events]
 //   hpcreward-results source FILE.h5 SHA256
 //   hpcreward-results provenance FILE.h5
 // Exit status: 0 done, 1 the log could not be read, has no such source or lacks the dataset
-// asked for (a schema 1 log has no stage events or archive), 2 usage error or no such file.
+// asked for (a schema 1 log has no stage events or archive, a log before schema 4 no rank
+// events), 2 usage error or no such file.
 #include <boost/program_options.hpp>
 #include <filesystem>
 #include <iostream>
@@ -33,10 +34,11 @@ constexpr const char *kUsage =
     "\n"
     "commands:\n"
     "  summary FILE.h5              per problem and stage: candidates, statuses, GFLOPS,\n"
-    "                               the best candidate's techniques, archive niches opened\n"
+    "                               the best candidate's techniques, archive niches opened;\n"
+    "                               then the benchmark ranks the run lost, if any\n"
     "  stages FILE.h5               every stage event, then each problem's current stage\n"
     "  archive FILE.h5              the current archive: each niche and its elite\n"
-    "  export FILE.h5 [--format csv|jsonl] [--table rewards|stage_events|archive]\n"
+    "  export FILE.h5 [--format csv|jsonl] [--table rewards|stage_events|archive|rank_events]\n"
     "                               every record of a table to stdout (default: csv, rewards)\n"
     "  source FILE.h5 SHA256        the candidate source stored under SHA256\n"
     "  provenance FILE.h5           what produced the log, as JSON\n";
@@ -77,6 +79,8 @@ std::filesystem::path existing_file(const po::variables_map &values) {
 int summary(const std::vector<std::string> &args) {
   const auto file = existing_file(parse(args, {"file"}));
   std::cout << format_summary(read_rewards(file));
+  if (has_rank_events(file))  // schema 4 on
+    if (const std::string lost = format_rank_events(read_rank_events(file)); !lost.empty()) std::cout << '\n' << lost;
   return 0;
 }
 
@@ -104,19 +108,21 @@ int export_rows(const std::vector<std::string> &args) {
   po::options_description options;
   options.add_options()("format", po::value<std::string>()->default_value("csv"), "csv or jsonl")(
       "table", po::value<std::string>()->default_value("rewards"),
-      "rewards, stage_events or archive");
+      "rewards, stage_events, archive or rank_events");
   const auto values = parse(args, {"file"}, options);
   const std::string format = values["format"].as<std::string>();
   if (format != "csv" && format != "jsonl")
     throw UsageError("--format must be csv or jsonl, not '" + format + "'");
   const std::string table = values["table"].as<std::string>();
-  if (table != "rewards" && table != "stage_events" && table != "archive")
-    throw UsageError("--table must be rewards, stage_events or archive, not '" + table + "'");
+  if (table != "rewards" && table != "stage_events" && table != "archive" && table != "rank_events")
+    throw UsageError("--table must be rewards, stage_events, archive or rank_events, not '" + table + "'");
   const auto file = existing_file(values);
   if (table == "rewards")
     write_records(format, read_rewards(file));
   else if (table == "stage_events")
     write_records(format, read_stage_events(file));
+  else if (table == "rank_events")
+    write_records(format, read_rank_events(file));
   else
     write_records(format, read_archive(file));
   return 0;

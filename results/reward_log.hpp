@@ -1,5 +1,5 @@
 #pragma once
-// The HDF5 reward log (DESIGN.md "HDF5 reward log"), schema version 3 (results/README.md
+// The HDF5 reward log (DESIGN.md "HDF5 reward log"), schema version 4 (results/README.md
 // documents it for users):
 //
 //   /                 attributes: the Provenance fields (strings, schema_version an int)
@@ -8,13 +8,15 @@
 //   /source_text      extendible uint8 dataset: each distinct source once, concatenated
 //   /stage_events     extendible compound dataset, one StageEventRecord per stage change (v2)
 //   /archive          extendible compound dataset, one ArchiveRecord per archive change (v2)
+//   /rank_events      extendible compound dataset, one RankEventRecord per rank event (v4):
+//                     a benchmark rank quarantined for not answering
 //
 // Every dataset is created before the file switches to SWMR mode (HDF5 forbids new
 // objects afterwards, and SWMR does not allow variable-length data, hence fixed-length
 // strings and the offset/length text store). Readers (h5py with swmr=True) can watch a live run.
-// Schema 1 logs (no technique columns, no /stage_events or /archive) and schema 2 logs (no
-// device column) still read: record datasets are read by column name, and a missing column
-// reads empty.
+// Schema 1 logs (no technique columns, no /stage_events or /archive), schema 2 logs (no
+// device column) and schema 3 logs (no /rank_events) still read: record datasets are read
+// by column name, and a missing column reads empty.
 //
 // Every append is flushed, so a writer that dies keeps every record it appended. SWMR readers
 // (the ones below, h5py with swmr=True) open such a log as it is; tools that do not use SWMR
@@ -45,11 +47,11 @@ class RewardLogWriter {
   RewardLogWriter &operator=(const RewardLogWriter &) = delete;
 
   // Reopens an existing log to go on writing it (a resumed run): checks that it is a reward
-  // log of the current schema (3), clears the "open for writing" mark a crashed writer left
+  // log of the current schema (4), clears the "open for writing" mark a crashed writer left
   // (with `h5clear -s --increment`, hdf5-tools), starts SWMR writing. rows() goes on from the
   // rows already there and sources already stored are not stored again. Throws
   // std::runtime_error naming the file and what to do, changing nothing, for: no such file,
-  // a file that is not a reward log, a log of an older schema (1 or 2), a log a live writer
+  // a file that is not a reward log, a log of an older schema (1 to 3), a log a live writer
   // holds (every writer holds a lock while open), a log another process has open through
   // HDF5 (a reader such as h5py), h5clear missing.
   struct Resume {};
@@ -58,9 +60,10 @@ class RewardLogWriter {
   // Appends one row and, if its source_sha256 is new to this file, the source text.
   // Flushes so that a reader (or a crash) sees every appended row.
   void append(const RewardRow &row, std::string_view source);
-  // Each appends one record to /stage_events or /archive and flushes.
+  // Each appends one record to /stage_events, /archive or /rank_events and flushes.
   void append_event(const StageEventRecord &event);
   void append_archive(const ArchiveRecord &record);
+  void append_rank_event(const RankEventRecord &event);
 
   std::size_t rows() const;
 
@@ -77,5 +80,9 @@ Provenance read_provenance(const std::filesystem::path &path);
 std::optional<std::string> read_source(const std::filesystem::path &path, std::string_view sha256);
 std::vector<StageEventRecord> read_stage_events(const std::filesystem::path &path);
 std::vector<ArchiveRecord> read_archive(const std::filesystem::path &path);
+// Throws "<file>: this log has no rank events (schema 3)" for a log before schema 4.
+std::vector<RankEventRecord> read_rank_events(const std::filesystem::path &path);
+// Whether the log has /rank_events (schema 4 on).
+bool has_rank_events(const std::filesystem::path &path);
 
 }  // namespace hpcreward

@@ -45,10 +45,10 @@ std::vector<Record> read_records(hid_t file, const char *name, const std::filesy
   return result;
 }
 
-// The schema 2 datasets beside /rewards; a schema 1 log has none, which deserves a plain
-// "this log has no X" rather than HDF5's "object not found".
+// The datasets added after schema 1 beside /rewards; an older log has none, which deserves a
+// plain "this log has no X (schema N)" rather than HDF5's "object not found".
 template <typename Record>
-std::vector<Record> read_v2_records(const std::filesystem::path &path, const char *name,
+std::vector<Record> read_later_records(const std::filesystem::path &path, const char *name,
                                     const char *what) {
   h5::QuietHdf5Errors quiet;
   h5::File file = open_for_reading(path);
@@ -71,11 +71,21 @@ std::vector<RewardRow> read_rewards(const std::filesystem::path &path) {
 }
 
 std::vector<StageEventRecord> read_stage_events(const std::filesystem::path &path) {
-  return read_v2_records<StageEventRecord>(path, h5::kStageEventsDataset, "stage events");
+  return read_later_records<StageEventRecord>(path, h5::kStageEventsDataset, "stage events");
 }
 
 std::vector<ArchiveRecord> read_archive(const std::filesystem::path &path) {
-  return read_v2_records<ArchiveRecord>(path, h5::kArchiveDataset, "archive");
+  return read_later_records<ArchiveRecord>(path, h5::kArchiveDataset, "archive");
+}
+
+std::vector<RankEventRecord> read_rank_events(const std::filesystem::path &path) {
+  return read_later_records<RankEventRecord>(path, h5::kRankEventsDataset, "rank events");
+}
+
+bool has_rank_events(const std::filesystem::path &path) {
+  h5::QuietHdf5Errors quiet;
+  h5::File file = open_for_reading(path);
+  return H5Lexists(file.get(), h5::kRankEventsDataset, H5P_DEFAULT) > 0;
 }
 
 Provenance read_provenance(const std::filesystem::path &path) {

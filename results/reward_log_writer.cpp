@@ -1,5 +1,5 @@
 // RewardLogWriter: creates a reward log (or reopens one to resume it), then appends rows,
-// stage events and archive records to it in SWMR mode.
+// stage events, archive records and rank events to it in SWMR mode.
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -34,7 +34,7 @@ h5::PropertyList latest_format_access(const std::filesystem::path &path) {
   return access;
 }
 
-// One record dataset (/rewards, /stage_events, /archive): its handle, its memory type and
+// One record dataset (/rewards, /stage_events, /archive, /rank_events): its handle, its memory type and
 // how many records it holds.
 template <typename Record>
 struct RecordDataset {
@@ -63,7 +63,7 @@ struct RecordDataset {
   }
 };
 
-// The datasets a resumed log must have, with exactly the types this build writes (schema 3).
+// The datasets a resumed log must have, with exactly the types this build writes (schema 4).
 void check_resumable(const std::filesystem::path &path) {
   h5::File file(h5::check(H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT),
                           path, "cannot open the reward log to resume it"));
@@ -98,6 +98,8 @@ void check_resumable(const std::filesystem::path &path) {
           h5::is_current_file_type<StageEventRecord>(type_of(h5::kStageEventsDataset).get()));
   require(h5::kArchiveDataset,
           h5::is_current_file_type<ArchiveRecord>(type_of(h5::kArchiveDataset).get()));
+  require(h5::kRankEventsDataset,
+          h5::is_current_file_type<RankEventRecord>(type_of(h5::kRankEventsDataset).get()));
   h5::Datatype entry_type = h5::make_source_entry_type(h5::TypeFor::file);
   require(h5::kSourcesDataset, H5Tequal(type_of(h5::kSourcesDataset).get(), entry_type.get()) > 0);
   require(h5::kSourceTextDataset,
@@ -113,6 +115,7 @@ struct RewardLogWriter::Impl {
   RecordDataset<RewardRow> rewards{h5::kRewardsDataset};
   RecordDataset<StageEventRecord> stage_events{h5::kStageEventsDataset};
   RecordDataset<ArchiveRecord> archive{h5::kArchiveDataset};
+  RecordDataset<RankEventRecord> rank_events{h5::kRankEventsDataset};
   h5::Dataset sources;
   h5::Dataset source_text;
   h5::Datatype source_entry_type = h5::make_source_entry_type(h5::TypeFor::memory);
@@ -152,6 +155,7 @@ void RewardLogWriter::Impl::create(const Provenance &provenance) {
                                       h5::kSourceTextChunkBytes, path);
   stage_events.create(file.get(), h5::kStageEventsChunkRows, path);
   archive.create(file.get(), h5::kArchiveChunkRows, path);
+  rank_events.create(file.get(), h5::kRankEventsChunkRows, path);
 
   h5::check(H5Fstart_swmr_write(file.get()), path, "cannot start SWMR writing");
 }
@@ -200,6 +204,7 @@ void RewardLogWriter::Impl::resume() {
   rewards.open(file.get(), path);
   stage_events.open(file.get(), path);
   archive.open(file.get(), path);
+  rank_events.open(file.get(), path);
   sources = h5::open_dataset(file.get(), h5::kSourcesDataset, path);
   source_text = h5::open_dataset(file.get(), h5::kSourceTextDataset, path);
   source_count = h5::element_count(sources.get(), h5::kSourcesDataset, path);
@@ -233,6 +238,7 @@ void RewardLogWriter::Impl::close() {
   rewards.dataset.reset();
   stage_events.dataset.reset();
   archive.dataset.reset();
+  rank_events.dataset.reset();
   sources.reset();
   source_text.reset();
   file.reset();
@@ -304,6 +310,11 @@ void RewardLogWriter::append_event(const StageEventRecord &event) {
 void RewardLogWriter::append_archive(const ArchiveRecord &record) {
   h5::QuietHdf5Errors quiet;
   impl_->archive.append(record, impl_->path);
+}
+
+void RewardLogWriter::append_rank_event(const RankEventRecord &event) {
+  h5::QuietHdf5Errors quiet;
+  impl_->rank_events.append(event, impl_->path);
 }
 
 std::size_t RewardLogWriter::rows() const { return impl_->rewards.count; }

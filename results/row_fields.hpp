@@ -1,5 +1,6 @@
 #pragma once
-// The columns of every record dataset of the log (/rewards, /stage_events, /archive), in
+// The columns of every record dataset of the log (/rewards, /stage_events, /archive,
+// /rank_events), in
 // member order. One table per record type drives its HDF5 compound type, the encoding of
 // records, and the CSV/JSONL export, so they cannot disagree; column names are exactly the
 // member names (h5py users index the log by them).
@@ -102,7 +103,16 @@ inline constexpr std::array<Column<ArchiveRecord>, 12> kArchiveFields = {
     NumberColumn<ArchiveRecord, std::uint64_t>{"row_index", &ArchiveRecord::row_index},
 };
 
-// The column table of each record type, for code written once for all three.
+// /rank_events (schema v4).
+inline constexpr std::array<Column<RankEventRecord>, 5> kRankEventFields = {
+    NumberColumn<RankEventRecord, double>{"time", &RankEventRecord::time},
+    NumberColumn<RankEventRecord, std::int32_t>{"rank", &RankEventRecord::rank},
+    StringColumn<RankEventRecord>{"host", &RankEventRecord::host, 64},
+    StringColumn<RankEventRecord>{"event", &RankEventRecord::event, 32},
+    StringColumn<RankEventRecord>{"reason", &RankEventRecord::reason, 512},
+};
+
+// The column table of each record type, for code written once for all of them.
 template <typename Record>
 constexpr const auto &columns_of() {
   if constexpr (std::is_same_v<Record, RewardRow>)
@@ -111,6 +121,8 @@ constexpr const auto &columns_of() {
     return kStageEventFields;
   else if constexpr (std::is_same_v<Record, ArchiveRecord>)
     return kArchiveFields;
+  else if constexpr (std::is_same_v<Record, RankEventRecord>)
+    return kRankEventFields;
   else
     static_assert(!sizeof(Record), "no column table for this record type");
 }

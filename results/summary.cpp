@@ -261,4 +261,23 @@ std::string format_archive(const std::vector<ArchiveRecord> &records) {
   return table.render();
 }
 
+std::string utc_time_text(double unix_seconds) { return utc_cell(unix_seconds); }
+
+std::string format_rank_events(const std::vector<RankEventRecord> &events) {
+  if (events.empty()) return "";
+  using Align = TextTable::Align;
+  TextTable table({{"rank", Align::right},
+                   {"host", Align::left},
+                   {"time (UTC)", Align::left},
+                   {"event", Align::left},
+                   {"reason", Align::left}});
+  for (const RankEventRecord &event : events)
+    table.add_row({std::to_string(event.rank), or_dash(event.host), utc_cell(event.time), or_dash(event.event),
+                   or_dash(event.reason)});
+  const std::string heading = std::to_string(events.size()) +
+                              (events.size() == 1 ? " benchmark rank" : " benchmark ranks") +
+                              " lost (quarantined: no answer past the deadline; their tasks went to other ranks):\n";
+  return heading + table.render();
+}
+
 }  // namespace hpcreward

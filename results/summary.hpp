@@ -23,4 +23,11 @@ std::string format_stage_events(const std::vector<StageEventRecord> &events);
 // elite's source hash and how many times the niche changed (1 when it was opened).
 std::string format_archive(const std::vector<ArchiveRecord> &records);
 
+// The benchmark ranks a run lost (/rank_events, schema 4): a heading line, then per event
+// its rank, host, time (UTC), event and reason. Empty when there are none.
+std::string format_rank_events(const std::vector<RankEventRecord> &events);
+
+// "2024-11-22 01:35:00" (UTC) for Unix seconds, or "-" for a time that is not one.
+std::string utc_time_text(double unix_seconds);
+
 }  // namespace hpcreward

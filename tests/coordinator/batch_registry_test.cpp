@@ -201,5 +201,79 @@ TEST(ServeLoop, ScoringFailureFailsWaitersAndIsRethrown) {
   EXPECT_EQ(registry.wait("a")->error, "rank 1 died");
 }
 
+TEST(BatchRegistry, ClosedForARequeueSaysWhyAndFailsQueuedBatchesWithRetry) {
+  BatchRegistry registry;
+  registry.submit("running", "f", {candidate("x")});
+  registry.submit("queued", "f", {candidate("y")});
+  auto batch = registry.next(std::chrono::milliseconds(10));
+  ASSERT_TRUE(batch);
+  auto waiter = std::async(std::launch::async, [&] { return registry.wait("queued"); });
+  close_for_requeue(registry);
+  const SubmitOutcome refused = registry.submit("new", "f", {candidate("z")});
+  EXPECT_EQ(refused.kind, SubmitOutcome::closed) << "answered 503";
+  EXPECT_EQ(refused.message, kRequeueRefusal);
+  EXPECT_NE(refused.message.find("retry after it restarts"), std::string::npos);
+  auto snapshot = waiter.get();
+  ASSERT_TRUE(snapshot);
+  EXPECT_EQ(snapshot->state, BatchState::failed);
+  EXPECT_NE(snapshot->error.find("retry it after the coordinator restarts"), std::string::npos) << snapshot->error;
+  EXPECT_EQ(registry.snapshot("running")->state, BatchState::running) << "the batch in flight goes on";
+  registry.fail_running(kRequeueRetry);
+  EXPECT_EQ(registry.snapshot("running")->state, BatchState::failed);
+  EXPECT_TRUE(registry.idle());
+  close_for_requeue(registry);  // again: no harm
+  EXPECT_EQ(registry.submit("new", "f", {candidate("z")}).message, kRequeueRefusal);
+}
+
+TEST(ServeLoop, RequeueFinishesTheBatchInFlightAndFailsTheRest) {
+  BatchRegistry registry;
+  registry.submit("a", "f", {candidate("x")});
+  registry.submit("b", "f", {candidate("y")});
+  bool requeue = false;
+  int scored = 0;
+  ServeHooks hooks;
+  hooks.score = [&](QueuedBatch &batch) {
+    ++scored;
+    requeue = true;  // SIGUSR1 comes while batch a is scored; it still finishes in the grace
+    return score(batch);
+  };
+  hooks.cut_short = [] { return false; };
+  EXPECT_EQ(run_serve_loop(registry, hooks, [] { return false; }, [&] { return requeue; }), ServeEnd::requeue);
+  EXPECT_EQ(scored, 1);
+  EXPECT_EQ(registry.snapshot("a")->state, BatchState::done);
+  EXPECT_EQ(registry.snapshot("b")->state, BatchState::failed);
+  EXPECT_EQ(registry.snapshot("b")->error, kRequeueRetry);
+  EXPECT_EQ(registry.submit("c", "f", {candidate("z")}).message, kRequeueRefusal);
+}
+
+TEST(ServeLoop, ABatchTheRequeueCutShortFailsWithRetry) {
+  BatchRegistry registry;
+  registry.submit("a", "f", {candidate("x"), candidate("y")});
+  bool cut = false, drained = false;
+  ServeHooks hooks;
+  hooks.score = [&](QueuedBatch &batch) {
+    cut = true;  // one candidate's rank did not answer within the grace
+    std::vector<RewardRow> rows = score(batch);
+    rows.pop_back();
+    return rows;
+  };
+  hooks.cut_short = [&] { return cut; };
+  hooks.drained = [&](const std::vector<std::string> &) { drained = true; };
+  EXPECT_EQ(run_serve_loop(registry, hooks, [] { return false; }, [&] { return cut; }), ServeEnd::requeue);
+  EXPECT_EQ(registry.snapshot("a")->state, BatchState::failed);
+  EXPECT_EQ(registry.snapshot("a")->error, kRequeueRetry);
+  EXPECT_FALSE(drained) << "no stage advance after a batch cut short";
+  EXPECT_TRUE(registry.is_closed());
+}
+
+TEST(ServeLoop, SigtermStillFinishesWhatWasAccepted) {
+  BatchRegistry registry;
+  registry.submit("a", "f", {candidate("x")});
+  ServeHooks hooks;
+  hooks.score = [](QueuedBatch &batch) { return score(batch); };
+  EXPECT_EQ(run_serve_loop(registry, hooks, [] { return true; }, [] { return false; }), ServeEnd::finished);
+  EXPECT_EQ(registry.snapshot("a")->state, BatchState::done);
+}
+
 }  // namespace
 }  // namespace hpcreward

@@ -160,5 +160,43 @@ TEST(CoordinatorOptions, HelpReturnsNothing) {
   EXPECT_NE(testing::internal::GetCapturedStdout().find("--reward.timeout"), std::string::npos);
 }
 
+TEST(CoordinatorOptions, RankDeadlineMarginAndStopGrace) {
+  auto defaults = parse({"--candidates", "c.jsonl", "--out", "o"});
+  ASSERT_TRUE(defaults);
+  EXPECT_EQ(defaults->rank_deadline_margin_s, 60);
+  EXPECT_EQ(defaults->stop_grace_s, 60);
+  EXPECT_EQ(defaults->as_json["rank_deadline_margin_s"], 60.0);
+  EXPECT_EQ(defaults->as_json["stop_grace_s"], 60.0);
+
+  const auto path = std::filesystem::temp_directory_path() / "hpcreward_options_fault_test.ini";
+  std::ofstream(path) << "rank-deadline-margin-s = 3\nstop-grace-s = 20\n";
+  auto options = parse({"--candidates", "c.jsonl", "--out", "o", "--config", path.c_str(), "--stop-grace-s", "0"});
+  std::filesystem::remove(path);
+  ASSERT_TRUE(options);
+  EXPECT_EQ(options->rank_deadline_margin_s, 3) << "from the INI file";
+  EXPECT_EQ(options->stop_grace_s, 0) << "the command line wins";
+
+  EXPECT_THROW(parse({"--candidates", "c", "--out", "o", "--rank-deadline-margin-s", "0"}), std::invalid_argument);
+  EXPECT_THROW(parse({"--candidates", "c", "--out", "o", "--stop-grace-s", "-1"}), std::invalid_argument);
+}
+
+TEST(CoordinatorOptions, FindsTheRunDirectoryWithoutParsingTheRest) {
+  const char *spaced[] = {"c", "--bogus", "--out", "/runs/a"};
+  EXPECT_EQ(out_directory_argument(4, spaced), std::filesystem::path("/runs/a"));
+  const char *joined[] = {"c", "--out=/runs/b", "--problem", "nonsense"};
+  EXPECT_EQ(out_directory_argument(4, joined), std::filesystem::path("/runs/b"));
+  const char *none[] = {"c", "--candidates", "x", "--out"};
+  EXPECT_FALSE(out_directory_argument(4, none));
+}
+
+TEST(CoordinatorOptions, HelpNamesTheExitCodesAndTheOutcomeFile) {
+  testing::internal::CaptureStdout();
+  parse({"--help"});
+  const std::string help = testing::internal::GetCapturedStdout();
+  for (const char *text : {"--rank-deadline-margin-s", "--stop-grace-s", "coordinator.outcome.json", "75  stopped",
+                           "3   no benchmark rank left", "MPI_Abort", "SIGUSR1"})
+    EXPECT_NE(help.find(text), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace hpcreward

@@ -133,5 +133,50 @@ TEST(Scheduler, SlotsBelowOneCountAsOne) {
   EXPECT_FALSE(scheduler.next_assignment());
 }
 
+TEST(Scheduler, ARankTakenOutGivesItsTasksBackToTheFrontInOrder) {
+  Scheduler scheduler({{1, "gpu", 2}, {2, "gpu", 2}});
+  for (int i = 0; i < 6; ++i) scheduler.enqueue(i, "gpu");
+  std::map<int, std::vector<std::int64_t>> held;
+  while (auto assignment = scheduler.next_assignment()) held[assignment->rank].push_back(assignment->sequence);
+  EXPECT_EQ(held[1], (std::vector<std::int64_t>{0, 2}));
+  EXPECT_EQ(scheduler.held_by(1), (std::vector<std::int64_t>{0, 2}));
+  EXPECT_EQ(scheduler.remove_rank(1), (std::vector<std::int64_t>{0, 2}));
+  EXPECT_EQ(scheduler.queued_of("gpu"), (std::vector<std::int64_t>{0, 2, 4, 5}));
+  EXPECT_FALSE(scheduler.complete(1, 0)) << "a rank taken out completes nothing";
+  EXPECT_TRUE(scheduler.remove_rank(1).empty()) << "once";
+  EXPECT_TRUE(scheduler.has_kind("gpu"));
+  EXPECT_FALSE(scheduler.next_assignment()) << "rank 2's slots are full";
+  ASSERT_TRUE(scheduler.complete(2, 1));
+  auto next = scheduler.next_assignment();
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->rank, 2);
+  EXPECT_EQ(next->sequence, 0) << "the returned tasks go first";
+  EXPECT_TRUE(scheduler.stranded_kinds().empty());
+}
+
+TEST(Scheduler, TasksReturnedByTwoRanksKeepTheirOrder) {
+  Scheduler scheduler = cpu_ranks({1, 2, 3});
+  for (int i = 0; i < 5; ++i) scheduler.enqueue(i);
+  while (scheduler.next_assignment()) {
+  }
+  scheduler.remove_rank(1);  // held 0
+  scheduler.remove_rank(2);  // held 1
+  EXPECT_EQ(scheduler.queued_of("cpu"), (std::vector<std::int64_t>{0, 1, 3, 4}));
+}
+
+TEST(Scheduler, AKindWithTasksButNoRankLeftIsStranded) {
+  Scheduler scheduler({{1, "cpu", 1}, {2, "gpu", 1}});
+  scheduler.enqueue(0, "cpu");
+  scheduler.enqueue(1, "gpu");
+  scheduler.enqueue(2, "gpu");
+  scheduler.next_assignment();
+  scheduler.next_assignment();
+  scheduler.remove_rank(2);
+  EXPECT_FALSE(scheduler.has_kind("gpu"));
+  EXPECT_EQ(scheduler.stranded_kinds(), std::vector<std::string>{"gpu"});
+  EXPECT_FALSE(scheduler.enqueue(3, "gpu")) << "nothing more is queued for a kind with no rank";
+  EXPECT_EQ(scheduler.queued_of("gpu"), (std::vector<std::int64_t>{1, 2}));
+}
+
 }  // namespace
 }  // namespace hpcreward

@@ -39,8 +39,9 @@ class SlotTransport : public BenchTransport {
     sent.push_back({rank, task});
     pending_.push_back({rank, task});
   }
-  BenchResult receive_result() override {
+  std::optional<BenchResult> receive_result(std::chrono::milliseconds) override {
     EXPECT_FALSE(pending_.empty());
+    if (pending_.empty()) return std::nullopt;
     auto [rank, task] = pending_.back();
     pending_.pop_back();
     --outstanding[rank];
@@ -67,6 +68,7 @@ class VectorSink : public RowSink {
   void append(const RewardRow &row, std::string_view) override { rows.push_back(row); }
   void append_event(const StageEventRecord &event) override { events.push_back(event); }
   void append_archive(const ArchiveRecord &) override {}
+  void append_rank_event(const RankEventRecord &) override {}
   std::vector<RewardRow> rows;
   std::vector<StageEventRecord> events;
 };

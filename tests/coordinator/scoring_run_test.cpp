@@ -5,62 +5,13 @@
 #include <deque>
 #include <map>
 
+#include "fake_transport.hpp"
+
 namespace hpcreward {
 namespace {
 
-// Answers tasks in the order sent, with a measurement chosen by the candidate id, and
-// checks the one-task-per-rank rule the scheduler promises.
-class FakeTransport : public BenchTransport {
- public:
-  void send_task(int rank, const BenchTask &task) override {
-    EXPECT_EQ(busy_.count(rank), 0u) << "rank " << rank << " got a second task";
-    busy_[rank] = task.sequence;
-    sent.push_back(task);
-    pending_.push_back({rank, task});
-  }
-  BenchResult receive_result() override {
-    EXPECT_FALSE(pending_.empty());
-    auto [rank, task] = pending_.front();
-    pending_.pop_front();
-    busy_.erase(rank);
-    BenchResult result;
-    result.sequence = task.sequence;
-    result.rank = rank;
-    result.host = "node" + std::to_string(rank);
-    Measurement &m = result.measurement;
-    m.techniques.detected = true;
-    m.techniques.loop_order = "ikj";
-    if (task.candidate_id.find("omp") != std::string::npos) m.techniques.techniques = {"openmp"};
-    if (task.candidate_id.starts_with("bad")) {
-      m.status = Status::wrong_answer;
-      m.reason = "mismatch";
-    } else {
-      m.status = Status::ok;
-      m.gflops = gflops.count(task.candidate_id) ? gflops[task.candidate_id] : 3.5;
-    }
-    return result;
-  }
-  std::vector<BenchTask> sent;
-  std::map<std::string, double> gflops;  // by candidate id; 3.5 otherwise
-
- private:
-  std::map<int, std::int64_t> busy_;
-  std::deque<std::pair<int, BenchTask>> pending_;
-};
-
-class VectorSink : public RowSink {
- public:
-  void append(const RewardRow &row, std::string_view source) override {
-    rows.push_back(row);
-    sources.emplace_back(source);
-  }
-  void append_event(const StageEventRecord &event) override { events.push_back(event); }
-  void append_archive(const ArchiveRecord &record) override { archive.push_back(record); }
-  std::vector<RewardRow> rows;
-  std::vector<std::string> sources;
-  std::vector<StageEventRecord> events;
-  std::vector<ArchiveRecord> archive;
-};
+using test_support::FakeTransport;
+using test_support::VectorSink;
 
 // o0 advances after 2 of 2 ok, o3 at 3 GFLOPS, openmp and avx512 after one candidate.
 constexpr const char *kTestLadder = R"({

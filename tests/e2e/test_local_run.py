@@ -115,7 +115,7 @@ def test_provenance_attributes(corpus_run):
     run_dir, _, _ = corpus_run
     with h5py.File(run_dir / "rewards.h5", "r", swmr=True) as log:
         attributes = {key: decode(value) for key, value in log.attrs.items()}
-    assert int(attributes["schema_version"]) == 3
+    assert int(attributes["schema_version"]) == 4
     assert attributes["seed"] == "1234"
     assert json.loads(attributes["config_json"])["seed"] == "1234"
     hosts = json.loads(attributes["hosts_json"])
@@ -138,6 +138,13 @@ def test_h5dump_shows_the_schema(corpus_run):
 def test_run_directory_and_summary(corpus_run):
     run_dir, result, _ = corpus_run
     assert (run_dir / "coordinator.pid").read_text().strip().isdigit()
+    outcome = json.loads((run_dir / "coordinator.outcome.json").read_text())
+    assert outcome["exit_code"] == 0 and outcome["outcome"] == "complete", outcome
+    assert outcome["rows_in_log"] == outcome["rows_written"] == len(CASES) + len(MALFORMED_LINES)
+    assert outcome["lost_ranks"] == []
+    with h5py.File(run_dir / "rewards.h5", "r", swmr=True) as log:
+        assert len(log["rank_events"]) == 0, "no rank was lost"
+    assert "deadline: cpu ranks 1,2 must answer within" in result.stdout
     assert "dgemm-256" in result.stdout and "total" in result.stdout.lower()
     assert f"[{len(CASES) + len(MALFORMED_LINES)}/{len(CASES) + len(MALFORMED_LINES)}]" in result.stdout
 
@@ -162,6 +169,10 @@ def test_unknown_stage_option_fails_cleanly(tmp_path):
     result = run_local(tmp_path, candidates, "--stage", "nope", check=False)
     assert result.returncode != 0
     assert "--stage nope is not a stage" in result.stderr
+    # The job script learns why from the outcome file, whatever mpirun's status says.
+    outcome = json.loads((tmp_path / "run" / "coordinator.outcome.json").read_text())
+    assert outcome["exit_code"] == 2 and outcome["outcome"] == "config_error", outcome
+    assert "--stage nope is not a stage" in outcome["message"]
 
 
 def test_shipped_samples_are_up_to_date():

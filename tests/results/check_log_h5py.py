@@ -32,6 +32,9 @@ ARCHIVE_SCHEMA = [
     ("previous_candidate_id", "S64"), ("previous_gflops", "<f8"), ("time", "<f8"),
     ("row_index", "<u8"),
 ]
+RANK_EVENTS_SCHEMA = [
+    ("time", "<f8"), ("rank", "<i4"), ("host", "S64"), ("event", "S32"), ("reason", "S512"),
+]
 SOURCES_SCHEMA = [("sha256", "S64"), ("offset", "<u8"), ("length", "<u8")]
 PROVENANCE_TEXT = ["created_utc", "git_revision", "config_json", "hosts_json",
                    "compiler_version", "blas_version", "mpi_version", "hdf5_version", "seed"]
@@ -81,6 +84,7 @@ def main(log_path, expected_path):
         check_records(log, "rewards", REWARDS_SCHEMA, expected["rows"])
         check_records(log, "stage_events", STAGE_EVENTS_SCHEMA, expected["stage_events"])
         check_records(log, "archive", ARCHIVE_SCHEMA, expected["archive"])
+        check_records(log, "rank_events", RANK_EVENTS_SCHEMA, expected["rank_events"])
 
         sources = log["sources"]
         expect(dtype_schema(sources.dtype) == SOURCES_SCHEMA,

@@ -56,6 +56,9 @@ class ResultsTool : public ::testing::Test {
     broken.techniques = broken.loop_order = broken.tile_sizes = broken.archive = "";
     writer.append(broken, "");
     writer.append_event(sample_event(0));
+    writer.append_rank_event({1764288060.0, 3, "cn007", "quarantined",
+                              "no answer for 75 s; deadline 70 s (task limit 10 s + margin 60 s); held candidate "
+                              "cand-9 sent to other ranks"});
   }
 
   // A schema 1 log beside the fixture's current one.
@@ -103,6 +106,36 @@ TEST_F(ResultsTool, SummaryOfASchema1LogHasNoTechniqueColumns) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("dgemm-256"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("techniques"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("lost"), std::string::npos) << "no rank events before schema 4: " << r.out;
+}
+
+TEST_F(ResultsTool, SummaryNamesTheLostRanks) {
+  const ToolRun r = run({"summary", log_.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("1 benchmark rank lost"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cn007"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2025-11-28 00:01:00"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no answer for 75 s"), std::string::npos) << r.out;
+}
+
+TEST_F(ResultsTool, ExportsRankEventsAndSaysASchema3LogHasNone) {
+  ToolRun r = run({"export", log_.string(), "--table", "rank_events", "--format", "jsonl"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto event = nlohmann::json::parse(r.out);
+  EXPECT_EQ(event["rank"], 3);
+  EXPECT_EQ(event["host"], "cn007");
+  EXPECT_EQ(event["event"], "quarantined");
+  EXPECT_EQ(event["time"], 1764288060.0);
+  r = run({"export", log_.string(), "--table", "rank_events"});
+  EXPECT_EQ(r.out.rfind("time,rank,host,event,reason\n", 0), 0u) << r.out;
+
+  const auto v3 = dir_ / "v3.h5";
+  test_support::write_old_log(3, v3, {sample_row(0)}, {}, sample_provenance());
+  r = run({"export", v3.string(), "--table", "rank_events"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("this log has no rank events (schema 3)"), std::string::npos) << r.err;
+  r = run({"summary", v3.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 TEST_F(ResultsTool, StagesListsEventsAndTheCurrentStage) {
@@ -153,7 +186,7 @@ TEST_F(ResultsTool, ExportsStageEventsAndArchive) {
 TEST_F(ResultsTool, RejectsAnUnknownExportTable) {
   const ToolRun r = run({"export", log_.string(), "--table", "sources"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--table must be rewards, stage_events or archive"), std::string::npos)
+  EXPECT_NE(r.err.find("--table must be rewards, stage_events, archive or rank_events"), std::string::npos)
       << r.err;
 }
 

@@ -1,6 +1,6 @@
 // Checks that h5py reads the reward log, live and finished.
 //   results_h5py_live_log PYTHON CHECK_SCRIPT
-// Writes a log (rows, stage events, archive records), runs `PYTHON CHECK_SCRIPT LOG
+// Writes a log (rows, stage events, archive records, rank events), runs `PYTHON CHECK_SCRIPT LOG
 // EXPECTED.json` while the writer still has the log open (another process reading through
 // SWMR, as a user watching a run would), appends more and checks again, closes and checks,
 // then resumes the log, appends and checks the live resumed log. EXPECTED.json holds what
@@ -45,11 +45,13 @@ nlohmann::json as_json(const std::vector<Record> &records) {
 nlohmann::json expected(const std::vector<RewardRow> &rows,
                         const std::vector<std::string> &sources,
                         const std::vector<StageEventRecord> &events,
-                        const std::vector<ArchiveRecord> &archive) {
+                        const std::vector<ArchiveRecord> &archive,
+                        const std::vector<RankEventRecord> &rank_events) {
   nlohmann::json result;
   result["rows"] = as_json(rows);
   result["stage_events"] = as_json(events);
   result["archive"] = as_json(archive);
+  result["rank_events"] = as_json(rank_events);
   for (const std::string &source : sources) result["sources"][sha256_hex(source)] = source;
   const Provenance provenance = test_support::sample_provenance();
   result["provenance"] = {{"schema_version", kRewardLogSchemaVersion},
@@ -98,11 +100,12 @@ int main(int argc, char **argv) {
     std::vector<ArchiveRecord> archive = {
         test_support::sample_archive_record(0, sha256_hex(naive))};
 
+    std::vector<RankEventRecord> rank_events;  // none at first: the dataset is there, empty
     auto writer = std::make_unique<RewardLogWriter>(log, test_support::sample_provenance());
     for (const RewardRow &row : rows) writer->append(row, naive);
     writer->append_event(events[0]);
     writer->append_archive(archive[0]);
-    bool passed = check(python, script, log, expected(rows, {naive}, events, archive),
+    bool passed = check(python, script, log, expected(rows, {naive}, events, archive, rank_events),
                         "while the writer is open");
 
     rows.push_back(test_support::sample_row(2, sha256_hex(blocked)));
@@ -111,11 +114,13 @@ int main(int argc, char **argv) {
     writer->append_event(events.back());
     archive.push_back(test_support::sample_archive_record(2, sha256_hex(blocked)));
     writer->append_archive(archive.back());
-    passed &= check(python, script, log, expected(rows, {naive, blocked}, events, archive),
+    rank_events.push_back({1764288060.0, 2, "cn042", "quarantined", "no answer for 75 s — held c1 sent elsewhere"});
+    writer->append_rank_event(rank_events.back());
+    passed &= check(python, script, log, expected(rows, {naive, blocked}, events, archive, rank_events),
                     "after more appends");
 
     writer.reset();
-    passed &= check(python, script, log, expected(rows, {naive, blocked}, events, archive),
+    passed &= check(python, script, log, expected(rows, {naive, blocked}, events, archive, rank_events),
                     "after the writer closed");
 
     writer = std::make_unique<RewardLogWriter>(log, RewardLogWriter::Resume{});
@@ -123,7 +128,9 @@ int main(int argc, char **argv) {
     writer->append(rows.back(), naive);
     events.push_back(test_support::sample_event(2));
     writer->append_event(events.back());
-    passed &= check(python, script, log, expected(rows, {naive, blocked}, events, archive),
+    rank_events.push_back({1764288120.0, 4, "cn043", "quarantined", "no answer for 71 s"});
+    writer->append_rank_event(rank_events.back());
+    passed &= check(python, script, log, expected(rows, {naive, blocked}, events, archive, rank_events),
                     "while a resumed writer is open");
     return passed ? 0 : 1;
   } catch (const std::exception &error) {

@@ -5,8 +5,9 @@
 // here on purpose:
 //   schema 1: 22 /rewards columns, no /stage_events or /archive;
 //   schema 2: those plus techniques, loop_order, tile_sizes, archive; /stage_events and
-//             /archive (whose columns schema 3 kept, so they are written with this build's
-//             types); no device column.
+//             /archive (whose columns later schemas kept, so they are written with this
+//             build's types); no device column;
+//   schema 3: those plus device; no /rank_events.
 #include <hdf5.h>
 
 #include <algorithm>
@@ -78,7 +79,18 @@ inline const std::vector<Column> &v2_columns() {
   return kColumns;
 }
 
-inline const std::vector<Column> &columns(int schema) { return schema == 1 ? v1_columns() : v2_columns(); }
+inline const std::vector<Column> &v3_columns() {
+  static const std::vector<Column> kColumns = [] {
+    std::vector<Column> columns = v2_columns();
+    columns.push_back({"device", &RewardRow::device, 64});
+    return columns;
+  }();
+  return kColumns;
+}
+
+inline const std::vector<Column> &columns(int schema) {
+  return schema == 1 ? v1_columns() : schema == 2 ? v2_columns() : v3_columns();
+}
 
 inline void ok(herr_t status, const char *what) {
   if (status < 0) throw std::runtime_error(std::string("old schema fixture: ") + what);
@@ -166,15 +178,15 @@ void write_records(hid_t file, const char *name, const std::vector<Record> &reco
 
 }  // namespace old_schema_detail
 
-// Writes a closed log of `schema` (1 or 2) at `path` holding `rows` and, in /sources and
-// /source_text, each of `sources` (pairs of sha256 and text); schema 2 also `events` and
-// `archive`.
+// Writes a closed log of `schema` (1, 2 or 3) at `path` holding `rows` and, in /sources and
+// /source_text, each of `sources` (pairs of sha256 and text); schemas 2 and 3 also `events`
+// and `archive`.
 inline void write_old_log(int schema, const std::filesystem::path &path, const std::vector<RewardRow> &rows,
                           const std::vector<std::pair<std::string, std::string>> &sources,
                           const Provenance &provenance, const std::vector<StageEventRecord> &events = {},
                           const std::vector<ArchiveRecord> &archive = {}) {
   using namespace old_schema_detail;
-  if (schema != 1 && schema != 2) throw std::invalid_argument("old schema fixture: schema 1 or 2");
+  if (schema < 1 || schema > 3) throw std::invalid_argument("old schema fixture: schema 1, 2 or 3");
   hid_t access = ok_id(H5Pcreate(H5P_FILE_ACCESS), "fapl");
   ok(H5Pset_libver_bounds(access, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST), "libver");
   hid_t file = ok_id(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, access), "create");

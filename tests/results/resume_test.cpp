@@ -139,8 +139,8 @@ void expect_refusal(const std::function<void()> &call, const std::vector<std::st
   }
 }
 
-// A log whose writer appended 70 rows (more than one chunk), two events and three archive
-// records, then died without closing.
+// A log whose writer appended 70 rows (more than one chunk), two events, three archive
+// records and a rank event, then died without closing.
 void write_and_die(const std::filesystem::path &path) {
   in_child_that_dies([&] {
     auto *writer = new RewardLogWriter(path, sample_provenance());  // never closed
@@ -148,6 +148,7 @@ void write_and_die(const std::filesystem::path &path) {
       writer->append(row_of(i, i % 3), kSources[i % 3]);
       if (i == 10 || i == 50) writer->append_event(sample_event(i == 10 ? 0 : 1));
       if (i % 30 == 0) writer->append_archive(sample_archive_record(i / 30));
+      if (i == 40) writer->append_rank_event({1690000000.0, 1, "node0", "quarantined", "no answer"});
     }
   });
 }
@@ -166,6 +167,7 @@ TEST(Resume, ContinuesALogWhoseWriterDiedAndKeepsEveryRecordInOrder) {
     writer.append(row_of(72, 3), kSources[3]);
     writer.append_event(sample_event(2));
     writer.append_archive(sample_archive_record(3));
+    writer.append_rank_event({1700000000.0, 2, "node2", "quarantined", "no answer for 75 s"});
     EXPECT_EQ(writer.rows(), 73u);
   }
   EXPECT_EQ(status_flags(path), 0u) << "a resumed writer that closes leaves the file clean";
@@ -184,6 +186,10 @@ TEST(Resume, ContinuesALogWhoseWriterDiedAndKeepsEveryRecordInOrder) {
   const std::vector<ArchiveRecord> archive = read_archive(path);
   ASSERT_EQ(archive.size(), 4u);
   for (int i = 0; i < 4; ++i) EXPECT_EQ(archive[i], sample_archive_record(i));
+  const std::vector<RankEventRecord> rank_events = read_rank_events(path);
+  ASSERT_EQ(rank_events.size(), 2u) << "the dead writer's rank event and the resumed one's";
+  EXPECT_EQ(rank_events[0].host, "node0");
+  EXPECT_EQ(rank_events[1], (RankEventRecord{1700000000.0, 2, "node2", "quarantined", "no answer for 75 s"}));
 
   // Each source once: the resumed writer knew the three stored before it died.
   EXPECT_EQ(dataset_size(path, h5::kSourcesDataset), 4u);
@@ -294,13 +300,13 @@ TEST(Resume, RefusesWhileAReaderHasTheLogOpen) {
 
 TEST(Resume, RefusesOlderSchemasWithoutChangingThem) {
   TempDir dir;
-  for (int schema : {1, 2}) {
+  for (int schema : {1, 2, 3}) {
     const auto path = dir / ("v" + std::to_string(schema) + ".h5");
     test_support::write_old_log(schema, path, {sample_row(0)}, {}, sample_provenance());
     const std::string before = file_bytes(path);
     expect_refusal([&] { RewardLogWriter(path, RewardLogWriter::Resume{}); },
                    {path.string(), "written by schema " + std::to_string(schema) +
-                                       "; resume needs schema 3: start a new run"});
+                                       "; resume needs schema 4: start a new run"});
     EXPECT_EQ(file_bytes(path), before);
   }
 }

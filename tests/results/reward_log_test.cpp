@@ -115,16 +115,79 @@ TEST(RewardLog, EmptyLogHasNoRowsAndNoSources) {
   EXPECT_EQ(read_source(path, sha256_hex("anything")), std::nullopt);
 }
 
-TEST(RewardLog, WritesSchema3WhateverTheCallerSays) {
+TEST(RewardLog, WritesSchema4WhateverTheCallerSays) {
   TempDir dir;
   const auto path = dir / "log.h5";
   Provenance provenance = sample_provenance();
   provenance.schema_version = 1;
   { RewardLogWriter writer(path, provenance); }
-  EXPECT_EQ(read_provenance(path).schema_version, 3);
-  EXPECT_EQ(kRewardLogSchemaVersion, 3);
+  EXPECT_EQ(read_provenance(path).schema_version, 4);
+  EXPECT_EQ(kRewardLogSchemaVersion, 4);
   EXPECT_EQ(dataset_size(path, h5::kStageEventsDataset), 0u);
   EXPECT_EQ(dataset_size(path, h5::kArchiveDataset), 0u);
+  EXPECT_EQ(dataset_size(path, h5::kRankEventsDataset), 0u);
+  EXPECT_TRUE(has_rank_events(path));
+  EXPECT_TRUE(read_rank_events(path).empty());
+}
+
+RankEventRecord sample_rank_event(int i) {
+  return {1700000000.0 + i, 1 + i, "node" + std::to_string(i), "quarantined",
+          "no answer for 75 s; deadline 70 s (task limit 10 s + margin 60 s); held candidate c" + std::to_string(i) +
+              " sent to other ranks"};
+}
+
+TEST(RewardLog, RoundTripsRankEventsBesideRowsAndCutsLongReasons) {
+  TempDir dir;
+  const auto path = dir / "log.h5";
+  std::vector<RankEventRecord> events = {sample_rank_event(0), sample_rank_event(1)};
+  std::string euros;
+  for (int i = 0; i < 200; ++i) euros += "€";  // 600 bytes into 512: 170 euros
+  events[1].reason = euros;
+  {
+    RewardLogWriter writer(path, sample_provenance());
+    writer.append(sample_row(0), "");
+    writer.append_rank_event(events[0]);
+    writer.append(sample_row(1), "");
+    writer.append_rank_event(events[1]);
+    // A reader sees them while the writer is open (each append is flushed).
+    EXPECT_EQ(read_rank_events(path).size(), 2u);
+  }
+  const std::vector<RankEventRecord> read = read_rank_events(path);
+  ASSERT_EQ(read.size(), 2u);
+  EXPECT_EQ(read[0], events[0]);
+  EXPECT_EQ(read[1].reason.size(), 510u);
+  EXPECT_EQ(read[1].reason, euros.substr(0, 510));
+  EXPECT_EQ(read[1].rank, 2);
+  EXPECT_EQ(read[1].host, "node1");
+  EXPECT_EQ(read[1].event, "quarantined");
+  EXPECT_EQ(read[1].time, 1700000001.0);
+  EXPECT_EQ(read_rewards(path).size(), 2u);
+}
+
+TEST(RewardLog, ReadsASchema3LogWhichHasNoRankEvents) {
+  TempDir dir;
+  const auto path = dir / "v3.h5";
+  const std::string source = "void matmul() { /* v3 */ }";
+  std::vector<RewardRow> rows = {sample_row(0, sha256_hex(source)), sample_row(1)};
+  rows[0].device = "cuda:0 NVIDIA H100 80GB HBM3";
+  rows[1].device = "cpu";
+  test_support::write_old_log(3, path, rows, {{sha256_hex(source), source}}, sample_provenance(), {sample_event(0)},
+                              {sample_archive_record(0)});
+  const std::vector<RewardRow> read = read_rewards(path);
+  ASSERT_EQ(read.size(), rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) expect_same_row(rows[i], read[i]);
+  EXPECT_EQ(read_provenance(path).schema_version, 3);
+  EXPECT_EQ(read_source(path, sha256_hex(source)), source);
+  EXPECT_EQ(read_stage_events(path), std::vector<StageEventRecord>{sample_event(0)});
+  EXPECT_EQ(read_archive(path), std::vector<ArchiveRecord>{sample_archive_record(0)});
+  EXPECT_FALSE(has_rank_events(path));
+  try {
+    read_rank_events(path);
+    FAIL() << "read rank events from a schema 3 log";
+  } catch (const std::runtime_error &error) {
+    EXPECT_NE(std::string(error.what()).find("this log has no rank events (schema 3)"), std::string::npos)
+        << error.what();
+  }
 }
 
 TEST(RewardLog, RoundTripsStageEventsAndArchiveBesideRows) {
@@ -279,7 +342,7 @@ TEST(RewardLog, DeviceColumnRoundTripsAndIsCutAtACharacterBoundary) {
   EXPECT_EQ(read[0].device, "cuda:3 NVIDIA H100 80GB HBM3");
   EXPECT_EQ(read[1].device, "");
   EXPECT_EQ(read[2].device, std::string(62, 'g'));
-  EXPECT_EQ(read_provenance(path).schema_version, 3);
+  EXPECT_EQ(read_provenance(path).schema_version, kRewardLogSchemaVersion);
 }
 
 TEST(RewardLog, StoresEachSourceOncePerHash) {

@@ -222,5 +222,26 @@ TEST(FormatArchive, ShowsEachNichesLastEliteFastestFirstWithItsChanges) {
 
 TEST(FormatArchive, SaysSoWhenItIsEmpty) { EXPECT_EQ(format_archive({}), "the archive is empty\n"); }
 
+TEST(FormatRankEvents, NamesEachLostRankItsHostWhenAndWhy) {
+  const std::vector<RankEventRecord> events = {
+      {1764288060.0, 2, "cn042", "quarantined",
+       "no answer for 75 s; deadline 70 s (task limit 10 s + margin 60 s); held candidate c12 sent to other ranks"},
+      {1764288120.0, 5, "cn043", "quarantined", "no answer for 71 s"}};
+  const auto lines = lines_of(format_rank_events(events));
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_NE(lines[0].find("2 benchmark ranks lost"), std::string::npos) << lines[0];
+  EXPECT_EQ(words_of(lines[1]), (std::vector<std::string>{"rank", "host", "time", "(UTC)", "event", "reason"}));
+  const auto first = words_of(lines[2]);
+  ASSERT_GE(first.size(), 6u);
+  EXPECT_EQ(first[0], "2");
+  EXPECT_EQ(first[1], "cn042");
+  EXPECT_EQ(first[2] + " " + first[3], "2025-11-28 00:01:00");
+  EXPECT_EQ(first[4], "quarantined");
+  EXPECT_NE(lines[2].find("held candidate c12 sent to other ranks"), std::string::npos) << lines[2];
+  EXPECT_NE(lines[3].find("cn043"), std::string::npos);
+}
+
+TEST(FormatRankEvents, IsEmptyWhenNoRankWasLost) { EXPECT_EQ(format_rank_events({}), ""); }
+
 }  // namespace
 }  // namespace hpcreward
