@@ -10,6 +10,8 @@ HPC_OUTCOME_COMPLETE=0
 HPC_OUTCOME_CONFIG=2
 HPC_OUTCOME_NO_RANKS=3
 HPC_OUTCOME_STOPPED=75
+# The Python with h5py (the generator, the log's row count): HPCREWARD_PYTHON, else python3.
+HPC_PYTHON=${HPCREWARD_PYTHON:-python3}
 
 hpc_say() { printf '%s %s: %s\n' "$(date '+%F %T')" "$HPC_SCRIPT" "$*"; }
 hpc_die() {
@@ -108,7 +110,7 @@ hpc_check_local() {
   if [ -n "$HPC_LADDER" ]; then
     [ -r "$HPC_LADDER" ] || hpc_die 2 "unknown ladder: cannot read $HPC_LADDER (give a ladder JSON file, e.g. stages/demo_ladder.json)"
     HPC_LADDER=$(cd "$(dirname "$HPC_LADDER")" && pwd)/$(basename "$HPC_LADDER")
-    python3 - "$HPC_LADDER" <<'PY' || hpc_die 2 "unknown ladder: $HPC_LADDER is not a ladder file (see stages/README.md)"
+    "$HPC_PYTHON" - "$HPC_LADDER" <<'PY' || hpc_die 2 "unknown ladder: $HPC_LADDER is not a ladder file (see stages/README.md)"
 import json, sys
 ladder = json.load(open(sys.argv[1]))
 assert isinstance(ladder, dict) and isinstance(ladder.get("stages"), list) and ladder["stages"]
@@ -300,7 +302,7 @@ hpc_run_pipeline() {
 # Rows the log holds (0 without a log or h5py).
 hpc_logged_rows() {
   [ -e "$HPC_OUT/rewards.h5" ] || { echo 0; return; }
-  python3 -c 'import h5py, sys; print(h5py.File(sys.argv[1], "r", locking=False, swmr=True)["rewards"].shape[0])' \
+  "$HPC_PYTHON" -c 'import h5py, sys; print(h5py.File(sys.argv[1], "r", locking=False, swmr=True)["rewards"].shape[0])' \
     "$HPC_OUT/rewards.h5" 2>/dev/null || echo 0
 }
 
@@ -312,7 +314,7 @@ hpc_generator_command() {
   logged=$(hpc_logged_rows)
   left=$((HPC_EVALUATIONS - logged))
   [ "$left" -gt 0 ] || return 0
-  printf 'PYTHONPATH=%q python3 -m hpcreward_generator --rendezvous %q --evaluations %d --out %q' \
+  printf 'PYTHONPATH=%q %q -m hpcreward_generator --rendezvous %q --evaluations %d --out %q' \
     "$HPCREWARD_REPO/train_bridge/generator:$HPCREWARD_REPO/train_bridge/python${PYTHONPATH:+:$PYTHONPATH}" \
-    "$HPC_OUT" "$left" "$HPC_OUT/generator.json"
+    "$HPC_PYTHON" "$HPC_OUT" "$left" "$HPC_OUT/generator.json"
 }

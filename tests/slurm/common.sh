@@ -7,6 +7,8 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 : "${SLURM_TEST_CLUSTER:?the cluster directory (the ctest fixture sets it)}"
 : "${HPCREWARD_BIN:?the folder of the built executables}"
 export HPCREWARD_BIN
+PYTHON=${HPCREWARD_PYTHON:-python3}  # with h5py
+export HPCREWARD_PYTHON=$PYTHON
 if [ ! -s "$SLURM_TEST_CLUSTER/env.sh" ]; then
   echo "SKIP: no Slurm cluster: $(cat "$SLURM_TEST_CLUSTER/skipped" 2>/dev/null || echo 'slurm-cluster.sh start did not run')"
   exit 77
@@ -28,7 +30,7 @@ fail() {
   done
   exit 1
 }
-log_rows() { python3 "$REPO/tests/slurm/check_log.py" rows "$RUN/out/rewards.h5" 2>/dev/null || echo 0; }
+log_rows() { "$PYTHON" "$REPO/tests/slurm/check_log.py" rows "$RUN/out/rewards.h5" 2>/dev/null || echo 0; }
 
 # Every process of the test's jobs, found by SLURM_JOB_ID in its environment.
 job_pids() {
@@ -77,15 +79,18 @@ wait_rows() {
   done
   say "the log holds $(log_rows) rows"
 }
-# The pid of one benchmark rank of the job (the last one: never the coordinator, task 0).
+# The pid of one benchmark rank of the job: a hpcreward-bench that slurmstepd started (not a
+# rank's own child between fork and exec, which has the same name), the last one.
 bench_pid() {
-  local job=$1 pid
+  local job=$1 pid parent
   for pid in $(pgrep -x hpcreward-bench 2>/dev/null); do
+    parent=$(ps -o comm= -p "$(ps -o ppid= -p "$pid" 2>/dev/null | tr -d ' ')" 2>/dev/null || true)
+    [ "$parent" = slurmstepd ] || continue
     if { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qx "SLURM_JOB_ID=$job"; then echo "$pid"; fi
   done | tail -1
 }
 check_once() {
-  python3 "$REPO/tests/slurm/check_log.py" exactly-once "$RUN/out/rewards.h5" "$1" || fail "not exactly once"
+  "$PYTHON" "$REPO/tests/slurm/check_log.py" exactly-once "$RUN/out/rewards.h5" "$1" || fail "not exactly once"
 }
 # A candidate file of the shipped samples: 31 candidates, the demo ladder climbs with them.
 SAMPLES=$REPO/train_bridge/samples/dgemm-256.jsonl

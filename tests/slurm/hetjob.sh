@@ -8,7 +8,7 @@ submit -p train -N 1 -n 1 : -p bench -N 1 --ntasks-per-node=3 "$REPO/jobs/hpcrew
 wait_job "$JOB" 420
 [ "$STATE" = COMPLETED ] && [ "$EXIT" = 0:0 ] || fail "the heterogeneous job did not complete"
 rows=$(log_rows)
-events=$(python3 "$REPO/tests/slurm/check_log.py" stage-events "$RUN/out/rewards.h5")
+events=$("$PYTHON" "$REPO/tests/slurm/check_log.py" stage-events "$RUN/out/rewards.h5")
 say "$rows rows, $events stage events"
 [ "$rows" -ge 48 ] || fail "expected at least 48 rows"
 [ "$events" -ge 1 ] || fail "the run climbed no stage"

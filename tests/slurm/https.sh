@@ -19,7 +19,7 @@ until [ -s "$RUN/out/coordinator.json" ]; do
   sleep 0.5
 done
 say "rendezvous: $(cat "$RUN/out/coordinator.json")"
-PYTHONPATH="$REPO/train_bridge/python" python3 - "$RUN" "$REPO/train_bridge/samples/c/ikj_restrict.c" <<'PY' || fail "the client checks failed"
+PYTHONPATH="$REPO/train_bridge/python" "$PYTHON" - "$RUN" "$REPO/train_bridge/samples/c/ikj_restrict.c" <<'PY' || fail "the client checks failed"
 import json, sys, time, pathlib
 from hpcreward import Client, TlsError
 run, sample = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
@@ -39,7 +39,7 @@ except TlsError as error:
     print(f"refused in {time.monotonic() - started:.2f} s: {error}")
 assert time.monotonic() - started < 5
 PY
-token=$(cat "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["token_file"])' "$RUN/out/coordinator.json")")
+token=$(cat "$("$PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["token_file"])' "$RUN/out/coordinator.json")")
 scancel --signal=USR2 "$JOB"
 say "scancel --signal=USR2 $JOB"
 wait_job "$JOB" 120

@@ -14,11 +14,15 @@ stopped=$SECONDS
 say "kill -STOP of benchmark rank pid $victim at $(log_rows) rows"
 stop_victim() { kill -KILL "$victim" 2>/dev/null || true; cleanup; }
 trap stop_victim EXIT
-until [ -n "$(python3 "$REPO/tests/slurm/check_log.py" quarantined "$RUN/out/rewards.h5" 2>/dev/null)" ]; do
+until [ -n "$("$PYTHON" "$REPO/tests/slurm/check_log.py" quarantined "$RUN/out/rewards.h5" 2>/dev/null)" ]; do
   [ $((SECONDS - stopped)) -lt 90 ] || fail "no quarantine in the log 90 s after SIGSTOP"
   sleep 0.5
 done
-say "quarantined $((SECONDS - stopped)) s after SIGSTOP: $(python3 "$REPO/tests/slurm/check_log.py" quarantined "$RUN/out/rewards.h5")"
+took=$((SECONDS - stopped))
+# Its deadline is 35 s after its last answer (at most 35 s after the stop), plus the
+# coordinator's poll and this loop's.
+[ "$took" -le 45 ] || fail "quarantined $took s after SIGSTOP: later than its 35 s deadline"
+say "quarantined $took s after SIGSTOP: $("$PYTHON" "$REPO/tests/slurm/check_log.py" quarantined "$RUN/out/rewards.h5")"
 wait_job "$JOB" 300
 [ "$STATE" = COMPLETED ] && [ "$EXIT" = 0:0 ] || fail "the job did not complete"
 grep -q '"outcome": *"complete"' "$RUN/out/coordinator.outcome.json" || fail "outcome is not complete: $(cat "$RUN/out/coordinator.outcome.json")"

@@ -7,7 +7,7 @@ submit -p bench -N 2 --ntasks-per-node=2 "$REPO/jobs/hpcreward.sbatch" \
 wait_job "$JOB" 300
 [ "$STATE" = COMPLETED ] && [ "$EXIT" = 0:0 ] || fail "job did not complete"
 check_once "$SAMPLES"
-hosts=$(python3 "$REPO/tests/slurm/check_log.py" hosts "$RUN/out/rewards.h5" | paste -sd' ')
+hosts=$("$PYTHON" "$REPO/tests/slurm/check_log.py" hosts "$RUN/out/rewards.h5" | paste -sd' ')
 say "benchmark rows from hosts: $hosts"
 [ "$hosts" = "n2 n3" ] || fail "expected rows from ranks on n2 and n3, got '$hosts'"
 say "PASS"
