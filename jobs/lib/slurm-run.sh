@@ -314,7 +314,7 @@ hpc_generator_command() {
   logged=$(hpc_logged_rows)
   left=$((HPC_EVALUATIONS - logged))
   [ "$left" -gt 0 ] || return 0
-  printf 'PYTHONPATH=%q %q -m hpcreward_generator --rendezvous %q --evaluations %d --out %q' \
+  printf 'env PYTHONPATH=%q %q -m hpcreward_generator --rendezvous %q --evaluations %d --out %q' \
     "$HPCREWARD_REPO/train_bridge/generator:$HPCREWARD_REPO/train_bridge/python${PYTHONPATH:+:$PYTHONPATH}" \
     "$HPC_PYTHON" "$HPC_OUT" "$left" "$HPC_OUT/generator.json"
 }
