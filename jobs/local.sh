@@ -54,6 +54,11 @@ usage: jobs/local.sh [--evaluations N | --candidates FILE.jsonl | --serve [--lis
                      --help)
 
 Environment: HPCREWARD_BIN, the folder holding the built executables (default build/bin).
+
+Exit status: the coordinator's (coordinator/README.md): 0 complete, 1 error, 2 configuration,
+3 no benchmark rank left (all quarantined as hung), 75 stopped before the end (SIGUSR1; with a
+file also SIGTERM/SIGINT to the coordinator): --resume goes on. DIR/coordinator.outcome.json
+says the same with the reason. On Slurm use jobs/hpcreward.sbatch (jobs/README.md).
 USAGE
 }
 
