@@ -70,6 +70,16 @@ wait_job() {
   EXIT=$(job_field "$job" ExitCode)
   say "job $job ended: $STATE, exit $EXIT, restarts $(job_field "$job" Restarts)"
 }
+# wait_until SECONDS WHAT COMMAND...: until COMMAND succeeds; sets WAITED (seconds).
+wait_until() {
+  local limit=$1 what=$2 start=$SECONDS
+  shift 2
+  until "$@" 2>/dev/null; do
+    [ $((SECONDS - start)) -lt "$limit" ] || fail "$what: not after $limit s"
+    sleep 0.5
+  done
+  WAITED=$((SECONDS - start))
+}
 # wait_rows N SECONDS: until the run's log holds at least N rows.
 wait_rows() {
   local want=$1 limit=$2 start=$SECONDS

@@ -13,11 +13,7 @@ make_cert "$RUN/node"
 make_cert "$RUN/other"
 submit -p bench -N 1 --ntasks-per-node=2 "$REPO/jobs/hpcreward.sbatch" \
   --out "$RUN/out" --serve --tls-cert "$RUN/node.pem" --tls-key "$RUN/node.key"
-start=$SECONDS
-until [ -s "$RUN/out/coordinator.json" ]; do
-  [ $((SECONDS - start)) -lt 180 ] || fail "no rendezvous 180 s after submitting"
-  sleep 0.5
-done
+wait_until 180 "the rendezvous" test -s "$RUN/out/coordinator.json"
 say "rendezvous: $(cat "$RUN/out/coordinator.json")"
 PYTHONPATH="$REPO/train_bridge/python" "$PYTHON" - "$RUN" "$REPO/train_bridge/samples/c/ikj_restrict.c" <<'PY' || fail "the client checks failed"
 import json, sys, time, pathlib
