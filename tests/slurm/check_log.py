@@ -2,6 +2,7 @@
 
   check_log.py rows LOG                   rows in /rewards (0 without a log)
   check_log.py exactly-once LOG JSONL     every candidate id of JSONL has exactly one row
+  check_log.py unique LOG                 no candidate id has more than one row
   check_log.py hosts LOG                  the distinct hosts of benchmark rows, one per line
   check_log.py stage-events LOG           stage events logged
   check_log.py quarantined LOG            the quarantined ranks' events, one per line
@@ -48,6 +49,11 @@ def main(argv):
             print(f"{len(expected)} candidates, {sum(counts.values())} rows, missing {missing}, "
                   f"logged more than once {twice}, unknown {extra}")
             return 0 if not missing and not twice and not extra else 1
+        if command == "unique":
+            counts = collections.Counter(column(log, "rewards", "candidate_id"))
+            twice = {i: n for i, n in counts.items() if n > 1}
+            print(f"{sum(counts.values())} rows, {len(counts)} ids, logged more than once {twice}")
+            return 0 if not twice else 1
         if command == "hosts":
             ranks = column(log, "rewards", "rank")
             hosts = column(log, "rewards", "host")

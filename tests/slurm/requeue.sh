@@ -20,7 +20,7 @@ requeue_and_resume() {  # requeue_and_resume RESTARTS SCANCEL-OPTIONS...
   local restarts=$1
   shift
   scancel "$@" --signal=USR1 "$JOB"
-  say "scancel $* --signal=USR1 $JOB at $(log_rows) rows"
+  say "scancel${*:+ $*} --signal=USR1 $JOB at $(log_rows) rows"
   requeued() { [ "$(job_field "$JOB" Restarts)" -ge "$restarts" ]; }
   wait_until 120 "requeue $restarts after SIGUSR1" requeued
   say "requeued $WAITED s after the signal (log: $(log_rows) rows)"
