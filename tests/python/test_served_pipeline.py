@@ -194,7 +194,8 @@ def test_adapters_against_the_real_pipeline(pipeline, monkeypatch):
     spec.loader.exec_module(verl)
     verl_rewards = verl.compute_score_batch(data_sources=["hpc"] * 2, solution_strs=[fenced(NAIVE), fenced(SYNTAX_ERROR)],
                                             ground_truths=["dgemm-256"] * 2, extra_infos=[{"stage": "o0"}] * 2)
-    assert verl_rewards[0] > 0 > verl_rewards[1]
+    assert verl_rewards[0]["score"] > 0 > verl_rewards[1]["score"]
+    assert [r["status"] for r in verl_rewards] == ["ok", "compile_error"] and verl_rewards[0]["gflops"] > 0
 
     spec = importlib.util.spec_from_file_location("reward_func", PACKAGE_DIR / "hpcreward" / "openrlhf_reward.py")
     openrlhf = importlib.util.module_from_spec(spec)

@@ -4,6 +4,9 @@ Configured by environment variables, since those trainers call a bare function:
   HPCREWARD_RENDEZVOUS    path of coordinator.json or of the run directory (preferred), or
   HPCREWARD_URL + HPCREWARD_TOKEN_FILE
   HPCREWARD_TIMEOUT       seconds per request (default 600)
+  HPCREWARD_RETRIES       retries after a lost connection, a time-out or a 5xx (default 6)
+  HPCREWARD_FOLLOW_S      with a rendezvous: how long failed requests follow a restarting pipeline
+                          (default 600 s)
   HPCREWARD_WAIT_S        seconds to wait for the rendezvous file to appear (default 60)
   HPCREWARD_CA_FILE       https:// only: a PEM CA bundle to trust, besides the certificate the
                           rendezvous file names (tls_cert); read by every Client
@@ -15,13 +18,14 @@ import threading
 from .client import Client
 from .errors import HpcrewardError
 
+_VARIABLES = ("HPCREWARD_RENDEZVOUS", "HPCREWARD_URL", "HPCREWARD_TOKEN_FILE", "HPCREWARD_CA_FILE", "HPCREWARD_TIMEOUT",
+              "HPCREWARD_RETRIES", "HPCREWARD_FOLLOW_S")
 _lock = threading.Lock()
 _cache = {}
 
 
 def client_from_env():
-    key = (os.getpid(), os.environ.get("HPCREWARD_RENDEZVOUS"), os.environ.get("HPCREWARD_URL"),
-           os.environ.get("HPCREWARD_TOKEN_FILE"), os.environ.get("HPCREWARD_CA_FILE"))
+    key = (os.getpid(),) + tuple(os.environ.get(name) for name in _VARIABLES)
     with _lock:
         client = _cache.get(key)
         if client is None:
@@ -32,10 +36,12 @@ def client_from_env():
 
 
 def _make():
-    options = {"timeout": float(os.environ.get("HPCREWARD_TIMEOUT", "600"))}
+    options = {"timeout": float(os.environ.get("HPCREWARD_TIMEOUT", "600")),
+               "retries": int(os.environ.get("HPCREWARD_RETRIES", "6"))}
     rendezvous = os.environ.get("HPCREWARD_RENDEZVOUS")
     if rendezvous:
-        return Client.from_rendezvous(rendezvous, wait_s=float(os.environ.get("HPCREWARD_WAIT_S", "60")), **options)
+        return Client.from_rendezvous(rendezvous, wait_s=float(os.environ.get("HPCREWARD_WAIT_S", "60")),
+                                      follow_s=float(os.environ.get("HPCREWARD_FOLLOW_S", "600")), **options)
     url, token_file = os.environ.get("HPCREWARD_URL"), os.environ.get("HPCREWARD_TOKEN_FILE")
     if url and token_file:
         return Client.from_token_file(url, token_file, **options)

@@ -1,31 +1,65 @@
-"""verl adapter: custom reward functions.
+"""verl adapter: custom reward functions (custom_reward_function.path / .name).
 
-Per sample (verl's default "naive" reward manager), in the trainer config:
-    custom_reward_function.path=train_bridge/python/hpcreward/verl.py
-    custom_reward_function.name=compute_score
-verl calls compute_score(data_source, solution_str, ground_truth, extra_info) and expects a float.
+Contract checked in volcengine/verl v0.7.0 (commit f9c855f7) and main b178a3cd (2026-01-29; the
+reward code is the same):
+  * verl/trainer/ppo/reward.py, get_custom_reward_fn: loads the file (verl/utils/import_utils.py,
+    load_module: a module named custom_module_<hash>, not put in sys.modules, or pkg://a.b for an
+    importable module) and wraps the function with custom_reward_function.reward_kwargs; an
+    `async def` (inspect.iscoroutinefunction) is awaited.
+  * Default config (reward_model.use_reward_loop: True): the reward loop
+    (verl/experimental/reward_loop/reward_loop.py, RewardLoopWorker) scores each sample as its
+    generation ends (verl/experimental/agent_loop/agent_loop.py, _compute_score), through the
+    reward loop's manager (reward_model.reward_manager: naive, dapo, rate_limited or remote;
+    "batch" and "prime" are unknown there). NaiveRewardManager.run_single
+    (verl/experimental/reward_loop/reward_manager/naive.py) calls
+    compute_score(data_source=..., solution_str=..., ground_truth=..., extra_info=...) for one sample:
+    a sync function in loop.run_in_executor(None, ...) (the default thread pool: concurrent calls
+    from threads), an async one awaited. A dict result's "score" is the reward and every key goes
+    to reward_extra_info (logged; the keys of the first sample are read from every sample, so
+    each call returns the same keys).
+  * reward_model.use_reward_loop=False, reward_model.reward_manager=batch
+    (verl/workers/reward_manager/batch.py): compute_score_batch(data_sources=..., solution_strs=...,
+    ground_truths=..., extra_infos=...) once per training batch, sync only; a list of floats or dicts.
+  * reward_model.reward_manager=prime (use_reward_loop=False; verl/workers/reward_manager/prime.py):
+    compute_score(data_source, solution_str, ground_truth, extra_info) positionally in a
+    ProcessPoolExecutor of 64 processes, each call cut after a fixed 300 s (timeout=300.0 in the
+    source, no setting) and scored 0.0 then; the result must be a number (float(result) or
+    float(result[0])), so use compute_score_float there and keep HPCREWARD_TIMEOUT x (retries + 1)
+    below 300 s.
 
-Batched (one request per training batch, much faster since the ranks score it in parallel):
-    reward_model.reward_manager=batch
-    custom_reward_function.name=compute_score_batch
-verl's BatchRewardManager calls compute_score_batch(data_sources=..., solution_strs=...,
-ground_truths=..., extra_infos=...) and expects one float per response.
+Functions (the problem id is extra_info["problem"] when given, else ground_truth: the id itself or
+a dict with "problem"; extra_info["stage"] names a stage):
+  compute_score        one sample -> {"score", "gflops", "ok", "status", "stage"} (naive, dapo)
+  compute_score_async  the same as a coroutine: the HTTP request runs in this module's thread pool
+                       of HPCREWARD_MAX_CONCURRENCY threads (default 64), not in verl's default
+                       executor, so a whole training batch can be in flight at once
+  compute_score_batch  a batch -> a list of those dicts, one pipeline batch (batch manager)
+  compute_score_float  one sample -> the reward as a float (prime)
+Per-sample calls each send one request with one candidate; concurrent ones are coalesced into
+batches by the coordinator. The client comes from HPCREWARD_RENDEZVOUS (env_client), one per process.
+A pipeline that cannot be reached raises (UnavailableError after the client's retries).
 
-The problem id is extra_info["problem"] when given, else ground_truth (the id itself, or a dict with
-"problem"); extra_info["stage"] names a stage. The client comes from HPCREWARD_RENDEZVOUS (see
-env_client), made once per process. verl loads this file by path, so it adds its own folder's
-parent to sys.path to import the package.
+verl loads this file by path: then it imports the package's own module (hpcreward.verl) and uses
+its functions, so they pickle by reference (the prime manager's process pool).
 """
+import asyncio
+import concurrent.futures
+import os
 import pathlib
 import sys
+import threading
 
-if __package__ in (None, ""):
+_BY_PATH = __package__ in (None, "")
+if _BY_PATH:
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
     from hpcreward.env_client import client_from_env  # noqa: E402
 else:
     from .env_client import client_from_env
 
+__all__ = ["compute_score", "compute_score_async", "compute_score_batch", "compute_score_float", "problem_and_stage"]
+
 DEFAULT_PROBLEM = "dgemm-256"
+EXTRA_KEYS = ("score", "gflops", "ok", "status", "stage")
 
 
 def problem_and_stage(ground_truth, extra_info):
@@ -42,13 +76,46 @@ def problem_and_stage(ground_truth, extra_info):
     return problem or DEFAULT_PROBLEM, stage
 
 
+def _as_dict(result):
+    return {"score": float(result["reward"]), "gflops": float(result.get("gflops") or 0.0),
+            "ok": 1.0 if result.get("status") == "ok" else 0.0, "status": str(result.get("status")),
+            "stage": str(result.get("stage") or "")}
+
+
 def compute_score(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
-    """The reward (float) of one response; one batch of one candidate on the pipeline."""
+    """One response's reward and measurement, {"score", "gflops", "ok", "status", "stage"}."""
     return compute_score_batch([data_source], [solution_str], [ground_truth], [extra_info])[0]
 
 
+def compute_score_float(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
+    """One response's reward as a float (for the prime reward manager, which needs a number)."""
+    return compute_score(data_source, solution_str, ground_truth, extra_info)["score"]
+
+
+_pool_lock = threading.Lock()
+_pool = {}
+
+
+def _executor():
+    pid = os.getpid()
+    with _pool_lock:
+        executor = _pool.get(pid)
+        if executor is None:
+            workers = int(os.environ.get("HPCREWARD_MAX_CONCURRENCY", "64"))
+            executor = concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hpcreward")
+            _pool.clear()
+            _pool[pid] = executor
+        return executor
+
+
+async def compute_score_async(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
+    """compute_score as a coroutine (verl awaits an async compute_score)."""
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(_executor(), compute_score, data_source, solution_str, ground_truth, extra_info)
+
+
 def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos=None, **kwargs):
-    """The rewards (floats, in order) of a whole batch of responses, scored as one pipeline batch."""
+    """A whole batch scored as one pipeline batch: a list of compute_score's dicts, in order."""
     solution_strs = list(solution_strs)
     ground_truths = list(ground_truths) if ground_truths is not None else [None] * len(solution_strs)
     extra_infos = list(extra_infos) if extra_infos is not None else [None] * len(solution_strs)
@@ -57,4 +124,12 @@ def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos=
     pairs = [problem_and_stage(truth, extra) for truth, extra in zip(ground_truths, extra_infos)]
     problems = [problem for problem, _ in pairs]
     stages = [stage for _, stage in pairs]
-    return client_from_env().score(solution_strs, problems, None if all(s is None for s in stages) else stages)
+    results = client_from_env().score_detailed(solution_strs, problems,
+                                               None if all(s is None for s in stages) else stages)
+    return [_as_dict(result) for result in results]
+
+
+if _BY_PATH:
+    # Loaded by path (as verl does): use the package module's functions, which pickle by reference.
+    from hpcreward.verl import (compute_score, compute_score_async, compute_score_batch,  # noqa: E402,F401,F811
+                                compute_score_float, problem_and_stage)
