@@ -4,7 +4,7 @@ Scoring is deterministic and instant: a source with BROKEN is a compile_error, o
 wrong_answer, anything else ok with gflops = 1 + len(code) % 10; a completion without a fenced
 block that mentions matmul is a format_error. Fault injection: drop_posts (close the socket after
 the batch is accepted, without answering), fail_503 (answer 503 first), sleep_first_post_s,
-forbid (403 for every request), polls_until_done (GETs before a non-waiting batch is done).
+sleep_each_post_s, forbid (403 for every request), polls_until_done (GETs before a non-waiting batch is done).
 With tls=(cert, key) it serves HTTPS with that certificate, and its rendezvous names it (tls_cert).
 """
 import http.server
@@ -52,6 +52,7 @@ class FakeCoordinator:
         self.drop_posts = 0
         self.fail_503 = 0
         self.sleep_first_post_s = 0.0
+        self.sleep_each_post_s = 0.0  # every POST waits this long before it is answered (a slow benchmark)
         self.forbid = False
         self.polls_until_done = 2
         server_class = type("Server", (http.server.ThreadingHTTPServer,), {"request_queue_size": 128,
@@ -195,6 +196,8 @@ class FakeCoordinator:
                     return self._send(503, {"error": "shutting down"})
                 if first and fake.sleep_first_post_s:
                     time.sleep(fake.sleep_first_post_s)
+                if fake.sleep_each_post_s:
+                    time.sleep(fake.sleep_each_post_s)
                 if self.path == "/v1/batches":
                     status, answer, drop = fake.submit(body)
                     if drop:

@@ -194,7 +194,7 @@ def test_trl_async_variant_under_asyncio_run(fake, rendezvous):
     assert asyncio.run(main()) == [[OK], [-0.5]]
 
 
-def test_trl_none_on_unavailable_and_default_raise(fake, tmp_path):
+def test_trl_none_on_unavailable_and_default_raise(fake, tmp_path, monkeypatch):
     gone = tmp_path / "gone"
     gone.mkdir()
     rendezvous = fake.write_rendezvous(gone)
@@ -207,12 +207,9 @@ def test_trl_none_on_unavailable_and_default_raise(fake, tmp_path):
     assert all(math.isnan(value) for value in rewards)  # TRL leaves the function out for these samples
     assert trainer.metrics == {"hpcreward_gflops/gflops_mean": [0.0], "hpcreward_gflops/ok_fraction": [0.0],
                                "hpcreward_gflops/unavailable": [1.0]}  # the same keys as a good step
+    monkeypatch.setenv("HPCREWARD_WAIT_S", "0")  # no rendezvous file at all: also unavailable
     missing = GflopsReward(str(tmp_path / "never"), none_on_unavailable=True)
-    os.environ["HPCREWARD_WAIT_S"] = "0"
-    try:
-        assert missing(prompts=["p"], completions=["x"], completion_ids=[[1]]) == [None]
-    finally:
-        del os.environ["HPCREWARD_WAIT_S"]
+    assert missing(prompts=["p"], completions=["x"], completion_ids=[[1]]) == [None]
 
 
 def test_trl_reward_from_the_environment(fake, rendezvous, monkeypatch):
@@ -336,11 +333,11 @@ def test_verl_reward_loop_concurrent_per_sample_calls(fake, verl_env, name):
     concurrent (threads for the sync function, awaited coroutines for the async one)."""
     compute_score = get_custom_reward_fn(name)
     assert inspect.iscoroutinefunction(compute_score) == (name == "compute_score_async")
-    fake.sleep_first_post_s = 0.3
+    fake.sleep_each_post_s = 0.4
     samples = verl_samples(12)
     started = time.monotonic()
     scores, extra = reward_loop_batch(compute_score, samples)
-    assert time.monotonic() - started < 3  # concurrent: one slow request does not hold the others
+    assert time.monotonic() - started < 12 * 0.4 / 2  # concurrent requests (one after another: 4.8 s)
     assert scores == [[OK, -0.5, -1.0][i % 3] for i in range(12)]
     assert list(extra) == ["score", "gflops", "ok", "status", "stage"]
     assert extra["status"][:3] == ["ok", "compile_error", "format_error"] and extra["ok"][:3] == [1.0, 0.0, 0.0]
@@ -421,7 +418,10 @@ def test_openrlhf_reward_func_per_sample_calls(fake, rendezvous, monkeypatch):
     prompt = "<|im_start|>user\nWrite matmul like ```c\nvoid matmul(...);\n```<|im_end|>\n<|im_start|>assistant\n"
     queries = [prompt + fenced(GOOD) + "<|im_end|>", prompt + fenced(BROKEN) + "<|im_end|>", prompt + "no"]
     labels = ["dgemm-256", json.dumps({"problem": "sgemm-256", "stage": "o3"}), ""]
+    fake.sleep_each_post_s = 0.4
+    started = time.monotonic()
     outputs = openrlhf_fetch_each(reward_func, queries, [prompt] * 3, labels)
+    assert time.monotonic() - started < 3 * 0.4 * 0.8  # the samples' calls run concurrently
     assert [_first(out["reward"]) for out in outputs] == [OK, -0.5, -1.0]
     assert [_first(out["scores"]) for out in outputs] == [1.0, 0.0, 0.0]
     assert all(set(out["extra_logs"]) == {"hpcreward_gflops", "hpcreward_ok"} for out in outputs)
