@@ -80,6 +80,9 @@ ServeEnd serve(const CoordinatorOptions &options, const CandidateDefaults &defau
   config.max_request_bytes = options.max_request_bytes;
   config.max_batch_candidates = options.max_batch_candidates;
   config.defaults = defaults;
+  // A waiting request holds an HTTP worker: enough of them for a full coalesced group's
+  // callers to wait together, and some to spare for others.
+  config.threads = static_cast<int>(std::max<std::size_t>(64, options.coalesce_max + 16));
   config.refuse_problem = [run](const Problem &problem) { return problem_refusal(problem, run); };
   config.tls = options.tls;
   const std::filesystem::path token_file = std::filesystem::absolute(options.out / "coordinator.token");
