@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "common/sha256.hpp"
 
 namespace hpcreward {
@@ -107,6 +109,7 @@ SubmitOutcome BatchRegistry::submit(const std::string &batch_id, const std::stri
     return {SubmitOutcome::closed, closed_message()};
   }
   entry.candidates = std::move(candidates);
+  entry.queued_at = Clock::now();
   entries_.emplace(batch_id, std::move(entry));
   queue_.push_back(batch_id);
   queue_changed_.notify_all();
@@ -147,25 +150,60 @@ bool BatchRegistry::only_logged(const std::string &batch_id) const {
   return restored_.count(batch_id) > 0;
 }
 
+bool BatchRegistry::coalescable(const Entry &entry) const {
+  return coalesce_.enabled() && entry.total == 1 && entry.logged.empty();
+}
+
+std::vector<QueuedBatch> BatchRegistry::take_locked(const std::vector<std::string> &batch_ids) {
+  std::vector<QueuedBatch> taken;
+  for (const std::string &batch_id : batch_ids) {
+    std::erase(queue_, batch_id);
+    QueuedBatch batch;
+    batch.batch_id = batch_id;
+    Entry &entry = entries_.at(batch_id);
+    entry.state = BatchState::running;
+    entry.done = entry.logged.size();
+    batch.candidates = std::move(entry.candidates);
+    entry.candidates.clear();
+    batch.logged = entry.logged;
+    running_.insert(batch_id);
+    taken.push_back(std::move(batch));
+  }
+  return taken;
+}
+
 std::optional<QueuedBatch> BatchRegistry::next(std::chrono::milliseconds timeout) {
   std::unique_lock lock(mutex_);
   if (!queue_changed_.wait_for(lock, timeout, [&] { return !queue_.empty(); })) return std::nullopt;
-  QueuedBatch batch;
-  batch.batch_id = queue_.front();
-  queue_.pop_front();
-  Entry &entry = entries_.at(batch.batch_id);
-  entry.state = BatchState::running;
-  entry.done = entry.logged.size();
-  batch.candidates = std::move(entry.candidates);
-  entry.candidates.clear();
-  batch.logged = entry.logged;
-  running_ = batch.batch_id;
-  return batch;
+  return std::move(take_locked({queue_.front()}).front());
+}
+
+std::optional<std::vector<QueuedBatch>> BatchRegistry::next_group(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  const Clock::time_point until = Clock::now() + timeout;
+  while (true) {
+    const Clock::time_point now = Clock::now();
+    Clock::time_point wake = until;
+    if (!queue_.empty()) {
+      const Entry &oldest = entries_.at(queue_.front());
+      if (!coalescable(oldest)) return take_locked({queue_.front()});
+      // The oldest is a single: gather every queued single (a multi-candidate batch behind
+      // it waits at most the window; singles never merge into it).
+      std::vector<std::string> singles;
+      for (const std::string &batch_id : queue_)
+        if (singles.size() < coalesce_.max && coalescable(entries_.at(batch_id))) singles.push_back(batch_id);
+      const Clock::time_point ready_at = oldest.queued_at + coalesce_.window;
+      if (singles.size() >= coalesce_.max || closed_ || now >= ready_at) return take_locked(singles);
+      wake = std::min(until, ready_at);
+    }
+    if (now >= until) return std::nullopt;
+    queue_changed_.wait_until(lock, wake);
+  }
 }
 
 void BatchRegistry::row_written(const std::string &batch_id) {
   std::lock_guard lock(mutex_);
-  if (batch_id != running_) return;
+  if (!running_.count(batch_id)) return;
   Entry &entry = entries_.at(batch_id);
   if (entry.done < entry.total) ++entry.done;
 }
@@ -177,7 +215,7 @@ void BatchRegistry::complete(const std::string &batch_id, std::vector<RewardRow>
   entry.logged.clear();
   entry.done = entry.total;
   entry.state = BatchState::done;
-  if (running_ == batch_id) running_.clear();
+  running_.erase(batch_id);
   finished_.notify_all();
 }
 
@@ -214,10 +252,12 @@ std::size_t BatchRegistry::fail_queued(const std::string &error) {
 void BatchRegistry::fail_running(const std::string &error) {
   std::lock_guard lock(mutex_);
   if (running_.empty()) return;
-  Entry &entry = entries_.at(running_);
-  entry.state = BatchState::failed;
-  entry.error = error;
-  entry.retry_later = true;
+  for (const std::string &batch_id : running_) {
+    Entry &entry = entries_.at(batch_id);
+    entry.state = BatchState::failed;
+    entry.error = error;
+    entry.retry_later = true;
+  }
   running_.clear();
   finished_.notify_all();
 }

@@ -4,6 +4,11 @@
 // idempotent by id: the same id with the same content (fingerprint) is the same batch and
 // is never queued twice; the same id with other content is a conflict. Thread-safe: one
 // mutex, one condition variable for the queue and one for finished batches.
+//
+// Coalescing (coordinator/README.md, "Coalescing per-sample requests"): queued batches of
+// one candidate (a trainer's per-sample calls) are taken together, as one group, once the
+// oldest of them has waited the window or the cap is reached. Each keeps its own entry (id,
+// fingerprint, state, rows); only the main thread scores them in one go.
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -11,6 +16,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -61,8 +67,20 @@ struct QueuedBatch {
   std::vector<RewardRow> logged;  // rows it already has in the log (after a restart)
 };
 
+// How single-candidate batches are gathered into one pipeline batch. window 0 (or max < 2):
+// never; every batch is scored on its own.
+struct CoalescePolicy {
+  std::chrono::milliseconds window{0};  // counted from the oldest queued single-candidate batch
+  std::size_t max = 256;                // a group this large is taken at once
+  bool enabled() const { return window.count() > 0 && max > 1; }
+};
+inline constexpr std::chrono::milliseconds kDefaultCoalesceWindow{200};
+inline constexpr std::size_t kDefaultCoalesceMax = 256;
+
 class BatchRegistry {
  public:
+  explicit BatchRegistry(CoalescePolicy coalesce = {}) : coalesce_(coalesce) {}
+
   // After a restart (--resume): the log's rows of one batch, in log order. A later submit
   // of this id whose candidates match them is answered from them (all logged) or queued
   // with them (partly logged); one that does not match is a conflict.
@@ -79,14 +97,21 @@ class BatchRegistry {
   bool only_logged(const std::string &batch_id) const;
 
   // Main-thread side.
+  // The oldest queued batch alone (no coalescing), or nullopt after `timeout`.
   std::optional<QueuedBatch> next(std::chrono::milliseconds timeout);
-  void row_written(const std::string &batch_id);  // progress of the running batch
+  // The next pipeline batch: the oldest queued batch alone when it has more than one
+  // candidate (or coalescing is off); otherwise every queued single-candidate batch, oldest
+  // first, up to the cap, taken once the oldest has waited the window, the cap is reached
+  // or the registry is closed. Nullopt when nothing is ready within `timeout`. Every member
+  // is running until it is completed (or failed) on its own.
+  std::optional<std::vector<QueuedBatch>> next_group(std::chrono::milliseconds timeout);
+  void row_written(const std::string &batch_id);  // progress of a running batch
   void complete(const std::string &batch_id, std::vector<RewardRow> rows);
   // Scoring broke: every batch not done fails with `error`, and no new batch is taken.
   void fail_all(const std::string &error);
   // Every queued batch (not the running one) fails with `error`; returns how many.
   std::size_t fail_queued(const std::string &error);
-  // The running batch fails with `error` (a stop cut it short).
+  // The running batches (one, or a coalesced group) fail with `error` (a stop cut them short).
   void fail_running(const std::string &error);
   // No new batches from now on (queued and running ones still finish). A submit is refused
   // with `reason`, or a plain "stopping" message when it is empty. Safe to call again.
@@ -104,8 +129,10 @@ class BatchRegistry {
   std::size_t batches() const;
 
  private:
+  using Clock = std::chrono::steady_clock;
   struct Entry {
     std::string fingerprint;
+    Clock::time_point queued_at;
     BatchState state = BatchState::queued;
     std::size_t done = 0, total = 0;
     std::vector<PreparedCandidate> candidates;  // until it is taken
@@ -116,6 +143,11 @@ class BatchRegistry {
   };
   BatchSnapshot snapshot_locked(const std::string &batch_id, const Entry &entry) const;
   std::string closed_message() const;  // with the mutex held
+  bool coalescable(const Entry &entry) const;
+  // Moves these queued batches to running and hands them out (mutex held).
+  std::vector<QueuedBatch> take_locked(const std::vector<std::string> &batch_ids);
+
+  CoalescePolicy coalesce_;
 
   mutable std::mutex mutex_;
   std::condition_variable queue_changed_;
@@ -124,7 +156,7 @@ class BatchRegistry {
   std::map<std::string, std::string> stages_;
   std::map<std::string, std::vector<RewardRow>> restored_;
   std::deque<std::string> queue_;
-  std::string running_;
+  std::set<std::string> running_;
   bool closed_ = false;
   std::string closed_reason_;
 };

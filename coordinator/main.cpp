@@ -80,6 +80,9 @@ ServeEnd serve(const CoordinatorOptions &options, const CandidateDefaults &defau
   config.max_request_bytes = options.max_request_bytes;
   config.max_batch_candidates = options.max_batch_candidates;
   config.defaults = defaults;
+  // A waiting request holds an HTTP worker: enough of them for a full coalesced group's
+  // callers to wait together, and some to spare for others.
+  config.threads = static_cast<int>(std::max<std::size_t>(64, options.coalesce_max + 16));
   config.refuse_problem = [run](const Problem &problem) { return problem_refusal(problem, run); };
   config.tls = options.tls;
   const std::filesystem::path token_file = std::filesystem::absolute(options.out / "coordinator.token");
@@ -103,6 +106,11 @@ ServeEnd serve(const CoordinatorOptions &options, const CandidateDefaults &defau
       std::filesystem::remove(path, ignored);
     }
   } remove_rendezvous{rendezvous};
+  print_line(options.coalesce_window_ms > 0 && options.coalesce_max > 1
+                 ? "coalescing: single-candidate requests within " + std::to_string(options.coalesce_window_ms) +
+                       " ms of the first (at most " + std::to_string(options.coalesce_max) +
+                       ") are scored as one batch"
+                 : std::string("coalescing: off (each request is its own batch)"));
   print_line("serving " + url + " (token in " + token_file.string() +
              (options.tls.enabled() ? ", certificate " + options.tls.cert.string() : "") + ", rendezvous " +
              rendezvous.string() + "); SIGTERM or SIGINT stops it");
@@ -199,7 +207,8 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
   if (options.resume)
     std::printf("resume: the log holds %zu rows, %zu stage events; their candidates are not scored again\n%s",
                 logged.rows.size(), logged.events.size(), format_sqd_state(sqd).c_str());
-  BatchRegistry registry;              // serve mode only
+  BatchRegistry registry(CoalescePolicy{std::chrono::milliseconds(options.coalesce_window_ms),
+                                        options.coalesce_max});  // serve mode only
   if (options.serve)  // SIGTERM/SIGINT finish the accepted batches; SIGUSR1 stops for a requeue
     context.stop_requested = [&registry] {
       if (!requeue_requested()) return false;

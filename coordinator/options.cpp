@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "common/problem.hpp"
+#include "coordinator/batch_registry.hpp"
 #include "coordinator/code_extraction.hpp"
 #include "coordinator/http_endpoint.hpp"
 #include "coordinator/rendezvous.hpp"
@@ -34,6 +35,15 @@ po::options_description describe_options() {
        "serve mode: larger request bodies are refused (413)")
       ("max-batch-candidates", po::value<std::size_t>()->default_value(kDefaultMaxBatchCandidates),
        "serve mode: larger batches are refused (413)")
+      ("coalesce-window-ms", po::value<std::size_t>()->default_value(
+           static_cast<std::size_t>(kDefaultCoalesceWindow.count())),
+       "serve mode: single-candidate requests (POST /get_reward with one query, POST /v1/batches with one "
+       "candidate: per-sample reward calls) that arrive within this many ms of the first are scored as one "
+       "batch, in one stage; each is still answered and logged under its own batch id. 0: off "
+       "(coordinator/README.md, \"Coalescing per-sample requests\")")
+      ("coalesce-max", po::value<std::size_t>()->default_value(kDefaultCoalesceMax),
+       "serve mode: a coalesced batch of this many single-candidate requests is scored at once, before the "
+       "window ends (1: no coalescing)")
       ("tls-cert", po::value<std::string>(),
        "serve mode: serve HTTPS with this PEM certificate (chain); needs --tls-key. Its subjectAltName "
        "must name the host in the URL (coordinator/README.md, \"HTTPS\")")
@@ -135,6 +145,13 @@ std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char
   options.max_batch_candidates = values["max-batch-candidates"].as<std::size_t>();
   if (options.max_request_bytes == 0) throw std::invalid_argument("--max-request-bytes must be positive");
   if (options.max_batch_candidates == 0) throw std::invalid_argument("--max-batch-candidates must be positive");
+  options.coalesce_window_ms = values["coalesce-window-ms"].as<std::size_t>();
+  options.coalesce_max = values["coalesce-max"].as<std::size_t>();
+  if (options.coalesce_max == 0)
+    throw std::invalid_argument("--coalesce-max must be positive (1, or --coalesce-window-ms 0, turns coalescing off)");
+  if (options.coalesce_window_ms > 60000)
+    throw std::invalid_argument("--coalesce-window-ms " + std::to_string(options.coalesce_window_ms) +
+                                " is over a minute: every per-sample request would wait that long; use at most 60000");
   auto optional_string = [&](const char *key) {
     return values.count(key) ? std::optional<std::string>(values[key].as<std::string>()) : std::nullopt;
   };
@@ -192,6 +209,8 @@ std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char
                      {"listen", values["listen"].as<std::string>()},
                      {"max_request_bytes", options.max_request_bytes},
                      {"max_batch_candidates", options.max_batch_candidates},
+                     {"coalesce_window_ms", options.coalesce_window_ms},
+                     {"coalesce_max", options.coalesce_max},
                      {"tls_cert", options.tls.cert.string()}, {"tls_key", options.tls.key.string()},
                      {"rank_deadline_margin_s", options.rank_deadline_margin_s},
                      {"stop_grace_s", options.stop_grace_s},

@@ -21,6 +21,8 @@ struct CoordinatorOptions {
   std::size_t max_request_bytes = 0;    // serve mode: larger bodies are 413
   std::size_t max_batch_candidates = 0; // serve mode: larger batches are 413
   TlsFiles tls;                         // serve mode: --tls-cert/--tls-key (HTTPS); empty: HTTP
+  std::size_t coalesce_window_ms = 200; // serve mode: single-candidate requests gathered this long; 0: off
+  std::size_t coalesce_max = 256;       // serve mode: a coalesced group this large goes at once
   std::filesystem::path out;         // run directory: rewards.h5, coordinator.pid
   std::string stage;                 // stage of lines without one; empty: the problem's current stage
   LadderConfig ladder;               // --ladder FILE, or the built-in default ladder

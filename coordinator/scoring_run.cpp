@@ -258,7 +258,12 @@ std::vector<RewardRow> ScoringRun::score(std::vector<PreparedCandidate> candidat
 std::vector<RewardRow> ScoringRun::score_one_batch(std::vector<PreparedCandidate> batch,
                                                    const std::vector<RewardRow> &logged) {
   total_ += batch.size();
-  std::set<std::string> seen_ids;  // ids need only be unique within a served batch
+  // Ids need only be unique within a served batch; a coalesced group holds several requests'
+  // batches (each its own batch_id), whose ids may repeat ("q0" of every /get_reward call).
+  // Its members have no logged rows (BatchRegistry coalesces only those), so matching the
+  // logged rows by id stays within one request.
+  ids_per_batch_ = true;
+  std::set<std::string> seen_ids;
   std::vector<RewardRow> rows = score_batch(batch, 0, batch.size(), match_logged(batch, logged), seen_ids);
   sequence_base_ += static_cast<std::int64_t>(batch.size());
   return rows;
@@ -282,7 +287,7 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
       continue;
     }
     partly_logged = true;
-    seen_ids.insert(candidates[i].id);
+    seen_ids.insert(seen_key(candidates[i]));
     if (!candidates[i].stage_named && !logged_row[i]->stage.empty())
       resumed_stage.emplace(candidates[i].problem, logged_row[i]->stage);
   }
@@ -318,7 +323,7 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
       auto resumed = resumed_stage.find(candidate.problem);
       candidate.stage = resumed != resumed_stage.end() ? resumed->second : sqd_.current_stage(candidate.problem);
     }
-    if (candidate.verdict.ok() && !seen_ids.insert(candidate.id).second)
+    if (candidate.verdict.ok() && !seen_ids.insert(seen_key(candidate)).second)
       candidate.verdict = {Status::format_error,
                            "duplicate id \"" + candidate.id + "\": ids must be unique in a run"};
     if (candidate.verdict.ok())
@@ -352,8 +357,10 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
     if (poll_stop(scheduler.running())) {
       if (scheduler.running() == 0 || clock() >= stop_deadline_) {
         const std::size_t left = scheduler.running() + scheduler.queued();
-        note("stopped: " + std::to_string(left) + (left == 1 ? " candidate" : " candidates") + " of batch " +
-             candidates[begin].batch_id + (left == 1 ? " has" : " have") + " no row (a resume scores " +
+        const bool coalesced = candidates[begin].batch_id != candidates[end - 1].batch_id;
+        note("stopped: " + std::to_string(left) + (left == 1 ? " candidate" : " candidates") +
+             (coalesced ? " of the coalesced batch from " : " of batch ") + candidates[begin].batch_id +
+             (left == 1 ? " has" : " have") + " no row (a resume scores " +
              (left == 1 ? "it" : "them") + ")");
         cut_short_ = true;
         unanswered_at_stop_ = scheduler.running();

@@ -81,7 +81,9 @@ class ScoringRun {
   std::vector<RewardRow> score(std::vector<PreparedCandidate> candidates,
                                const std::vector<RewardRow> &already_logged = {});
 
-  // Serve mode: one batch as it arrives (ids need only be unique within it). `logged`: rows
+  // Serve mode: one batch as it arrives (ids need only be unique within it), or a coalesced
+  // group of single-candidate requests as one batch (candidates of several batch_ids: ids
+  // need only be unique per batch_id; each row keeps its candidate's batch_id). `logged`: rows
   // of this batch already in the log (a retry after a restart); their candidates are not
   // scored again. Returns one row per candidate, in the batch's order (logged rows included).
   // Due stage advances are logged before the batch starts, unless it was partly logged.
@@ -133,6 +135,11 @@ class ScoringRun {
   // How long the next wait for a result may last: until the next deadline, the end of the
   // grace, or the next look at the stop request.
   std::chrono::milliseconds wait_time() const;
+  // What must be unique among a batch's candidates: the id, or in serve mode the id within
+  // its batch_id.
+  std::string seen_key(const PreparedCandidate &candidate) const {
+    return ids_per_batch_ ? candidate.batch_id + '\n' + candidate.id : candidate.id;
+  }
   void note(const std::string &line) const {
     if (note_) note_(line);
   }
@@ -151,6 +158,7 @@ class ScoringRun {
   // (rank, sequence) -> candidate id of the tasks quarantined ranks held, for the note when
   // one of them answers late.
   std::map<std::pair<int, std::int64_t>, std::string> abandoned_;
+  bool ids_per_batch_ = false;  // serve mode
   bool stopping_ = false;
   bool cut_short_ = false;
   std::size_t unanswered_at_stop_ = 0;

@@ -1,9 +1,44 @@
 #include "coordinator/serve_loop.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 
 namespace hpcreward {
+namespace {
+
+// "coalesced 16 single-candidate requests into one batch: a, b, c, ... and 13 more".
+std::string coalesced_note(const std::vector<QueuedBatch> &group) {
+  std::string ids;
+  for (std::size_t i = 0; i < group.size() && i < 4; ++i) ids += (i ? ", " : "") + group[i].batch_id;
+  if (group.size() > 4) ids += " and " + std::to_string(group.size() - 4) + " more";
+  return "coalesced " + std::to_string(group.size()) + " single-candidate requests into one batch: " + ids;
+}
+
+}  // namespace
+
+QueuedBatch merge_group(const std::vector<QueuedBatch> &group) {
+  if (group.size() == 1) return group.front();
+  QueuedBatch merged;
+  merged.batch_id = group.front().batch_id;
+  for (const QueuedBatch &member : group) {
+    merged.candidates.insert(merged.candidates.end(), member.candidates.begin(), member.candidates.end());
+    merged.logged.insert(merged.logged.end(), member.logged.begin(), member.logged.end());
+  }
+  return merged;
+}
+
+void complete_group(BatchRegistry &registry, const std::vector<QueuedBatch> &group, std::vector<RewardRow> rows) {
+  if (group.size() == 1) return registry.complete(group.front().batch_id, std::move(rows));
+  std::size_t begin = 0;
+  for (const QueuedBatch &member : group) {
+    const std::size_t end = std::min(rows.size(), begin + member.candidates.size());
+    registry.complete(member.batch_id, {std::make_move_iterator(rows.begin() + static_cast<std::ptrdiff_t>(begin)),
+                                        std::make_move_iterator(rows.begin() + static_cast<std::ptrdiff_t>(end))});
+    begin = end;
+  }
+}
 
 void close_for_requeue(BatchRegistry &registry) {
   registry.close(kRequeueRefusal);
@@ -33,16 +68,18 @@ ServeEnd run_serve_loop(BatchRegistry &registry, const ServeHooks &hooks, const 
       registry.close();
       if (hooks.note) hooks.note("stopping: no new batches; finishing those queued or in flight");
     }
-    std::optional<QueuedBatch> batch = registry.next(std::chrono::milliseconds(100));
-    if (!batch) {
+    std::optional<std::vector<QueuedBatch>> group = registry.next_group(std::chrono::milliseconds(100));
+    if (!group) {
       drain();
       if (registry.is_closed() && registry.idle()) break;
       continue;
     }
-    for (const PreparedCandidate &candidate : batch->candidates) problems.insert(candidate.problem);
+    if (group->size() > 1 && hooks.note) hooks.note(coalesced_note(*group));
+    QueuedBatch batch = merge_group(*group);
+    for (const PreparedCandidate &candidate : batch.candidates) problems.insert(candidate.problem);
     std::vector<RewardRow> rows;
     try {
-      rows = hooks.score(*batch);
+      rows = hooks.score(batch);
     } catch (const std::exception &error) {
       registry.fail_all(error.what());
       throw;
@@ -53,9 +90,11 @@ ServeEnd run_serve_loop(BatchRegistry &registry, const ServeHooks &hooks, const 
       registry.fail_running(kRequeueRetry);
       return requeue();
     }
+    // The whole group was one stage's batch: its advances are logged (and published) before
+    // any member is answered.
     drain();
     if (hooks.stages) registry.set_stages(hooks.stages());
-    registry.complete(batch->batch_id, std::move(rows));
+    complete_group(registry, *group, std::move(rows));
   }
   drain();
   return ServeEnd::finished;

@@ -4,6 +4,10 @@
 // batches, finishes those queued or in flight, and returns. On SIGUSR1 (a requeue) it takes
 // no new batches, fails the queued ones (retry after the restart), lets the batch in flight
 // finish within the stop grace (ScoringRun) and returns.
+//
+// A coalesced group of single-candidate batches (BatchRegistry::next_group) is scored as one
+// batch: one `score` call with every member's candidate (each keeps its own batch_id), one
+// `drained` after it, then each member completes with its own row.
 #include <functional>
 #include <map>
 #include <string>
@@ -15,6 +19,7 @@ namespace hpcreward {
 
 struct ServeHooks {
   // Scores one batch; returns a row per candidate in the batch's order (ScoringRun::score_one_batch).
+  // For a coalesced group the batch holds the members' candidates in order (merge_group).
   std::function<std::vector<RewardRow>(QueuedBatch &)> score;
   // Called after each batch, before its results are published, with the problems it scored
   // (ScoringRun::finish: log the stage advances they earned), so a trainer that gets the
@@ -53,6 +58,12 @@ ServeEnd run_serve_loop(BatchRegistry &registry, const ServeHooks &hooks, const 
 // The requeue stop's part in the registry, at once when the signal is seen: no new batches
 // (kRequeueRefusal), the queued ones fail (kRequeueRetry). Safe to call again.
 void close_for_requeue(BatchRegistry &registry);
+
+// One pipeline batch of a group: a single member as it is; for several, their candidates
+// (and logged rows) in order, with the first member's id.
+QueuedBatch merge_group(const std::vector<QueuedBatch> &group);
+// Completes each member of `group` with its slice of `rows` (one row per candidate, in order).
+void complete_group(BatchRegistry &registry, const std::vector<QueuedBatch> &group, std::vector<RewardRow> rows);
 
 // --resume: the log's rows grouped by batch_id into the registry. Returns how many batches.
 std::size_t restore_logged_batches(BatchRegistry &registry, const std::vector<RewardRow> &rows);

@@ -12,6 +12,8 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <future>
+#include <set>
 #include <mutex>
 #include <thread>
 
@@ -402,6 +404,72 @@ TEST_F(Endpoint, ProblemsThisRunCannotScoreAre422) {
   EXPECT_NE(error_of(label).find("cuda-hgemm-1024 needs a GPU rank"), std::string::npos);
   EXPECT_EQ(rows_scored_, 0);
   EXPECT_FALSE(registry_.snapshot("g")) << "a refused batch is not registered";
+}
+
+// Per-sample calls over HTTP (README "Coalescing per-sample requests"): two one-query
+// /get_reward calls and one one-candidate batch are scored in one call; each gets its own row.
+TEST(HttpEndpointCoalescing, SingleCandidateRequestsAreScoredTogetherAndAnsweredApart) {
+  BatchRegistry registry(CoalescePolicy{std::chrono::seconds(60), 3});  // the cap sends it
+  EndpointConfig config;
+  config.token = "0123abcd";
+  config.defaults.problem = "dgemm-256";
+  config.defaults.known_stages = {{"o0"}};
+  HttpEndpoint endpoint(registry, config);
+  const int port = endpoint.start("127.0.0.1", 0);
+  std::atomic<int> calls{0};
+  std::atomic<bool> stop{false};
+  ServeHooks hooks;
+  hooks.score = [&](QueuedBatch &batch) {
+    ++calls;
+    std::vector<RewardRow> rows;
+    for (const PreparedCandidate &c : batch.candidates) {
+      RewardRow row;
+      row.candidate_id = c.id;
+      row.batch_id = c.batch_id;
+      row.problem = c.problem;
+      row.stage = "o0";
+      row.status = "ok";
+      row.reward = 10.0 + static_cast<double>(rows.size());  // its place in the scored batch
+      rows.push_back(row);
+    }
+    return rows;
+  };
+  std::thread loop([&] { run_serve_loop(registry, hooks, [&] { return stop.load(); }); });
+  auto post = [port](const std::string &path, const json &body) {
+    httplib::Client client("127.0.0.1", port);
+    client.set_read_timeout(60);
+    auto result = client.Post(path.c_str(), {{"Authorization", "Bearer 0123abcd"}}, body.dump(), "application/json");
+    return result ? std::make_pair(result->status, json::parse(result->body)) : std::make_pair(0, json());
+  };
+  const std::string code = std::string("```c\n") + kSource + "\n```";
+  auto first = std::async(std::launch::async, [&] { return post("/get_reward", {{"query", {code + "// 1"}}}); });
+  auto second = std::async(std::launch::async, [&] { return post("/get_reward", {{"query", {code + "// 2"}}}); });
+  auto third = std::async(std::launch::async, [&] {
+    return post("/v1/batches", {{"batch_id", "sample-3"}, {"wait", true},
+                                {"candidates", {{{"id", "q0"}, {"source", kSource}}}}});
+  });
+  std::set<double> rewards;
+  for (auto *answer : {&first, &second}) {
+    auto [status, body] = answer->get();
+    ASSERT_EQ(status, 200) << body;
+    ASSERT_EQ(body["rewards"].size(), 1u) << body;
+    rewards.insert(body["rewards"][0].get<double>());
+  }
+  auto [status, body] = third.get();
+  ASSERT_EQ(status, 200) << body;
+  EXPECT_EQ(body["batch_id"], "sample-3");
+  ASSERT_EQ(body["results"].size(), 1u);
+  EXPECT_EQ(body["results"][0]["id"], "q0");
+  rewards.insert(body["results"][0]["reward"].get<double>());
+  EXPECT_EQ(calls, 1) << "one scoring call for the three requests";
+  EXPECT_EQ(rewards, (std::set<double>{10, 11, 12})) << "each request got its own row";
+  httplib::Client client("127.0.0.1", port);
+  auto progress = client.Get("/v1/batches/sample-3", {{"Authorization", "Bearer 0123abcd"}});
+  ASSERT_TRUE(progress);
+  EXPECT_EQ(json::parse(progress->body)["state"], "done");
+  stop = true;
+  loop.join();
+  endpoint.stop();
 }
 
 TEST(ParseRequests, RewardBatchIdComesFromTheBody) {

@@ -180,6 +180,34 @@ TEST(CoordinatorOptions, RankDeadlineMarginAndStopGrace) {
   EXPECT_THROW(parse({"--candidates", "c", "--out", "o", "--stop-grace-s", "-1"}), std::invalid_argument);
 }
 
+TEST(CoordinatorOptions, CoalescingWindowAndCap) {
+  auto defaults = parse({"--serve", "--out", "o"});
+  ASSERT_TRUE(defaults);
+  EXPECT_EQ(defaults->coalesce_window_ms, 200u);
+  EXPECT_EQ(defaults->coalesce_max, 256u);
+  EXPECT_EQ(defaults->as_json["coalesce_window_ms"], 200);
+  EXPECT_EQ(defaults->as_json["coalesce_max"], 256);
+
+  const auto path = std::filesystem::temp_directory_path() / "hpcreward_options_coalesce_test.ini";
+  std::ofstream(path) << "coalesce-window-ms = 50\ncoalesce-max = 16\n";
+  auto options = parse({"--serve", "--out", "o", "--config", path.c_str(), "--coalesce-max", "8"});
+  std::filesystem::remove(path);
+  ASSERT_TRUE(options);
+  EXPECT_EQ(options->coalesce_window_ms, 50u) << "from the INI file";
+  EXPECT_EQ(options->coalesce_max, 8u) << "the command line wins";
+  auto off = parse({"--serve", "--out", "o", "--coalesce-window-ms", "0"});
+  ASSERT_TRUE(off);
+  EXPECT_EQ(off->coalesce_window_ms, 0u);
+
+  EXPECT_THROW(parse({"--serve", "--out", "o", "--coalesce-max", "0"}), std::invalid_argument);
+  EXPECT_THROW(parse({"--serve", "--out", "o", "--coalesce-window-ms", "600000"}), std::invalid_argument);
+  testing::internal::CaptureStdout();
+  parse({"--help"});
+  const std::string help = testing::internal::GetCapturedStdout();
+  for (const char *text : {"--coalesce-window-ms", "--coalesce-max"})
+    EXPECT_NE(help.find(text), std::string::npos) << text;
+}
+
 TEST(CoordinatorOptions, FindsTheRunDirectoryWithoutParsingTheRest) {
   const char *spaced[] = {"c", "--bogus", "--out", "/runs/a"};
   EXPECT_EQ(out_directory_argument(4, spaced), std::filesystem::path("/runs/a"));
