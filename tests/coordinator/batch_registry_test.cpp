@@ -7,6 +7,7 @@
 
 #include "common/sha256.hpp"
 #include "coordinator/serve_loop.hpp"
+#include "tests/coordinator/served_rows.hpp"
 
 namespace hpcreward {
 namespace {
@@ -20,21 +21,10 @@ PreparedCandidate candidate(std::string id, std::string code = "void matmul(){}"
   return c;
 }
 
-RewardRow row_for(const PreparedCandidate &c, double reward) {
-  RewardRow row;
-  row.candidate_id = c.id;
-  row.batch_id = c.batch_id;
-  row.problem = c.problem;
-  row.stage = "o0";
-  row.status = "ok";
-  row.reward = reward;
-  row.source_sha256 = c.code.empty() ? "" : sha256_hex(c.code);
-  return row;
-}
 
 std::vector<RewardRow> score(const QueuedBatch &batch) {
   std::vector<RewardRow> rows;
-  for (const PreparedCandidate &c : batch.candidates) rows.push_back(row_for(c, 1.0 + rows.size()));
+  for (const PreparedCandidate &c : batch.candidates) rows.push_back(ok_row_for(c, 1.0 + rows.size()));
   return rows;
 }
 
@@ -126,9 +116,9 @@ TEST(BatchRegistry, FailureAnswersEveryWaiter) {
 
 TEST(BatchRegistry, RestoredBatchesAreAnsweredFromTheLog) {
   BatchRegistry registry;
-  std::vector<RewardRow> rows{row_for(candidate("y"), 2), row_for(candidate("x"), 1)};
+  std::vector<RewardRow> rows{ok_row_for(candidate("y"), 2), ok_row_for(candidate("x"), 1)};
   for (RewardRow &row : rows) row.batch_id = "full";
-  std::vector<RewardRow> partial{row_for(candidate("x"), 5)};
+  std::vector<RewardRow> partial{ok_row_for(candidate("x"), 5)};
   partial[0].batch_id = "part";
   EXPECT_EQ(restore_logged_batches(registry, [&] {
               auto all = rows;

@@ -13,6 +13,7 @@
 #include "coordinator/scoring_run.hpp"
 #include "coordinator/serve_loop.hpp"
 #include "fake_transport.hpp"
+#include "tests/coordinator/served_rows.hpp"
 
 namespace hpcreward {
 namespace {
@@ -50,16 +51,7 @@ std::vector<std::string> ids_of(const std::vector<QueuedBatch> &group) {
 
 std::vector<RewardRow> rows_for(const QueuedBatch &batch) {
   std::vector<RewardRow> rows;
-  for (const PreparedCandidate &c : batch.candidates) {
-    RewardRow row;
-    row.candidate_id = c.id;
-    row.batch_id = c.batch_id;
-    row.problem = c.problem;
-    row.stage = "o0";
-    row.status = "ok";
-    row.source_sha256 = sha256_hex(c.code);
-    rows.push_back(row);
-  }
+  for (const PreparedCandidate &c : batch.candidates) rows.push_back(ok_row_for(c));
   return rows;
 }
 

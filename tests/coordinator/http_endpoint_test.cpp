@@ -20,6 +20,7 @@
 #include "coordinator/problem_support.hpp"
 #include "coordinator/serve_loop.hpp"
 #include "tests/coordinator/test_certificates.hpp"
+#include "tests/coordinator/served_rows.hpp"
 
 namespace hpcreward {
 namespace {
@@ -422,16 +423,8 @@ TEST(HttpEndpointCoalescing, SingleCandidateRequestsAreScoredTogetherAndAnswered
   hooks.score = [&](QueuedBatch &batch) {
     ++calls;
     std::vector<RewardRow> rows;
-    for (const PreparedCandidate &c : batch.candidates) {
-      RewardRow row;
-      row.candidate_id = c.id;
-      row.batch_id = c.batch_id;
-      row.problem = c.problem;
-      row.stage = "o0";
-      row.status = "ok";
-      row.reward = 10.0 + static_cast<double>(rows.size());  // its place in the scored batch
-      rows.push_back(row);
-    }
+    for (const PreparedCandidate &c : batch.candidates)  // reward: its place in the scored batch
+      rows.push_back(ok_row_for(c, 10.0 + static_cast<double>(rows.size())));
     return rows;
   };
   std::thread loop([&] { run_serve_loop(registry, hooks, [&] { return stop.load(); }); });
