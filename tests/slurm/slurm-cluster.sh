@@ -123,8 +123,15 @@ start() {
     skip "slurmctld does not start: $(tail -3 "$dir/log/slurmctld.stderr" "$dir/log/slurmctld.log" 2>/dev/null)"
   wait_for 20 "the controller" scontrol ping || skip "slurmctld does not answer: $(tail -5 "$dir/log/slurmctld.log")"
   for i in $(seq 1 "$nodes"); do
-    slurmd -N "n$i" -f "$dir/slurm.conf" 2>"$dir/log/slurmd-n$i.stderr" ||
-      skip "slurmd -N n$i does not start: $(tail -3 "$dir/log/slurmd-n$i.stderr" "$dir/log/slurmd-n$i.log" 2>/dev/null)"
+    if ! slurmd -N "n$i" -f "$dir/slurm.conf" 2>"$dir/log/slurmd-n$i.stderr"; then
+      sleep 1  # the daemon's last log lines
+      local why
+      why=$(cat "$dir/log/slurmd-n$i.stderr" "$dir/log/slurmd-n$i.log" 2>/dev/null | grep -i 'error' | tail -3 | tr '\n' ' ')
+      if ! grep -qs cgroup /proc/mounts; then
+        why="$why(Slurm 22.05's slurmd needs a mounted cgroup file system under /sys/fs/cgroup, and this machine has none)"
+      fi
+      skip "slurmd -N n$i does not start: ${why:-see $dir/log/slurmd-n$i.log}"
+    fi
   done
   idle() { [ "$(sinfo -h -N -o '%t' | grep -c '^idle$')" -eq "$nodes" ]; }
   wait_for 30 "the nodes" idle || skip "the nodes did not come up idle: $(sinfo -N 2>&1; tail -5 "$dir/log/slurmctld.log")"
