@@ -160,9 +160,22 @@ fi
 if [ "$gpus" -gt 0 ]; then
   command+=(: -np "$gpus" "$bin/hpcreward-bench" --gpu "${bench_args[@]}" "${gpu_args[@]}")
 fi
+# The coordinator's verdict is its outcome file: mpirun's own status can hide it (after an
+# MPI_Abort that ends a run with a hung rank, Open MPI 4.1's mpirun has been seen to crash in
+# its own finalize, exit 139, with the run complete and the log closed).
+rm -f "$out/coordinator.outcome.json"
+coordinator_status() {  # coordinator_status MPIRUN_STATUS
+  local code
+  code=$(sed -n 's/.*"exit_code"[[:space:]]*:[[:space:]]*\([0-9][0-9]*\).*/\1/p' "$out/coordinator.outcome.json" 2>/dev/null | head -1)
+  if [ -z "$code" ]; then echo "$1"; return; fi
+  if [ "$code" != "$1" ]; then
+    echo "local.sh: mpirun exited $1; the coordinator's outcome ($out/coordinator.outcome.json) says $code" >&2
+  fi
+  echo "$code"
+}
 if [ "$serve" -eq 0 ]; then
-  "${command[@]}"
-  exit 0
+  "${command[@]}" && status=0 || status=$?
+  exit "$(coordinator_status "$status")"
 fi
 # Serve mode runs until stopped. SIGTERM/SIGINT to this script goes to the coordinator
 # alone (its pid is in DIR/coordinator.pid), which stops the benchmark ranks itself once
@@ -191,5 +204,6 @@ while :; do
     break
   fi
 done
+status=$(coordinator_status "$status")
 [ "$status" -ne 0 ] || status=$generator_status
 exit "$status"

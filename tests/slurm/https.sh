@@ -12,7 +12,7 @@ make_cert() {
 make_cert "$RUN/node"
 make_cert "$RUN/other"
 submit -p bench -N 1 --ntasks-per-node=2 "$REPO/jobs/hpcreward.sbatch" \
-  --out "$RUN/out" --serve --tls-cert "$RUN/node.pem" --tls-key "$RUN/node.key"
+  --out "$RUN/out" --serve --listen 127.0.0.1:0 --tls-cert "$RUN/node.pem" --tls-key "$RUN/node.key"
 wait_until 180 "the rendezvous" test -s "$RUN/out/coordinator.json"
 say "rendezvous: $(cat "$RUN/out/coordinator.json")"
 PYTHONPATH="$REPO/train_bridge/python" "$PYTHON" - "$RUN" "$REPO/train_bridge/samples/c/ikj_restrict.c" <<'PY' || fail "the client checks failed"
