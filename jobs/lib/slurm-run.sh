@@ -307,14 +307,17 @@ hpc_logged_rows() {
 }
 
 # The generator's command line for the evaluations the log does not hold yet (after a
-# requeue it starts a new search for the rest; the coordinator keeps stages and archive).
+# requeue it starts a new search for the rest, seed 1 + the restart count; the coordinator
+# keeps stages and archive).
 # Empty when the log already holds them all.
 hpc_generator_command() {
   local logged left
   logged=$(hpc_logged_rows)
   left=$((HPC_EVALUATIONS - logged))
   [ "$left" -gt 0 ] || return 0
-  printf 'env PYTHONPATH=%q %q -m hpcreward_generator --rendezvous %q --evaluations %d --out %q' \
+  # A new seed per requeue: a new search, whose candidate ids (s<seed>-b<batch>-<i>) do not
+  # repeat the earlier runs' ones.
+  printf 'env PYTHONPATH=%q %q -m hpcreward_generator --rendezvous %q --evaluations %d --seed %d --out %q' \
     "$HPCREWARD_REPO/train_bridge/generator:$HPCREWARD_REPO/train_bridge/python${PYTHONPATH:+:$PYTHONPATH}" \
-    "$HPC_PYTHON" "$HPC_OUT" "$left" "$HPC_OUT/generator.json"
+    "$HPC_PYTHON" "$HPC_OUT" "$left" $((1 + ${SLURM_RESTART_COUNT:-0})) "$HPC_OUT/generator.json"
 }
