@@ -73,14 +73,24 @@ class Costs:
 
 
 # ---------------------------------------------------------------- service times
-def service_sampler(inputs, rng, scale=1.0, source=None):
+def rank_overhead(inputs):
+    """Mean per-candidate rank time not in compile_s + verify_s + time_s (extraction, sandbox
+    start, messages), from consecutive rows of one rank in the measured logs."""
+    t = inputs.get("turnaround", {})
+    gaps = sum(v.get("gaps", 0) for v in t.values())
+    if not gaps:
+        return 0.0
+    return max(0.0, sum(v["gap_sum_s"] - v["service_sum_s"] for v in t.values()) / gaps)
+
+
+def service_sampler(inputs, rng, scale=1.0, source=None, overhead=0.0):
     # Rows the coordinator decided alone (rank 0: no code in the completion, duplicate id) never
     # reach a rank; they are left out (SCALE.md).
     rows = [r for r in inputs["service_samples"]
             if source in (None, "all", r["source"]) and r.get("rank", 1) != 0]
     if not rows:
         raise SystemExit("no service samples for source %r" % source)
-    times = [scale * (r["compile_s"] + r["verify_s"] + r["time_s"]) for r in rows]
+    times = [scale * (r["compile_s"] + r["verify_s"] + r["time_s"]) + overhead for r in rows]
     return lambda: times[rng.randrange(len(times))]
 
 
@@ -250,7 +260,8 @@ def run_case(inputs, n, args, mode, trainers, batches, seed_offset=0):
     rng = random.Random(args.seed * 1000003 + n * 31 + seed_offset)
     costs = Costs(inputs, n, scan_factor=args.scan_factor, append_s=args.append_s, poll_s=args.poll_s,
                   extra_row_s=args.extra_row_s)
-    draw = service_sampler(inputs, rng, scale=args.service_scale, source=args.service_source)
+    overhead = rank_overhead(inputs) if args.rank_overhead_s is None else args.rank_overhead_s
+    draw = service_sampler(inputs, rng, scale=args.service_scale, source=args.service_source, overhead=overhead)
     out = simulate(n, costs, draw, batch=args.batch, trainers=trainers, batches=batches, gen_s=args.gen_s,
                    mode=mode)
     out["costs"] = costs.describe()
@@ -341,6 +352,8 @@ def main():
     ap.add_argument("--mode", choices=["product", "pipelined", "both"], default="both")
     ap.add_argument("--service-source", default="all", help="samples, generator or all (log rows used)")
     ap.add_argument("--service-scale", type=float, default=1.0, help="multiply every service time")
+    ap.add_argument("--rank-overhead-s", type=float, default=None,
+                    help="per-candidate rank time beyond compile+verify+time (default: measured from the logs)")
     ap.add_argument("--scan-factor", type=float, default=1.0, help="scale the O(N) scan costs (0: none)")
     ap.add_argument("--append-s", type=float, default=None, help="override the HDF5 append cost")
     ap.add_argument("--extra-row-s", type=float, default=0.0, help="unmeasured per-row work at rank 0")
@@ -365,8 +378,9 @@ def main():
             if mode == "pipelined":  # enough steps in flight to keep every rank fed
                 trainers = max(args.trainers, math.ceil(2 * n / args.batch) + 1)
             rows.append(run_case(inputs, n, args, mode, trainers, args.batches))
-    print("## Batches of %d, service times: %s rows x %.2f, gen %.1f s, seed %d" % (
-        args.batch, args.service_source, args.service_scale, args.gen_s, args.seed))
+    overhead = rank_overhead(inputs) if args.rank_overhead_s is None else args.rank_overhead_s
+    print("## Batches of %d, service times: %s rows x %.2f + %.3f s rank overhead, gen %.1f s, seed %d" % (
+        args.batch, args.service_source, args.service_scale, overhead, args.gen_s, args.seed))
     print(table(rows))
     for r in rows:
         c = r["costs"]
