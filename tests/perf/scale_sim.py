@@ -133,6 +133,8 @@ def simulate(n_ranks, costs, draw, batch=512, trainers=1, batches=10, gen_s=0.0,
     trainer_batches = [0] * trainers
     answered = 0
     t_end = 0.0
+    busy_spans, coord_spans, done_times = [], [], []
+    last_sent = float("inf")  # when the first trainer sent its last batch: the load falls after
 
     def wake_at(t):
         nonlocal wake_queued, idle_since
@@ -191,6 +193,7 @@ def simulate(n_ranks, costs, draw, batch=512, trainers=1, batches=10, gen_s=0.0,
             dispatch_waits.append(now + cost - enq)
             service = draw()
             rank_busy += service
+            busy_spans.append((start, start + service))
             push(start + service + costs.one_way_s, "result", (rank, key))
             dispatched += 1
         if dispatched or (tq_head < len(task_queue)):
@@ -204,6 +207,7 @@ def simulate(n_ranks, costs, draw, batch=512, trainers=1, batches=10, gen_s=0.0,
             free_ranks.append(rank)
             served += 1
             served_per_rank[rank] += 1
+            done_times.append(now + cost)
             left[key] -= 1
             if left[key] == 0:
                 trainer, t_sent = sent_at[key]
@@ -215,7 +219,11 @@ def simulate(n_ranks, costs, draw, batch=512, trainers=1, batches=10, gen_s=0.0,
                     current = None
                 if trainer_batches[trainer] < batches:
                     push(done + gen_s, "batch", trainer)
+                else:
+                    last_sent = min(last_sent, t_sent)
         coord_busy += cost
+        if cost > 0:
+            coord_spans.append((now, now + cost))
         coord_free_at = now + cost
         more = p_head < len(pending) or (mode == "product" and current is None and batch_queue) or (
             tq_head < len(task_queue) and free_ranks)
@@ -234,7 +242,18 @@ def simulate(n_ranks, costs, draw, batch=512, trainers=1, batches=10, gen_s=0.0,
 
     total = trainers * batches * batch
     horizon = t_end if t_end > 0 else 1.0
+    # Steady state: from the start to when the first trainer sent its last batch (every trainer
+    # still busy); with one batch per trainer, the whole run.
+    w1 = last_sent if 0 < last_sent < horizon else horizon
+
+    def overlap(spans):
+        return sum(max(0.0, min(b, w1) - a) for a, b in spans if a < w1)
+
     return {
+        "steady_s": w1,
+        "steady_throughput_per_s": sum(1 for d in done_times if d <= w1) / w1,
+        "steady_rank_utilisation": overlap(busy_spans) / (n_ranks * w1),
+        "steady_coordinator_utilisation": overlap(coord_spans) / w1,
         "ranks": n_ranks,
         "mode": mode,
         "trainers": trainers,
@@ -273,15 +292,15 @@ def saturation_sweep(inputs, args, grid):
     rows = []
     for n in grid:
         trainers = max(2, math.ceil(args.load * n / args.batch) + 1)
-        batches = max(2, math.ceil(args.sweep_candidates / (trainers * args.batch)))
+        batches = max(4, math.ceil(args.sweep_candidates / (trainers * args.batch)))
         rows.append(run_case(inputs, n, args, "pipelined", trainers, batches))
     # Saturated: the first N whose coordinator is busy 80% of the time, or whose throughput
     # grew less than half as much as its ranks did.
     saturated = None
     for prev, row in zip(rows, rows[1:]):
-        gain = row["throughput_per_s"] / prev["throughput_per_s"] - 1
+        gain = row["steady_throughput_per_s"] / prev["steady_throughput_per_s"] - 1
         ideal = row["ranks"] / prev["ranks"] - 1
-        if row["coordinator_utilisation"] >= 0.8 or gain < 0.5 * ideal:
+        if row["steady_coordinator_utilisation"] >= 0.8 or gain < 0.5 * ideal:
             saturated = row["ranks"]
             break
     return rows, saturated
@@ -290,7 +309,8 @@ def saturation_sweep(inputs, args, grid):
 # ---------------------------------------------------------------- output
 COLS = [("ranks", "%d"), ("mode", "%s"), ("trainers", "%d"), ("throughput_per_s", "%.0f"),
         ("rank_utilisation", "%.3f"), ("coordinator_utilisation", "%.3f"), ("batch_s_p50", "%.2f"),
-        ("batch_s_p99", "%.2f"), ("result_wait_ms_p50", "%.2f"), ("result_wait_ms_p99", "%.2f"),
+        ("batch_s_p99", "%.2f"), ("steady_throughput_per_s", "%.0f"), ("steady_rank_utilisation", "%.3f"),
+        ("steady_coordinator_utilisation", "%.3f"), ("result_wait_ms_p50", "%.2f"), ("result_wait_ms_p99", "%.2f"),
         ("dispatch_wait_s_p50", "%.3f"), ("dispatch_wait_s_p99", "%.3f")]
 
 
@@ -318,7 +338,8 @@ def self_test(inputs, args):
             check(r["candidates_served"] == r["candidates_total"] == trainers * 3 * 64,
                   "every candidate served once (%s)" % r)
             check(r["batches_answered"] == trainers * 3, "every batch answered")
-            check(0 <= r["rank_utilisation"] <= 1 and 0 <= r["coordinator_utilisation"] <= 1,
+            check(all(0 <= r[k] <= 1 + 1e-9 for k in ("rank_utilisation", "coordinator_utilisation",
+                                                         "steady_rank_utilisation", "steady_coordinator_utilisation")),
                   "utilisations in [0, 1]: %s" % r)
             check(r["result_wait_ms_p50"] >= 0 and r["dispatch_wait_s_p50"] >= 0, "waits >= 0")
         # Product mode, below saturation (N <= batch): more ranks never slower (5% sampling noise).
@@ -365,7 +386,7 @@ def main():
     ap.add_argument("--load", type=float, default=8.0,
                     help="pipelined mode: trainers = ceil(load * ranks / batch) + 1 (a step lasts as long as its "
                          "slowest candidate, about 6x the mean, so 8 keeps the ranks fed)")
-    ap.add_argument("--sweep-candidates", type=int, default=60000, help="candidates per sweep point")
+    ap.add_argument("--sweep-candidates", type=int, default=150000, help="candidates per sweep point")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", help="also write every result here")
     ap.add_argument("--self-test", action="store_true", help="tiny cases and invariant checks (seconds)")
@@ -396,9 +417,9 @@ def main():
         sweep_rows, saturated = saturation_sweep(inputs, args, [int(x) for x in args.sweep.split(",") if x])
         print("\n## Saturation sweep (pipelined, ranks kept fed)")
         print(table(sweep_rows))
-        peak = max(sweep_rows, key=lambda r: r["throughput_per_s"])
+        peak = max(sweep_rows, key=lambda r: r["steady_throughput_per_s"])
         print("\ncoordinator saturates at about %s ranks; peak throughput %.0f candidates/s at %d ranks" % (
-            saturated if saturated else "> %d" % sweep_rows[-1]["ranks"], peak["throughput_per_s"], peak["ranks"]))
+            saturated if saturated else "> %d" % sweep_rows[-1]["ranks"], peak["steady_throughput_per_s"], peak["ranks"]))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"args": vars(args), "rows": rows, "sweep": sweep_rows, "saturated_at": saturated}, f, indent=1)
