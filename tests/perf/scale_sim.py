@@ -63,8 +63,9 @@ class Costs:
         self.dispatch_s = scan + m["task_encode_s"] + one_way  # one task handed out
         self.last_scan_s = scan  # the next_assignment call that finds nothing
         append = m["append_mean_s"] if append_s is None else append_s
-        # One result: the loop's bookkeeping (measured with one dispatch in it: take it out,
-        # dispatches are charged on their own), decode, receive, log row, unmeasured extras.
+        # One result: the loop's bookkeeping (measured with one dispatch and one failing
+        # next_assignment in it: the dispatch is taken out, as dispatches are charged on their
+        # own; the failing call stays), decode, receive, log row, unmeasured extras.
         self.result_s = max(loop - scan, 0.0) + m["result_decode_s"] + one_way + append + extra_row_s
 
     def describe(self):
@@ -196,10 +197,11 @@ def simulate(n_ranks, costs, draw, batch=512, trainers=1, batches=10, gen_s=0.0,
             busy_spans.append((start, start + service))
             push(start + service + costs.one_way_s, "result", (rank, key))
             dispatched += 1
-        if dispatched or (tq_head < len(task_queue)):
-            cost += costs.last_scan_s
         # Process one result, if one is waiting.
-        if p_head < len(pending):
+        got_result = p_head < len(pending)
+        if (dispatched or tq_head < len(task_queue)) and not got_result:
+            cost += costs.last_scan_s  # the call that finds no free rank (in result_s otherwise)
+        if got_result:
             arrived, rank, key = pending[p_head]
             p_head += 1
             result_waits.append(now + cost - arrived)
