@@ -10,6 +10,7 @@
 
 #include "common/problem.hpp"
 #include "common/sha256.hpp"
+#include "coordinator/utf8_check.hpp"
 
 namespace hpcreward {
 namespace {
@@ -34,12 +35,14 @@ std::variant<json, RequestError> parse_json(std::string_view body, const Endpoin
     return bad("the body is " + std::to_string(body.size()) + " bytes; the limit is " +
                    std::to_string(config.max_request_bytes) + " (--max-request-bytes)",
                413);
+  // Checked first: nlohmann's parse error would quote the bad bytes, without naming the field.
+  if (std::optional<std::size_t> offset = first_invalid_utf8(body)) return bad(describe_invalid_utf8(body, *offset));
   try {
     json value = json::parse(body);
     if (!value.is_object()) return bad("the body must be a JSON object, not " + type_of(value));
     return value;
   } catch (const json::parse_error &error) {
-    return bad(std::string("the body is not valid JSON: ") + error.what());
+    return bad("the body is not valid JSON: " + printable_utf8(error.what()));
   }
 }
 
@@ -123,9 +126,11 @@ std::optional<RequestError> check_count(std::size_t count, const EndpointConfig 
   return std::nullopt;
 }
 
+// Never throws: a string that is not UTF-8 (a path or reason echoed back) gets U+FFFD, where
+// a plain dump() would throw type_error 316 and turn the answer into a bare 500.
 void send_json(httplib::Response &response, int status, const json &body) {
   response.status = status;
-  response.set_content(body.dump(), "application/json");
+  response.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
 }
 
 void send_error(httplib::Response &response, int status, const std::string &message) {
@@ -284,6 +289,19 @@ void HttpEndpoint::install_routes() {
       return httplib::Server::HandlerResponse::Handled;
     }
     return httplib::Server::HandlerResponse::Unhandled;
+  });
+
+  // A handler that throws is a bug here, not the client's: say what it was instead of "HTTP 500".
+  server.set_exception_handler([](const httplib::Request &request, httplib::Response &response,
+                                  std::exception_ptr thrown) {
+    std::string what = "unknown exception";
+    try {
+      std::rethrow_exception(thrown);
+    } catch (const std::exception &error) {
+      what = error.what();
+    } catch (...) {
+    }
+    send_error(response, 500, "internal error answering " + request.method + " " + request.path + ": " + what);
   });
 
   // Errors httplib raises itself (413 body too large, 404 no route, 500) get a JSON body too.
