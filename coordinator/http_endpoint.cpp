@@ -4,7 +4,11 @@
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 
+#include <sys/socket.h>
+
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <set>
 #include <stdexcept>
 
@@ -16,6 +20,9 @@ namespace hpcreward {
 namespace {
 
 using nlohmann::json;
+
+// Connections the kernel queues for accept (capped by net.core.somaxconn).
+constexpr int kListenBacklog = 4096;
 
 RequestError bad(std::string message, int status = 400) { return {status, std::move(message)}; }
 
@@ -269,7 +276,12 @@ void HttpEndpoint::install_routes() {
   // httplib refuses larger bodies (413) before reading them.
   server.set_payload_max_length(config_.max_request_bytes);
   server.set_keep_alive_timeout(2);
-  server.set_tcp_nodelay(true);  // small JSON answers: no Nagle delay on kept-alive connections
+  server.set_tcp_nodelay(true);
+  // Remembers the listening socket (the last one created before the bind succeeds) for start().
+  server.set_socket_options([this](socket_t sock) {
+    httplib::default_socket_options(sock);
+    listen_socket_ = sock;
+  });  // small JSON answers: no Nagle delay on kept-alive connections
 
   server.set_pre_routing_handler([this](const httplib::Request &request, httplib::Response &response) {
     const std::string header = request.get_header_value("Authorization");
@@ -387,6 +399,12 @@ int HttpEndpoint::start(const std::string &host, int port) {
     throw std::runtime_error("cannot listen on " + host + ":" + std::to_string(port) +
                              " (in use?); --listen HOST:0 takes any free port");
   }
+  // Debian's libcpp-httplib listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, compiled
+  // in): a burst of trainer connections overflowed it and a client got "connection reset by
+  // peer" (tests/perf/ENDPOINT.md). listen() again on the bound socket takes a larger one.
+  if (listen_socket_ >= 0 && ::listen(listen_socket_, kListenBacklog) != 0)
+    throw std::runtime_error(std::string("cannot set the listen backlog of ") + host + ":" + std::to_string(bound) +
+                             ": " + std::strerror(errno));
   thread_ = std::thread([this] { server_->listen_after_bind(); });
   return bound;
 }
