@@ -4,17 +4,25 @@
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 
+#include <sys/socket.h>
+
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <set>
 #include <stdexcept>
 
 #include "common/problem.hpp"
 #include "common/sha256.hpp"
+#include "coordinator/utf8_check.hpp"
 
 namespace hpcreward {
 namespace {
 
 using nlohmann::json;
+
+// Connections the kernel queues for accept (capped by net.core.somaxconn).
+constexpr int kListenBacklog = 4096;
 
 RequestError bad(std::string message, int status = 400) { return {status, std::move(message)}; }
 
@@ -34,12 +42,14 @@ std::variant<json, RequestError> parse_json(std::string_view body, const Endpoin
     return bad("the body is " + std::to_string(body.size()) + " bytes; the limit is " +
                    std::to_string(config.max_request_bytes) + " (--max-request-bytes)",
                413);
+  // Checked first: nlohmann's parse error would quote the bad bytes, without naming the field.
+  if (std::optional<std::size_t> offset = first_invalid_utf8(body)) return bad(describe_invalid_utf8(body, *offset));
   try {
     json value = json::parse(body);
     if (!value.is_object()) return bad("the body must be a JSON object, not " + type_of(value));
     return value;
   } catch (const json::parse_error &error) {
-    return bad(std::string("the body is not valid JSON: ") + error.what());
+    return bad("the body is not valid JSON: " + printable_utf8(error.what()));
   }
 }
 
@@ -123,9 +133,11 @@ std::optional<RequestError> check_count(std::size_t count, const EndpointConfig 
   return std::nullopt;
 }
 
+// Never throws: a string that is not UTF-8 (a path or reason echoed back) gets U+FFFD, where
+// a plain dump() would throw type_error 316 and turn the answer into a bare 500.
 void send_json(httplib::Response &response, int status, const json &body) {
   response.status = status;
-  response.set_content(body.dump(), "application/json");
+  response.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
 }
 
 void send_error(httplib::Response &response, int status, const std::string &message) {
@@ -264,7 +276,12 @@ void HttpEndpoint::install_routes() {
   // httplib refuses larger bodies (413) before reading them.
   server.set_payload_max_length(config_.max_request_bytes);
   server.set_keep_alive_timeout(2);
-  server.set_tcp_nodelay(true);  // small JSON answers: no Nagle delay on kept-alive connections
+  server.set_tcp_nodelay(true);
+  // Remembers the listening socket (the last one created before the bind succeeds) for start().
+  server.set_socket_options([this](socket_t sock) {
+    httplib::default_socket_options(sock);
+    listen_socket_ = sock;
+  });  // small JSON answers: no Nagle delay on kept-alive connections
 
   server.set_pre_routing_handler([this](const httplib::Request &request, httplib::Response &response) {
     const std::string header = request.get_header_value("Authorization");
@@ -284,6 +301,19 @@ void HttpEndpoint::install_routes() {
       return httplib::Server::HandlerResponse::Handled;
     }
     return httplib::Server::HandlerResponse::Unhandled;
+  });
+
+  // A handler that throws is a bug here, not the client's: say what it was instead of "HTTP 500".
+  server.set_exception_handler([](const httplib::Request &request, httplib::Response &response,
+                                  std::exception_ptr thrown) {
+    std::string what = "unknown exception";
+    try {
+      std::rethrow_exception(thrown);
+    } catch (const std::exception &error) {
+      what = error.what();
+    } catch (...) {
+    }
+    send_error(response, 500, "internal error answering " + request.method + " " + request.path + ": " + what);
   });
 
   // Errors httplib raises itself (413 body too large, 404 no route, 500) get a JSON body too.
@@ -369,6 +399,12 @@ int HttpEndpoint::start(const std::string &host, int port) {
     throw std::runtime_error("cannot listen on " + host + ":" + std::to_string(port) +
                              " (in use?); --listen HOST:0 takes any free port");
   }
+  // Debian's libcpp-httplib listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, compiled
+  // in): a burst of trainer connections overflowed it and a client got "connection reset by
+  // peer" (tests/perf/ENDPOINT.md). listen() again on the bound socket takes a larger one.
+  if (listen_socket_ >= 0 && ::listen(listen_socket_, kListenBacklog) != 0)
+    throw std::runtime_error(std::string("cannot set the listen backlog of ") + host + ":" + std::to_string(bound) +
+                             ": " + std::strerror(errno));
   thread_ = std::thread([this] { server_->listen_after_bind(); });
   return bound;
 }

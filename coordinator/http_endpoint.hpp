@@ -87,6 +87,7 @@ class HttpEndpoint {
   BatchRegistry &registry_;
   EndpointConfig config_;
   std::unique_ptr<httplib::Server> server_;
+  int listen_socket_ = -1;  // the bound socket, whose listen backlog start() raises
   std::thread thread_;
 };
 

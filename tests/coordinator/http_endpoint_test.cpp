@@ -19,6 +19,7 @@
 
 #include "coordinator/problem_support.hpp"
 #include "coordinator/serve_loop.hpp"
+#include "coordinator/utf8_check.hpp"
 #include "tests/coordinator/test_certificates.hpp"
 #include "tests/coordinator/served_rows.hpp"
 
@@ -295,6 +296,47 @@ TEST_F(Endpoint, BadRequestsSayWhatToFix) {
   EXPECT_FALSE(registry_.snapshot("x"));
 }
 
+// Invalid UTF-8 anywhere in a request is the client's mistake: 400 naming where, never 500,
+// and the answer itself is valid JSON (the bytes are not echoed raw).
+class HttpEndpointUtf8Request : public Endpoint {};  // named so that ctest -R HttpEndpoint runs it
+
+TEST_F(HttpEndpointUtf8Request, InvalidUtf8IsA400ThatSaysWhere) {
+  auto expect = [&](const std::string &path, const std::string &body, const std::string &message) {
+    auto result = post(path, body);
+    ASSERT_TRUE(result);
+    EXPECT_EQ(result->status, 400) << body << " -> " << result->body;
+    ASSERT_TRUE(json::accept(result->body)) << result->body;
+    EXPECT_NE(error_of(result).find(message), std::string::npos) << result->body;
+  };
+  const std::string bad = "\xff\xfe";
+  expect("/v1/batches", "{\"batch_id\": \"x\", \"candidates\": [{\"id\": \"a\", \"source\": \"int " + bad + "\"}]}",
+         "candidates[0].\"source\" is not valid UTF-8");
+  expect("/v1/batches", "{\"batch_id\": \"x\", \"candidates\": [{\"id\": \"a\", \"source\": \"x\"}, {\"id\": \"b\", "
+                        "\"completion\": \"```c\\n\xc3\x28\\n```\"}]}",
+         "candidates[1].\"completion\" is not valid UTF-8");
+  expect("/v1/batches", "{\"batch_id\": \"x" + bad + "\", \"candidates\": [{\"id\": \"a\", \"source\": \"x\"}]}",
+         "\"batch_id\" is not valid UTF-8");
+  expect("/v1/batches", "{\"batch_id\": \"x\", \"candidates\": [{\"id\": \"a\xe2\x82\", \"source\": \"x\"}]}",
+         "candidates[0].\"id\" is not valid UTF-8");
+  expect("/v1/batches", "{\"batch_id\": \"x\", \"" + bad + "\": 1, \"candidates\": []}", "a key");
+  expect("/v1/batches", "{\"batch_id\": \"x\", " + bad + "}", "the body is not valid UTF-8 at byte 18");
+  expect("/get_reward", "{\"query\": [\"ok\", \"int main() {" + bad + "}\"]}", "query[1] is not valid UTF-8");
+  expect("/get_reward", "{\"query\": [\"ok\"], \"prompts\": [\"\xed\xa0\x80\"]}", "prompts[0] is not valid UTF-8");
+  // An encoded surrogate half is not UTF-8 either (nlohmann's parser also refuses "\udc80").
+  expect("/get_reward", R"({"query": ["\udc80"]})", "not valid JSON");
+  EXPECT_EQ(rows_scored_, 0);
+  EXPECT_EQ(registry_.batches(), 0u);
+
+  auto no_batch = get("/v1/batches/x%FFy");
+  ASSERT_TRUE(no_batch);
+  EXPECT_EQ(no_batch->status, 404) << no_batch->body;
+  EXPECT_TRUE(json::accept(no_batch->body)) << no_batch->body;
+  auto no_route = get("/v1/n%C3%28pe");
+  ASSERT_TRUE(no_route);
+  EXPECT_EQ(no_route->status, 404) << no_route->body;
+  EXPECT_TRUE(json::accept(no_route->body)) << no_route->body;
+}
+
 TEST_F(Endpoint, LimitsAreOptionsAndAnswered413) {
   TearDown();
   EndpointConfig config;
@@ -463,6 +505,18 @@ TEST(HttpEndpointCoalescing, SingleCandidateRequestsAreScoredTogetherAndAnswered
   stop = true;
   loop.join();
   endpoint.stop();
+}
+
+TEST(HttpEndpointUtf8, FindsTheFirstIllFormedByte) {
+  EXPECT_EQ(first_invalid_utf8("plain \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"), std::nullopt);
+  EXPECT_EQ(first_invalid_utf8("ab\xff"), 2u);
+  EXPECT_EQ(first_invalid_utf8("a\xc0\xaf"), 1u) << "overlong";
+  EXPECT_EQ(first_invalid_utf8("a\xed\xa0\x80"), 1u) << "surrogate";
+  EXPECT_EQ(first_invalid_utf8("a\xf4\x90\x80\x80"), 1u) << "past U+10FFFF";
+  EXPECT_EQ(first_invalid_utf8("abc\xe2\x82"), 3u) << "cut short";
+  EXPECT_EQ(printable_utf8("a\xff" "b"), "a\xef\xbf\xbd" "b");
+  EXPECT_NE(describe_invalid_utf8("{\"a\": [\"x\", {\"b\": \"\xff\"}]}", 19).find("a[1].\"b\" is not valid UTF-8"),
+            std::string::npos);
 }
 
 TEST(ParseRequests, RewardBatchIdComesFromTheBody) {
