@@ -19,6 +19,7 @@
 #include "bench_node/harness.hpp"
 #include "bench_node/result_envelope.hpp"
 #include "bench_node/runner_pipes.hpp"
+#include "bench_node/write_all.hpp"
 #include "bench_node/runner_args.hpp"
 #include "bench_node/sandbox/seccomp_filter.hpp"
 

@@ -29,6 +29,7 @@
 #include "bench_node/gpu/gpu_probe.hpp"
 #include "bench_node/result_envelope.hpp"
 #include "bench_node/runner_pipes.hpp"
+#include "bench_node/write_all.hpp"
 #include "bench_node/runner_args.hpp"
 #include "bench_node/sandbox/gpu_seccomp_filter.hpp"
 #include "common/messages_json.hpp"

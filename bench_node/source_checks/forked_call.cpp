@@ -16,6 +16,7 @@
 #include <new>
 
 #include "bench_node/child_process.hpp"
+#include "bench_node/write_all.hpp"
 
 namespace hpcreward::source_checks {
 
@@ -33,16 +34,6 @@ std::uint64_t virtual_size() {
   const int read = std::fscanf(statm, "%lu", &pages);
   std::fclose(statm);
   return read == 1 ? static_cast<std::uint64_t>(pages) * ::sysconf(_SC_PAGESIZE) : 0;
-}
-
-void write_all(int fd, const std::string &text) {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t wrote = ::write(fd, text.data() + done, text.size() - done);
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote <= 0) return;
-    done += static_cast<std::size_t>(wrote);
-  }
 }
 
 [[noreturn]] void child(int out, const std::function<std::string()> &work,
