@@ -168,16 +168,6 @@ std::string format_summary(const std::vector<RewardRow> &rows) {
 
 namespace {
 
-// "2024-11-22 01:35:00" (UTC), or "-" for a time that is not one.
-std::string utc_cell(double seconds) {
-  if (!std::isfinite(seconds) || seconds <= 0 || seconds > 253402300799.0) return "-";
-  const std::time_t whole = static_cast<std::time_t>(seconds);
-  std::tm parts{};
-  gmtime_r(&whole, &parts);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &parts);
-  return text;
-}
 
 std::string or_dash(const std::string &text) { return text.empty() ? "-" : text; }
 
@@ -199,7 +189,7 @@ std::string format_stage_events(const std::vector<StageEventRecord> &events) {
   };
   std::vector<Current> current;  // first-seen order
   for (const StageEventRecord &event : events) {
-    history.add_row({utc_cell(event.time), event.problem,
+    history.add_row({utc_time_text(event.time), event.problem,
                      or_dash(event.from) + " -> " + or_dash(event.to), or_dash(event.rule),
                      or_dash(event.detail)});
     auto it = std::find_if(current.begin(), current.end(),
@@ -214,7 +204,7 @@ std::string format_stage_events(const std::vector<StageEventRecord> &events) {
                  {"since (UTC)", Align::left},
                  {"events", Align::right}});
   for (const Current &c : current)
-    now.add_row({c.problem, or_dash(c.stage), utc_cell(c.since), std::to_string(c.events)});
+    now.add_row({c.problem, or_dash(c.stage), utc_time_text(c.since), std::to_string(c.events)});
   return history.render() + "\n" + now.render();
 }
 
@@ -261,7 +251,15 @@ std::string format_archive(const std::vector<ArchiveRecord> &records) {
   return table.render();
 }
 
-std::string utc_time_text(double unix_seconds) { return utc_cell(unix_seconds); }
+std::string utc_time_text(double seconds) {
+  if (!std::isfinite(seconds) || seconds <= 0 || seconds > 253402300799.0) return "-";
+  const std::time_t whole = static_cast<std::time_t>(seconds);
+  std::tm parts{};
+  gmtime_r(&whole, &parts);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &parts);
+  return text;
+}
 
 std::string format_rank_events(const std::vector<RankEventRecord> &events) {
   if (events.empty()) return "";
@@ -272,7 +270,7 @@ std::string format_rank_events(const std::vector<RankEventRecord> &events) {
                    {"event", Align::left},
                    {"reason", Align::left}});
   for (const RankEventRecord &event : events)
-    table.add_row({std::to_string(event.rank), or_dash(event.host), utc_cell(event.time), or_dash(event.event),
+    table.add_row({std::to_string(event.rank), or_dash(event.host), utc_time_text(event.time), or_dash(event.event),
                    or_dash(event.reason)});
   const std::string heading = std::to_string(events.size()) +
                               (events.size() == 1 ? " benchmark rank" : " benchmark ranks") +
