@@ -4,14 +4,29 @@
 
 namespace hpcreward {
 
-void RankWatch::add_rank(int rank, Seconds task_limit) { ranks_[rank].limit = task_limit; }
+void RankWatch::add_rank(int rank, Seconds task_limit) {
+  Watched &watched = ranks_[rank];
+  watched.limit = task_limit;
+  update_deadline(rank, watched);
+}
 
-void RankWatch::sent(int rank, std::int64_t sequence, Clock::time_point now) { ranks_[rank].held[sequence] = now; }
+void RankWatch::sent(int rank, std::int64_t sequence, Clock::time_point now) {
+  Watched &watched = ranks_[rank];
+  watched.held[sequence] = now;
+  update_deadline(rank, watched);
+}
 
 void RankWatch::answered(int rank, std::int64_t sequence, Clock::time_point now) {
   Watched &watched = ranks_[rank];
   watched.held.erase(sequence);
   watched.last_answer = now;
+  update_deadline(rank, watched);
+}
+
+void RankWatch::update_deadline(int rank, Watched &watched) {
+  if (watched.deadline) deadlines_.erase({*watched.deadline, rank});
+  watched.deadline = quarantined(rank) ? std::nullopt : deadline_of(watched);
+  if (watched.deadline) deadlines_.insert({*watched.deadline, rank});
 }
 
 RankWatch::Clock::time_point RankWatch::counted_from(const Watched &watched) const {
@@ -27,28 +42,24 @@ std::optional<RankWatch::Clock::time_point> RankWatch::deadline_of(const Watched
 
 std::vector<RankWatch::Overdue> RankWatch::overdue(Clock::time_point now) const {
   std::vector<Overdue> late;
-  for (const auto &[rank, watched] : ranks_) {
-    if (quarantined(rank)) continue;
-    const std::optional<Clock::time_point> deadline = deadline_of(watched);
-    if (!deadline || now < *deadline) continue;
-    late.push_back({rank, now - counted_from(watched), watched.limit, watched.limit + margin_});
+  for (auto it = deadlines_.begin(); it != deadlines_.end() && it->first <= now; ++it) {
+    const Watched &watched = ranks_.at(it->second);
+    late.push_back({it->second, now - counted_from(watched), watched.limit, watched.limit + margin_});
   }
+  std::sort(late.begin(), late.end(), [](const Overdue &a, const Overdue &b) { return a.rank < b.rank; });
   return late;
 }
 
 std::optional<RankWatch::Clock::time_point> RankWatch::next_deadline() const {
-  std::optional<Clock::time_point> earliest;
-  for (const auto &[rank, watched] : ranks_) {
-    if (quarantined(rank)) continue;
-    if (const auto deadline = deadline_of(watched); deadline && (!earliest || *deadline < *earliest))
-      earliest = deadline;
-  }
-  return earliest;
+  if (deadlines_.empty()) return std::nullopt;
+  return deadlines_.begin()->first;
 }
 
 void RankWatch::quarantine(int rank) {
   quarantined_.insert(rank);
-  ranks_[rank].held.clear();
+  Watched &watched = ranks_[rank];
+  watched.held.clear();
+  update_deadline(rank, watched);
 }
 
 }  // namespace hpcreward

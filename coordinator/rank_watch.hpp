@@ -16,6 +16,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
 #include <vector>
 
 namespace hpcreward {
@@ -55,13 +56,19 @@ class RankWatch {
     Seconds limit{0};
     std::optional<Clock::time_point> last_answer;
     std::map<std::int64_t, Clock::time_point> held;  // sequence -> when it was sent
+    std::optional<Clock::time_point> deadline;       // its entry in deadlines_
   };
   std::optional<Clock::time_point> deadline_of(const Watched &watched) const;
   Clock::time_point counted_from(const Watched &watched) const;
+  // Recomputes a rank's deadline after it was sent a task, answered or quarantined.
+  void update_deadline(int rank, Watched &watched);
 
   Seconds margin_;
   std::map<int, Watched> ranks_;
   std::set<int> quarantined_;
+  // (deadline, rank) of every rank that holds tasks and is not quarantined, earliest first:
+  // the scoring loop asks after every result, so neither question walks every rank.
+  std::set<std::pair<Clock::time_point, int>> deadlines_;
 };
 
 }  // namespace hpcreward
