@@ -103,9 +103,14 @@ def main():
     if cpu not in allowed:
         die(f"--cpu {cpu} is not one of this process's CPUs {allowed}")
     os.sched_setaffinity(0, {cpu})
-    flags = stage_flags(args.ladder)
-    kinds = json.loads(pathlib.Path(args.kinds).read_text()) if args.kinds else {}
-    lines = [json.loads(text) for text in pathlib.Path(args.corpus).read_text().splitlines() if text.strip()]
+    try:
+        flags = stage_flags(args.ladder)
+        kinds = json.loads(pathlib.Path(args.kinds).read_text()) if args.kinds else {}
+        lines = [json.loads(text) for text in pathlib.Path(args.corpus).read_text().splitlines() if text.strip()]
+    except (OSError, json.JSONDecodeError, KeyError) as error:
+        die(f"cannot read the ladder, kinds or corpus: {error}")
+    if any("id" not in line for line in lines):
+        die(f"{args.corpus}: every line needs an id")
     work = pathlib.Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     harness = build_harness(work)

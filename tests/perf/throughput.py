@@ -117,8 +117,12 @@ def main():
 
     pipeline, plain = [], []
     for pair in range(args.pairs):
-        pipeline.append(run_pipeline(args, out / f"hpcreward-{pair}"))
-        plain.append(run_plain(args, out / f"plain-{pair}"))
+        try:
+            pipeline.append(run_pipeline(args, out / f"hpcreward-{pair}"))
+            plain.append(run_plain(args, out / f"plain-{pair}"))
+        except (RuntimeError, subprocess.CalledProcessError) as error:
+            print(f"throughput.py: pair {pair} failed: {error}", file=sys.stderr)
+            return 1
         print(f"pair {pair}: hpcreward {pipeline[-1]['per_s_steady']:.2f}/s steady, "
               f"plain loop {plain[-1]['per_s_steady']:.2f}/s steady", flush=True)
 
