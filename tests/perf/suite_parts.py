@@ -29,6 +29,8 @@ def run(command, log, limit_s, env=None):
                                   env=env).returncode
     except subprocess.TimeoutExpired:
         raise PartError(f"ran past its limit of {limit_s} s (log: {log})")
+    except OSError as error:
+        raise PartError(f"cannot run {command[0]}: {error}")
     if code != 0:
         raise PartError(f"exited {code}: {' '.join(map(str, command[:3]))} ... (log: {log})")
 
