@@ -79,8 +79,9 @@ def evaluate(line, flags, harness, work, args, seed):
     if compiled.returncode != 0:
         return {"status": "compile_error", "reason": compiled.stderr.strip().splitlines()[-1:]}
     m, n, k = SHAPES[line.get("problem", "dgemm-256")]
+    # One OpenBLAS thread: the reference runs on the loop's one core, no thread pool to start.
     ran = subprocess.run(["timeout", str(args.timeout), str(harness), str(library), str(m), str(n), str(k),
-                          str(seed)], capture_output=True, text=True)
+                          str(seed)], capture_output=True, text=True, env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
     return parse_harness(ran)
 
 

@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$out" ] || { echo "run.sh: --out DIR is required (see --help)" >&2; exit 2; }
 python=${HPCREWARD_PYTHON:-/usr/bin/python3}
-"$python" -c 'import h5py, numpy' 2>/dev/null || { echo "run.sh: $python lacks h5py/numpy; set HPCREWARD_PYTHON" >&2; exit 2; }
+command -v "$python" >/dev/null || { echo "run.sh: no python at $python; set HPCREWARD_PYTHON" >&2; exit 2; }
 if [ "$do_build" = 1 ]; then
   [ -f "$build/CMakeCache.txt" ] || { echo "run.sh: $build is not a configured CMake build folder (see README.md)" >&2; exit 2; }
   nice cmake --build "$build" -j"$(nproc)" --target hpcreward-coordinator hpcreward-bench hpcreward-runner \

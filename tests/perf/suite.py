@@ -48,7 +48,8 @@ def machine():
     mem_kb = next(int(line.split()[1]) for line in pathlib.Path("/proc/meminfo").read_text().splitlines()
                   if line.startswith("MemTotal"))
     return {"cpu_model": cpu, "cpus": os.cpu_count(), "memory_gib": round(mem_kb / 2**20, 1),
-            "kernel": platform.release(), "host": platform.node()}
+            "kernel": platform.release(), "host": platform.node(),
+            "load_average_at_start": [round(x, 2) for x in os.getloadavg()]}
 
 
 def git_revision():

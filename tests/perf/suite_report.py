@@ -51,12 +51,13 @@ FIGURES = [
 
 def throughput_table(name, t):
     lines = [f"\n### {name}: {t['corpus']}, core {t['cpu']}, {t['pairs']} interleaved pair(s)\n",
-             "| run | candidates | wall s | per s with start-up | per s steady | statuses |",
-             "| --- | ---: | ---: | ---: | ---: | --- |"]
+             "| run | candidates | wall s | first result after s | per s with start-up | per s steady | statuses |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
     for who in ("hpcreward", "plain_loop"):
         for i, run in enumerate(t[who]):
             extra = f" (skipped {run['skipped_pipeline_only']} hostile)" if run.get("skipped_pipeline_only") else ""
             lines.append(f"| {who} {i} | {run['candidates']}{extra} | {fmt(run['wall_s'], 1)} | "
+                         f"{fmt(run.get('first_result_after_s'), 1)} | "
                          f"{fmt(run['per_s_with_startup'])} | {fmt(run['per_s_steady'])} | "
                          f"{' '.join(f'{k}={v}' for k, v in sorted(run['statuses'].items()))} |")
     lines.append(f"\nPer-pair ratios (steady): {', '.join(fmt(r) for r in t['pair_ratios_per_s_steady'])}.")
@@ -68,7 +69,8 @@ def throughput_table(name, t):
 def render(bench, details):
     m = bench["machine"]
     out = [f"# hpcreward benchmark suite ({bench['mode']})\n",
-           f"Machine: {m['cpu_model']}, {m['cpus']} CPUs, {m['memory_gib']} GiB, Linux {m['kernel']} ({m['host']}). "
+           f"Machine: {m['cpu_model']}, {m['cpus']} CPUs, {m['memory_gib']} GiB, Linux {m['kernel']} ({m['host']}), "
+           f"load average {m['load_average_at_start']} at the start. "
            f"Git revision {bench['git_revision']}. Started {bench['started_utc']}.\n",
            "Caveats: on a small shared virtual machine timings are noisy; compare the ratios, which are "
            "measured interleaved (hpcreward, plain loop, hpcreward, ...) in one run on the same core, not "

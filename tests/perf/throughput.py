@@ -62,7 +62,7 @@ def run_pipeline(args, run_dir):
     rows = [json.loads(text) for text in exported.splitlines() if text.strip()]
     return {"candidates": len(rows), "wall_s": wall, "per_s_with_startup": len(rows) / wall,
             "per_s_steady": steady_rate([row["time"] for row in rows]),
-            "first_row_after_s": min(row["time"] for row in rows) - began if rows else None,
+            "first_result_after_s": min(row["time"] for row in rows) - began if rows else None,
             "statuses": statuses(row["status"] for row in rows),
             "by_id": {row["candidate_id"]: row["status"] for row in rows}}
 
@@ -80,6 +80,7 @@ def run_plain(args, run_dir):
     return {"candidates": plain["candidates"], "skipped_pipeline_only": len(plain["skipped_pipeline_only"]),
             "wall_s": wall, "per_s_with_startup": plain["candidates"] / wall,
             "per_s_steady": steady_rate(plain["finished_at"]), "statuses": plain["statuses"],
+            "first_result_after_s": plain["finished_at"][0] - began if plain["finished_at"] else None,
             "by_id": {r["id"]: r["status"] for r in plain["results"]}}
 
 
