@@ -77,8 +77,8 @@ def evaluate(line, flags, harness, work, args, seed):
     compiled = subprocess.run(["timeout", str(args.compile_timeout), "gcc", *flags, "-fPIC", "-shared",
                                "-o", str(library), str(source), "-lm"], capture_output=True, text=True)
     if compiled.returncode != 0:
-        errors = compiled.stderr.strip().splitlines()
-        return {"status": "compile_error", "reason": errors[-1] if errors else f"gcc exit {compiled.returncode}"}
+        errors = [text for text in compiled.stderr.splitlines() if "error" in text]
+        return {"status": "compile_error", "reason": errors[0] if errors else f"gcc exit {compiled.returncode}"}
     m, n, k = SHAPES[line.get("problem", "dgemm-256")]
     # One OpenBLAS thread: the reference runs on the loop's one core, no thread pool to start.
     ran = subprocess.run(["timeout", str(args.timeout), str(harness), str(library), str(m), str(n), str(k),
