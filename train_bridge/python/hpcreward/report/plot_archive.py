@@ -1,5 +1,6 @@
 """The quality-diversity archive as a map: per problem, one panel per stage, a cell per niche
-(technique combination x loop order and tile size), coloured by its elite's GFLOPS."""
+(rows: technique combination and tile sizes, columns: loop order), coloured by its elite's
+GFLOPS on the stage's own scale (stages differ by orders of magnitude; the numbers are printed)."""
 import math
 
 import numpy as np
@@ -19,7 +20,7 @@ def current_elites(archive, problem):
 def split_niche(niche):
     techniques, _, rest = niche.partition("|")
     loop_order, _, tiles = rest.partition("|")
-    return techniques or "?", f"{loop_order or '?'} | {tiles or '-'}"
+    return f"{techniques or '?'} | {tiles or '-'}", loop_order or "?"
 
 
 def plot_archive_map(log, problem, path):
@@ -34,8 +35,6 @@ def plot_archive_map(log, problem, path):
     columns = min(3, len(stages))
     rows = math.ceil(len(stages) / columns)
     figure, axes = new_figure(rows, columns)
-    top = max(max(niches.values()) for niches in elites.values())
-    image = None
     for panel, ax in enumerate(axes.flat):
         if panel >= len(stages):
             ax.set_visible(False)
@@ -47,22 +46,23 @@ def plot_archive_map(log, problem, path):
         grid = np.full((len(y_labels), len(x_labels)), np.nan)
         for (y, x), gflops in cells.items():
             grid[y_labels.index(y), x_labels.index(x)] = gflops
+        top = max(cells.values()) or 1.0
         image = ax.imshow(grid, cmap="viridis", vmin=0, vmax=top, aspect="auto")
-        small = 7 if len(x_labels) > 6 else 8
+        figure.colorbar(image, ax=ax, fraction=0.06, pad=0.02)
+        small = 7 if len(y_labels) > 8 else 8
         for (row, column), gflops in np.ndenumerate(grid):
             if not np.isnan(gflops):
                 ax.text(column, row, f"{gflops:.1f}", ha="center", va="center", fontsize=small,
                         color="white" if gflops < 0.6 * top else "black")
         ax.set_xticks(np.arange(len(x_labels)))
-        ax.set_xticklabels(x_labels, rotation=35, ha="right", fontsize=small)
+        ax.set_xticklabels(x_labels, fontsize=8)
         ax.set_yticks(np.arange(len(y_labels)))
         ax.set_yticklabels(y_labels, fontsize=small)
         ax.set_title(f"stage {stage}: {len(cells)} niches", fontsize=10)
         if panel % columns == 0:
-            ax.set_ylabel("techniques")
+            ax.set_ylabel("techniques | tile sizes")
         if panel >= len(stages) - columns:
-            ax.set_xlabel("loop order | tile sizes")
-    figure.suptitle(f"{problem}: quality-diversity archive, each niche's elite (GFLOPS)")
+            ax.set_xlabel("loop order")
+    figure.suptitle(f"{problem}: quality-diversity archive, each niche's elite GFLOPS (colour scale per stage)")
     figure.tight_layout()
-    figure.colorbar(image, ax=axes.ravel().tolist(), label="elite GFLOPS", shrink=0.8)
     return save(figure, path)

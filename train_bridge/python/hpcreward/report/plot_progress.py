@@ -13,6 +13,14 @@ def run_start(log):
     return min(times) if times else 0.0
 
 
+def stage_change_marks(log, problem):
+    """[(minutes since the run's start, "from \u2192 to")] of the problem's stage events, in time order."""
+    events = log.stage_events.where(log.stage_events["problem"] == problem)
+    start = run_start(log)
+    return [((events["time"][i] - start) / 60.0, f"{events['from'][i]} \u2192 {events['to'][i]}")
+            for i in np.argsort(events["time"], kind="stable")]
+
+
 def plot_gflops_over_time(log, problem, path):
     figure, axes = new_figure()
     ax = axes[0][0]
@@ -37,15 +45,13 @@ def plot_gflops_over_time(log, problem, path):
             library = "cuBLAS" if problem.startswith("cuda-") else "OpenBLAS"
             ax.axhline(reference, color="#555555", linestyle="--", linewidth=1.2,
                        label=f"{library} on the ranks: {reference:.1f} GFLOPS")
-        events = log.stage_events.where(log.stage_events["problem"] == problem)
         top = max(gflops.max(), reference or 0) * 1.18
         ax.set_ylim(0, top)
-        for number, index in enumerate(np.argsort(events["time"], kind="stable")):
-            when = (events["time"][index] - start) / 60.0
+        for number, (when, label) in enumerate(stage_change_marks(log, problem)):
             ax.axvline(when, color="#d62728", linestyle=":", linewidth=1.2)
             # Stagger the labels so close events stay readable.
-            ax.text(when, top * (0.97 - 0.06 * (number % 3)), f" {events['from'][index]} \u2192 {events['to'][index]}",
-                    color="#d62728", fontsize=9, va="top", ha="left")
+            ax.text(when, top * (0.97 - 0.06 * (number % 3)), f" {label}", color="#d62728", fontsize=9,
+                    va="top", ha="left")
         ax.set_xlim(left=min(0.0, minutes.min()))
         ax.legend(loc="lower right", fontsize=9)
         ax.grid(alpha=0.3)
