@@ -25,12 +25,14 @@ def columns(rows):
 
 
 def frame(log, state, rate):
+    """The text of one refresh; `rate` is None on the first (no earlier count to compare)."""
     rewards = log.rewards
     lines = [f"hpcreward watch  {log.path}  ({state})  {clock(time.time())} UTC"]
     overall = ""
     if len(rewards) > 1 and np.ptp(rewards["time"]) > 0:
         overall = f", {(len(rewards) - 1) / np.ptp(rewards['time']):.2f}/s over the run"
-    lines.append(f"candidates scored: {len(rewards)}; now {rate:.2f}/s{overall}")
+    now = "-" if rate is None else f"{rate:.2f}"
+    lines.append(f"candidates scored: {len(rewards)}; now {now}/s{overall}")
     mix = " ".join(f"{s}={int(np.sum(rewards['status'] == s))}" for s in ordered_statuses(set(rewards["status"])))
     lines.append(f"status mix: {mix or '-'}")
     lines.append("")
@@ -65,7 +67,7 @@ def watch(path, interval=1.0, out=sys.stdout):
         live = writer_holds(path)  # before reading: the last read then sees every record
         log = read_log(path)
         now = time.monotonic()
-        rate = 0.0 if previous_rows is None else (len(log.rewards) - previous_rows) / max(now - previous_time, 1e-9)
+        rate = None if previous_rows is None else (len(log.rewards) - previous_rows) / max(now - previous_time, 1e-9)
         previous_rows, previous_time = len(log.rewards), now
         if live:
             state = "writer running"
