@@ -45,7 +45,8 @@ int main(int argc, char **argv) {
 
   Provenance provenance = test_support::sample_provenance();
   provenance.hosts_json =
-      R"([{"rank":1,"host":"node01","kind":"cpu","peak_gflops_f64":40.0,"peak_gflops_f32":80.0}])";
+      R"([{"rank":1,"host":"node01","kind":"cpu","peak_gflops_f64":55.0,"peak_gflops_f32":80.0},)"
+      R"({"rank":2,"host":"node02","kind":"cpu","peak_gflops_f64":40.0,"peak_gflops_f32":0.0}])";
   RewardLogWriter log(path, provenance);
   const char *problems[] = {"dgemm-256", "sgemm-512"};
   const char *loops[] = {"ijk", "ikj", "kij"};

@@ -42,9 +42,9 @@ def test_stage_changes_are_marked_when_the_events_happened(run_log):
 
 def test_the_blas_reference_comes_from_the_ranks_of_the_problems_kind(run_log):
     log = read_log(str(run_log))
-    assert log.blas_reference("dgemm-256") == 40.0
-    assert log.blas_reference("sgemm-512") == 80.0
-    assert log.blas_reference("cuda-sgemm-4096") is None  # no GPU rank in this log
+    assert log.blas_reference("dgemm-256") == [40.0, 55.0]
+    assert log.blas_reference("sgemm-512") == [80.0]  # rank 2 measured no f32
+    assert log.blas_reference("cuda-sgemm-4096") == []  # no GPU rank in this log
 
 
 def test_an_empty_log_gives_every_picture_with_a_notice(tmp_path):

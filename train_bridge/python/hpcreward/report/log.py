@@ -66,14 +66,18 @@ class RunLog:
         return hosts if isinstance(hosts, list) else []
 
     def blas_reference(self, problem):
-        """The measured BLAS GFLOPS (OpenBLAS on CPU ranks, cuBLAS on GPU ranks) of the ranks that
-        score `problem`, best rank first; None when the log does not say."""
+        """The BLAS GFLOPS (OpenBLAS on CPU ranks, cuBLAS on GPU ranks) each rank that can score
+        `problem` measured at start, sorted; [] when the log does not say."""
         precision = "f16" if "hgemm" in problem else "f32" if "sgemm" in problem else "f64"
         kind = "gpu" if problem.startswith("cuda-") else "cpu"
-        peaks = [float(host.get(f"peak_gflops_{precision}", 0) or 0) for host in self.hosts()
-                 if isinstance(host, dict) and host.get("kind", "cpu") == kind]
-        peaks = [peak for peak in peaks if peak > 0]
-        return max(peaks) if peaks else None
+        peaks = []
+        for host in self.hosts():
+            if isinstance(host, dict) and host.get("kind", "cpu") == kind:
+                try:
+                    peaks.append(float(host.get(f"peak_gflops_{precision}") or 0))
+                except (TypeError, ValueError):
+                    pass
+        return sorted(peak for peak in peaks if peak > 0)
 
 
 def _text(values):
