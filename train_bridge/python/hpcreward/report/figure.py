@@ -51,8 +51,9 @@ def stage_label(problem, stage):
 
 
 def stage_keys(rewards):
-    """(problem, stage) pairs in the order the run first scored them."""
+    """(problem, stage) pairs grouped by problem, problems and each problem's stages in the order
+    the run first scored them (a ladder's order, as long as stages are climbed)."""
     seen = {}
     for problem, stage in zip(rewards["problem"], rewards["stage"]):
-        seen.setdefault((problem, stage), None)
-    return list(seen)
+        seen.setdefault(problem, {}).setdefault(stage, None)
+    return [(problem, stage) for problem, stages in seen.items() for stage in stages]
