@@ -56,14 +56,15 @@ def drawn_fraction(path):
     return float(np.mean(np.any(pixels < 0.95, axis=-1)))
 
 
-def write_schema1_log(path):
+def write_schema1_log(path, schema=1, extra_columns=()):
     """A log as schema 1 wrote it: /rewards without techniques, loop_order, tile_sizes, archive and
-    device, no /stage_events or /archive."""
+    device, no /stage_events or /archive. `extra_columns` [(name, dtype)] stand for columns a later
+    schema adds, which readers must ignore."""
     dtype = [("candidate_id", "S64"), ("batch_id", "S64"), ("problem", "S32"), ("stage", "S32"),
              ("status", "S24"), ("reason", "S256"), ("reward", "<f8"), ("gflops", "<f8"), ("median_s", "<f8"),
              ("min_s", "<f8"), ("iqr_s", "<f8"), ("cv", "<f8"), ("reps", "<i4"), ("max_error", "<f8"),
              ("compile_s", "<f8"), ("verify_s", "<f8"), ("time_s", "<f8"), ("source_sha256", "S64"),
-             ("rank", "<i4"), ("host", "S64"), ("time", "<f8"), ("seed", "<u8")]
+             ("rank", "<i4"), ("host", "S64"), ("time", "<f8"), ("seed", "<u8")] + list(extra_columns)
     rows = np.zeros(12, dtype=dtype)
     for n in range(12):
         ok = n % 4 != 3
@@ -77,7 +78,7 @@ def write_schema1_log(path):
         rows[n]["cv"] = 0.02
         rows[n]["time"] = 1700000000.0 + 5 * n
     with h5py.File(path, "w") as log:
-        log.attrs["schema_version"] = np.int32(1)
+        log.attrs["schema_version"] = np.int32(schema)
         log.attrs["created_utc"] = "2024-01-01T00:00:00Z"
         log.create_dataset("rewards", data=rows, maxshape=(None,), chunks=True)
     return path

@@ -3,6 +3,7 @@ import h5py
 
 from conftest import HEIGHT_PX, WIDTH_PX, drawn_fraction, png_size, results, write_log, write_schema1_log
 from hpcreward.report.log import read_log
+from hpcreward.report.plot_archive import MAX_ROWS, arrange, panel_cells
 from hpcreward.report.plot_progress import run_start, stage_change_marks
 
 EXPECTED = ["gflops-dgemm-256.png", "gflops-sgemm-512.png", "reward_per_batch.png", "status_mix.png",
@@ -70,3 +71,24 @@ def test_a_killed_runs_log_is_plotted_as_far_as_it_got(tmp_path):
     written = plot(log, tmp_path / "plots")
     assert len(read_log(str(log)).rewards) == 20
     assert all(png_size(p) == (WIDTH_PX, HEIGHT_PX) for p in written)
+
+
+def test_columns_a_later_schema_adds_are_ignored(tmp_path):
+    log = write_schema1_log(tmp_path / "new.h5", schema=5, extra_columns=[("measured_as", "S16"), ("extra", "<f8")])
+    written = plot(log, tmp_path / "plots")
+    assert all(png_size(p) == (WIDTH_PX, HEIGHT_PX) for p in written)
+    assert read_log(str(log)).schema_version == 5
+
+
+def test_an_archive_panel_keeps_the_fastest_rows_when_there_are_too_many():
+    niches = {f"blocking|ikj|{n}x{n}": float(n) for n in range(1, MAX_ROWS + 11)}
+    cells, left_out = panel_cells(niches)
+    assert left_out == 10 and len(cells) == MAX_ROWS
+    assert min(cells.values()) == 11.0  # the ten slowest rows went
+
+
+def test_archive_panels_are_balanced_into_columns_in_ladder_order():
+    stages = ["o0", "o3", "openmp", "avx512", "blocking"]
+    layout = arrange(stages, {"o0": 1, "o3": 1, "openmp": 1, "avx512": 2, "blocking": 33})
+    assert layout == [["o0", "o3"], ["openmp", "avx512"], ["blocking"]]
+    assert arrange(["o0"], {"o0": 4}) == [["o0"]]
