@@ -65,7 +65,19 @@ def watch(path, interval=1.0, out=sys.stdout):
     previous_rows, previous_time, shown = None, None, None
     while True:
         live = writer_holds(path)  # before reading: the last read then sees every record
-        log = read_log(path)
+        try:
+            log = read_log(path)
+        except LogError:
+            if not live:
+                raise
+            # A writer that is still creating the log (before SWMR starts) leaves it unreadable
+            # for a moment: wait for it rather than give up.
+            if shown != "waiting":
+                out.write(f"hpcreward watch  {path}: waiting for the writer to start the log\n")
+                out.flush()
+            shown = "waiting"
+            time.sleep(interval)
+            continue
         now = time.monotonic()
         rate = None if previous_rows is None else (len(log.rewards) - previous_rows) / max(now - previous_time, 1e-9)
         previous_rows, previous_time = len(log.rewards), now
