@@ -7,10 +7,6 @@ from conftest import tool, write_log, writer
 ROWS = 40
 
 
-def frames(output):
-    return [frame for frame in output.split("\n\n\n") if frame.startswith("hpcreward watch")]
-
-
 def test_watch_follows_a_live_run_to_its_end(tmp_path):
     log = tmp_path / "rewards.h5"
     run = subprocess.Popen([writer(), str(log), str(ROWS), "150"], stdout=subprocess.PIPE, text=True)
@@ -25,7 +21,6 @@ def test_watch_follows_a_live_run_to_its_end(tmp_path):
         run.kill()
         run.wait()
     assert watch.returncode == 0, watch.stderr
-    shown = watch.stdout.split("\n\n")
     heads = [line for line in watch.stdout.splitlines() if line.startswith("hpcreward watch")]
     counts = [int(line.split(":")[1].split(";")[0]) for line in watch.stdout.splitlines()
               if line.startswith("candidates scored:")]
@@ -36,7 +31,7 @@ def test_watch_follows_a_live_run_to_its_end(tmp_path):
     assert "dgemm-256  o3" in last and "sgemm-512  o3" in last
     assert "o0 -> o3  best_gflops  best 2.5 GFLOPS >= 2" in last
     assert "status mix: ok=" in last and "wrong_answer=" in last
-    assert watched_s > 2.0 and shown
+    assert watched_s > 2.0  # it followed the writer's 6 s, rather than reading a finished log
 
 
 def test_watch_of_a_finished_log_shows_it_once_and_ends(run_log):
