@@ -60,7 +60,7 @@ def plot_gflops_over_time(log, problem, path):
             ax.text(when, top * (0.97 - 0.06 * (number % 3)), f" {label}", color="#d62728", fontsize=9,
                     va="top", ha="left")
         ax.set_xlim(left=min(0.0, minutes.min()))
-        ax.legend(loc="best", fontsize=9)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=9)  # outside: never over a stage label
         ax.grid(alpha=0.3)
     ax.set_xlabel("minutes since the run's first record")
     ax.set_ylabel("GFLOPS (median of the timed calls)")
