@@ -52,3 +52,11 @@ def test_without_matplotlib_it_says_what_to_install(run_log, tmp_path):
 
 def test_the_package_lives_where_the_tool_looks():
     assert (REPO / "train_bridge" / "python" / "hpcreward" / "report" / "__main__.py").is_file()
+
+
+def test_a_log_cut_short_says_it_may_be_damaged(run_log, tmp_path):
+    cut = tmp_path / "cut.h5"
+    data = run_log.read_bytes()
+    cut.write_bytes(data[:len(data) // 2])
+    refused(results("report", cut, "--out", tmp_path / "r.html"), 1, "HDF5 cannot open it", "may be damaged")
+    assert not (tmp_path / "r.html").exists()
