@@ -12,13 +12,13 @@ def parser():
     top = argparse.ArgumentParser(prog="hpcreward-results", description="Pictures and a live view of a reward log.")
     commands = top.add_subparsers(dest="command", required=True)
     plot = commands.add_parser("plot", help="write the plots as PNG files into DIR")
-    plot.add_argument("log")
+    plot.add_argument("log", metavar="FILE.h5", help="a reward log")
     plot.add_argument("--out", required=True, metavar="DIR", help="folder for the PNG files (created if missing)")
     report = commands.add_parser("report", help="write one self-contained HTML report")
-    report.add_argument("log")
+    report.add_argument("log", metavar="FILE.h5", help="a reward log")
     report.add_argument("--out", metavar="FILE.html", help="default: report.html beside the log")
     watch = commands.add_parser("watch", help="follow a running log in the terminal until its writer closes it")
-    watch.add_argument("log")
+    watch.add_argument("log", metavar="FILE.h5", help="a reward log, usually one a run is writing")
     watch.add_argument("--interval", type=float, default=1.0, metavar="S", help="seconds between refreshes (default 1)")
     return top
 
