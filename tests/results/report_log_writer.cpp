@@ -25,7 +25,8 @@ constexpr double kStart = 1732240000.0;  // fixed times: the pictures do not dep
 const char *kStatuses[] = {"ok", "ok", "ok", "wrong_answer", "ok", "compile_error", "ok", "forbidden", "ok", "timeout"};
 
 std::string kernel(int n) {
-  return "// candidate " + std::to_string(n) +
+  // Hostile text in every source: the report must show it, never run it.
+  return "// candidate " + std::to_string(n) + " </pre><script>alert('x')</script>" +
          "\nvoid matmul(int m, int n, int k, const double *A, const double *B, double *C) {\n"
          "  for (int i = 0; i < m; ++i)\n    for (int j = 0; j < n; ++j) {\n      double sum = 0;\n"
          "      for (int p = 0; p < k; ++p) sum += A[i * k + p] * B[p * n + j];\n      C[i * n + j] = sum;\n    }\n}\n";
@@ -66,7 +67,7 @@ int main(int argc, char **argv) {
     }
     RewardRow row = test_support::sample_row(n);
     const std::string source = kernel(n);
-    row.candidate_id = "c" + std::to_string(n);
+    row.candidate_id = "c" + std::to_string(n) + (n == rows - 2 ? "\x1b[2J<b>" : "");  // trainers choose ids
     row.batch_id = "batch-" + std::to_string(n / 4);
     row.problem = problem;
     row.stage = advanced ? "o3" : "o0";

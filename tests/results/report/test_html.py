@@ -46,6 +46,8 @@ def test_the_report_holds_every_section_and_image_and_needs_nothing_else(run_log
         png = base64.b64decode(src.split(",", 1)[1])
         assert png[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", png[16:24]) == (WIDTH_PX, HEIGHT_PX)
     assert page.external == [] and "script" not in page.tags and "link" not in page.tags
+    assert "</pre><script>alert('x')</script>" in text  # the candidates' hostile comment, shown as text
+    assert "b" not in page.tags  # a candidate id with markup in it stays text
     # The summary, the events, the best candidates' highlighted sources, the provenance.
     assert "dgemm-256" in text and "sgemm-512" in text and "total" in text
     assert text.count("o0 \u2192 o3") >= 2 and "best 2.5 GFLOPS >= 2" in text

@@ -31,6 +31,7 @@ def test_watch_follows_a_live_run_to_its_end(tmp_path):
     assert "dgemm-256  o3" in last and "sgemm-512  o3" in last
     assert "o0 -> o3  best_gflops  best 2.5 GFLOPS >= 2" in last
     assert "status mix: ok=" in last and "wrong_answer=" in last
+    assert "\x1b[2J" not in watch.stdout  # a trainer's candidate id cannot drive the terminal
     assert watched_s > 2.0  # it followed the writer's 6 s, rather than reading a finished log
 
 

@@ -19,21 +19,29 @@ def clock(seconds):
     return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).strftime("%H:%M:%S")
 
 
+def printable(value):
+    """Text from the log (candidate ids come from trainers) without control characters, so no
+    escape sequence in it reaches the terminal."""
+    return "".join(c if c.isprintable() else "?" for c in str(value))
+
+
 def columns(rows):
-    widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows)
+    rows = [[printable(cell) for cell in row] for row in rows]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows)
 
 
 def frame(log, state, rate):
     """The text of one refresh; `rate` is None on the first (no earlier count to compare)."""
     rewards = log.rewards
-    lines = [f"hpcreward watch  {log.path}  ({state})  {clock(time.time())} UTC"]
+    lines = [f"hpcreward watch  {printable(log.path)}  ({state})  {clock(time.time())} UTC"]
     overall = ""
     if len(rewards) > 1 and np.ptp(rewards["time"]) > 0:
         overall = f", {(len(rewards) - 1) / np.ptp(rewards['time']):.2f}/s over the run"
     now = "-" if rate is None else f"{rate:.2f}"
     lines.append(f"candidates scored: {len(rewards)}; now {now}/s{overall}")
-    mix = " ".join(f"{s}={int(np.sum(rewards['status'] == s))}" for s in ordered_statuses(set(rewards["status"])))
+    mix = " ".join(f"{printable(s)}={int(np.sum(rewards['status'] == s))}"
+                   for s in ordered_statuses(set(rewards["status"])))
     lines.append(f"status mix: {mix or '-'}")
     lines.append("")
     table = [("problem", "stage", "candidates", "ok", "best GFLOPS", "best candidate")]
