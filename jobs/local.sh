@@ -49,7 +49,8 @@ usage: jobs/local.sh [--evaluations N | --candidates FILE.jsonl | --serve [--lis
   --seed N           run seed for benchmark inputs (default: random, recorded in the log)
   --config FILE      coordinator config file (INI, see hpcreward-coordinator --help)
   --out DIR          run directory: rewards.h5, coordinator.pid (with --serve also
-                     coordinator.json and coordinator.token; the token is never printed)
+                     coordinator.json and coordinator.token; the token is never printed), and
+                     at the end report.html (hpcreward-results report; its path is printed)
   -- ...             options for every hpcreward-bench rank, CPU and GPU (see hpcreward-bench
                      --help)
 
@@ -173,9 +174,22 @@ coordinator_status() {  # coordinator_status MPIRUN_STATUS
   fi
   echo "$code"
 }
+# The report a researcher opens first: plots, tables, the best sources. Written whatever the
+# outcome (a stopped run's log is worth seeing); a failed report only warns, the exit status
+# stays the coordinator's.
+write_report() {
+  [ -e "$out/rewards.h5" ] || return 0
+  if "$bin/hpcreward-results" report "$out/rewards.h5" --out "$out/report.html" >/dev/null; then
+    echo "local.sh: report: $out/report.html"
+  else
+    echo "local.sh: WARNING: could not write the report $out/report.html (see above); the run's outcome is unchanged" >&2
+  fi
+}
 if [ "$serve" -eq 0 ]; then
   "${command[@]}" && status=0 || status=$?
-  exit "$(coordinator_status "$status")"
+  status=$(coordinator_status "$status")
+  write_report
+  exit "$status"
 fi
 # Serve mode runs until stopped. SIGTERM/SIGINT to this script goes to the coordinator
 # alone (its pid is in DIR/coordinator.pid), which stops the benchmark ranks itself once
@@ -206,4 +220,5 @@ while :; do
 done
 status=$(coordinator_status "$status")
 [ "$status" -ne 0 ] || status=$generator_status
+write_report
 exit "$status"

@@ -5,6 +5,8 @@
 //   hpcreward-results export FILE.h5 [--format csv|jsonl] [--table rewards|stage_events|archive|rank_events]
 //   hpcreward-results source FILE.h5 SHA256
 //   hpcreward-results provenance FILE.h5
+//   hpcreward-results plot FILE.h5 --out DIR | report FILE.h5 [--out FILE.html] | watch FILE.h5
+//     (drawn by the Python package hpcreward.report: results/python_report.hpp)
 // Exit status: 0 done, 1 the log could not be read, has no such source or lacks the dataset
 // asked for (a schema 1 log has no stage events or archive, a log before schema 4 no rank
 // events), 2 usage error or no such file.
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "results/export.hpp"
+#include "results/python_report.hpp"
 #include "results/reward_log.hpp"
 #include "results/summary.hpp"
 
@@ -41,7 +44,13 @@ constexpr const char *kUsage =
     "  export FILE.h5 [--format csv|jsonl] [--table rewards|stage_events|archive|rank_events]\n"
     "                               every record of a table to stdout (default: csv, rewards)\n"
     "  source FILE.h5 SHA256        the candidate source stored under SHA256\n"
-    "  provenance FILE.h5           what produced the log, as JSON\n";
+    "  provenance FILE.h5           what produced the log, as JSON\n"
+    "  plot FILE.h5 --out DIR       the run's plots as PNG files in DIR\n"
+    "  report FILE.h5 [--out FILE.html]\n"
+    "                               one self-contained HTML report (default: report.html\n"
+    "                               beside the log); prints its path\n"
+    "  watch FILE.h5 [--interval S] a live view of a running log, until its writer closes it\n"
+    "  (plot, report and watch need python3 with h5py, numpy, matplotlib and pygments)\n";
 
 // A mistake in how the tool was called: reported with the usage text, exit status 2.
 struct UsageError : std::runtime_error {
@@ -181,6 +190,13 @@ int main(int argc, char **argv) {
     if (command == "export") return export_rows(rest);
     if (command == "source") return source(rest);
     if (command == "provenance") return provenance(rest);
+    if (command == "plot" || command == "report" || command == "watch") {
+      std::vector<std::string> forwarded = {command};
+      forwarded.insert(forwarded.end(), rest.begin(), rest.end());
+      const std::string failure = exec_python_report(forwarded);  // returns only if it failed
+      std::cerr << "hpcreward-results: " << failure << '\n';
+      return 1;
+    }
     throw UsageError("unknown command '" + command + "'");
   } catch (const UsageError &error) {
     std::cerr << "hpcreward-results: " << error.what() << "\n\n" << kUsage;

@@ -147,6 +147,9 @@ def test_run_directory_and_summary(corpus_run):
     assert "deadline: cpu ranks 1,2 must answer within" in result.stdout
     assert "dgemm-256" in result.stdout and "total" in result.stdout.lower()
     assert f"[{len(CASES) + len(MALFORMED_LINES)}/{len(CASES) + len(MALFORMED_LINES)}]" in result.stdout
+    # The run ends with its report (hpcreward-results report, results/README.md).
+    assert result.stdout.rstrip().endswith(f"local.sh: report: {run_dir}/report.html"), result.stdout[-500:]
+    assert '<section id="plots">' in (run_dir / "report.html").read_text(encoding="utf-8")
 
 
 def test_refuses_to_overwrite_a_log(corpus_run, tmp_path):

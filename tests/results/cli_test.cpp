@@ -246,9 +246,9 @@ TEST_F(ResultsTool, NamesAMissingFile) {
 }
 
 TEST_F(ResultsTool, RejectsAnUnknownCommand) {
-  const ToolRun r = run({"plot", log_.string()});
+  const ToolRun r = run({"draw", log_.string()});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("unknown command 'plot'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("unknown command 'draw'"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("usage:"), std::string::npos) << r.err;
 }
 

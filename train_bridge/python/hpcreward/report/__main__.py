@@ -1,0 +1,69 @@
+"""python3 -m hpcreward.report plot|report|watch LOG.h5 ...: see the package's docstring."""
+import argparse
+import os
+import sys
+
+from .log import LogError, read_log
+
+EXIT_UNREADABLE, EXIT_USAGE = 1, 2
+
+
+def parser():
+    top = argparse.ArgumentParser(prog="hpcreward-results", description="Pictures and a live view of a reward log.")
+    commands = top.add_subparsers(dest="command", required=True)
+    plot = commands.add_parser("plot", help="write the plots as PNG files into DIR")
+    plot.add_argument("log", metavar="FILE.h5", help="a reward log")
+    plot.add_argument("--out", required=True, metavar="DIR", help="folder for the PNG files (created if missing)")
+    report = commands.add_parser("report", help="write one self-contained HTML report")
+    report.add_argument("log", metavar="FILE.h5", help="a reward log")
+    report.add_argument("--out", metavar="FILE.html", help="default: report.html beside the log")
+    watch = commands.add_parser("watch", help="follow a running log in the terminal until its writer closes it")
+    watch.add_argument("log", metavar="FILE.h5", help="a reward log, usually one a run is writing")
+    watch.add_argument("--interval", type=float, default=1.0, metavar="S", help="seconds between refreshes (default 1)")
+    return top
+
+
+def needs_drawing_libraries():
+    try:
+        import matplotlib  # noqa: F401
+        import pygments  # noqa: F401
+    except ImportError as error:
+        raise LogError(f"{error.name} is missing: install python3-matplotlib and python3-pygments "
+                       "(jobs/install-deps.sh)") from None
+
+
+def main(argv=None):
+    arguments = parser().parse_args(argv)
+    if not os.path.isfile(arguments.log):
+        print(f"hpcreward-results: {arguments.log}: no such file", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        if arguments.command == "watch":
+            if arguments.interval <= 0:
+                print("hpcreward-results: --interval must be a positive number of seconds", file=sys.stderr)
+                return EXIT_USAGE
+            from .watch import watch
+            return watch(arguments.log, arguments.interval)
+        needs_drawing_libraries()
+        log = read_log(arguments.log)
+        if arguments.command == "plot":
+            from .plots import write_plots
+            for _, path in write_plots(log, arguments.out):
+                print(path)
+        else:
+            from .html_report import write_report
+            out = arguments.out or os.path.join(os.path.dirname(os.path.abspath(arguments.log)), "report.html")
+            print(write_report(log, out))
+        return 0
+    except LogError as error:
+        print(f"hpcreward-results: {error}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    except OSError as error:  # the output folder or file cannot be written
+        print(f"hpcreward-results: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
