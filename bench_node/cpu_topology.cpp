@@ -42,6 +42,8 @@ CpuTopology load(const char *what, Configure configure) {
   hwloc_topology_t topology = nullptr;
   if (hwloc_topology_init(&topology) != 0) return {{}, std::string(what) + ": hwloc_topology_init failed", {}, {}};
   CpuTopology result;
+  // Cores only: no PCI, OpenCL or GL discovery (slow, and nothing placement needs).
+  hwloc_topology_set_io_types_filter(topology, HWLOC_TYPE_FILTER_KEEP_NONE);
   if (configure(topology) != 0)
     result.error = std::string(what) + ": hwloc refused it (see hwloc's message above)";
   else if (hwloc_topology_load(topology) != 0)
