@@ -39,7 +39,7 @@ struct BenchOptions {
   TimingOptions timing;
   double peak_margin = 1.25;  // ok results above margin x measured OpenBLAS peak are forbidden
   bool keep_workdir = false;  // leave each candidate's directory behind (debugging)
-  bool placement = true;      // split a CPU set shared by a node's ranks (rank_placement.hpp)
+  bool placement = true;      // split a node's CPUs among its ranks by physical cores (rank_placement.hpp)
   // Bind the candidate's OpenMP threads within the rank's CPUs (OMP_PROC_BIND=close,
   // OMP_PLACES=cores, unless set). Only right when no other rank shares those cores:
   // two ranks binding "close" on one CPU set would both start on its first core.
