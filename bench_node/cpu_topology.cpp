@@ -3,6 +3,7 @@
 #include <hwloc.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -102,19 +103,27 @@ int cores_with_siblings_outside(const CpuTopology &topology, const std::vector<i
   }));
 }
 
-bool share_a_core(const CpuTopology &topology, const std::vector<int> &a, const std::vector<int> &b) {
-  std::map<int, std::size_t> core_of;
+std::vector<long> core_ids(const CpuTopology &topology, const std::vector<int> &cpus) {
+  std::map<int, long> core_of;
   for (std::size_t i = 0; i < topology.cores.size(); ++i)
-    for (int cpu : topology.cores[i].cpus) core_of[cpu] = i;
-  // A CPU the topology does not list stands for itself (offset past the real cores).
-  auto core_id = [&](int cpu) {
+    for (int cpu : topology.cores[i].cpus) core_of[cpu] = static_cast<long>(i);
+  std::set<long> ids;
+  for (int cpu : cpus) {
     const auto found = core_of.find(cpu);
-    return found != core_of.end() ? static_cast<long>(found->second)
-                                  : static_cast<long>(topology.cores.size()) + cpu;
-  };
-  std::set<long> cores_of_a;
-  for (int cpu : a) cores_of_a.insert(core_id(cpu));
-  return std::any_of(b.begin(), b.end(), [&](int cpu) { return cores_of_a.count(core_id(cpu)) > 0; });
+    ids.insert(found != core_of.end() ? found->second : static_cast<long>(topology.cores.size()) + cpu);
+  }
+  return {ids.begin(), ids.end()};
+}
+
+bool share_a_core(const std::vector<long> &core_ids_a, const std::vector<long> &core_ids_b) {
+  std::vector<long> common;
+  std::set_intersection(core_ids_a.begin(), core_ids_a.end(), core_ids_b.begin(), core_ids_b.end(),
+                        std::back_inserter(common));
+  return !common.empty();
+}
+
+bool share_a_core(const CpuTopology &topology, const std::vector<int> &a, const std::vector<int> &b) {
+  return share_a_core(core_ids(topology, a), core_ids(topology, b));
 }
 
 }  // namespace hpcreward

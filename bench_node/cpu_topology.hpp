@@ -39,7 +39,13 @@ std::vector<PhysicalCore> cores_within(const CpuTopology &topology, const std::v
 int cores_with_siblings_outside(const CpuTopology &topology, const std::vector<int> &cpus,
                                 const std::vector<int> &owned);
 
+// The cores `cpus` touch, as indexes into topology.cores (a CPU the topology does not list
+// stands for a core of its own, numbered past them), ascending and distinct.
+std::vector<long> core_ids(const CpuTopology &topology, const std::vector<int> &cpus);
+
 // Whether two CPU sets touch one physical core (the same CPU, or SMT siblings).
 bool share_a_core(const CpuTopology &topology, const std::vector<int> &a, const std::vector<int> &b);
+// The same for core_ids() of each.
+bool share_a_core(const std::vector<long> &core_ids_a, const std::vector<long> &core_ids_b);
 
 }  // namespace hpcreward

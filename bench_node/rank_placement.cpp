@@ -67,12 +67,15 @@ std::vector<int> union_of(const std::vector<std::vector<int>> &sets) {
   return {all.begin(), all.end()};
 }
 
-// Whether rank `index`'s CPUs touch a core of any other rank's.
-bool shares_a_core_with_others(const CpuTopology &topology, const std::vector<std::vector<int>> &sets,
-                               std::size_t index) {
-  for (std::size_t other = 0; other < sets.size(); ++other)
-    if (other != index && share_a_core(topology, sets[index], sets[other])) return true;
-  return false;
+// For each rank, whether its CPUs touch a core of any other rank's.
+std::vector<bool> sharing_a_core(const CpuTopology &topology, const std::vector<std::vector<int>> &sets) {
+  std::vector<std::vector<long>> cores;
+  for (const std::vector<int> &cpus : sets) cores.push_back(core_ids(topology, cpus));
+  std::vector<bool> sharing(sets.size(), false);
+  for (std::size_t a = 0; a < cores.size(); ++a)
+    for (std::size_t b = a + 1; b < cores.size(); ++b)
+      if (share_a_core(cores[a], cores[b])) sharing[a] = sharing[b] = true;
+  return sharing;
 }
 
 }  // namespace
@@ -95,10 +98,8 @@ Placement place_bench_rank(bool apply, bool gpu_rank) {
   const auto index = static_cast<std::size_t>(placement.local_index);
   std::vector<std::vector<int>> sets = gather_cpus(node, placement.cpus);
   // Every rank sees the same sets and topology, so all compute the same split of the union.
-  bool overlap = false;
-  for (std::size_t rank = 0; rank < sets.size(); ++rank)
-    overlap = overlap || shares_a_core_with_others(topology, sets, rank);
-  if (overlap && apply) {
+  const std::vector<bool> sharing = sharing_a_core(topology, sets);
+  if (apply && std::find(sharing.begin(), sharing.end(), true) != sharing.end()) {
     const CoreShare share =
         split_cores(cores_within(topology, union_of(sets)), placement.local_index, placement.local_count);
     if (set_affinity(share.cpus)) {  // fails outside this rank's cgroup: it keeps its set, and says so
@@ -108,7 +109,7 @@ Placement place_bench_rank(bool apply, bool gpu_rank) {
   }
   sets = gather_cpus(node, placement.cpus);
   MPI_Comm_free(&node);
-  placement.exclusive = !shares_a_core_with_others(topology, sets, index);
+  placement.exclusive = !sharing_a_core(topology, sets)[index];
   placement.cores = std::max(1, static_cast<int>(cores_within(topology, placement.cpus).size()));
   placement.cores_with_siblings_outside =
       cores_with_siblings_outside(topology, placement.cpus, union_of(sets));
