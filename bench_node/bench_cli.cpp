@@ -44,9 +44,10 @@ po::options_description bench_options(BenchOptions &o) {
       ("time-cap-s", po::value(&o.timing.time_cap_s)->default_value(o.timing.time_cap_s, number_text(o.timing.time_cap_s)),
        "stop timing after this many seconds of timed calls")
       ("placement", po::value<std::string>()->default_value("auto"),
-       "auto: when the launcher gave every benchmark rank of a node the same CPUs (mpirun "
-       "--bind-to none), each rank takes a disjoint share, so timed runs never share cores; "
-       "none: keep the CPUs the launcher gave")
+       "auto: when the benchmark ranks of a node were given CPUs on common physical cores "
+       "(mpirun --bind-to none), each rank takes a disjoint share of whole cores (SMT siblings "
+       "included, read with hwloc), so timed runs never share cores; none: keep the CPUs the "
+       "launcher gave")
       ("peak-margin", po::value(&o.peak_margin)->default_value(o.peak_margin, number_text(o.peak_margin)),
        "an ok result above this many times the rank's measured OpenBLAS peak (measured at "
        "start) is forbidden; 0 turns the check off")

@@ -134,6 +134,9 @@ int run(int argc, char **argv) {
   // Collective over the benchmark ranks: before the hello, so `cores` is the rank's share.
   const Placement placement = place_bench_rank(options.placement, options.gpu.enabled);
   options.pin_threads = placement.exclusive;
+  options.threads = placement.cores;
+  for (const std::string &notice : placement_notices(placement))
+    std::fprintf(stderr, "[bench %d] placement: %s\n", rank, notice.c_str());
 #ifdef HPCREWARD_HAVE_CUDA
   if (options.gpu.enabled) {
     const int code = run_gpu_rank(options, placement, rank);  // the scorer removes its directories
@@ -144,6 +147,7 @@ int run(int argc, char **argv) {
 #endif
   RankInfo info = collect_rank_info(rank, options.cc, options.no_avx512);
   info.task_limit_s = task_time_limit_s(options);
+  info.core_sharing_hidden = placement.hidden_core_sharing;
   PeakGflops peak;
   if (options.peak_margin > 0) {
     peak = measure_blas_peak(static_cast<int>(placement.cpus.size()));

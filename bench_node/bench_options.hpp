@@ -39,11 +39,14 @@ struct BenchOptions {
   TimingOptions timing;
   double peak_margin = 1.25;  // ok results above margin x measured OpenBLAS peak are forbidden
   bool keep_workdir = false;  // leave each candidate's directory behind (debugging)
-  bool placement = true;      // split a CPU set shared by a node's ranks (rank_placement.hpp)
+  bool placement = true;      // split a node's CPUs among its ranks by physical cores (rank_placement.hpp)
   // Bind the candidate's OpenMP threads within the rank's CPUs (OMP_PROC_BIND=close,
-  // OMP_PLACES=threads, unless set). Only right when no other rank shares those CPUs:
-  // two ranks binding "close" on one CPU set would both start on its first CPU.
+  // OMP_PLACES=cores, unless set). Only right when no other rank shares those cores:
+  // two ranks binding "close" on one CPU set would both start on its first core.
   bool pin_threads = true;
+  // The candidate's OpenMP and OpenBLAS threads: the rank's physical cores
+  // (rank_placement.hpp), so SMT siblings do not count twice; 0: one per CPU of its mask.
+  int threads = 0;
   // Report this rank as lacking AVX-512 in its hello (RankInfo::avx512) even when its CPU
   // has it, so the coordinator runs the ladder as on a host without it. Candidates the rank
   // is sent are still compiled and run as usual.

@@ -30,12 +30,12 @@ ChildSpec SandboxedRunner::child_spec(const RunRequest &request, const std::stri
   spec.program = options_.runner;
   spec.arguments = to_arguments(args);
   spec.environment = inherited_environment();
-  const std::string cpus = std::to_string(affinity_cpu_count());
-  set_variable(spec.environment, "OMP_NUM_THREADS", cpus, false);
-  set_variable(spec.environment, "OPENBLAS_NUM_THREADS", cpus, false);
-  if (options_.pin_threads) {  // threads pinned within the rank's own CPUs
+  const std::string threads = std::to_string(options_.threads > 0 ? options_.threads : affinity_cpu_count());
+  set_variable(spec.environment, "OMP_NUM_THREADS", threads, false);
+  set_variable(spec.environment, "OPENBLAS_NUM_THREADS", threads, false);
+  if (options_.pin_threads) {  // one thread per physical core of the rank, never two on SMT siblings
     set_variable(spec.environment, "OMP_PROC_BIND", "close", false);
-    set_variable(spec.environment, "OMP_PLACES", "threads", false);
+    set_variable(spec.environment, "OMP_PLACES", "cores", false);
   }
   set_variable(spec.environment, "MALLOC_ARENA_MAX", "2", false);  // arenas eat RLIMIT_AS
   spec.working_directory = request.directory.string();

@@ -31,6 +31,7 @@ struct SandboxOptions {
   std::uint64_t memory_bytes = 4ULL << 30;     // RLIMIT_AS
   TimingOptions timing;
   bool pin_threads = true;  // OMP_PROC_BIND / OMP_PLACES (see BenchOptions)
+  int threads = 0;  // OMP_NUM_THREADS / OPENBLAS_NUM_THREADS (see BenchOptions); 0: one per CPU
 };
 
 class SandboxedRunner : public CandidateRunner {

@@ -1,6 +1,7 @@
 #pragma once
-// The CPUs this process may run on (its affinity mask), and how the benchmark ranks of one
-// node split a shared mask between them so timed runs never share cores.
+// The CPUs this process may run on (its affinity mask), and the split of a CPU list by CPU
+// number (core_split.hpp splits by physical cores and falls back to it with fewer cores
+// than ranks).
 #include <string>
 #include <vector>
 

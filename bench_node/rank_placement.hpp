@@ -1,7 +1,11 @@
 #pragma once
-// Placing a benchmark rank on its node (MPI). When the launcher gave every benchmark rank
-// of a node the same CPU set (mpirun --bind-to none, as jobs/local.sh does), each rank
-// takes a disjoint share of it; when the launcher already bound them apart, nothing changes.
+// Placing a benchmark rank on its node (MPI). The node's benchmark ranks split the CPUs the
+// launcher gave them by physical cores (hwloc's topology, cpu_topology.hpp), so no timed run
+// has another rank on its core's SMT sibling: when their CPU sets touch a common core
+// (mpirun --bind-to none, as jobs/local.sh does, gives them all the same set), each takes a
+// disjoint share of whole cores of the union; when the launcher already bound them to
+// separate cores, nothing changes.
+#include <string>
 #include <vector>
 
 namespace hpcreward {
@@ -9,16 +13,28 @@ namespace hpcreward {
 struct Placement {
   bool changed = false;
   std::vector<int> cpus;  // the rank's CPUs afterwards
+  int cores = 1;          // physical cores among `cpus` (one OpenMP thread each)
   int local_index = 0;    // among the benchmark ranks of this node
   int local_count = 1;
-  bool exclusive = true;  // no other benchmark rank of the node shares any of `cpus`
+  bool exclusive = true;  // no other benchmark rank of the node has a CPU on any of its cores
   int kind_index = 0;     // among the benchmark ranks of this node of the same kind (CPU or GPU):
                           // a GPU rank's device when --gpu-device is auto
+  // Cores of the rank whose SMT siblings lie outside every benchmark rank's CPUs (another
+  // job, or the coordinator, may run there).
+  int cores_with_siblings_outside = 0;
+  std::string topology_error;         // hwloc could not read the topology: split by CPU number
+  std::string hidden_core_sharing;    // why the host may hide core sharing (a VM); "" if nothing says so
 };
 
 // Collective over the benchmark ranks (every world rank but 0); rank 0 takes no part.
 // Every benchmark rank must call it; with `apply` false it only reports.
 // `gpu_rank`: this rank is a GPU rank (it counts towards kind_index of GPU ranks only).
 Placement place_bench_rank(bool apply, bool gpu_rank = false);
+
+// The lines a rank prints at start about its placement beyond its CPU list: siblings of its
+// cores outside the benchmark ranks' CPUs; on the node's first rank only (they hold for the
+// whole node), a topology hwloc could not read and a virtual machine that hides core sharing.
+// Empty when there is nothing to say.
+std::vector<std::string> placement_notices(const Placement &placement);
 
 }  // namespace hpcreward

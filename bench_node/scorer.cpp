@@ -17,7 +17,7 @@ std::unique_ptr<Compiler> default_compiler(const BenchOptions &options) {
 std::unique_ptr<CandidateRunner> default_runner(const BenchOptions &options) {
   return std::make_unique<SandboxedRunner>(
       SandboxOptions{options.runner, options.run_timeout_s, options.memory_limit_mb << 20,
-                     options.timing, options.pin_threads});
+                     options.timing, options.pin_threads, options.threads});
 }
 
 }  // namespace

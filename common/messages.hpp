@@ -97,6 +97,9 @@ struct RankInfo {
   // bench_node/bench_cli.hpp task_time_limit_s). The coordinator quarantines a rank that holds
   // tasks and has not answered for this plus its margin. 0: not reported (no deadline).
   double task_limit_s = 0;
+  // Why the rank's host may hide which CPUs share a physical core (a virtual machine: timed
+  // runs on "separate" vCPUs may share one); "" when nothing says so. CPU ranks report it.
+  std::string core_sharing_hidden;
 };
 
 }  // namespace hpcreward

@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake git pkg-config
-  openmpi-bin libopenmpi-dev
+  openmpi-bin libopenmpi-dev libhwloc-dev
   libopenblas-openmp-dev
   libboost-program-options-dev
   libhdf5-dev hdf5-tools

@@ -53,6 +53,17 @@ TEST(SandboxedRunner, ChildSpecCarriesLimitsEnvironmentAndArguments) {
   EXPECT_EQ(args.timing.min_reps, 4);
 }
 
+TEST(SandboxedRunner, OneThreadPerPhysicalCorePinnedToCores) {
+  if (std::getenv("OMP_NUM_THREADS") || std::getenv("OMP_PLACES")) GTEST_SKIP() << "OpenMP set in the environment";
+  SandboxOptions options{"/r", 5, 1ULL << 30, {}, true};
+  options.threads = 3;  // the rank's physical cores (rank_placement.hpp), not its SMT siblings
+  const BenchTask t = task();
+  const ChildSpec spec = SandboxedRunner(options).child_spec({"/w/cand.so", "/w", &t}, "tok");
+  EXPECT_EQ(get_variable(spec.environment, "OMP_NUM_THREADS"), "3");
+  EXPECT_EQ(get_variable(spec.environment, "OPENBLAS_NUM_THREADS"), "3");
+  EXPECT_EQ(get_variable(spec.environment, "OMP_PLACES"), "cores");
+}
+
 TEST(SandboxedRunner, NoThreadBindingWhenTheCpusAreShared) {
   if (std::getenv("OMP_PROC_BIND")) GTEST_SKIP() << "OMP_PROC_BIND set in the environment";
   const SandboxedRunner runner(SandboxOptions{"/r", 5, 1ULL << 30, {}, false});

@@ -9,6 +9,13 @@ prefix=/tmp/hpcreward-prefix
 rm -rf "$prefix" && mkdir -p "$prefix"
 for deb in .gpu-deps/debs/*.deb; do dpkg -x "$deb" "$prefix"; done
 libdir=$prefix/usr/lib/x86_64-linux-gnu
+# hwloc: link the image's libhwloc15 (its Open MPI's; same soname and ABI as Debian 12's 2.9)
+# so LD_LIBRARY_PATH never swaps Open MPI's hwloc for an older one; Debian's only without it.
+system_hwloc=/usr/lib/x86_64-linux-gnu/libhwloc.so.15
+if [ -e "$system_hwloc" ]; then
+  rm -f "$libdir"/libhwloc.so.15*
+  ln -sf "$system_hwloc" "$libdir/libhwloc.so"
+fi
 clang=$(ls /usr/lib/x86_64-linux-gnu/libclang-1[0-9]*.so.1 /usr/lib/llvm-*/lib/libclang.so.1 2>/dev/null | head -1)
 [ -n "$clang" ] || { echo "device-build: no libclang on this machine" >&2; exit 2; }
 cat > build-gpu.env <<ENV

@@ -2,17 +2,21 @@
 # Run on the CPU machine (Debian 12, with its package registry), in the repository: downloads
 # what the GPU machine's image (Ubuntu 24.04, no registry) lacks to build hpcreward into
 # .gpu-deps/ (ignored by git; carried to the device with `carry: [".gpu-deps"]`):
-# Debian's packages of cpp-httplib, libseccomp, capstone, libelf and Boost.Program_options,
-# and libclang's C headers (the image has libclang-16's library but not its headers; the C
+# Debian's packages of cpp-httplib, libseccomp, capstone, libelf, Boost.Program_options and
+# hwloc (headers and link; device-build.sh links the image's own libhwloc15, which its Open MPI
+# uses, and keeps Debian's only where the image lacks one), and libclang's C headers (the image has libclang-16's library but not its headers; the C
 # API is stable, so 14's headers serve).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p .gpu-deps/debs
-grep -qx '/.gpu-deps/' .git/info/exclude 2>/dev/null || echo '/.gpu-deps/' >> .git/info/exclude
+exclude=$(git rev-parse --git-common-dir)/info/exclude  # a worktree's .git is a file
+mkdir -p "$(dirname "$exclude")"
+grep -qx '/.gpu-deps/' "$exclude" 2>/dev/null || echo '/.gpu-deps/' >> "$exclude"
 cd .gpu-deps/debs
 apt-get download libcpp-httplib-dev libcpp-httplib0.11 libseccomp-dev libseccomp2 libcapstone-dev \
   libcapstone4 libelf-dev libelf1 libboost-program-options-dev libboost-program-options1.74-dev \
-  libboost-program-options1.74.0 libboost1.74-dev libbrotli1 libbrotli-dev libclang-14-dev
+  libboost-program-options1.74.0 libboost1.74-dev libbrotli1 libbrotli-dev libclang-14-dev \
+  libhwloc-dev libhwloc15
 scratch=$(mktemp -d)
 dpkg -x libclang-14-dev_*.deb "$scratch"
 rm -rf ../clang-c-include && mkdir -p ../clang-c-include

@@ -1,0 +1,101 @@
+// The split of a node's CPUs among its benchmark ranks by physical cores.
+#include "bench_node/core_split.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "topology_fixtures.hpp"
+
+namespace hpcreward {
+namespace {
+
+using Cpus = std::vector<int>;
+
+std::vector<CoreShare> split_all(const CpuTopology &topology, const Cpus &cpus, int ranks) {
+  std::vector<CoreShare> shares;
+  const std::vector<PhysicalCore> cores = cores_within(topology, cpus);
+  for (int rank = 0; rank < ranks; ++rank) shares.push_back(split_cores(cores, rank, ranks));
+  return shares;
+}
+
+// Every CPU of `cpus` used exactly once.
+void expect_disjoint_cover(const std::vector<CoreShare> &shares, const Cpus &cpus) {
+  std::multiset<int> used;
+  for (const CoreShare &share : shares) used.insert(share.cpus.begin(), share.cpus.end());
+  EXPECT_EQ(used, std::multiset<int>(cpus.begin(), cpus.end()));
+}
+
+void expect_no_shared_core(const CpuTopology &topology, const std::vector<CoreShare> &shares) {
+  for (std::size_t a = 0; a < shares.size(); ++a)
+    for (std::size_t b = a + 1; b < shares.size(); ++b)
+      EXPECT_FALSE(share_a_core(topology, shares[a].cpus, shares[b].cpus)) << "ranks " << a << " and " << b;
+}
+
+TEST(CoreSplit, TwoRanksTakeOneSocketEachWithBothSiblings) {
+  const CpuTopology topology = synthetic_topology(kTwoSocketsSmt2);
+  const std::vector<CoreShare> shares = split_all(topology, kSixteenCpus, 2);
+  EXPECT_EQ(shares[0].cpus, (Cpus{0, 1, 2, 3, 8, 9, 10, 11}));
+  EXPECT_EQ(shares[1].cpus, (Cpus{4, 5, 6, 7, 12, 13, 14, 15}));
+  EXPECT_EQ(shares[0].cores, 4);
+  EXPECT_TRUE(shares[1].whole_cores);
+}
+
+TEST(CoreSplit, EveryRankCountUpToTheCoresGetsWholeCores) {
+  const CpuTopology topology = synthetic_topology(kTwoSocketsSmt2);
+  for (int ranks = 1; ranks <= 8; ++ranks) {
+    SCOPED_TRACE(ranks);
+    const std::vector<CoreShare> shares = split_all(topology, kSixteenCpus, ranks);
+    expect_disjoint_cover(shares, kSixteenCpus);
+    expect_no_shared_core(topology, shares);
+    for (const CoreShare &share : shares) {
+      EXPECT_TRUE(share.whole_cores);
+      EXPECT_EQ(share.cpus.size(), 2u * static_cast<std::size_t>(share.cores));
+      EXPECT_GE(share.cores, 8 / ranks);
+    }
+  }
+}
+
+TEST(CoreSplit, APartialSlurmCpusetSplitsByTheCoresItTouches) {
+  const CpuTopology topology = synthetic_topology(kTwoSocketsSmt2);
+  const Cpus cpus{0, 1, 2, 3, 8, 9, 10};  // core 3's sibling 11 is not ours
+  const std::vector<CoreShare> shares = split_all(topology, cpus, 2);
+  EXPECT_EQ(shares[0].cpus, (Cpus{0, 1, 8, 9}));
+  EXPECT_EQ(shares[1].cpus, (Cpus{2, 3, 10}));
+  EXPECT_EQ(shares[1].cores, 2);
+  expect_no_shared_core(topology, shares);
+}
+
+TEST(CoreSplit, FewerCoresThanRanksSaysSoAndStillUsesSeparateCpus) {
+  const CpuTopology topology = synthetic_topology(kTwoSocketsSmt2);
+  const std::vector<CoreShare> shares = split_all(topology, kSixteenCpus, 12);
+  expect_disjoint_cover(shares, kSixteenCpus);
+  for (const CoreShare &share : shares) {
+    EXPECT_FALSE(share.whole_cores);
+    EXPECT_EQ(share.cores, 1);
+  }
+  // Four ranks get a whole core (two CPUs), eight get one sibling each.
+  EXPECT_EQ(shares[0].cpus, (Cpus{0, 8}));
+  EXPECT_EQ(shares[4].cpus, (Cpus{4}));
+  EXPECT_EQ(shares[5].cpus, (Cpus{12}));
+}
+
+TEST(CoreSplit, MoreRanksThanCpusReuseThemRoundRobin) {
+  const CpuTopology topology = synthetic_topology("pack:1 core:2 pu:1");
+  const std::vector<CoreShare> shares = split_all(topology, {0, 1}, 3);
+  EXPECT_EQ(shares[0].cpus, (Cpus{0}));
+  EXPECT_EQ(shares[1].cpus, (Cpus{1}));
+  EXPECT_EQ(shares[2].cpus, (Cpus{0}));
+  EXPECT_FALSE(shares[2].whole_cores);
+}
+
+TEST(CoreSplit, OneRankKeepsEverything) {
+  const CpuTopology topology = synthetic_topology(kTwoSocketsSmt2);
+  const CoreShare share = split_cores(cores_within(topology, kSixteenCpus), 0, 1);
+  EXPECT_EQ(share.cpus, kSixteenCpus);
+  EXPECT_EQ(share.cores, 8);
+  EXPECT_TRUE(split_cores({}, 0, 2).cpus.empty());
+}
+
+}  // namespace
+}  // namespace hpcreward
