@@ -36,7 +36,7 @@ std::uint64_t virtual_size() {
   return read == 1 ? static_cast<std::uint64_t>(pages) * ::sysconf(_SC_PAGESIZE) : 0;
 }
 
-[[noreturn]] void child(int out, const std::function<std::string()> &work,
+[[noreturn]] void child(int out, const std::function<void(const Send &)> &work,
                         const ForkLimits &limits, pid_t parent) {
   // Dies with the rank that forked it (see child_process.cpp).
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -55,7 +55,7 @@ std::uint64_t virtual_size() {
   const rlimit memory_limit{memory, memory};
   ::setrlimit(RLIMIT_AS, &memory_limit);
   try {
-    write_all(out, work());
+    work([out](const std::string &part) { write_all(out, part); });
   } catch (const std::bad_alloc &) {
     ::_exit(kOutOfMemory);
   } catch (...) {
@@ -67,6 +67,13 @@ std::uint64_t virtual_size() {
 }  // namespace
 
 ForkOutcome run_forked(const std::function<std::string()> &work, const ForkLimits &limits) {
+  ForkOutcome outcome = run_forked_in_parts([&](const Send &send) { send(work()); }, limits);
+  if (outcome.end != ForkOutcome::End::returned) outcome.output.clear();
+  return outcome;
+}
+
+ForkOutcome run_forked_in_parts(const std::function<void(const Send &)> &work,
+                                const ForkLimits &limits) {
   ForkOutcome outcome;
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
@@ -126,7 +133,6 @@ ForkOutcome run_forked(const std::function<std::string()> &work, const ForkLimit
     outcome.detail = WIFSIGNALED(status) ? describe_signal(WTERMSIG(status))
                                          : "exit status " + std::to_string(WEXITSTATUS(status));
   }
-  if (outcome.end != ForkOutcome::End::returned) outcome.output.clear();
   return outcome;
 }
 
