@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -95,12 +96,19 @@ ForkOutcome run_forked_in_parts(const std::function<void(const Send &)> &work,
   ::close(pipe_fds[1]);
 
   using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + std::chrono::duration<double>(limits.deadline_s);
+  const auto start = Clock::now();
+  const auto deadline = start + std::chrono::duration<double>(limits.deadline_s);
+  // Until the first part arrives, the (earlier) first-part deadline holds.
+  const auto first_part_deadline =
+      limits.first_part_deadline_s > 0
+          ? std::min(deadline, start + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(limits.first_part_deadline_s)))
+          : deadline;
   bool timed_out = false;
   char buffer[65536];
   for (;;) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        (outcome.output.empty() ? first_part_deadline : deadline) - Clock::now());
     if (left.count() <= 0) {
       timed_out = true;
       break;

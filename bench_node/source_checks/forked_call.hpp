@@ -14,6 +14,9 @@ namespace hpcreward::source_checks {
 struct ForkLimits {
   double deadline_s = 10;                   // wall clock, then SIGKILL
   std::uint64_t memory_bytes = 2ULL << 30;  // address space on top of what the process has
+  // > 0: killed unless its first part was sent by then (run_forked_in_parts), so a later
+  // phase's budget never lengthens the first phase's limit.
+  double first_part_deadline_s = 0;
 };
 
 struct ForkOutcome {

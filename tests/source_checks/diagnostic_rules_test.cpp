@@ -4,9 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include "bench_node/source_checks/preprocessor_rules.hpp"
 #include "c_analysis/clang_parse.hpp"
 #include "c_analysis/parse_arguments.hpp"
-#include "bench_node/source_checks/preprocessor_rules.hpp"
 #include "check_support.hpp"
 
 namespace hpcreward::source_checks {

@@ -17,6 +17,7 @@
 
 #include "bench_node/source_checks/omp_header.hpp"
 #include "bench_node/source_checks/source_checks.hpp"
+#include "bench_node/technique_check.hpp"
 #include "check_support.hpp"
 #include "stages/techniques/technique_json.hpp"
 
@@ -129,8 +130,53 @@ TEST(SourceTechniqueMemo, KeepsOnlyTheLatestTasks) {
   EXPECT_TRUE(memo.recall(last));
 }
 
-TEST(SourceTechniqueMemo, ChecksWithoutAMemoReadNoTechniques) {
-  SourceChecks checks;  // the default: nothing beyond the verdict
+// The technique step takes the memo's findings for its task instead of parsing: a failure
+// there fails the candidate as the step's own would, before the object is read.
+TEST(SourceTechniqueMemo, ATechniqueStepTakesAFailureFromTheMemo) {
+  auto memo = std::make_shared<SourceTechniqueMemo>();
+  BenchTask t = task(source_checks_test::kMatmul, {"-O3"});
+  t.sequence = 3;
+  SourceTechniqueFindings failed;
+  failed.failure = "it ran past its 10 s limit";
+  memo->remember(t, failed);
+  TechniqueCheckOptions options;
+  options.source_memo = memo;
+  TechniqueCheck step(options);
+  const TechniqueAssessment assessment = step.assess(t, "/nonexistent/cand.so");
+  EXPECT_EQ(assessment.verdict.status, Status::constraint_violation);
+  EXPECT_EQ(assessment.verdict.reason,
+            "technique detection failed: it ran past its 10 s limit; the stage's technique "
+            "rules could not be checked");
+  EXPECT_FALSE(assessment.summary.detected);
+  EXPECT_FALSE(step.explain_compile_failure(t));  // a failed detection leaves the compile_error
+}
+
+TEST(SourceTechniqueMemo, ACompileFailureIsExplainedFromTheMemo) {
+  auto memo = std::make_shared<SourceTechniqueMemo>();
+  // The text shows no technique: only the memo's findings can name AVX-512.
+  BenchTask t = task(source_checks_test::kMatmul, {"-O3"});
+  t.sequence = 4;
+  t.stage = "o3";
+  SourceTechniqueFindings findings;
+  findings.found.parsed = true;
+  findings.found.avx512_uses = 1;
+  findings.found.evidence = "_mm512_set1_pd at line 3";
+  memo->remember(t, findings);
+  TechniqueCheckOptions options;
+  options.source_memo = memo;
+  TechniqueCheck step(options);
+  const std::optional<Verdict> verdict = step.explain_compile_failure(t);
+  ASSERT_TRUE(verdict);
+  EXPECT_EQ(verdict->status, Status::constraint_violation);
+  EXPECT_NE(verdict->reason.find("stage o3 does not allow avx512"), std::string::npos)
+      << verdict->reason;
+  BenchTask unseen = t;
+  unseen.sequence = 5;  // not in the memo: parsed in the step's own child, nothing found
+  EXPECT_FALSE(step.explain_compile_failure(unseen));
+}
+
+TEST(SourceTechniqueMemo, ChecksWithoutAMemoStillJudge) {
+  SourceChecks checks;  // the default: the verdict only, no techniques read
   EXPECT_TRUE(checks.check_source(task(source_checks_test::kMatmul)).ok());
 }
 
