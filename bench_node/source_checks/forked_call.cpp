@@ -96,14 +96,14 @@ ForkOutcome run_forked_in_parts(const std::function<void(const Send &)> &work,
   ::close(pipe_fds[1]);
 
   using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
-  const auto deadline = start + std::chrono::duration<double>(limits.deadline_s);
+  const auto after = [start = Clock::now()](double seconds) {
+    return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  };
+  const Clock::time_point deadline = after(limits.deadline_s);
   // Until the first part arrives, the (earlier) first-part deadline holds.
-  const auto first_part_deadline =
-      limits.first_part_deadline_s > 0
-          ? std::min(deadline, start + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(limits.first_part_deadline_s)))
-          : deadline;
+  const Clock::time_point first_part_deadline =
+      limits.first_part_deadline_s > 0 ? std::min(deadline, after(limits.first_part_deadline_s))
+                                       : deadline;
   bool timed_out = false;
   char buffer[65536];
   for (;;) {
