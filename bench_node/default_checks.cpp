@@ -9,11 +9,16 @@
 namespace hpcreward {
 
 void add_default_checks(Scorer &scorer, const BenchOptions &options) {
+  // One parse per candidate: the source checks' child also reads the techniques from its
+  // parse and leaves them in this memo for the technique step.
+  auto memo = std::make_shared<source_checks::SourceTechniqueMemo>();
   // Source first: nothing reaches the compiler that these refuse (device-file includes).
   SourceCheckOptions source;
   source.cc = options.cc;
   source.parse_timeout_s = options.compile_timeout_s;
   source.parse_memory_bytes = options.compile_memory_limit_mb << 20;
+  source.technique_memo = memo;
+  source.technique_timeout_s = options.compile_timeout_s;
   scorer.add_check(std::make_unique<SourceChecks>(source));
   // The audit's baseline builds and the detector's omp.h copy get private directories inside
   // the rank's work root, removed with the checks; a killed rank's go with its root
@@ -25,6 +30,7 @@ void add_default_checks(Scorer &scorer, const BenchOptions &options) {
   techniques.timeout_s = options.compile_timeout_s;
   techniques.memory_bytes = options.compile_memory_limit_mb << 20;
   techniques.work_root = options.work_root;
+  techniques.source_memo = memo;
   scorer.set_technique_step(std::make_unique<TechniqueCheck>(techniques));
 }
 

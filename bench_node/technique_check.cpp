@@ -12,6 +12,7 @@
 #include "common/number_text.hpp"
 #include "stages/ladder_config.hpp"
 #include "stages/techniques/technique_detection.hpp"
+#include "stages/techniques/technique_json.hpp"
 
 namespace hpcreward {
 
@@ -20,47 +21,14 @@ using nlohmann::json;
 
 namespace {
 
-// The child's answer: both halves of detection, as found (the parent applies the rules).
-std::string encode(const tq::SourceTechniques &source, const tq::ObjectTechniques &object) {
-  return json{{"source",
-               {{"parsed", source.parsed},
-                {"omp_directives", source.omp_directives},
-                {"avx512_uses", source.avx512_uses},
-                {"blocking", source.blocking},
-                {"tile_sizes", source.tile_sizes},
-                {"loop_order", source.loop_order},
-                {"evidence", source.evidence}}},
-              {"object",
-               {{"read", object.read},
-                {"error", object.error},
-                {"omp_imports", object.omp_imports},
-                {"zmm_instructions", object.zmm_instructions},
-                {"first_zmm_address", object.first_zmm_address},
-                {"first_zmm_instruction", object.first_zmm_instruction}}}}
-      .dump();
-}
-
-// Throws (json errors) on an answer that is not what encode() writes.
-std::pair<tq::SourceTechniques, tq::ObjectTechniques> decode(const std::string &text) {
-  const json answer = json::parse(text);
-  const json &s = answer.at("source");
-  const json &o = answer.at("object");
-  tq::SourceTechniques source;
-  source.parsed = s.at("parsed").get<bool>();
-  source.omp_directives = s.at("omp_directives").get<int>();
-  source.avx512_uses = s.at("avx512_uses").get<int>();
-  source.blocking = s.at("blocking").get<bool>();
-  source.tile_sizes = s.at("tile_sizes").get<std::vector<int>>();
-  source.loop_order = s.at("loop_order").get<std::string>();
-  source.evidence = s.at("evidence").get<std::string>();
-  tq::ObjectTechniques object;
-  object.read = o.at("read").get<bool>();
-  object.error = o.at("error").get<std::string>();
-  object.omp_imports = o.at("omp_imports").get<std::vector<std::string>>();
-  object.zmm_instructions = o.at("zmm_instructions").get<int>();
-  object.first_zmm_address = o.at("first_zmm_address").get<std::uint64_t>();
-  object.first_zmm_instruction = o.at("first_zmm_instruction").get<std::string>();
-  return {std::move(source), std::move(object)};
+// The child's answer: the halves of detection it was asked for, as found (the parent applies
+// the rules): the source half only when the memo did not have it.
+std::string encode(const std::optional<tq::SourceTechniques> &source,
+                   const std::optional<tq::ObjectTechniques> &object) {
+  json answer = json::object();
+  if (source) answer["source"] = tq::to_json(*source);
+  if (object) answer["object"] = tq::to_json(*object);
+  return answer.dump();
 }
 
 TechniqueAssessment failed(const std::string &what) {
@@ -111,12 +79,21 @@ TechniqueCheck::TechniqueCheck(const TechniqueCheckOptions &options) : options_(
 
 TechniqueCheck::~TechniqueCheck() = default;
 
+std::optional<source_checks::SourceTechniqueFindings> TechniqueCheck::remembered(
+    const BenchTask &task) const {
+  if (!options_.source_memo) return std::nullopt;
+  return options_.source_memo->recall(task);
+}
+
 TechniqueAssessment TechniqueCheck::assess(const BenchTask &task,
                                            const std::filesystem::path &object) {
+  const std::optional<source_checks::SourceTechniqueFindings> from_checks = remembered(task);
+  if (from_checks && from_checks->failure) return failed(*from_checks->failure);
   const source_checks::ForkOutcome detected = source_checks::run_forked(
       [&] {
-        return encode(tq::detect_in_source(task.source, task.compiler_flags, include_dir_),
-                      tq::detect_in_object(object));
+        std::optional<tq::SourceTechniques> source;
+        if (!from_checks) source = tq::detect_in_source(task.source, task.compiler_flags, include_dir_);
+        return encode(source, tq::detect_in_object(object));
       },
       {options_.timeout_s, options_.memory_bytes});
   switch (detected.end) {
@@ -134,13 +111,15 @@ TechniqueAssessment TechniqueCheck::assess(const BenchTask &task,
       throw std::runtime_error("technique detection could not start (" + detected.detail + ")");
   }
 
-  std::pair<tq::SourceTechniques, tq::ObjectTechniques> found;
+  tq::SourceTechniques source;
+  tq::ObjectTechniques object_found;
   try {
-    found = decode(detected.output);
+    const json answer = json::parse(detected.output);
+    source = from_checks ? from_checks->found : tq::source_techniques_from_json(answer.at("source"));
+    object_found = tq::object_techniques_from_json(answer.at("object"));
   } catch (const std::exception &) {
     return failed("its answer was unreadable");
   }
-  const auto &[source, object_found] = found;
   if (!source.parsed) return failed("the C parser (libclang) could not parse the source");
   if (!object_found.read) return failed("the object could not be read (" + object_found.error + ")");
 
@@ -157,18 +136,23 @@ TechniqueAssessment TechniqueCheck::assess(const BenchTask &task,
 }
 
 std::optional<Verdict> TechniqueCheck::explain_compile_failure(const BenchTask &task) {
-  const source_checks::ForkOutcome detected = source_checks::run_forked(
-      [&] {
-        return encode(tq::detect_in_source(task.source, task.compiler_flags, include_dir_),
-                      tq::ObjectTechniques{});
-      },
-      {options_.timeout_s, options_.memory_bytes});
-  if (detected.end != source_checks::ForkOutcome::End::returned) return std::nullopt;
   tq::SourceTechniques source;
-  try {
-    source = decode(detected.output).first;
-  } catch (const std::exception &) {
-    return std::nullopt;
+  if (const auto from_checks = remembered(task)) {
+    if (from_checks->failure) return std::nullopt;
+    source = from_checks->found;
+  } else {
+    const source_checks::ForkOutcome detected = source_checks::run_forked(
+        [&] {
+          return encode(tq::detect_in_source(task.source, task.compiler_flags, include_dir_),
+                        std::nullopt);
+        },
+        {options_.timeout_s, options_.memory_bytes});
+    if (detected.end != source_checks::ForkOutcome::End::returned) return std::nullopt;
+    try {
+      source = tq::source_techniques_from_json(json::parse(detected.output).at("source"));
+    } catch (const std::exception &) {
+      return std::nullopt;
+    }
   }
   if (!source.parsed) return std::nullopt;
   std::vector<std::string> seen;

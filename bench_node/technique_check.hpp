@@ -7,7 +7,9 @@
 // Both halves of detection read hostile input: libclang parses the candidate's source and
 // libelf + capstone read the object gcc made of it. So both run in a forked child with a
 // wall-clock deadline and an address-space limit (source_checks/forked_call.hpp), exactly
-// as the source checks' parse does, and hand back their findings as JSON text.
+// as the source checks' parse does, and hand back their findings as JSON text. The source
+// half is normally not parsed here at all: the source checks' child read it from their own
+// parse (source_checks/technique_memo.hpp), so only the object is read in this child.
 //
 // When detection cannot finish (the child runs past its deadline, runs out of memory or
 // crashes; libclang gives no translation unit; the object can't be read), the candidate is
@@ -21,6 +23,7 @@
 #include <string>
 
 #include "bench_node/candidate_check.hpp"
+#include "bench_node/source_checks/technique_memo.hpp"
 #include "bench_node/work_dir.hpp"
 
 namespace hpcreward {
@@ -32,6 +35,9 @@ struct TechniqueCheckOptions {
   std::filesystem::path work_root;
   double timeout_s = 30;                      // wall clock of one detection (both halves)
   std::uint64_t memory_bytes = 2ULL << 30;    // address space the detection may add
+  // The source checks' findings (SourceCheckOptions::technique_memo); a task it does not
+  // hold (or a null memo) has its source parsed here, in the child, as before.
+  std::shared_ptr<const source_checks::SourceTechniqueMemo> source_memo;
 };
 
 class TechniqueCheck : public TechniqueStep {
@@ -50,6 +56,9 @@ class TechniqueCheck : public TechniqueStep {
   std::optional<Verdict> explain_compile_failure(const BenchTask &task) override;
 
  private:
+  // What the source checks found for this task, if they hold it.
+  std::optional<source_checks::SourceTechniqueFindings> remembered(const BenchTask &task) const;
+
   TechniqueCheckOptions options_;
   std::unique_ptr<WorkDir> owned_root_;  // the check's private directory, removed with it
   std::filesystem::path include_dir_;    // holds omp.h; empty when the compiler has none

@@ -3,10 +3,12 @@
 #include <string>
 
 #include "bench_node/source_checks/attribute_policy.hpp"
-#include "bench_node/source_checks/cursor_utils.hpp"
-#include "bench_node/source_checks/libclang_handles.hpp"
+#include "c_analysis/cursor_utils.hpp"
+#include "c_analysis/libclang_handles.hpp"
 
 namespace hpcreward::source_checks {
+
+using namespace c_analysis;  // libclang handles and cursor helpers
 
 namespace {
 
@@ -60,17 +62,6 @@ std::vector<Finding> diagnostic_findings(CXTranslationUnit unit,
     }
   });
   return findings;
-}
-
-bool precompiled_header_failed(CXTranslationUnit unit) {
-  bool failed = false;
-  for_each_diagnostic(unit, [&](CXDiagnostic diagnostic) {
-    const std::string message = take_string(clang_getDiagnosticSpelling(diagnostic));
-    if (clang_getDiagnosticSeverity(diagnostic) >= CXDiagnostic_Error &&
-        (contains(message, "PCH") || contains(message, "precompiled")))
-      failed = true;
-  });
-  return failed;
 }
 
 }  // namespace hpcreward::source_checks

@@ -21,7 +21,4 @@ namespace hpcreward::source_checks {
 std::vector<Finding> diagnostic_findings(CXTranslationUnit unit,
                                          const std::set<int> &vetted_pragma_lines);
 
-// Whether clang failed to load a precompiled preamble (the caller parses again without).
-bool precompiled_header_failed(CXTranslationUnit unit);
-
 }  // namespace hpcreward::source_checks

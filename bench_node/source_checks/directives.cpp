@@ -67,4 +67,19 @@ std::vector<MacroDefinition> macro_definitions(const std::vector<Directive> &dir
   return macros;
 }
 
+std::optional<std::string> include_preamble(const std::vector<Token> &tokens) {
+  std::string preamble;
+  std::size_t next = 0;  // the first token not in the preamble so far
+  for (const Directive &directive : directives_of(tokens)) {
+    if (directive.name != "include") continue;
+    // Leading when its # is the next token: nothing but comments came between.
+    if (next + 1 >= tokens.size() || directive.name_token != &tokens[next + 1]) return std::nullopt;
+    if (directive.operands.empty()) return std::nullopt;
+    preamble += "#include " + directive.operands[0]->text + "\n";
+    next += 2 + directive.operands.size();
+  }
+  if (preamble.empty()) return std::nullopt;
+  return preamble;
+}
+
 }  // namespace hpcreward::source_checks

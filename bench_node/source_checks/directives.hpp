@@ -2,6 +2,7 @@
 // The preprocessing directives of a lexed file, in every #if branch (nothing is evaluated):
 // a # that starts a logical line, or follows a newline inside a comment (gcc does not take
 // that one as a directive; counting it errs on the safe side).
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,5 +33,10 @@ struct MacroDefinition {
 
 // The #define directives among `directives` (a malformed one is skipped: gcc rejects it).
 std::vector<MacroDefinition> macro_definitions(const std::vector<Directive> &directives);
+
+// The preamble a precompiled header can stand for (c_analysis/preamble_cache.hpp):
+// "#include <a.h>\n#include <b.h>\n" when every #include of `tokens` precedes all other
+// tokens; nullopt when there is none or one comes later.
+std::optional<std::string> include_preamble(const std::vector<Token> &tokens);
 
 }  // namespace hpcreward::source_checks

@@ -2,10 +2,12 @@
 
 #include <string>
 
-#include "bench_node/source_checks/cursor_utils.hpp"
-#include "bench_node/source_checks/libclang_handles.hpp"
+#include "c_analysis/cursor_utils.hpp"
+#include "c_analysis/libclang_handles.hpp"
 
 namespace hpcreward::source_checks {
+
+using namespace c_analysis;  // libclang handles and cursor helpers
 
 namespace {
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -36,7 +37,7 @@ std::uint64_t virtual_size() {
   return read == 1 ? static_cast<std::uint64_t>(pages) * ::sysconf(_SC_PAGESIZE) : 0;
 }
 
-[[noreturn]] void child(int out, const std::function<std::string()> &work,
+[[noreturn]] void child(int out, const std::function<void(const Send &)> &work,
                         const ForkLimits &limits, pid_t parent) {
   // Dies with the rank that forked it (see child_process.cpp).
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -55,7 +56,7 @@ std::uint64_t virtual_size() {
   const rlimit memory_limit{memory, memory};
   ::setrlimit(RLIMIT_AS, &memory_limit);
   try {
-    write_all(out, work());
+    work([out](const std::string &part) { write_all(out, part); });
   } catch (const std::bad_alloc &) {
     ::_exit(kOutOfMemory);
   } catch (...) {
@@ -67,6 +68,13 @@ std::uint64_t virtual_size() {
 }  // namespace
 
 ForkOutcome run_forked(const std::function<std::string()> &work, const ForkLimits &limits) {
+  ForkOutcome outcome = run_forked_in_parts([&](const Send &send) { send(work()); }, limits);
+  if (outcome.end != ForkOutcome::End::returned) outcome.output.clear();
+  return outcome;
+}
+
+ForkOutcome run_forked_in_parts(const std::function<void(const Send &)> &work,
+                                const ForkLimits &limits) {
   ForkOutcome outcome;
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
@@ -88,12 +96,19 @@ ForkOutcome run_forked(const std::function<std::string()> &work, const ForkLimit
   ::close(pipe_fds[1]);
 
   using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + std::chrono::duration<double>(limits.deadline_s);
+  const auto after = [start = Clock::now()](double seconds) {
+    return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  };
+  const Clock::time_point deadline = after(limits.deadline_s);
+  // Until the first part arrives, the (earlier) first-part deadline holds.
+  const Clock::time_point first_part_deadline =
+      limits.first_part_deadline_s > 0 ? std::min(deadline, after(limits.first_part_deadline_s))
+                                       : deadline;
   bool timed_out = false;
   char buffer[65536];
   for (;;) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        (outcome.output.empty() ? first_part_deadline : deadline) - Clock::now());
     if (left.count() <= 0) {
       timed_out = true;
       break;
@@ -126,7 +141,6 @@ ForkOutcome run_forked(const std::function<std::string()> &work, const ForkLimit
     outcome.detail = WIFSIGNALED(status) ? describe_signal(WTERMSIG(status))
                                          : "exit status " + std::to_string(WEXITSTATUS(status));
   }
-  if (outcome.end != ForkOutcome::End::returned) outcome.output.clear();
   return outcome;
 }
 

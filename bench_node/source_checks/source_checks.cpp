@@ -7,26 +7,35 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "bench_node/source_checks/ast_audit.hpp"
 #include "bench_node/source_checks/c_lexer.hpp"
-#include "bench_node/source_checks/clang_parse.hpp"
 #include "bench_node/source_checks/conditional_rules.hpp"
 #include "bench_node/source_checks/diagnostic_rules.hpp"
+#include "bench_node/source_checks/directives.hpp"
 #include "bench_node/source_checks/entry_point.hpp"
 #include "bench_node/source_checks/finding.hpp"
-#include "bench_node/source_checks/forked_call.hpp"
+#include "bench_node/source_checks/lex_options.hpp"
 #include "bench_node/source_checks/omp_header.hpp"
-#include "bench_node/source_checks/parse_arguments.hpp"
-#include "bench_node/source_checks/preamble_cache.hpp"
 #include "bench_node/source_checks/preprocessor_rules.hpp"
 #include "bench_node/work_dir.hpp"
+#include "c_analysis/clang_parse.hpp"
+#include "c_analysis/parse_arguments.hpp"
+#include "c_analysis/preamble_cache.hpp"
+#include "common/number_text.hpp"
+#include "stages/techniques/source_techniques.hpp"
+#include "stages/techniques/technique_json.hpp"
 
 namespace hpcreward {
 
 namespace sc = source_checks;
+namespace ca = c_analysis;
+namespace tq = techniques;
 
 namespace {
 
@@ -63,24 +72,30 @@ std::string one_line(std::string text) {
   return text;
 }
 
-// The child's answer: "status\nreason\nclang's first error" (the last may be empty).
+// The child's answer, in two parts: "status\nreason\nclang's first error\n" (the last may
+// be empty), then, when it read techniques, their JSON on one more line.
 std::string encode(const Verdict &verdict, const std::string &parser_error = {}) {
   return std::string(to_string(verdict.status)) + "\n" + one_line(verdict.reason) + "\n" +
-         one_line(parser_error);
+         one_line(parser_error) + "\n";
 }
 
 struct Answer {
   Verdict verdict;
   std::string parser_error;
+  std::string techniques;  // the second part, as sent ("" when none came)
 };
 
-Answer decode(const std::string &text) {
+// nullopt when the first part did not arrive whole.
+std::optional<Answer> decode(const std::string &text) {
   const std::size_t first = text.find('\n');
   const std::size_t second = first == std::string::npos ? first : text.find('\n', first + 1);
+  const std::size_t third = second == std::string::npos ? second : text.find('\n', second + 1);
+  if (third == std::string::npos) return std::nullopt;
   const auto status = parse_status(text.substr(0, first));
-  if (!status || second == std::string::npos)
-    return {{Status::compile_error, "the checker's C parser returned no verdict"}, {}};
-  return {{*status, text.substr(first + 1, second - first - 1)}, text.substr(second + 1)};
+  if (!status) return std::nullopt;
+  return Answer{{*status, text.substr(first + 1, second - first - 1)},
+                text.substr(second + 1, third - second - 1),
+                text.substr(third + 1)};
 }
 
 std::string task_key(const BenchTask &task) {
@@ -88,11 +103,37 @@ std::string task_key(const BenchTask &task) {
          std::to_string(std::hash<std::string>{}(task.source));
 }
 
-std::string seconds(double s) {
-  std::string text = std::to_string(s);
-  text.erase(text.find_last_not_of('0') + 1);
-  if (!text.empty() && text.back() == '.') text.pop_back();
-  return text + " s";
+Verdict parse_timed_out(double limit_s) {
+  return {Status::compile_error, "the checker's C parser ran past its " + seconds_text(limit_s) +
+                                     " limit (a macro expansion bomb?)"};
+}
+
+// What the techniques' reading came to, from the whole outcome: the JSON line when the
+// child finished, otherwise why it did not (TechniqueCheck's wording for its own failures).
+sc::SourceTechniqueFindings technique_findings(const sc::ForkOutcome &parsed,
+                                               const std::string &sent, double timeout_s,
+                                               std::uint64_t memory_bytes) {
+  sc::SourceTechniqueFindings findings;
+  switch (parsed.end) {
+    case sc::ForkOutcome::End::returned:
+      try {
+        findings.found = tq::source_techniques_from_json(nlohmann::json::parse(sent));
+      } catch (const std::exception &) {
+        findings.failure = "its answer was unreadable";
+      }
+      break;
+    case sc::ForkOutcome::End::timed_out:
+      findings.failure = "it ran past its " + seconds_text(timeout_s) + " limit";
+      break;
+    case sc::ForkOutcome::End::out_of_memory:
+      findings.failure = "it ran out of memory (" + std::to_string(memory_bytes >> 20) + " MiB)";
+      break;
+    case sc::ForkOutcome::End::crashed:
+    case sc::ForkOutcome::End::not_started:
+      findings.failure = "it crashed (" + parsed.detail + ")";
+      break;
+  }
+  return findings;
 }
 
 }  // namespace
@@ -124,20 +165,31 @@ Verdict SourceChecks::check_source(const BenchTask &task) {
     findings.push_back(std::move(finding));
   if (!findings.empty()) return sc::verdict_for(std::move(findings));
 
-  const sc::ForkOutcome parsed =
-      sc::run_forked([&] { return parse_and_audit(task, tokens); },
-                     {options_.parse_timeout_s, options_.parse_memory_bytes});
+  // The verdict must come within the parse's limit, as it always had to (a macro bomb holds
+  // the rank no longer); the techniques' budget comes after it.
+  const double deadline_s =
+      options_.parse_timeout_s + (options_.technique_memo ? options_.technique_timeout_s : 0);
+  const sc::ForkOutcome parsed = sc::run_forked_in_parts(
+      [&](const sc::Send &send) { parse_and_audit(task, tokens, send); },
+      {deadline_s, options_.parse_memory_bytes, options_.parse_timeout_s});
+  return judge(task, parsed);
+}
+
+Verdict SourceChecks::judge(const BenchTask &task, const sc::ForkOutcome &parsed) {
+  if (std::optional<Answer> answer = decode(parsed.output)) {
+    if (answer->verdict.ok() && !answer->parser_error.empty())
+      remember_rejection(task, std::move(answer->parser_error));
+    if (answer->verdict.ok() && options_.technique_memo)
+      options_.technique_memo->remember(
+          task, technique_findings(parsed, answer->techniques, options_.technique_timeout_s,
+                                   options_.parse_memory_bytes));
+    return answer->verdict;
+  }
   switch (parsed.end) {
-    case sc::ForkOutcome::End::returned: {
-      Answer answer = decode(parsed.output);
-      if (answer.verdict.ok() && !answer.parser_error.empty())
-        remember_rejection(task, std::move(answer.parser_error));
-      return answer.verdict;
-    }
+    case sc::ForkOutcome::End::returned:
+      return {Status::compile_error, "the checker's C parser returned no verdict"};
     case sc::ForkOutcome::End::timed_out:
-      return {Status::compile_error, "the checker's C parser ran past its " +
-                                         seconds(options_.parse_timeout_s) +
-                                         " limit (a macro expansion bomb?)"};
+      return parse_timed_out(options_.parse_timeout_s);
     case sc::ForkOutcome::End::out_of_memory:
       return {Status::compile_error, "the checker's C parser ran out of memory (" +
                                          std::to_string(options_.parse_memory_bytes >> 20) +
@@ -168,32 +220,41 @@ void SourceChecks::remember_rejection(const BenchTask &task, std::string error) 
   if (rejected_by_parser_.size() > kRememberedTasks) rejected_by_parser_.pop_front();
 }
 
-std::string SourceChecks::parse_and_audit(const BenchTask &task,
-                                          const std::vector<sc::Token> &tokens) {
+void SourceChecks::parse_and_audit(const BenchTask &task, const std::vector<sc::Token> &tokens,
+                                   const sc::Send &send) {
   const std::string &source = task.source;
-  const std::vector<std::string> arguments = sc::clang_arguments(task.compiler_flags, include_dir_);
-  sc::PreambleCache cache(root_, options_.preamble_cache_entries);
-  std::filesystem::path pch;
-  if (const auto preamble = sc::include_preamble(tokens))
-    pch = cache.pch_for(index_.get(), arguments, *preamble);
-
+  ca::PreambleCache cache(root_, options_.preamble_cache_entries);
+  const std::optional<std::string> preamble = sc::include_preamble(tokens);
   std::string error;
-  sc::TranslationUnitHandle unit = sc::parse_candidate(index_.get(), source, arguments, pch, error);
-  if (!pch.empty() && (!unit || sc::precompiled_header_failed(unit.get()))) {
-    cache.forget(pch);  // stale (a header changed?): parse the slow way
-    unit = sc::parse_candidate(index_.get(), source, arguments, {}, error);
-  }
-  if (!unit) return encode({Status::compile_error, "the checker's C parser failed: " + error});
+  const ca::TranslationUnitHandle unit = ca::parse_with_preamble(
+      index_.get(), source, ca::clang_arguments(task.compiler_flags, include_dir_), cache,
+      preamble, error);
+  if (!unit)
+    return send(encode({Status::compile_error, "the checker's C parser failed: " + error}));
 
   std::vector<sc::Finding> findings =
       sc::diagnostic_findings(unit.get(), sc::vetted_pragma_lines(tokens));
   for (sc::Finding &finding : sc::audit_ast(unit.get())) findings.push_back(std::move(finding));
   // A candidate that does not compile is gcc's to report; only a clean one is held to the ABI.
-  const std::string parser_error = sc::first_error_in_candidate(unit.get());
+  const std::string parser_error = ca::first_error_in_candidate(unit.get());
   if (parser_error.empty())
     for (sc::Finding &finding : sc::entry_point_findings(unit.get(), task.problem.precision))
       findings.push_back(std::move(finding));
-  return encode(sc::verdict_for(std::move(findings)), parser_error);
+  const Verdict verdict = sc::verdict_for(std::move(findings));
+  send(encode(verdict, parser_error));
+  if (!verdict.ok() || !options_.technique_memo) return;
+
+  // The second part: the techniques, from the same unit (and, under -fopenmp, the serial
+  // parse, which shares the preamble cache).
+  const auto serial_flags = tq::serial_parse_flags(task.compiler_flags);
+  ca::TranslationUnitHandle serial;
+  if (serial_flags)
+    serial = ca::parse_with_preamble(index_.get(), source,
+                                     ca::clang_arguments(*serial_flags, include_dir_), cache,
+                                     preamble, error);
+  const tq::SourceTechniques found = tq::detect_in_units(
+      unit.get(), serial_flags ? std::optional<CXTranslationUnit>(serial.get()) : std::nullopt);
+  send(tq::to_json(found).dump() + "\n");
 }
 
 }  // namespace hpcreward

@@ -14,6 +14,10 @@
 // clang may skip code after an error that gcc compiles (a construct only gcc accepts, 257
 // nested braces), so when gcc does compile a source clang rejected, check_object refuses
 // the object (compile_error): no code the checks could not read ever runs.
+//
+// With a SourceTechniqueMemo (technique_memo.hpp), the same forked child then reads the
+// candidate's techniques from the same translation unit, so each candidate is parsed once
+// for both (plus the serial parse technique detection needs under -fopenmp).
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -26,7 +30,9 @@
 
 #include "bench_node/candidate_check.hpp"
 #include "bench_node/source_checks/c_lexer.hpp"
-#include "bench_node/source_checks/libclang_handles.hpp"
+#include "bench_node/source_checks/forked_call.hpp"
+#include "bench_node/source_checks/technique_memo.hpp"
+#include "c_analysis/libclang_handles.hpp"
 
 namespace hpcreward {
 
@@ -38,6 +44,10 @@ struct SourceCheckOptions {
   double parse_timeout_s = 10;                    // wall clock of one parse
   std::uint64_t parse_memory_bytes = 2ULL << 30;  // address space the parse may add
   std::size_t preamble_cache_entries = 8;         // precompiled preambles kept (0: none)
+  // Where the techniques read from the checks' parse go; null: not read (the technique step
+  // parses on its own). The reading gets its own wall-clock budget after the parse's.
+  std::shared_ptr<source_checks::SourceTechniqueMemo> technique_memo;
+  double technique_timeout_s = 30;
 };
 
 // One per scoring thread: check_object remembers what check_source saw.
@@ -55,16 +65,19 @@ class SourceChecks : public CandidateCheck {
   Verdict check_object(const BenchTask &task, const std::filesystem::path &object) override;
 
  private:
-  // Step 3, in the forked child: the verdict and clang's first error in the candidate.
-  std::string parse_and_audit(const BenchTask &task,
-                              const std::vector<source_checks::Token> &tokens);
+  // Step 3, in the forked child: sends the verdict and clang's first error in the
+  // candidate, then (with a memo, for a passing candidate) the techniques in the same unit.
+  void parse_and_audit(const BenchTask &task, const std::vector<source_checks::Token> &tokens,
+                       const source_checks::Send &send);
+  // The parse's outcome: the verdict, and the techniques into the memo.
+  Verdict judge(const BenchTask &task, const source_checks::ForkOutcome &parsed);
   void remember_rejection(const BenchTask &task, std::string error);
 
   SourceCheckOptions options_;
   std::filesystem::path owned_root_;  // removed in the destructor
   std::filesystem::path root_;
   std::filesystem::path include_dir_;  // holds omp.h; empty when the compiler has none
-  source_checks::IndexHandle index_;   // created once, used by every (forked) parse
+  c_analysis::IndexHandle index_;  // created once, used by every (forked) parse
   // Tasks that passed with clang errors in their source: key (sequence and source), error.
   std::deque<std::pair<std::string, std::string>> rejected_by_parser_;
 };

@@ -4,16 +4,17 @@
 
 #include <cstdlib>
 #include <map>
+#include <utility>
 
-#include "bench_node/source_checks/clang_parse.hpp"
-#include "bench_node/source_checks/cursor_utils.hpp"
-#include "bench_node/source_checks/libclang_handles.hpp"
-#include "bench_node/source_checks/parse_arguments.hpp"
+#include "c_analysis/clang_parse.hpp"
+#include "c_analysis/cursor_utils.hpp"
+#include "c_analysis/libclang_handles.hpp"
+#include "c_analysis/parse_arguments.hpp"
 #include "stages/techniques/loop_nest.hpp"
 
 namespace hpcreward::techniques {
 
-namespace sc = hpcreward::source_checks;
+namespace ca = hpcreward::c_analysis;
 
 namespace {
 
@@ -30,7 +31,7 @@ Tokens tokens_of(CXTranslationUnit unit, CXCursor cursor) {
   clang_tokenize(unit, clang_getCursorExtent(cursor), &raw, &count);
   Tokens out;
   for (unsigned i = 0; i < count; ++i)
-    out.push_back({sc::take_string(clang_getTokenSpelling(unit, raw[i])),
+    out.push_back({ca::take_string(clang_getTokenSpelling(unit, raw[i])),
                    clang_getTokenKind(raw[i])});
   if (raw != nullptr) clang_disposeTokens(unit, raw, count);
   return out;
@@ -169,7 +170,7 @@ bool update_of(const Tokens &tokens, Update &update) {
 
 void record_constant(Walk &walk, CXCursor cursor) {
   const CXCursorKind kind = clang_getCursorKind(cursor);
-  const std::string name = sc::spelling(cursor);
+  const std::string name = ca::spelling(cursor);
   if (kind == CXCursor_EnumConstantDecl) {
     walk.constants[name] = clang_getEnumConstantDeclValue(cursor);
   } else if (kind == CXCursor_MacroDefinition && !clang_Cursor_isMacroFunctionLike(cursor)) {
@@ -191,17 +192,17 @@ void record_constant(Walk &walk, CXCursor cursor) {
 void walk_cursor(Walk &walk, CXCursor cursor, Loop *loop);
 
 void walk_children(Walk &walk, CXCursor cursor, Loop *loop) {
-  for (CXCursor child : sc::children(cursor)) walk_cursor(walk, child, loop);
+  for (CXCursor child : ca::children(cursor)) walk_cursor(walk, child, loop);
 }
 
 void walk_cursor(Walk &walk, CXCursor cursor, Loop *loop) {
   if (!in_main_file(cursor)) return;  // headers: immintrin.h and omp.h use everything
   const CXCursorKind kind = clang_getCursorKind(cursor);
-  const std::string name = sc::spelling(cursor);
+  const std::string name = ca::spelling(cursor);
   record_constant(walk, cursor);
-  if (sc::take_string(clang_getCursorKindSpelling(kind)).rfind("OMP", 0) == 0 &&
+  if (ca::take_string(clang_getCursorKindSpelling(kind)).rfind("OMP", 0) == 0 &&
       clang_isStatement(kind)) {
-    if (walk.omp++ < 3) Walk::note(walk.omp_evidence, sc::take_string(clang_getCursorKindSpelling(kind)), line_of(cursor));
+    if (walk.omp++ < 3) Walk::note(walk.omp_evidence, ca::take_string(clang_getCursorKindSpelling(kind)), line_of(cursor));
   } else if (((kind == CXCursor_CallExpr || kind == CXCursor_MacroExpansion) &&
               starts(name, "_mm512_")) ||
              (kind == CXCursor_TypeRef && starts(name, "__m512"))) {
@@ -210,7 +211,7 @@ void walk_cursor(Walk &walk, CXCursor cursor, Loop *loop) {
   if (kind == CXCursor_ForStmt) {
     Loop header = loop_header(walk, tokens_of(walk.unit, cursor));
     header.line = line_of(cursor);
-    const std::vector<CXCursor> parts = sc::children(cursor);
+    const std::vector<CXCursor> parts = ca::children(cursor);
     // The body is the last child. The header's parts are walked too (for OpenMP/AVX uses),
     // first, as part of the enclosing loop, so nothing is added to `siblings` while `self`
     // points into it.
@@ -233,23 +234,6 @@ void walk_cursor(Walk &walk, CXCursor cursor, Loop *loop) {
   walk_children(walk, cursor, loop);
 }
 
-// One parse; null when libclang gave no translation unit.
-sc::TranslationUnitHandle parse(CXIndex index, const std::string &source,
-                                const std::vector<std::string> &flags,
-                                const std::filesystem::path &omp_include_dir) {
-  const std::vector<std::string> arguments = sc::clang_arguments(flags, omp_include_dir);
-  std::vector<const char *> argv;
-  for (const std::string &argument : arguments) argv.push_back(argument.c_str());
-  CXUnsavedFile file{sc::kCandidateFile, source.data(), static_cast<unsigned long>(source.size())};
-  CXTranslationUnit raw = nullptr;
-  // DetailedPreprocessingRecord: macro definitions (tile sizes) and expansions (the
-  // intrinsics gcc and clang define as macros) become cursors.
-  const CXErrorCode code = clang_parseTranslationUnit2(
-      index, sc::kCandidateFile, argv.data(), static_cast<int>(argv.size()), &file, 1,
-      CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord, &raw);
-  return sc::TranslationUnitHandle(code == CXError_Success ? raw : nullptr);
-}
-
 Walk walk_unit(CXTranslationUnit unit) {
   Walk walk{unit, {}, 0, 0, {}, {}, {}};
   walk_children(walk, clang_getTranslationUnitCursor(unit), nullptr);
@@ -264,31 +248,28 @@ void append(std::string &evidence, const std::string &more) {
 
 }  // namespace
 
-SourceTechniques detect_in_source(const std::string &source,
-                                  const std::vector<std::string> &compiler_flags,
-                                  const std::filesystem::path &omp_include_dir) {
-  SourceTechniques out;
-  const sc::IndexHandle index(clang_createIndex(0, 0));
-  const sc::TranslationUnitHandle unit = parse(index.get(), source, compiler_flags, omp_include_dir);
-  if (!unit) return out;
-  out.parsed = true;
-  const Walk as_compiled = walk_unit(unit.get());
-  out.omp_directives = as_compiled.omp;
-  append(out.evidence, as_compiled.omp_evidence);
-  // libclang does not visit the statements inside an OpenMP region (a CapturedStmt shows
-  // only its captures), so intrinsics and loops are read from a second parse with OpenMP
-  // off, where the pragmas are ignored and the loops are plain statements. That parse
-  // still defines _OPENMP (gcc's value), so `#ifdef _OPENMP` takes the branch gcc compiles:
-  // code gcc never sees must count for nothing.
+std::optional<std::vector<std::string>> serial_parse_flags(
+    const std::vector<std::string> &compiler_flags) {
   bool openmp = false;
   for (const std::string &flag : compiler_flags)
     openmp = flag.rfind("-fopenmp", 0) == 0 ? true : flag == "-fno-openmp" ? false : openmp;
-  std::vector<std::string> serial_flags = compiler_flags;
-  serial_flags.push_back("-fno-openmp");
-  serial_flags.push_back("-D_OPENMP=201511");
-  const sc::TranslationUnitHandle serial_unit =
-      openmp ? parse(index.get(), source, serial_flags, omp_include_dir) : nullptr;
-  const Walk serial = serial_unit ? walk_unit(serial_unit.get()) : openmp ? Walk{} : as_compiled;
+  if (!openmp) return std::nullopt;
+  std::vector<std::string> serial = compiler_flags;
+  serial.push_back("-fno-openmp");
+  serial.push_back("-D_OPENMP=201511");
+  return serial;
+}
+
+SourceTechniques detect_in_units(CXTranslationUnit as_compiled,
+                                 std::optional<CXTranslationUnit> serial_unit) {
+  SourceTechniques out;
+  if (as_compiled == nullptr) return out;
+  out.parsed = true;
+  const Walk compiled = walk_unit(as_compiled);
+  out.omp_directives = compiled.omp;
+  append(out.evidence, compiled.omp_evidence);
+  // Intrinsics and loops inside OpenMP regions are only visible in the serial parse.
+  const Walk serial = !serial_unit ? compiled : *serial_unit != nullptr ? walk_unit(*serial_unit) : Walk{};
   out.avx512_uses = serial.avx;
   append(out.evidence, serial.avx_evidence);
   const BlockingFacts blocking = find_blocking(serial.roots);
@@ -301,6 +282,21 @@ SourceTechniques detect_in_source(const std::string &source,
     append(out.evidence, "loop order " + out.loop_order + " for the update at line " +
                              std::to_string(line));
   return out;
+}
+
+SourceTechniques detect_in_source(const std::string &source,
+                                  const std::vector<std::string> &compiler_flags,
+                                  const std::filesystem::path &omp_include_dir) {
+  const ca::IndexHandle index(clang_createIndex(0, 0));
+  std::string error;
+  const ca::TranslationUnitHandle unit = ca::parse_candidate(
+      index.get(), source, ca::clang_arguments(compiler_flags, omp_include_dir), {}, error);
+  if (!unit) return {};
+  const auto serial_flags = serial_parse_flags(compiler_flags);
+  if (!serial_flags) return detect_in_units(unit.get(), std::nullopt);
+  const ca::TranslationUnitHandle serial = ca::parse_candidate(
+      index.get(), source, ca::clang_arguments(*serial_flags, omp_include_dir), {}, error);
+  return detect_in_units(unit.get(), serial.get());
 }
 
 }  // namespace hpcreward::techniques

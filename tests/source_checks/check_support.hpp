@@ -2,6 +2,7 @@
 // Candidates for the source checks' tests, and one SourceChecks per test process.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,8 +42,13 @@ inline BenchTask task(std::string source, std::vector<std::string> flags = kO3,
   return t;
 }
 
+// As a rank runs them: the child also reads the techniques of every passing candidate.
 inline SourceChecks &checks() {
-  static SourceChecks instance;
+  static SourceChecks instance([] {
+    SourceCheckOptions options;
+    options.technique_memo = std::make_shared<source_checks::SourceTechniqueMemo>();
+    return options;
+  }());
   return instance;
 }
 

@@ -4,13 +4,15 @@
 
 #include <gtest/gtest.h>
 
-#include "bench_node/source_checks/clang_parse.hpp"
-#include "bench_node/source_checks/parse_arguments.hpp"
 #include "bench_node/source_checks/preprocessor_rules.hpp"
+#include "c_analysis/clang_parse.hpp"
+#include "c_analysis/parse_arguments.hpp"
 #include "check_support.hpp"
 
 namespace hpcreward::source_checks {
 namespace {
+
+using namespace c_analysis;  // the parse
 
 std::vector<Finding> diagnose(const std::string &source) {
   static const IndexHandle index(clang_createIndex(1, 0));

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -34,6 +35,43 @@ TEST(ForkedCall, DeadlineKillsAHang) {
       {0.5, 1ULL << 30});
   EXPECT_EQ(outcome.end, ForkOutcome::End::timed_out);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+// In parts: what was sent before the child ended comes back however it ended, and the first
+// part has its own (earlier) deadline.
+TEST(ForkedCall, PartsSentBeforeAHangComeBack) {
+  const ForkOutcome outcome = run_forked_in_parts(
+      [](const Send &send) {
+        send("verdict\n");
+        for (;;) ::pause();
+      },
+      {0.5, 1ULL << 30});
+  EXPECT_EQ(outcome.end, ForkOutcome::End::timed_out);
+  EXPECT_EQ(outcome.output, "verdict\n");
+}
+
+TEST(ForkedCall, TheFirstPartDeadlineKillsAChildThatSentNothing) {
+  const auto start = std::chrono::steady_clock::now();
+  const ForkOutcome outcome = run_forked_in_parts(
+      [](const Send &) {
+        for (;;) ::pause();
+      },
+      {60, 1ULL << 30, 0.5});
+  EXPECT_EQ(outcome.end, ForkOutcome::End::timed_out);
+  EXPECT_EQ(outcome.output, "");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+}
+
+TEST(ForkedCall, AfterTheFirstPartTheWholeDeadlineHolds) {
+  const ForkOutcome outcome = run_forked_in_parts(
+      [](const Send &send) {
+        send("verdict\n");
+        ::usleep(300 * 1000);  // past the first part's deadline, well within the whole
+        send("techniques\n");
+      },
+      {60, 1ULL << 30, 0.1});
+  EXPECT_EQ(outcome.end, ForkOutcome::End::returned);
+  EXPECT_EQ(outcome.output, "verdict\ntechniques\n");
 }
 
 TEST(ForkedCall, MemoryLimitStopsABomb) {

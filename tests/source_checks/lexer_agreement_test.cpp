@@ -12,7 +12,7 @@
 #include "bench_node/child_process.hpp"
 #include "bench_node/environment.hpp"
 #include "bench_node/source_checks/directives.hpp"
-#include "bench_node/source_checks/parse_arguments.hpp"
+#include "bench_node/source_checks/lex_options.hpp"
 #include "bench_node/work_dir.hpp"
 
 namespace hpcreward::source_checks {

@@ -6,7 +6,7 @@
 #include "bench_node/source_checks/attribute_policy.hpp"
 #include "bench_node/source_checks/call_policy.hpp"
 #include "bench_node/source_checks/omp_header.hpp"
-#include "bench_node/source_checks/parse_arguments.hpp"
+#include "bench_node/source_checks/lex_options.hpp"
 
 namespace hpcreward::source_checks {
 namespace {
@@ -96,21 +96,7 @@ TEST(AttributePolicy, AllowList) {
   EXPECT_NE(attribute_refusal("optimize", 1).find("changes code generation"), std::string::npos);
 }
 
-TEST(ParseArguments, StageFlagsThatChangeTheParse) {
-  const auto args = clang_arguments({"-O3", "-march=native", "-fopenmp", "-funroll-loops", "-D",
-                                     "X=1", "-Wall", "-mavx512f", "-ffast-math"},
-                                    "/tmp/inc");
-  auto has = [&](const std::string &arg) {
-    return std::find(args.begin(), args.end(), arg) != args.end();
-  };
-  for (const char *arg : {"-std=gnu11", "-O3", "-march=native", "-fopenmp", "-DX=1", "-mavx512f",
-                          "-ffast-math", "-fdouble-square-bracket-attributes", "/tmp/inc"})
-    EXPECT_TRUE(has(arg)) << arg;
-  EXPECT_FALSE(has("-funroll-loops"));
-  EXPECT_FALSE(has("-Wall"));
-}
-
-TEST(ParseArguments, LexOptions) {
+TEST(LexOptions, TrigraphsAndDigitSeparatorsFollowTheStandard) {
   EXPECT_FALSE(lex_options({"-O3"}).trigraphs);
   EXPECT_TRUE(lex_options({"-std=c11"}).trigraphs);
   EXPECT_TRUE(lex_options({"-ansi"}).trigraphs);

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace hpcreward::source_checks {
+namespace hpcreward::c_analysis {
 
 // Where a cursor's code was written: the file and line of its expansion location (the use
 // of a macro, not the macro's definition). line is 0 and file null when it has none.
@@ -40,4 +40,4 @@ bool null_pointer_constant(CXCursor expression);
 // How clang prints a declaration, without bodies (attributes included).
 std::string printed_declaration(CXCursor declaration);
 
-}  // namespace hpcreward::source_checks
+}  // namespace hpcreward::c_analysis

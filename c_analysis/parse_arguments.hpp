@@ -9,17 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "bench_node/source_checks/c_lexer.hpp"
-
-namespace hpcreward::source_checks {
+namespace hpcreward::c_analysis {
 
 // `include_dir`, when not empty, goes first among the system include directories (it holds
-// the compiler's own omp.h, see omp_header.hpp).
+// the compiler's own omp.h, see bench_node/source_checks/omp_header.hpp).
 std::vector<std::string> clang_arguments(const std::vector<std::string> &stage_flags,
                                          const std::filesystem::path &include_dir);
 
-// How gcc lexes with these flags: trigraphs in ISO modes (-std=c11, -ansi) or with
-// -trigraphs; digit separators from C2x on.
-LexOptions lex_options(const std::vector<std::string> &stage_flags);
-
-}  // namespace hpcreward::source_checks
+}  // namespace hpcreward::c_analysis

@@ -1,35 +1,16 @@
-// The precompiled preamble: only for files whose includes all come first.
-#include "bench_node/source_checks/preamble_cache.hpp"
+// The precompiled preamble cache: built once per preamble and arguments, bounded, failures marked.
+#include "c_analysis/preamble_cache.hpp"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <filesystem>
 
-#include "bench_node/source_checks/libclang_handles.hpp"
-#include "bench_node/source_checks/parse_arguments.hpp"
-#include "bench_node/work_dir.hpp"
+#include "c_analysis/libclang_handles.hpp"
+#include "c_analysis/parse_arguments.hpp"
 
-namespace hpcreward::source_checks {
+namespace hpcreward::c_analysis {
 namespace {
-
-std::optional<std::string> preamble(const std::string &source) {
-  return include_preamble(lex_c(source));
-}
-
-TEST(PreambleCache, LeadingIncludesFormThePreamble) {
-  EXPECT_EQ(*preamble("// kernel\n#include <immintrin.h>\n/* x */\n#include <stdlib.h>\nint x;\n"),
-            "#include <immintrin.h>\n#include <stdlib.h>\n");
-  EXPECT_EQ(*preamble("#include <math.h>\n#include <math.h>\n"),
-            "#include <math.h>\n#include <math.h>\n");
-}
-
-TEST(PreambleCache, NoPreambleWhenAnythingComesFirst) {
-  EXPECT_FALSE(preamble("int x;\n"));
-  EXPECT_FALSE(preamble("#define NDEBUG\n#include <stdlib.h>\n"));
-  EXPECT_FALSE(preamble("#include <stdlib.h>\nint x;\n#include <math.h>\n"));
-  EXPECT_FALSE(preamble("#ifdef X\n#include <stdlib.h>\n#endif\n"));
-}
 
 TEST(PreambleCache, BuildsOnceKeepsTheRecentAndMarksFailures) {
   char pattern[] = "/tmp/hpcreward-preamble-test-XXXXXX";
@@ -53,8 +34,8 @@ TEST(PreambleCache, BuildsOnceKeepsTheRecentAndMarksFailures) {
     marks += entry.path().extension() == ".failed";
   EXPECT_EQ(marks, 1u);
   EXPECT_TRUE(cache.pch_for(index.get(), arguments, "#include <no_such_header.h>\n").empty());
-  remove_tree(directory);
+  std::filesystem::remove_all(directory);
 }
 
 }  // namespace
-}  // namespace hpcreward::source_checks
+}  // namespace hpcreward::c_analysis

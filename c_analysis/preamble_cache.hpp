@@ -13,17 +13,10 @@
 
 #include <cstddef>
 #include <filesystem>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "bench_node/source_checks/c_lexer.hpp"
-
-namespace hpcreward::source_checks {
-
-// "#include <a.h>\n#include <b.h>\n" when every #include of `tokens` precedes all other
-// tokens; nullopt when there is none or one comes later.
-std::optional<std::string> include_preamble(const std::vector<Token> &tokens);
+namespace hpcreward::c_analysis {
 
 class PreambleCache {
  public:
@@ -42,4 +35,4 @@ class PreambleCache {
   std::size_t capacity_;
 };
 
-}  // namespace hpcreward::source_checks
+}  // namespace hpcreward::c_analysis

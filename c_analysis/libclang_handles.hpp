@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-namespace hpcreward::source_checks {
+namespace hpcreward::c_analysis {
 
 // Takes ownership of `text` (disposes it).
 inline std::string take_string(CXString text) {
@@ -31,4 +31,4 @@ struct DiagnosticDeleter {
 };
 using DiagnosticHandle = std::unique_ptr<void, DiagnosticDeleter>;
 
-}  // namespace hpcreward::source_checks
+}  // namespace hpcreward::c_analysis

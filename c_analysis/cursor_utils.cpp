@@ -1,8 +1,8 @@
-#include "bench_node/source_checks/cursor_utils.hpp"
+#include "c_analysis/cursor_utils.hpp"
 
-#include "bench_node/source_checks/libclang_handles.hpp"
+#include "c_analysis/libclang_handles.hpp"
 
-namespace hpcreward::source_checks {
+namespace hpcreward::c_analysis {
 
 Place place_of(CXSourceLocation location) {
   Place place;
@@ -95,4 +95,4 @@ std::string printed_declaration(CXCursor declaration) {
   return text;
 }
 
-}  // namespace hpcreward::source_checks
+}  // namespace hpcreward::c_analysis

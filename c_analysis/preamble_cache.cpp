@@ -1,4 +1,4 @@
-#include "bench_node/source_checks/preamble_cache.hpp"
+#include "c_analysis/preamble_cache.hpp"
 
 #include <unistd.h>
 
@@ -7,25 +7,9 @@
 #include <fstream>
 #include <functional>
 
-#include "bench_node/source_checks/directives.hpp"
-#include "bench_node/source_checks/libclang_handles.hpp"
+#include "c_analysis/libclang_handles.hpp"
 
-namespace hpcreward::source_checks {
-
-std::optional<std::string> include_preamble(const std::vector<Token> &tokens) {
-  std::string preamble;
-  std::size_t next = 0;  // the first token not in the preamble so far
-  for (const Directive &directive : directives_of(tokens)) {
-    if (directive.name != "include") continue;
-    // Leading when its # is the next token: nothing but comments came between.
-    if (next + 1 >= tokens.size() || directive.name_token != &tokens[next + 1]) return std::nullopt;
-    if (directive.operands.empty()) return std::nullopt;
-    preamble += "#include " + directive.operands[0]->text + "\n";
-    next += 2 + directive.operands.size();
-  }
-  if (preamble.empty()) return std::nullopt;
-  return preamble;
-}
+namespace hpcreward::c_analysis {
 
 PreambleCache::PreambleCache(std::filesystem::path directory, std::size_t capacity)
     : directory_(std::move(directory)), capacity_(capacity) {}
@@ -57,7 +41,8 @@ std::filesystem::path PreambleCache::pch_for(CXIndex index,
   CXTranslationUnit raw = nullptr;
   if (clang_parseTranslationUnit2(index, header.c_str(), argv.data(), static_cast<int>(argv.size()),
                                   &file, 1,
-                                  CXTranslationUnit_Incomplete | CXTranslationUnit_ForSerialization,
+                                  CXTranslationUnit_Incomplete | CXTranslationUnit_ForSerialization |
+                                      CXTranslationUnit_DetailedPreprocessingRecord,
                                   &raw) != CXError_Success)
     return {};
   const TranslationUnitHandle unit(raw);
@@ -100,4 +85,4 @@ void PreambleCache::evict() {
     std::filesystem::remove(pchs[i].second, error);
 }
 
-}  // namespace hpcreward::source_checks
+}  // namespace hpcreward::c_analysis

@@ -1,0 +1,52 @@
+#include "stages/techniques/technique_json.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace hpcreward::techniques {
+
+using nlohmann::json;
+
+json to_json(const SourceTechniques &source) {
+  return {{"parsed", source.parsed},
+          {"omp_directives", source.omp_directives},
+          {"avx512_uses", source.avx512_uses},
+          {"blocking", source.blocking},
+          {"tile_sizes", source.tile_sizes},
+          {"loop_order", source.loop_order},
+          {"evidence", source.evidence}};
+}
+
+json to_json(const ObjectTechniques &object) {
+  return {{"read", object.read},
+          {"error", object.error},
+          {"omp_imports", object.omp_imports},
+          {"zmm_instructions", object.zmm_instructions},
+          {"first_zmm_address", object.first_zmm_address},
+          {"first_zmm_instruction", object.first_zmm_instruction}};
+}
+
+SourceTechniques source_techniques_from_json(const json &s) {
+  SourceTechniques source;
+  source.parsed = s.at("parsed").get<bool>();
+  source.omp_directives = s.at("omp_directives").get<int>();
+  source.avx512_uses = s.at("avx512_uses").get<int>();
+  source.blocking = s.at("blocking").get<bool>();
+  source.tile_sizes = s.at("tile_sizes").get<std::vector<int>>();
+  source.loop_order = s.at("loop_order").get<std::string>();
+  source.evidence = s.at("evidence").get<std::string>();
+  return source;
+}
+
+ObjectTechniques object_techniques_from_json(const json &o) {
+  ObjectTechniques object;
+  object.read = o.at("read").get<bool>();
+  object.error = o.at("error").get<std::string>();
+  object.omp_imports = o.at("omp_imports").get<std::vector<std::string>>();
+  object.zmm_instructions = o.at("zmm_instructions").get<int>();
+  object.first_zmm_address = o.at("first_zmm_address").get<std::uint64_t>();
+  object.first_zmm_instruction = o.at("first_zmm_instruction").get<std::string>();
+  return object;
+}
+
+}  // namespace hpcreward::techniques

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Fails when a source file includes a header from a higher layer of the tree.
+
+Every top-level folder holding C, C++ or CUDA sources has a layer; a file may include
+headers of its own folder and of lower layers only, so every include points one way
+(DESIGN.md "Top-level layout"). Folders of one layer must not include each other.
+A new top-level folder with sources must be given a layer here first.
+
+usage: include_layers.py [--root DIR]   (default: the repository holding this script)
+"""
+import argparse
+import pathlib
+import re
+import sys
+
+# Lowest first.
+LAYERS = {
+    "common": 0,
+    "c_analysis": 1,   # libclang: parse, arguments, preamble cache, cursor helpers
+    "results": 1,      # the HDF5 log
+    "stages": 2,       # the ladder, technique detection, the archive
+    "bench_node": 3,   # benchmark ranks
+    "coordinator": 4,  # rank 0
+    "train_bridge": 5,
+    "tests": 6,
+}
+SOURCE_SUFFIXES = {".c", ".h", ".cpp", ".hpp", ".cu", ".cuh", ".in"}
+NOT_SOURCE_FOLDERS = {"cmake", "jobs", "runs"}
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"/]+)/')
+
+
+def top_folders(root):
+    for path in sorted(root.iterdir()):
+        if (path.is_dir() and not path.name.startswith(".") and not path.name.startswith("build")
+                and path.name not in NOT_SOURCE_FOLDERS):
+            yield path
+
+
+def sources(folder):
+    for path in sorted(folder.rglob("*")):
+        # The check's own fixtures break the rule on purpose.
+        if (path.suffix in SOURCE_SUFFIXES and path.is_file()
+                and "fixtures" not in path.relative_to(folder).parts):
+            yield path
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=pathlib.Path,
+                        default=pathlib.Path(__file__).resolve().parents[2])
+    root = parser.parse_args().root.resolve()
+    problems = []
+    checked = 0
+    for folder in top_folders(root):
+        files = list(sources(folder))
+        if not files:
+            continue
+        if folder.name not in LAYERS:
+            problems.append(f"{folder.name}/ holds sources but has no layer: add it to LAYERS in "
+                            f"{pathlib.Path(__file__).name}")
+            continue
+        for path in files:
+            for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+                match = INCLUDE.match(line)
+                if not match or not (root / match.group(1)).is_dir():
+                    continue  # a header of the same folder, or a system one
+                target = match.group(1)
+                checked += 1
+                if target == folder.name:
+                    continue
+                if target not in LAYERS:
+                    problems.append(f"{path.relative_to(root)}:{number}: includes {target}/, "
+                                    "which has no layer")
+                elif LAYERS[target] >= LAYERS[folder.name]:
+                    problems.append(
+                        f"{path.relative_to(root)}:{number}: {folder.name}/ (layer "
+                        f"{LAYERS[folder.name]}) includes {target}/ (layer {LAYERS[target]}): "
+                        "move the shared code down, or depend through an interface")
+    for problem in problems:
+        print(problem)
+    order = " < ".join(sorted(LAYERS, key=lambda name: (LAYERS[name], name)))
+    print(f"{checked} includes across folders checked; layers: {order}; "
+          f"{len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
