@@ -97,6 +97,9 @@ struct RankInfo {
   // bench_node/bench_cli.hpp task_time_limit_s). The coordinator quarantines a rank that holds
   // tasks and has not answered for this plus its margin. 0: not reported (no deadline).
   double task_limit_s = 0;
+  // The rank runs hpcreward-bench --null-measurement: it answers every task at once with a
+  // runtime_error "null measurement" row and measures nothing (coordinator benchmarks only).
+  bool null_measurement = false;
 };
 
 }  // namespace hpcreward

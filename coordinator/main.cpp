@@ -204,6 +204,12 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
     std::printf("hpcreward: %s %zu candidates on %zu benchmark ranks (%s), ladder %s -> %s\n",
                 options.resume ? "resuming" : "scoring", candidates.size(), ranks.size(), rank_kinds.c_str(),
                 options.ladder_source.c_str(), log_path.c_str());
+  if (const std::size_t nulls = static_cast<std::size_t>(
+          std::count_if(ranks.begin(), ranks.end(), [](const RankInfo &rank) { return rank.null_measurement; })))
+    print_line("NULL MEASUREMENT: " + std::to_string(nulls) + " of " + std::to_string(ranks.size()) +
+               " benchmark ranks run hpcreward-bench --null-measurement: they answer every candidate at once with "
+               "runtime_error \"null measurement\" and measure nothing. This run measures the coordinator only; the "
+               "log's provenance (hosts) marks those ranks null_measurement");
   if (options.resume)
     std::printf("resume: the log holds %zu rows, %zu stage events; their candidates are not scored again\n%s",
                 logged.rows.size(), logged.events.size(), format_sqd_state(sqd).c_str());
