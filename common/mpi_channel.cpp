@@ -1,9 +1,17 @@
 #include "common/mpi_channel.hpp"
 
+#include <sched.h>
+
 #include <stdexcept>
 #include <thread>
 
+#include "common/wait_backoff.hpp"
+
 namespace hpcreward {
+namespace {
+constexpr int kWaitYields = 8;
+constexpr std::chrono::microseconds kFirstSleep(20);
+}  // namespace
 
 void mpi_send_json(const nlohmann::json &body, int destination, int tag) {
   const std::string text = body.dump();
@@ -33,15 +41,24 @@ std::size_t PendingSends::progress() {
 }
 
 std::optional<Envelope> mpi_receive_json(int source, int tag, std::chrono::milliseconds timeout,
-                                         std::chrono::microseconds poll) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+                                         std::chrono::microseconds max_sleep) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + timeout;
+  // An answer often follows at once (a rank's next task, a fast result): yield a few times
+  // before sleeping at all.
+  WaitBackoff backoff(kWaitYields, kFirstSleep, max_sleep);
   MPI_Status status;
   int flag = 0;
   for (;;) {
     MPI_Iprobe(source, tag, MPI_COMM_WORLD, &flag, &status);
     if (flag) break;
-    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
-    std::this_thread::sleep_for(poll);
+    const auto now = Clock::now();
+    if (now >= deadline) return std::nullopt;
+    const std::chrono::microseconds pause = backoff.next();
+    if (pause.count() == 0)
+      sched_yield();
+    else
+      std::this_thread::sleep_for(std::min<Clock::duration>(pause, deadline - now));
   }
   int count = 0;
   MPI_Get_count(&status, MPI_CHAR, &count);

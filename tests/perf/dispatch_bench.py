@@ -10,6 +10,8 @@ ranks under mpirun --oversubscribe on a candidate file of C candidates (distinct
   rss_kb_after_10k           rank 0's VmRSS once 10,000 rows are written (or a tenth of a
   rss_kb_after_100k          smaller run) and after the last thousand rows
   rss_ratio_100k_10k         their ratio (target: at most 1.2)
+  rank0_cpu_us_per_candidate rank 0's own CPU time (utime + stime) per candidate over the same
+                             rows: its cost alone, whatever else the machine runs
   idle_cpu_percent           rank 0's CPU (utime + stime) while every benchmark rank is
                              stopped (SIGSTOP) holding a task: what waiting for results costs
   machine                    CPU model and cores
@@ -106,6 +108,8 @@ class Run:
         self.last_row_at = None
         self.rss_at_milestone = None
         self.rss_last = None
+        self.cpu_first = None  # (rows, rank 0's CPU seconds) at the first row and the last sample
+        self.cpu_last = None
         self.bench_pids = []
         self.tail = []
         self.coordinator_pid = None
@@ -136,8 +140,12 @@ class Run:
                     self.rows = done
                     if self.first_row_at is None:
                         self.first_row_at = now
+                        self.cpu_first = (done, self.cpu_seconds())
                     self.last_row_at = now
                 if done == self.milestone or done % 1000 == 0 or done == self.total:
+                    cpu = self.cpu_seconds()
+                    if cpu is not None:
+                        self.cpu_last = (done, cpu)
                     rss = vm_rss_kb(self.coordinator_pid)
                     if rss is not None:
                         if done >= self.milestone and self.rss_at_milestone is None:
@@ -149,6 +157,12 @@ class Run:
                 with self.lock:
                     self.bench_pids.append(int(ready.group(2)))
             self.tail = (self.tail + [line.rstrip()])[-40:]
+
+    def cpu_seconds(self):
+        try:
+            return cpu_seconds(self.coordinator_pid)
+        except OSError:
+            return None
 
     def wait_rows(self, rows, timeout):
         deadline = time.monotonic() + timeout
@@ -163,7 +177,7 @@ class Run:
 
 
 def measure_idle(run, seconds):
-    """Rank 0's CPU while every rank is stopped holding a task; returns (percent, window_s)."""
+    """Rank 0's CPU while every rank is stopped holding a task: (percent, paused s, CPU s used)."""
     with run.lock:
         pids = list(run.bench_pids)
     for pid in pids:
@@ -175,7 +189,7 @@ def measure_idle(run, seconds):
     used, elapsed = cpu_seconds(run.coordinator_pid) - start_cpu, time.monotonic() - start
     for pid in pids:
         os.kill(pid, signal.SIGCONT)
-    return 100.0 * used / elapsed, time.monotonic() - began
+    return 100.0 * used / elapsed, time.monotonic() - began, used
 
 
 def main():
@@ -208,17 +222,20 @@ def main():
         if not run.wait_rows(run.milestone, 600):
             run.process.kill()
             raise SystemExit("dispatch_bench: the run did not reach its first milestone:\n" + "\n".join(run.tail))
-        idle_percent, paused_s = measure_idle(run, args.idle_s)
+        idle_percent, paused_s, idle_cpu_s = measure_idle(run, args.idle_s)
         code = run.process.wait(timeout=3600)
         run.reader.join()
         if code != 0 or run.rows != args.candidates:
             raise SystemExit(f"dispatch_bench: mpirun exited {code} after {run.rows} of {args.candidates} rows:\n" +
                              "\n".join(run.tail))
         scoring_s = run.last_row_at - run.first_row_at - paused_s
+        (rows_first, cpu_first), (rows_last, cpu_last) = run.cpu_first, run.cpu_last
+        rank0_cpu_us = 1e6 * (cpu_last - cpu_first - idle_cpu_s) / max(1, rows_last - rows_first)
         report = {
             "dispatch_us_per_candidate": 1e6 * scoring_s / max(1, args.candidates - 1),
             "ranks": args.ranks,
             "candidates": args.candidates,
+            "rank0_cpu_us_per_candidate": rank0_cpu_us,
             "rss_milestone_rows": run.milestone,
             "rss_kb_after_10k": run.rss_at_milestone,
             "rss_kb_after_100k": run.rss_last,
