@@ -20,24 +20,33 @@ void mpi_send_json(const nlohmann::json &body, int destination, int tag) {
 
 PendingSends::~PendingSends() {
   progress();
-  for (Send &send : sends_) static_cast<void>(send.text.release());
+  for (std::unique_ptr<std::string> &text : texts_) static_cast<void>(text.release());
 }
 
 void PendingSends::send(const nlohmann::json &body, int destination, int tag) {
-  progress();
-  Send send{std::make_unique<std::string>(body.dump()), MPI_REQUEST_NULL};
-  MPI_Isend(send.text->data(), static_cast<int>(send.text->size()), MPI_CHAR, destination, tag, MPI_COMM_WORLD,
-            &send.request);
-  sends_.push_back(std::move(send));
+  texts_.push_back(std::make_unique<std::string>(body.dump()));
+  requests_.push_back(MPI_REQUEST_NULL);
+  MPI_Isend(texts_.back()->data(), static_cast<int>(texts_.back()->size()), MPI_CHAR, destination, tag,
+            MPI_COMM_WORLD, &requests_.back());
 }
 
 std::size_t PendingSends::progress() {
-  std::erase_if(sends_, [](Send &send) {
-    int done = 0;
-    MPI_Test(&send.request, &done, MPI_STATUS_IGNORE);
-    return done != 0;
-  });
-  return sends_.size();
+  if (requests_.empty()) return 0;
+  std::vector<int> done(requests_.size());
+  int count = 0;
+  MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &count, done.data(), MPI_STATUSES_IGNORE);
+  if (count == MPI_UNDEFINED || count == 0) return requests_.size();
+  // Completed requests are MPI_REQUEST_NULL now: drop them with their texts.
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < requests_.size(); ++i) {
+    if (requests_[i] == MPI_REQUEST_NULL) continue;
+    requests_[kept] = requests_[i];
+    texts_[kept] = std::move(texts_[i]);
+    ++kept;
+  }
+  requests_.resize(kept);
+  texts_.resize(kept);
+  return kept;
 }
 
 std::optional<Envelope> mpi_receive_json(int source, int tag, std::chrono::milliseconds timeout,

@@ -33,17 +33,16 @@ class PendingSends {
   // Unfinished sends keep their buffers: their receiver may still take them, or never.
   ~PendingSends();
 
-  // Starts the send (MPI_Isend) and returns at once; frees the sends that completed.
+  // Starts the send (MPI_Isend) and returns at once.
   void send(const nlohmann::json &body, int destination, int tag);
-  // Frees the sends that completed; returns how many are still in flight.
+  // Frees the sends that completed (one MPI_Testsome over them all: each MPI_Test drives the
+  // progress engine, which yields the CPU when oversubscribed); returns how many are in flight.
   std::size_t progress();
 
  private:
-  struct Send {
-    std::unique_ptr<std::string> text;  // MPI reads it until the send completes
-    MPI_Request request;
-  };
-  std::vector<Send> sends_;
+  // Parallel: MPI reads texts_[i] until requests_[i] completes.
+  std::vector<std::unique_ptr<std::string>> texts_;
+  std::vector<MPI_Request> requests_;
 };
 
 // Waits for a message from `source` (or MPI_ANY_SOURCE) with `tag` (or MPI_ANY_TAG),
