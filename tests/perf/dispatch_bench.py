@@ -83,9 +83,12 @@ def machine():
     return {"cpu_model": model, "cores": os.cpu_count()}
 
 
-def read_pid(path, timeout):
+def read_pid(path, timeout, process):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"dispatch_bench: mpirun exited {process.returncode} before rank 0 started:\n" +
+                             process.stdout.read()[-4000:])
         try:
             with open(path) as f:
                 text = f.read().strip()
@@ -126,9 +129,10 @@ class Run:
                    "--null-measurement", "--placement", "none"]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                         env=env, text=True, bufsize=1)
+        # The pid first (rank 0 writes it before any row), so every row line can sample it.
+        self.coordinator_pid = read_pid(os.path.join(out, "coordinator.pid"), 120, self.process)
         self.reader = threading.Thread(target=self.read, daemon=True)
         self.reader.start()
-        self.coordinator_pid = read_pid(os.path.join(out, "coordinator.pid"), 120)
 
     def read(self):
         for line in self.process.stdout:
