@@ -32,7 +32,7 @@ import tempfile
 import threading
 import time
 
-PROGRESS = re.compile(r"^\[(\d+)/(\d+)\] ")
+PROGRESS = re.compile(r"^\[(\d+)/(\d+)\] +\S+ +\S+ +\S+ +(\S+) +reward +(-?[0-9.]+)")
 READY = re.compile(r"^\[bench (\d+)\] ready on .* \(pid (\d+),")
 BATCH = 512
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -115,6 +115,9 @@ class Run:
         self.cpu_last = None
         self.bench_pids = []
         self.tail = []
+        self.statuses = {}  # status -> rows, from the progress lines
+        self.max_reward = None
+        self.null_notice = False  # rank 0 said at start that null ranks are in the run
         self.coordinator_pid = None
         self.lock = threading.Lock()
         out = os.path.join(work, "run")
@@ -140,6 +143,9 @@ class Run:
             match = PROGRESS.match(line)
             if match:
                 done = int(match.group(1))
+                status, reward = match.group(3), float(match.group(4))
+                self.statuses[status] = self.statuses.get(status, 0) + 1
+                self.max_reward = reward if self.max_reward is None else max(self.max_reward, reward)
                 with self.lock:
                     self.rows = done
                     if self.first_row_at is None:
@@ -156,6 +162,8 @@ class Run:
                             self.rss_at_milestone = rss
                         self.rss_last = rss
                 continue
+            if line.startswith("NULL MEASUREMENT: "):
+                self.null_notice = True
             ready = READY.match(line)
             if ready:
                 with self.lock:
@@ -249,6 +257,11 @@ def main():
             "scoring_s": scoring_s,
             "machine": machine(),
             "quick": args.quick,
+            # What null ranks must look like: every row a runtime_error with a penalty, and
+            # rank 0 saying so at start.
+            "row_statuses": run.statuses,
+            "max_reward": run.max_reward,
+            "null_notice": run.null_notice,
         }
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """ctest's check of dispatch_bench.py: a tiny run (2 null ranks, 300 candidates) whose
-dispatch.json must hold every field, each a number. It checks the program, not the targets
+dispatch.json must hold every field, each a number, and show null ranks' rows as penalised
+runtime_error rows that rank 0 announced. It checks the program, not the targets
 (those are for dispatch_bench.py at full size on a quiet machine)."""
 import json
 import math
@@ -29,6 +30,12 @@ def main():
             problems.append(f"{field}: {value!r} is not a number")
     if report.get("ranks") != 2 or report.get("candidates") != 300:
         problems.append(f"ranks/candidates: {report.get('ranks')}/{report.get('candidates')}, expected 2/300")
+    if report.get("row_statuses") != {"runtime_error": 300}:
+        problems.append(f"row_statuses: {report.get('row_statuses')!r}; null ranks must give runtime_error rows only")
+    if not isinstance(report.get("max_reward"), (int, float)) or report["max_reward"] >= 0:
+        problems.append(f"max_reward: {report.get('max_reward')!r}; a null measurement must never earn a reward")
+    if report.get("null_notice") is not True:
+        problems.append("null_notice: the coordinator did not announce its null ranks (NULL MEASUREMENT: ...)")
     machine = report.get("machine")
     if not isinstance(machine, dict) or not isinstance(machine.get("cores"), int) or not machine.get("cpu_model"):
         problems.append(f"machine: {machine!r} lacks cpu_model and cores")
