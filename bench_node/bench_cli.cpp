@@ -56,7 +56,7 @@ po::options_description bench_options(BenchOptions &o) {
        "keep every candidate's directory (source, object) for debugging")
       ("null-measurement", po::bool_switch(&o.null_measurement),
        "measure the coordinator only: answer every task at once, without compiling or running "
-       "it, as runtime_error \"null measurement\" (a negative reward; never a real result). "
+       "it, as runtime_error \"null measurement\" (the runtime_error penalty; never a real result). "
        "The coordinator announces null ranks at start and in the log's provenance (hosts)");
   po::options_description gpu("GPU rank (CUDA problems; bench_node/gpu/README.md)");
   GpuRankOptions &g = o.gpu;
