@@ -54,7 +54,11 @@ po::options_description bench_options(BenchOptions &o) {
       ("no-avx512", po::bool_switch(&o.no_avx512),
        "treat this rank as lacking AVX-512 (run the ladder as on a host without it)")
       ("keep-workdir", po::bool_switch(&o.keep_workdir),
-       "keep every candidate's directory (source, object) for debugging");
+       "keep every candidate's directory (source, object) for debugging")
+      ("null-measurement", po::bool_switch(&o.null_measurement),
+       "measure the coordinator only: answer every task at once, without compiling or running "
+       "it, as runtime_error \"null measurement\" (the runtime_error penalty; never a real result). "
+       "The coordinator announces null ranks at start and in the log's provenance (hosts)");
   po::options_description gpu("GPU rank (CUDA problems; bench_node/gpu/README.md)");
   GpuRankOptions &g = o.gpu;
   gpu.add_options()
@@ -115,6 +119,7 @@ BenchCommandLine parse_bench_command_line(int argc, const char *const *argv) {
   require(o.timing.max_reps >= o.timing.min_reps, "--max-reps must be at least --min-reps");
   require(o.timing.target_rse > 0, "--target-rse must be positive");
   require(o.timing.time_cap_s > 0, "--time-cap-s must be positive");
+  require(!(o.null_measurement && o.gpu.enabled), "--null-measurement stands in for a CPU rank; drop --gpu");
   return command_line;
 }
 

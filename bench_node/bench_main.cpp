@@ -1,5 +1,6 @@
 // hpcreward-bench: a benchmark rank. Says hello to the coordinator (rank 0), then scores
-// every task it is sent until it is told to stop. Waits poll with sleeps (mpi_channel),
+// every task it is sent until it is told to stop (or, with --null-measurement, answers each
+// at once without scoring it). Waits back off into sleeps (mpi_channel),
 // so an idle rank never spins a core that a timed candidate needs.
 #include <mpi.h>
 #include <unistd.h>
@@ -66,6 +67,32 @@ BenchResult handle_task(const nlohmann::json &body, Scorer &scorer, const PeakGf
   result.measurement = apply_peak_guard(scorer.score(task), task.problem.precision, peak, peak_margin);
   report_progress(rank, task, result.measurement);
   return result;
+}
+
+// --null-measurement: the answer to every task, at once. A failure status with a negative
+// reward, so its rows can never pass for measurements or earn a reward; only the coordinator's
+// own cost is real in such a run.
+BenchResult null_result(const nlohmann::json &body, int rank, const std::string &host) {
+  BenchResult result;
+  result.rank = rank;
+  result.host = host;
+  if (body.is_object() && body.contains("sequence") && body["sequence"].is_number_integer())
+    result.sequence = body["sequence"].get<std::int64_t>();
+  result.measurement.status = Status::runtime_error;
+  result.measurement.reason =
+      "null measurement: hpcreward-bench --null-measurement answered without compiling or running the candidate "
+      "(a coordinator benchmark, not a result)";
+  return result;
+}
+
+// Answers every task with null_result until the coordinator says stop.
+void serve_null_tasks(int rank, const std::string &host) {
+  for (;;) {
+    const Envelope envelope = mpi_receive_json(0, MPI_ANY_TAG);
+    if (envelope.tag == kTagStop) break;
+    if (envelope.tag != kTagTask) continue;
+    mpi_send_json(nlohmann::json(null_result(envelope.body, rank, host)), 0, kTagResult);
+  }
 }
 
 // Scores tasks from the coordinator until it says stop. The Scorer and its checks (which
@@ -148,8 +175,9 @@ int run(int argc, char **argv) {
   RankInfo info = collect_rank_info(rank, options.cc, options.no_avx512);
   info.task_limit_s = task_time_limit_s(options);
   info.core_sharing_hidden = placement.hidden_core_sharing;
+  info.null_measurement = options.null_measurement;
   PeakGflops peak;
-  if (options.peak_margin > 0) {
+  if (options.peak_margin > 0 && !options.null_measurement) {
     peak = measure_blas_peak(static_cast<int>(placement.cpus.size()));
     info.peak_gflops_f64 = peak.f64;
     info.peak_gflops_f32 = peak.f32;
@@ -166,7 +194,13 @@ int run(int argc, char **argv) {
                : options.no_avx512      ? "AVX-512 not reported (--no-avx512)"
                                         : "no AVX-512");
 
-  serve_tasks(options, peak, rank, info.host);  // the checks remove their directories as it ends
+  if (options.null_measurement) {
+    std::fprintf(stderr, "[bench %d] NULL MEASUREMENT: every task is answered at once as runtime_error, nothing is "
+                         "compiled, run or timed (--null-measurement: for measuring the coordinator only)\n", rank);
+    serve_null_tasks(rank, info.host);
+  } else {
+    serve_tasks(options, peak, rank, info.host);  // the checks remove their directories as it ends
+  }
   if (own_root && !options.keep_workdir) remove_tree(options.work_root);
   MPI_Finalize();
   return 0;

@@ -52,6 +52,9 @@ struct BenchOptions {
   // is sent are still compiled and run as usual.
   bool no_avx512 = false;
   GpuRankOptions gpu;  // used when gpu.enabled (--gpu)
+  // --null-measurement: answer every task at once with a runtime_error row ("null measurement")
+  // and never compile or run it, so a run measures the coordinator alone (tests/perf/dispatch_bench.py).
+  bool null_measurement = false;
 };
 
 }  // namespace hpcreward

@@ -100,6 +100,9 @@ struct RankInfo {
   // Why the rank's host may hide which CPUs share a physical core (a virtual machine: timed
   // runs on "separate" vCPUs may share one); "" when nothing says so. CPU ranks report it.
   std::string core_sharing_hidden;
+  // The rank runs hpcreward-bench --null-measurement: it answers every task at once with a
+  // runtime_error "null measurement" row and measures nothing (coordinator benchmarks only).
+  bool null_measurement = false;
 };
 
 }  // namespace hpcreward

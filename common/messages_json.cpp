@@ -119,7 +119,8 @@ void to_json(json &out, const RankInfo &info) {
              {"peak_gflops_f64", info.peak_gflops_f64}, {"peak_gflops_f32", info.peak_gflops_f32},
              {"avx512", info.avx512}, {"kind", info.kind}, {"slots", info.slots},
              {"peak_gflops_f16", info.peak_gflops_f16}, {"task_limit_s", info.task_limit_s},
-             {"core_sharing_hidden", info.core_sharing_hidden}};
+             {"core_sharing_hidden", info.core_sharing_hidden},
+             {"null_measurement", info.null_measurement}};
   json gpu;
   to_json(gpu, info.gpu);
   out["gpu"] = std::move(gpu);
@@ -160,6 +161,7 @@ void from_json(const json &in, RankInfo &info) {
   info.peak_gflops_f16 = in.value("peak_gflops_f16", 0.0);
   info.task_limit_s = in.value("task_limit_s", 0.0);
   info.core_sharing_hidden = in.value("core_sharing_hidden", std::string());
+  info.null_measurement = in.value("null_measurement", false);
   if (in.contains("gpu")) info.gpu = in.at("gpu").get<GpuInfo>();
 }
 

@@ -1,9 +1,17 @@
 #include "common/mpi_channel.hpp"
 
+#include <sched.h>
+
 #include <stdexcept>
 #include <thread>
 
+#include "common/wait_backoff.hpp"
+
 namespace hpcreward {
+namespace {
+constexpr int kWaitYields = 8;
+constexpr std::chrono::microseconds kFirstSleep(20);
+}  // namespace
 
 void mpi_send_json(const nlohmann::json &body, int destination, int tag) {
   const std::string text = body.dump();
@@ -12,36 +20,54 @@ void mpi_send_json(const nlohmann::json &body, int destination, int tag) {
 
 PendingSends::~PendingSends() {
   progress();
-  for (Send &send : sends_) static_cast<void>(send.text.release());
+  for (std::unique_ptr<std::string> &text : texts_) static_cast<void>(text.release());
 }
 
 void PendingSends::send(const nlohmann::json &body, int destination, int tag) {
-  progress();
-  Send send{std::make_unique<std::string>(body.dump()), MPI_REQUEST_NULL};
-  MPI_Isend(send.text->data(), static_cast<int>(send.text->size()), MPI_CHAR, destination, tag, MPI_COMM_WORLD,
-            &send.request);
-  sends_.push_back(std::move(send));
+  texts_.push_back(std::make_unique<std::string>(body.dump()));
+  requests_.push_back(MPI_REQUEST_NULL);
+  MPI_Isend(texts_.back()->data(), static_cast<int>(texts_.back()->size()), MPI_CHAR, destination, tag,
+            MPI_COMM_WORLD, &requests_.back());
 }
 
 std::size_t PendingSends::progress() {
-  std::erase_if(sends_, [](Send &send) {
-    int done = 0;
-    MPI_Test(&send.request, &done, MPI_STATUS_IGNORE);
-    return done != 0;
-  });
-  return sends_.size();
+  if (requests_.empty()) return 0;
+  std::vector<int> done(requests_.size());
+  int count = 0;
+  MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &count, done.data(), MPI_STATUSES_IGNORE);
+  if (count == MPI_UNDEFINED || count == 0) return requests_.size();
+  // Completed requests are MPI_REQUEST_NULL now: drop them with their texts.
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < requests_.size(); ++i) {
+    if (requests_[i] == MPI_REQUEST_NULL) continue;
+    requests_[kept] = requests_[i];
+    texts_[kept] = std::move(texts_[i]);
+    ++kept;
+  }
+  requests_.resize(kept);
+  texts_.resize(kept);
+  return kept;
 }
 
 std::optional<Envelope> mpi_receive_json(int source, int tag, std::chrono::milliseconds timeout,
-                                         std::chrono::microseconds poll) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+                                         std::chrono::microseconds max_sleep) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + timeout;
+  // An answer often follows at once (a rank's next task, a fast result): yield a few times
+  // before sleeping at all.
+  WaitBackoff backoff(kWaitYields, kFirstSleep, max_sleep);
   MPI_Status status;
   int flag = 0;
   for (;;) {
     MPI_Iprobe(source, tag, MPI_COMM_WORLD, &flag, &status);
     if (flag) break;
-    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
-    std::this_thread::sleep_for(poll);
+    const auto now = Clock::now();
+    if (now >= deadline) return std::nullopt;
+    const std::chrono::microseconds pause = backoff.next();
+    if (pause.count() == 0)
+      sched_yield();
+    else
+      std::this_thread::sleep_for(std::min<Clock::duration>(pause, deadline - now));
   }
   int count = 0;
   MPI_Get_count(&status, MPI_CHAR, &count);

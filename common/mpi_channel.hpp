@@ -1,7 +1,8 @@
 #pragma once
 // JSON messages over MPI without busy-waiting. Open MPI's blocking receive spins a core
 // at 100%; on a benchmark node that core belongs to a timed candidate, so every wait
-// here polls with MPI_Iprobe and sleeps in between.
+// here polls with MPI_Iprobe and backs off in between (wait_backoff.hpp): a few yields, then
+// sleeps that double up to a cap.
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -32,23 +33,24 @@ class PendingSends {
   // Unfinished sends keep their buffers: their receiver may still take them, or never.
   ~PendingSends();
 
-  // Starts the send (MPI_Isend) and returns at once; frees the sends that completed.
+  // Starts the send (MPI_Isend) and returns at once.
   void send(const nlohmann::json &body, int destination, int tag);
-  // Frees the sends that completed; returns how many are still in flight.
+  // Frees the sends that completed (one MPI_Testsome over them all: each MPI_Test drives the
+  // progress engine, which yields the CPU when oversubscribed); returns how many are in flight.
   std::size_t progress();
 
  private:
-  struct Send {
-    std::unique_ptr<std::string> text;  // MPI reads it until the send completes
-    MPI_Request request;
-  };
-  std::vector<Send> sends_;
+  // Parallel: MPI reads texts_[i] until requests_[i] completes.
+  std::vector<std::unique_ptr<std::string>> texts_;
+  std::vector<MPI_Request> requests_;
 };
 
 // Waits for a message from `source` (or MPI_ANY_SOURCE) with `tag` (or MPI_ANY_TAG),
-// sleeping `poll` between probes. Returns nullopt once `timeout` passes with none.
+// probing after each pause of a WaitBackoff whose sleeps grow to `max_sleep` (a message that
+// comes while the wait sleeps waits at most that long). Returns nullopt once `timeout`
+// passes with none (0: one look).
 std::optional<Envelope> mpi_receive_json(int source, int tag, std::chrono::milliseconds timeout,
-                                         std::chrono::microseconds poll = std::chrono::microseconds(500));
+                                         std::chrono::microseconds max_sleep = std::chrono::microseconds(10000));
 
 // Forever (no timeout).
 Envelope mpi_receive_json(int source, int tag);

@@ -14,6 +14,7 @@
 #include <iostream>
 #include <optional>
 
+#include "common/number_text.hpp"
 #include "coordinator/batch_registry.hpp"
 #include "coordinator/candidate_file.hpp"
 #include "coordinator/http_endpoint.hpp"
@@ -159,6 +160,13 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
       gather_rank_info(world_size, std::chrono::seconds(options.rank_start_timeout_s));
   for (const RankInfo &info : ranks)
     if (std::optional<std::string> error = rank_info_error(info)) throw std::runtime_error(*error);
+  const std::size_t nulls = static_cast<std::size_t>(
+      std::count_if(ranks.begin(), ranks.end(), [](const RankInfo &rank) { return rank.null_measurement; }));
+  // Null ranks answer runtime_error: a reward table that pays for it would reward nothing.
+  if (nulls > 0 && options.rewards.penalty(Status::runtime_error) >= 0)
+    throw std::invalid_argument("benchmark ranks run --null-measurement (rows of status runtime_error) but the "
+                                "reward of runtime_error is " + number_text(options.rewards.penalty(Status::runtime_error)) +
+                                ": give it a negative reward (--reward.runtime_error), or start the ranks without --null-measurement");
   // C stages run on the CPU ranks only, so only their CPUs decide about AVX-512.
   const bool host_has_avx512 = std::all_of(ranks.begin(), ranks.end(), [](const RankInfo &rank) {
     return rank.kind != kCpuRankKind || rank.avx512;
@@ -204,6 +212,11 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
     std::printf("hpcreward: %s %zu candidates on %zu benchmark ranks (%s), ladder %s -> %s\n",
                 options.resume ? "resuming" : "scoring", candidates.size(), ranks.size(), rank_kinds.c_str(),
                 options.ladder_source.c_str(), log_path.c_str());
+  if (nulls > 0)
+    print_line("NULL MEASUREMENT: " + std::to_string(nulls) + " of " + std::to_string(ranks.size()) +
+               " benchmark ranks run hpcreward-bench --null-measurement: they answer every candidate at once with "
+               "runtime_error \"null measurement\" and measure nothing. This run measures the coordinator only; the "
+               "log's provenance (hosts) marks those ranks null_measurement");
   if (options.resume)
     std::printf("resume: the log holds %zu rows, %zu stage events; their candidates are not scored again\n%s",
                 logged.rows.size(), logged.events.size(), format_sqd_state(sqd).c_str());

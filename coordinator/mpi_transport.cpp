@@ -10,8 +10,9 @@
 
 namespace hpcreward {
 namespace {
-// The coordinator shares its node with timed candidates: poll gently.
-constexpr std::chrono::microseconds kPoll(2000);
+// The coordinator shares its node with timed candidates: a long wait settles into one look
+// per kMaxSleep (a result that comes then waits at most that long; candidates take seconds).
+constexpr std::chrono::microseconds kMaxSleep(10000);
 }  // namespace
 
 void MpiTransport::send_task(int rank, const BenchTask &task) {
@@ -20,7 +21,7 @@ void MpiTransport::send_task(int rank, const BenchTask &task) {
 
 std::optional<BenchResult> MpiTransport::receive_result(std::chrono::milliseconds timeout) {
   sends_.progress();
-  auto envelope = mpi_receive_json(MPI_ANY_SOURCE, kTagResult, timeout, kPoll);
+  auto envelope = mpi_receive_json(MPI_ANY_SOURCE, kTagResult, timeout, kMaxSleep);
   if (!envelope) return std::nullopt;
   BenchResult result = envelope->body.get<BenchResult>();
   result.rank = envelope->source;  // trust MPI, not the payload, for who sent it
@@ -35,7 +36,7 @@ std::vector<RankInfo> gather_rank_info(int world_size, std::chrono::seconds time
   while (!missing.empty()) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
-    auto envelope = left.count() > 0 ? mpi_receive_json(MPI_ANY_SOURCE, kTagHello, left, kPoll)
+    auto envelope = left.count() > 0 ? mpi_receive_json(MPI_ANY_SOURCE, kTagHello, left, kMaxSleep)
                                      : std::nullopt;
     if (!envelope) {
       std::string names;

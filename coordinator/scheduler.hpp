@@ -9,6 +9,8 @@
 // that waited longest), so GPU ranks fill one slot each before any takes a second.
 // A rank can be taken out (quarantined: rank_watch.hpp); the tasks it held go back to the
 // front of their kind's queue, in their order, for the other ranks of that kind.
+// Cost: each kind keeps its ranks with room in order (fewest held, waited longest), so a
+// task's assignment and completion take O(kinds + log ranks), not a walk over every rank.
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -16,6 +18,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace hpcreward {
@@ -63,9 +67,27 @@ class Scheduler {
     RankCapacity capacity;
     std::set<std::int64_t> running;
     std::uint64_t last_assigned = 0;  // 0: never; else the assignment counter then
+    bool out = false;                 // taken out (remove_rank)
   };
-  std::vector<RankState> ranks_;                         // in the order given
-  std::map<std::string, std::deque<std::int64_t>> queues_;  // kind -> FIFO
+  // The order in which ranks with room get tasks: fewest held, then waited longest, then
+  // the order given.
+  using ReadyKey = std::tuple<std::size_t, std::uint64_t, std::size_t>;
+  struct KindState {
+    std::deque<std::int64_t> queue;  // FIFO
+    std::set<ReadyKey> ready;        // its ranks (not out) with a free slot
+    std::size_t ranks = 0;           // its ranks not taken out
+  };
+  ReadyKey ready_key(std::size_t index) const;
+  // Removes rank `index` from its kind's ready set, runs `change`, puts it back if it has room.
+  template <typename Change>
+  void update_rank(std::size_t index, Change change);
+  RankState *find_rank(int rank);
+  const RankState *find_rank(int rank) const;
+
+  std::vector<RankState> ranks_;                     // in the order given (taken-out ones stay, marked)
+  std::unordered_map<int, std::size_t> index_of_;    // rank -> position in ranks_
+  std::map<std::string, KindState> kinds_;
+  std::size_t running_ = 0;
   std::uint64_t assignments_ = 0;
 };
 

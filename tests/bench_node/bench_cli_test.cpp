@@ -45,6 +45,17 @@ TEST(BenchCli, NoAvx512) {
       << usage;
 }
 
+TEST(BenchCli, NullMeasurement) {
+  EXPECT_FALSE(parse({}).options.null_measurement);
+  EXPECT_TRUE(parse({"--null-measurement"}).options.null_measurement);
+  try {
+    parse({"--null-measurement", "--gpu"});
+    FAIL() << "a null rank stands in for a CPU rank only";
+  } catch (const std::invalid_argument &error) {
+    EXPECT_NE(std::string(error.what()).find("--null-measurement"), std::string::npos) << error.what();
+  }
+}
+
 TEST(BenchCli, EveryOption) {
   const BenchOptions o = parse({"--cc", "clang", "--workdir", "/tmp/w", "--runner", "/opt/r",
                                 "--compile-timeout", "5", "--run-timeout", "9", "--memory-limit-mb",
