@@ -4,6 +4,7 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -145,10 +146,15 @@ int run(int argc, char **argv) {
   RankInfo info = collect_rank_info(rank, options.cc, options.no_avx512);
   info.task_limit_s = task_time_limit_s(options);
   PeakGflops peak;
-  if (options.peak_margin > 0) {
-    peak = measure_blas_peak(static_cast<int>(placement.cpus.size()));
-    info.peak_gflops_f64 = peak.f64;
-    info.peak_gflops_f32 = peak.f32;
+  if (options.peak_margin > 0 || options.time_limit_factor > 0) {
+    const int cpus = static_cast<int>(placement.cpus.size());
+    const PeakGflops measured = measure_blas_peak(cpus);
+    options.reference_gflops_per_core = measured.f64 / std::max(cpus, 1);  // scales run limits
+    if (options.peak_margin > 0) {
+      peak = measured;
+      info.peak_gflops_f64 = peak.f64;
+      info.peak_gflops_f32 = peak.f32;
+    }
   }
   mpi_send_json(nlohmann::json(info), 0, kTagHello);
   std::fprintf(stderr, "[bench %d] ready on %s (pid %ld, task limit %s s): CPUs %s%s, %s, %s, peak %.1f/%.1f "

@@ -42,4 +42,19 @@ class StoppingRule {
   TimingOptions options_;
 };
 
+// Ends the warm-up once call times settle (TimingOptions): at warmup_s whatever the calls do;
+// before that, once warmup_min_s has passed and the last warmup_calls call times lie within
+// warmup_settle of their fastest. The warm-up's times never enter the reward: a candidate
+// that runs slow while warming up only meets the cap, one that runs fast and then slows is
+// timed slow.
+class WarmupRule {
+ public:
+  explicit WarmupRule(const TimingOptions &options) : options_(options) {}
+  // `call_s`: the warm-up calls so far; `elapsed_s`: wall time of the warm-up so far.
+  bool done(std::span<const double> call_s, double elapsed_s) const;
+
+ private:
+  TimingOptions options_;
+};
+
 }  // namespace hpcreward

@@ -32,6 +32,7 @@ TEST(SandboxedRunner, ChildSpecCarriesLimitsEnvironmentAndArguments) {
   EXPECT_EQ(spec.limits.open_files, 64u);
   EXPECT_EQ(spec.limits.core_bytes, 0u);
   EXPECT_EQ(*spec.limits.cpu_seconds, static_cast<std::uint64_t>(12 * affinity_cpu_count() + 5));
+  EXPECT_EQ(runner.time_limit(t).basis, "--run-timeout (the rank's OpenBLAS rate was not measured)");
   EXPECT_TRUE(spec.result_pipe);
   EXPECT_EQ(spec.token, "tok");
   EXPECT_EQ(get_variable(spec.environment, "MALLOC_ARENA_MAX"), "2");
@@ -51,6 +52,24 @@ TEST(SandboxedRunner, ChildSpecCarriesLimitsEnvironmentAndArguments) {
   EXPECT_EQ(args.check_shapes, (std::vector<Shape>{{3, 5, 7}}));
   EXPECT_EQ(args.seed, 99u);
   EXPECT_EQ(args.timing.min_reps, 4);
+}
+
+TEST(SandboxedRunner, DeadlineScalesWithTheProblemUpToTheTimeout) {
+  SandboxOptions options{"/r", 12, 1ULL << 30, {}, true};
+  options.time_limit = {.factor = 100, .floor_s = 0.5, .cap_s = 999, .reference_gflops = 10};
+  const SandboxedRunner runner(options);
+  const BenchTask t = task();
+  const ChildSpec spec = runner.child_spec({"/w/cand.so", "/w", &t}, "tok");
+  const RunTimeLimit limit = runner.time_limit(t);
+  EXPECT_LT(limit.seconds, 12);  // a tiny problem: start + warm-up + timing bounds
+  EXPECT_EQ(limit.seconds, run_time_limit(t.problem, options.timing, {100, 0.5, 12, 10}).seconds);
+  EXPECT_EQ(spec.deadline_s, limit.seconds);
+  EXPECT_EQ(*spec.limits.cpu_seconds,
+            static_cast<std::uint64_t>(SandboxedRunner::cpu_limit_s(limit.seconds)));
+
+  BenchTask large = t;
+  large.problem.nominal = {4096, 4096, 4096};
+  EXPECT_EQ(runner.time_limit(large).seconds, 12);  // the timeout caps it, not the rule's cap_s
 }
 
 TEST(SandboxedRunner, NoThreadBindingWhenTheCpusAreShared) {
