@@ -19,7 +19,7 @@ BenchTask task() {
 }
 
 TEST(SandboxedRunner, ChildSpecCarriesLimitsEnvironmentAndArguments) {
-  SandboxOptions options{"/opt/hpcreward-runner", 12, 1ULL << 30, {}, true};
+  SandboxOptions options{"/opt/hpcreward-runner", 12, 1ULL << 30, {}, true, {}};
   options.timing.min_reps = 4;
   const SandboxedRunner runner(options);
   const BenchTask t = task();
@@ -32,7 +32,7 @@ TEST(SandboxedRunner, ChildSpecCarriesLimitsEnvironmentAndArguments) {
   EXPECT_EQ(spec.limits.open_files, 64u);
   EXPECT_EQ(spec.limits.core_bytes, 0u);
   EXPECT_EQ(*spec.limits.cpu_seconds, static_cast<std::uint64_t>(12 * affinity_cpu_count() + 5));
-  EXPECT_EQ(runner.time_limit(t).basis, "--run-timeout (the rank's OpenBLAS rate was not measured)");
+  EXPECT_EQ(runner.time_limit(t).basis, "--run-timeout (--time-limit-factor 0)");
   EXPECT_TRUE(spec.result_pipe);
   EXPECT_EQ(spec.token, "tok");
   EXPECT_EQ(get_variable(spec.environment, "MALLOC_ARENA_MAX"), "2");
@@ -55,7 +55,7 @@ TEST(SandboxedRunner, ChildSpecCarriesLimitsEnvironmentAndArguments) {
 }
 
 TEST(SandboxedRunner, DeadlineScalesWithTheProblemUpToTheTimeout) {
-  SandboxOptions options{"/r", 12, 1ULL << 30, {}, true};
+  SandboxOptions options{"/r", 12, 1ULL << 30, {}, true, {}};
   options.time_limit = {.factor = 100, .floor_s = 0.5, .cap_s = 999, .reference_gflops = 10};
   const SandboxedRunner runner(options);
   const BenchTask t = task();
@@ -74,7 +74,7 @@ TEST(SandboxedRunner, DeadlineScalesWithTheProblemUpToTheTimeout) {
 
 TEST(SandboxedRunner, NoThreadBindingWhenTheCpusAreShared) {
   if (std::getenv("OMP_PROC_BIND")) GTEST_SKIP() << "OMP_PROC_BIND set in the environment";
-  const SandboxedRunner runner(SandboxOptions{"/r", 5, 1ULL << 30, {}, false});
+  const SandboxedRunner runner(SandboxOptions{"/r", 5, 1ULL << 30, {}, false, {}});
   const BenchTask t = task();
   EXPECT_FALSE(get_variable(runner.child_spec({"/w/cand.so", "/w", &t}, "tok").environment, "OMP_PROC_BIND"));
 }
