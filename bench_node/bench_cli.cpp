@@ -34,11 +34,11 @@ po::options_description bench_options(BenchOptions &o) {
        "see --time-limit-factor")
       ("time-limit-factor", po::value(&o.time_limit_factor)->default_value(o.time_limit_factor, number_text(o.time_limit_factor)),
        "a run's wall-clock limit is 1 s (start) + --warmup-s + --time-cap-s + (this + 1) x the "
-       "time OpenBLAS needs for the calls the harness makes outside its time-bounded loops "
-       "(2 full checks per shape, 2 calls past the loops' bounds), at the rank's per-core "
-       "OpenBLAS rate measured at start; then at least --time-limit-floor-s and at most "
-       "--run-timeout. A naive -O0 loop runs 40-100x below OpenBLAS per core. 0: every run "
-       "gets --run-timeout")
+       "time of the calls the harness makes outside its time-bounded loops (2 full checks per "
+       "shape, 2 calls past the loops' bounds) at the rank's per-core f64 peak (the higher of "
+       "OpenBLAS and the FMA units, measured at start); then at least --time-limit-floor-s and "
+       "at most --run-timeout. Raise it if honest slow code times out. 0: every run gets "
+       "--run-timeout")
       ("time-limit-floor-s", po::value(&o.time_limit_floor_s)->default_value(o.time_limit_floor_s, number_text(o.time_limit_floor_s)),
        "the least wall-clock limit of a run, seconds")
       ("memory-limit-mb", po::value(&o.memory_limit_mb)->default_value(o.memory_limit_mb),

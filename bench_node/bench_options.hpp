@@ -34,12 +34,12 @@ struct BenchOptions {
   double compile_timeout_s = 30;      // wall clock, then the compiler's group is killed
   double run_timeout_s = 60;          // wall clock for the runner: the cap of every run's limit
   // Each run's wall-clock limit scales with its problem (run_time_limit.hpp): this factor x
-  // the OpenBLAS time of its calls, plus warm-up, timing and start, at least the floor, at
-  // most run_timeout_s. 0: every run gets run_timeout_s.
+  // the time of its calls at the per-core peak rate, plus warm-up, timing and start, at least
+  // the floor, at most run_timeout_s. 0: every run gets run_timeout_s.
   double time_limit_factor = 500;
   double time_limit_floor_s = 5;
-  // The rank's per-core OpenBLAS dgemm rate (measured at start); 0: not measured, every run
-  // gets run_timeout_s.
+  // The rank's per-core f64 ceiling (the higher of OpenBLAS dgemm and the FMA units, measured
+  // at start, over its CPUs); 0: not measured, every run gets run_timeout_s.
   double reference_gflops_per_core = 0;
   std::uint64_t memory_limit_mb = 4096;          // RLIMIT_AS of the runner
   std::uint64_t compile_memory_limit_mb = 2048;  // RLIMIT_AS of each compiler process

@@ -10,7 +10,7 @@ namespace hpcreward {
 RunTimeLimit run_time_limit(const Problem &problem, const TimingOptions &timing,
                             const RunTimeLimitRule &rule) {
   if (!(rule.factor > 0) || !(rule.reference_gflops > 0))
-    return {rule.cap_s, rule.factor > 0 ? "--run-timeout (the rank's OpenBLAS rate was not measured)"
+    return {rule.cap_s, rule.factor > 0 ? "--run-timeout (the rank's peak rate was not measured)"
                                         : "--run-timeout (--time-limit-factor 0)"};
   double flops = 2 * problem.nominal.flops();  // the overrunning warm-up and timed calls
   flops += kVerifyCallsPerShape * problem.nominal.flops();
@@ -22,8 +22,8 @@ RunTimeLimit run_time_limit(const Problem &problem, const TimingOptions &timing,
   std::string basis = number_text(kRunnerStartAllowanceS) + " s start + " + number_text(timing.warmup_s) +
                       " s warm-up + " + number_text(timing.time_cap_s) + " s timing + (--time-limit-factor " +
                       number_text(rule.factor) + " + 1) x " + number_text(reference_s, 3) + " s" +
-                      " (OpenBLAS at " + number_text(rule.reference_gflops, 3) +
-                      " GFLOPS per core for the full checks and the calls past the loops' bounds) = " +
+                      " (the full checks and the calls past the loops' bounds at the rank's " +
+                      number_text(rule.reference_gflops, 3) + " GFLOPS per core) = " +
                       number_text(derived_s, 3) + " s";
   if (seconds > derived_s) basis += ", raised to the floor --time-limit-floor-s " + number_text(rule.floor_s);
   if (seconds < derived_s) basis += ", capped by --run-timeout " + number_text(rule.cap_s);
