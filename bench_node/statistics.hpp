@@ -1,5 +1,6 @@
 #pragma once
-// Summary statistics of timed calls and the rule that decides when to stop timing.
+// Summary statistics of timed calls, and the rules that decide when to stop warming up and
+// when to stop timing.
 // Pure functions: no clocks, no candidates.
 #include <span>
 
