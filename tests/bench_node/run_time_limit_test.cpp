@@ -64,6 +64,10 @@ TEST(RunTimeLimit, FloorAndCap) {
   const RunTimeLimit cap = run_time_limit(*find_problem("dgemm-1024"), timing(), rule(20));
   EXPECT_EQ(cap.seconds, 60);
   EXPECT_NE(cap.basis.find("capped by --run-timeout 60"), std::string::npos) << cap.basis;
+
+  RunTimeLimitRule short_timeout = rule(20);
+  short_timeout.cap_s = 4;  // --run-timeout below the floor: the timeout wins
+  EXPECT_EQ(run_time_limit(tiny, timing(), short_timeout).seconds, 4);
 }
 
 TEST(RunTimeLimit, WithoutAFactorOrARateItIsTheRunTimeout) {
