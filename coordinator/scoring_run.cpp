@@ -444,7 +444,7 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
   return out;
 }
 
-void ScoringRun::record_result(const BenchResult &result, std::vector<PreparedCandidate> &candidates,
+void ScoringRun::record_result(const BenchResult &result, const std::vector<PreparedCandidate> &candidates,
                                std::size_t begin, std::vector<RewardRow> &out,
                                const std::map<std::int64_t, std::string> &keys,
                                std::map<std::int64_t, std::vector<std::size_t>> &followers) {
