@@ -29,6 +29,8 @@ namespace hpcreward {
 // --repeat-cache-entries' default: a few MB of rank 0's memory (an entry is about 1 KB),
 // enough for the distinct candidates of several GRPO steps.
 inline constexpr std::size_t kDefaultRepeatCacheEntries = 4096;
+// The most it may be given: about 1 GB.
+inline constexpr std::size_t kMaxRepeatCacheEntries = 1000000;
 
 // A measurement and the row that holds it.
 struct CachedMeasurement {

@@ -196,6 +196,10 @@ std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char
     throw std::invalid_argument("--rank-deadline-margin-s must be positive");
   options.stop_grace_s = values["stop-grace-s"].as<double>();
   options.repeat_cache_entries = values["repeat-cache-entries"].as<std::size_t>();
+  if (options.repeat_cache_entries > kMaxRepeatCacheEntries)  // also "-1", which wraps around
+    throw std::invalid_argument("--repeat-cache-entries " + std::to_string(options.repeat_cache_entries) +
+                                " is too many (an entry is about 1 KB of rank 0's memory): use at most " +
+                                std::to_string(kMaxRepeatCacheEntries) + ", or 0 to measure every candidate");
   if (!(options.stop_grace_s >= 0)) throw std::invalid_argument("--stop-grace-s must not be negative");
 
   nlohmann::json rewards = nlohmann::json::object();
