@@ -1,5 +1,7 @@
 #include "coordinator/measurement_cache.hpp"
 
+#include <string_view>
+
 #include "coordinator/sqd_state.hpp"
 #include "results/row_fields.hpp"
 #include "results/utf8_truncate.hpp"
@@ -14,15 +16,31 @@ std::size_t column_bytes(std::string_view name) {
   return 0;
 }
 
+// The starts of the compile_error reasons that a limit or the node decided, not the code
+// (bench_node/compiler.cpp, cuda/nvcc_compiler.cpp, source_checks/, object audits).
+constexpr std::string_view kNodeCompileErrors[] = {
+    "compiler timed out",
+    "compiler killed by signal",
+    "could not start the compiler",
+    "the checker's C parser ran past",
+    "the checker's C parser ran out of memory",
+    "the checker's C parser failed",
+    "the compiled object can't be read",
+    "the compiled object's host code can't be read",
+};
+
 }  // namespace
 
-bool MeasurementCache::reusable(Status status) {
-  switch (status) {
+bool MeasurementCache::reusable(const Measurement &measurement) {
+  switch (measurement.status) {
+    case Status::compile_error:
+      for (std::string_view start : kNodeCompileErrors)
+        if (measurement.reason.starts_with(start)) return false;
+      return true;
     case Status::ok:
     case Status::format_error:
     case Status::forbidden:
     case Status::constraint_violation:
-    case Status::compile_error:
     case Status::wrong_answer:
       return true;
     case Status::timeout:
@@ -40,7 +58,7 @@ const CachedMeasurement *MeasurementCache::find(const std::string &key) {
 }
 
 void MeasurementCache::remember(const std::string &key, CachedMeasurement entry) {
-  if (capacity_ == 0 || !reusable(entry.measurement.status)) return;
+  if (capacity_ == 0 || !reusable(entry.measurement)) return;
   // The log keeps 256 bytes of a reason and no evidence: an entry keeps no more, so its
   // size is bounded and a resumed run's entries equal the live ones.
   static const std::size_t reason_bytes = column_bytes("reason");

@@ -6,7 +6,9 @@
 // ok, wrong_answer, compile_error, forbidden, constraint_violation and a rank's format_error.
 // timeout and runtime_error are not kept: they can be the node's doing (a loaded machine, a
 // memory limit hit because of a neighbour, a transient sandbox failure), so a repeat in a later
-// batch is measured again. A candidate whose result depends on chance (a data race) is judged
+// batch is measured again. Nor is a compile_error that a limit or the node decided (the
+// compiler or the checker's parser timed out, was killed, ran out of memory, did not start; the
+// object could not be read): a loaded node compiles slowly. A candidate whose result depends on chance (a data race) is judged
 // once per entry, as one re-measurement would judge it.
 //
 // Bounded: at most `capacity` entries; inserting into a full cache evicts the least recently
@@ -47,12 +49,12 @@ class MeasurementCache {
  public:
   explicit MeasurementCache(std::size_t capacity) : capacity_(capacity) {}
 
-  // Whether measurements of this status are kept (see above).
-  static bool reusable(Status status);
+  // Whether a measurement is kept (see above).
+  static bool reusable(const Measurement &measurement);
 
   // The entry for `key`, or null; a hit makes it the most recently used.
   const CachedMeasurement *find(const std::string &key);
-  // Keeps `entry` under `key` if its status is reusable (replacing an older one), evicting
+  // Keeps `entry` under `key` if its measurement is reusable (replacing an older one), evicting
   // the least recently used entry when full.
   void remember(const std::string &key, CachedMeasurement entry);
   // A resumed run: replays the log's rows in order. Rows measured for themselves with a key

@@ -54,9 +54,17 @@ TEST(MeasurementKey, FieldBoundariesCannotBeShifted) {
 TEST(MeasurementCache, KeepsWhatTheCodeDecidesNotWhatTheNodeMayHaveCaused) {
   for (Status status : {Status::ok, Status::format_error, Status::forbidden, Status::constraint_violation,
                         Status::compile_error, Status::wrong_answer})
-    EXPECT_TRUE(MeasurementCache::reusable(status)) << to_string(status);
-  EXPECT_FALSE(MeasurementCache::reusable(Status::timeout));
-  EXPECT_FALSE(MeasurementCache::reusable(Status::runtime_error));
+    EXPECT_TRUE(MeasurementCache::reusable(failed_measurement(status, "x"))) << to_string(status);
+  EXPECT_FALSE(MeasurementCache::reusable(failed_measurement(Status::timeout, "x")));
+  EXPECT_FALSE(MeasurementCache::reusable(failed_measurement(Status::runtime_error, "x")));
+  EXPECT_TRUE(MeasurementCache::reusable(failed_measurement(Status::compile_error, "compiler failed (exit 1): x")));
+  for (const char *reason : {"compiler timed out after 30 s", "compiler killed by signal SIGKILL",
+                             "could not start the compiler: ENOMEM",
+                             "the checker's C parser ran past its 10 s limit (a macro expansion bomb?)",
+                             "the checker's C parser ran out of memory (512 MiB; a macro expansion bomb?)",
+                             "the compiled object can't be read: EIO"})
+    EXPECT_FALSE(MeasurementCache::reusable(failed_measurement(Status::compile_error, reason)))
+        << reason << ": a limit (a loaded node) or the node decided it";
 
   MeasurementCache cache(8);
   cache.remember("t", measured(Status::timeout, "slow"));
