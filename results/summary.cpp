@@ -37,9 +37,11 @@ struct Tally {
   std::string best_techniques;  // the best candidate's descriptor (schema 2)
   std::string best_device;      // what timed the best candidate (schema 3)
   std::size_t niches = 0;       // rows that opened a niche of the archive (schema 2)
+  std::size_t reused = 0;       // rows answered from an identical candidate's measurement (schema 5)
 
   void add(const RewardRow &row) {
     ++candidates;
+    if (!row.measured_as.empty()) ++reused;
     if (row.archive == "new_niche") ++niches;
     if (row.status != to_string(Status::ok)) {
       const std::string status = row.status.empty() ? "(no status)" : row.status;
@@ -97,15 +99,16 @@ double median(std::vector<double> values) {
 }
 
 std::vector<std::string> cells(const Tally &tally, std::string problem, std::string stage,
-                               bool with_device, bool with_techniques) {
+                               bool with_device, bool with_techniques, bool with_reused) {
   const bool measured = !tally.ok_gflops.empty();
   std::vector<std::string> row = {std::move(problem),
                                   std::move(stage),
                                   std::to_string(tally.candidates),
-                                  std::to_string(tally.ok),
-                                  measured ? gflops_cell(tally.best_gflops) : "-",
-                                  measured ? gflops_cell(median(tally.ok_gflops)) : "-",
-                                  measured ? tally.best_candidate : "-"};
+                                  std::to_string(tally.ok)};
+  if (with_reused) row.push_back(std::to_string(tally.reused));
+  row.push_back(measured ? gflops_cell(tally.best_gflops) : "-");
+  row.push_back(measured ? gflops_cell(median(tally.ok_gflops)) : "-");
+  row.push_back(measured ? tally.best_candidate : "-");
   if (with_device) row.push_back(measured && !tally.best_device.empty() ? tally.best_device : "-");
   if (with_techniques) {
     row.push_back(measured && !tally.best_techniques.empty() ? tally.best_techniques : "-");
@@ -145,14 +148,19 @@ std::string format_summary(const std::vector<RewardRow> &rows) {
   const bool with_device = std::any_of(rows.begin(), rows.end(), [](const RewardRow &row) {
     return !row.device.empty() && row.device != "cpu";
   });
+  // The reused column only when some row reused an identical candidate's measurement.
+  const bool with_reused = std::any_of(rows.begin(), rows.end(), [](const RewardRow &row) {
+    return !row.measured_as.empty();
+  });
   using Align = TextTable::Align;
   std::vector<TextTable::Column> columns = {{"problem", Align::left},
                                             {"stage", Align::left},
                                             {"candidates", Align::right},
-                                            {"ok", Align::right},
-                                            {"best GFLOPS", Align::right},
-                                            {"median GFLOPS", Align::right},
-                                            {"best candidate", Align::left}};
+                                            {"ok", Align::right}};
+  if (with_reused) columns.push_back({"reused", Align::right});
+  columns.push_back({"best GFLOPS", Align::right});
+  columns.push_back({"median GFLOPS", Align::right});
+  columns.push_back({"best candidate", Align::left});
   if (with_device) columns.push_back({"its device", Align::left});
   if (with_techniques) {
     columns.push_back({"its techniques", Align::left});
@@ -161,8 +169,8 @@ std::string format_summary(const std::vector<RewardRow> &rows) {
   columns.push_back({"other statuses", Align::left});
   TextTable table(std::move(columns));
   for (const Tally &group : groups)
-    table.add_row(cells(group, group.problem, group.stage, with_device, with_techniques));
-  table.add_row(cells(total, "total", "", with_device, with_techniques));
+    table.add_row(cells(group, group.problem, group.stage, with_device, with_techniques, with_reused));
+  table.add_row(cells(total, "total", "", with_device, with_techniques, with_reused));
   return table.render();
 }
 
