@@ -135,13 +135,21 @@ int run(int argc, char **argv) {
   namespace po = boost::program_options;
   std::string samples_dir = HPCREWARD_SAMPLES_DIR, runner = HPCREWARD_RUNNER_PATH, report_path;
   int rounds = 3, repeats = 10, standalone_calls = 50;
+  TimingOptions timing;
+  int threads = 0;
   po::options_description description("hpcreward-fidelity options");
   description.add_options()("help,h", "print this help")
       ("samples", po::value(&samples_dir)->default_value(samples_dir), "folder of sample C candidates")
       ("runner", po::value(&runner)->default_value(runner), "the hpcreward-runner executable")
       ("rounds", po::value(&rounds)->default_value(rounds), "interleaved pipeline/standalone rounds per candidate")
       ("repeats", po::value(&repeats)->default_value(repeats), "scorings of one candidate for the repeatability figure")
-      ("report", po::value(&report_path), "also write the report (markdown) to this file");
+      ("report", po::value(&report_path), "also write the report (markdown) to this file")
+      // The pipeline's timing rule, as hpcreward-bench takes it: to compare rules on one machine.
+      ("warmup-s", po::value(&timing.warmup_s)->default_value(timing.warmup_s), "pipeline: warm-up upper bound (s)")
+      ("warmup-settle", po::value(&timing.warmup_settle)->default_value(timing.warmup_settle),
+       "pipeline: warm-up ends when the last calls agree within this fraction (0: always warmup-s)")
+      ("threads", po::value(&threads)->default_value(threads),
+       "pipeline: OpenMP/OpenBLAS threads of the candidate's process (0: one per CPU)");
   po::variables_map values;
   po::store(po::parse_command_line(argc, argv, description), values);
   po::notify(values);
@@ -153,6 +161,8 @@ int run(int argc, char **argv) {
   const Problem &problem = *find_problem("dgemm-256");
   BenchOptions options;
   options.runner = runner;
+  options.timing = timing;
+  options.threads = threads;
   options.work_root = default_work_root(0);
   ensure_private_directory(options.work_root);
   Scorer scorer(options);
@@ -160,7 +170,8 @@ int run(int argc, char **argv) {
   std::ostringstream report;
   report << "# Measurement fidelity (" << problem.id << ")\n\n"
          << "Machine: " << machine_description() << ". Command: `hpcreward-fidelity --rounds "
-         << rounds << " --repeats " << repeats << "`.\n\n"
+         << rounds << " --repeats " << repeats << " --warmup-s " << timing.warmup_s << " --warmup-settle "
+         << timing.warmup_settle << " --threads " << threads << "`.\n\n"
          << "Pipeline: Scorer::score (compile, sandboxed runner, every output checked). "
          << "Standalone: the same object loaded in-process on one pinned CPU, 0.2 s warm-up, median of "
          << standalone_calls << " calls rotating over " << kTimingRingSize << " buffer sets of fixed inputs. Median over " << rounds
