@@ -75,7 +75,7 @@ void check_host_support(const SqdState &state) {
 // Serve mode: the endpoint on its own threads, scoring here until SIGTERM/SIGINT (or a
 // requeue: SIGUSR1). Returns how serving ended.
 ServeEnd serve(const CoordinatorOptions &options, const CandidateDefaults &defaults, const RunCapabilities &run,
-           BatchRegistry &registry, ScoringRun &scoring, RowSink &sink, const SqdState &sqd,
+           BatchRegistry &registry, ScoringRun &scoring, RewardLogWriter &writer, const SqdState &sqd,
            const std::vector<RewardRow> &logged) {
   if (options.resume) {
     const std::size_t batches = restore_logged_batches(registry, logged);
@@ -128,10 +128,12 @@ ServeEnd serve(const CoordinatorOptions &options, const CandidateDefaults &defau
   // holds an answer whose row a crash could lose (a resume would score it again).
   hooks.score = [&](QueuedBatch &batch) {
     std::vector<RewardRow> rows = scoring.score_one_batch(std::move(batch.candidates), batch.logged);
-    sink.flush();
+    writer.flush();
     std::fflush(stdout);
     return rows;
   };
+  // A retried batch the registry no longer holds in memory is answered from these.
+  hooks.logged_rows = [&](const std::string &batch_id) { return writer.rows_of_batch(batch_id); };
   hooks.drained = [&](const std::vector<std::string> &problems) { scoring.finish(problems); };
   hooks.stages = [&] { return sqd.stages(); };
   hooks.note = print_line;
@@ -273,7 +275,7 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
   std::vector<RewardRow> rows;
   bool stopped = false;
   if (options.serve) {
-    stopped = serve(options, defaults, run, registry, scoring, sink, sqd, logged.rows) == ServeEnd::requeue;
+    stopped = serve(options, defaults, run, registry, scoring, *writer, sqd, logged.rows) == ServeEnd::requeue;
     rows = std::move(served_rows);
     outcome.unanswered_at_stop = scoring.unanswered_at_stop();
   } else {

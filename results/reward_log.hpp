@@ -89,6 +89,11 @@ class RewardLogWriter {
   void flush();
   void set_flush_policy(const LogFlushPolicy &policy);
 
+  // The rows of /rewards whose batch_id is `batch_id` (as stored: cut to the column's 64
+  // bytes), in log order; flushes first. Reads all of /rewards in blocks: it serves a retried
+  // batch answered so long ago that the coordinator no longer holds its rows in memory.
+  std::vector<RewardRow> rows_of_batch(const std::string &batch_id);
+
   // Rows in the log, those still waiting for a flush included.
   std::size_t rows() const;
   // Rows appended but not flushed yet.

@@ -19,10 +19,21 @@
 #include "results/log_schema.hpp"
 #include "results/provenance_attributes.hpp"
 #include "results/reward_log.hpp"
+#include "results/row_fields.hpp"
+#include "results/utf8_truncate.hpp"
 
 namespace hpcreward {
 
 namespace {
+
+// The stored width of /rewards' batch_id column.
+constexpr std::size_t batch_id_column_bytes() {
+  for (const RowField &field : kRowFields)
+    if (const auto *text = std::get_if<StringField>(&field); text && text->name == "batch_id") return text->size;
+  return 0;
+}
+constexpr std::size_t kBatchIdColumnBytes = batch_id_column_bytes();
+static_assert(kBatchIdColumnBytes > 0, "/rewards has a batch_id column");
 
 std::string hdf5_library_version() {
   unsigned major = 0, minor = 0, release = 0;
@@ -423,6 +434,27 @@ void RewardLogWriter::set_flush_policy(const LogFlushPolicy &policy) {
     throw std::invalid_argument("a log flush policy needs max_rows of at least 1 (1: flush every row)");
   impl_->policy = policy;
   if (impl_->flush_due()) flush();
+}
+
+std::vector<RewardRow> RewardLogWriter::rows_of_batch(const std::string &batch_id) {
+  h5::QuietHdf5Errors quiet;
+  impl_->flush();
+  const std::string_view stored = truncate_utf8(batch_id, kBatchIdColumnBytes);
+  constexpr hsize_t kBlockRows = 4096;  // ~2 MB a block
+  const std::size_t size = h5::record_size<RewardRow>();
+  std::vector<std::byte> block(size * kBlockRows);
+  std::vector<RewardRow> rows;
+  const RecordDataset<RewardRow> &rewards = impl_->rewards;
+  for (hsize_t first = 0; first < rewards.count; first += kBlockRows) {
+    const hsize_t count = std::min(kBlockRows, rewards.count - first);
+    h5::read_elements(rewards.dataset.get(), first, count, rewards.memory_type.get(), block.data(), rewards.name,
+                      impl_->path);
+    for (hsize_t i = 0; i < count; ++i) {
+      RewardRow row = h5::decode_record<RewardRow>(&block[i * size]);
+      if (row.batch_id == stored) rows.push_back(std::move(row));
+    }
+  }
+  return rows;
 }
 
 std::size_t RewardLogWriter::rows() const { return impl_->rewards.count + impl_->pending_rows.size(); }
