@@ -160,7 +160,7 @@ class BatchRegistry {
     std::string error;
     bool retry_later = false;
     bool from_log = false;
-    int waiters = 0;  // callers blocked in wait(): the entry is not evicted under them
+    mutable int waiters = 0;  // callers blocked in wait() (const): the entry is not evicted under them
   };
   BatchSnapshot snapshot_locked(const std::string &batch_id, const Entry &entry) const;
   std::string closed_message() const;  // with the mutex held
