@@ -253,14 +253,14 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
     };
   else
     context.stop_requested = [] { return requeue_requested() || finish_requested(); };
-  std::vector<RewardRow> served_rows;  // serve mode: the rows written now
+  // The end-of-run table, tallied as rows are written (a long run keeps no rows for it).
+  RunSummary summary;
+  for (const RewardRow &row : logged.rows) summary.add(row);
   ScoringRun scoring(
       transport, sink, options.rewards, sqd, context,
       [&](const RewardRow &row, std::size_t done, std::size_t total) {
-        if (options.serve) {
-          registry.row_written(row.batch_id);
-          served_rows.push_back(row);
-        }
+        if (options.serve) registry.row_written(row.batch_id);
+        summary.add(row);
         ++outcome.rows_written;
         outcome.rows_in_log = logged.rows.size() + outcome.rows_written;
         print_progress_line(format_progress_line(row, done, total));
@@ -272,33 +272,29 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
       },
       print_line);
   for (const std::string &line : format_rank_deadlines(ranks, options.rank_deadline_margin_s)) print_line(line);
-  std::vector<RewardRow> rows;
   bool stopped = false;
   if (options.serve) {
     stopped = serve(options, defaults, run, registry, scoring, *writer, sqd, logged.rows) == ServeEnd::requeue;
-    rows = std::move(served_rows);
     outcome.unanswered_at_stop = scoring.unanswered_at_stop();
   } else {
     const std::vector<const RewardRow *> matched = match_logged(candidates, logged.rows);
     const std::size_t to_score =
         candidates.size() - static_cast<std::size_t>(std::count_if(matched.begin(), matched.end(),
                                                                    [](const RewardRow *row) { return row != nullptr; }));
-    rows = scoring.score(std::move(candidates), logged.rows);
+    scoring.score(std::move(candidates), logged.rows);
     stopped = scoring.cut_short();
     outcome.unanswered_at_stop = scoring.unanswered_at_stop();
     if (stopped)
       outcome.message = std::string("stopped by ") + first_stop_signal() + " before the end: " +
-                        std::to_string(to_score - rows.size()) + " of " + std::to_string(to_score) +
+                        std::to_string(to_score - outcome.rows_written) + " of " + std::to_string(to_score) +
                         " candidates to score have no row; requeue the job or rerun with --resume";
   }
   writer->flush();
   stop_bench_ranks(world_size);
 
-  std::vector<RewardRow> all_rows = logged.rows;
-  all_rows.insert(all_rows.end(), rows.begin(), rows.end());
-  std::printf("\n%s\n%s", format_summary(all_rows).c_str(), format_sqd_state(sqd).c_str());
+  std::printf("\n%s\n%s", summary.format().c_str(), format_sqd_state(sqd).c_str());
   if (!outcome.lost_ranks.empty()) std::printf("\n%s", format_rank_events(outcome.lost_ranks).c_str());
-  std::printf("reward log: %s (%zu rows, %zu written now)\n", log_path.c_str(), writer->rows(), rows.size());
+  std::printf("reward log: %s (%zu rows, %zu written now)\n", log_path.c_str(), writer->rows(), outcome.rows_written);
   outcome.rows_in_log = writer->rows();
   if (stopped) {
     if (outcome.message.empty())
