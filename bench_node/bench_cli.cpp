@@ -29,12 +29,31 @@ po::options_description bench_options(BenchOptions &o) {
       ("compile-timeout", po::value(&o.compile_timeout_s)->default_value(o.compile_timeout_s, number_text(o.compile_timeout_s)),
        "seconds of wall clock for the compiler; then its process group is killed (compile_error)")
       ("run-timeout", po::value(&o.run_timeout_s)->default_value(o.run_timeout_s, number_text(o.run_timeout_s)),
-       "seconds of wall clock for verifying and timing one candidate; then its process group "
-       "is killed (timeout)")
+       "most seconds of wall clock for verifying and timing one candidate; then its process "
+       "group is killed (timeout). Each run's own limit scales with its problem, up to this: "
+       "see --time-limit-factor")
+      ("time-limit-factor", po::value(&o.time_limit_factor)->default_value(o.time_limit_factor, number_text(o.time_limit_factor)),
+       "a run's wall-clock limit is 1 s (start) + --warmup-s + --time-cap-s + (this + 1) x the "
+       "time of the calls the harness makes outside its time-bounded loops (2 full checks per "
+       "shape, 2 calls past the loops' bounds) at the rank's per-core f64 peak (the higher of "
+       "OpenBLAS and the FMA units, measured at start); then at least --time-limit-floor-s and "
+       "at most --run-timeout. Raise it if honest slow code times out. 0: every run gets "
+       "--run-timeout")
+      ("time-limit-floor-s", po::value(&o.time_limit_floor_s)->default_value(o.time_limit_floor_s, number_text(o.time_limit_floor_s)),
+       "the least wall-clock limit of a run, seconds")
       ("memory-limit-mb", po::value(&o.memory_limit_mb)->default_value(o.memory_limit_mb),
        "address-space limit (RLIMIT_AS) of the candidate's process, MiB")
       ("warmup-s", po::value(&o.timing.warmup_s)->default_value(o.timing.warmup_s, number_text(o.timing.warmup_s)),
-       "untimed warm-up calls until this many seconds have passed (at least one call)")
+       "most seconds of untimed (but checked) warm-up calls, beyond the call that crosses it; "
+       "the warm-up ends earlier once call times settle (--warmup-calls)")
+      ("warmup-min-s", po::value(&o.timing.warmup_min_s)->default_value(o.timing.warmup_min_s, number_text(o.timing.warmup_min_s)),
+       "least seconds of warm-up before settled call times may end it")
+      ("warmup-calls", po::value(&o.timing.warmup_calls)->default_value(o.timing.warmup_calls),
+       "the warm-up ends once this many consecutive calls (and at least --warmup-min-s) agree "
+       "within --warmup-settle")
+      ("warmup-settle", po::value(&o.timing.warmup_settle)->default_value(o.timing.warmup_settle, number_text(o.timing.warmup_settle)),
+       "those calls agree when (slowest - fastest) / fastest is at most this; 0: always warm "
+       "up for --warmup-s")
       ("min-reps", po::value(&o.timing.min_reps)->default_value(o.timing.min_reps),
        "timed calls before the relative standard error may stop timing")
       ("max-reps", po::value(&o.timing.max_reps)->default_value(o.timing.max_reps),
@@ -115,6 +134,12 @@ BenchCommandLine parse_bench_command_line(int argc, const char *const *argv) {
   require(o.peak_margin == 0 || o.peak_margin >= 1, "--peak-margin must be 0 (off) or at least 1");
   require(o.memory_limit_mb >= 64, "--memory-limit-mb must be at least 64");
   require(o.timing.warmup_s >= 0, "--warmup-s must not be negative");
+  require(o.timing.warmup_min_s >= 0, "--warmup-min-s must not be negative");
+  require(o.timing.warmup_calls >= 1 && o.timing.warmup_calls <= 1000, "--warmup-calls must be 1 to 1000");
+  require(o.timing.warmup_settle >= 0, "--warmup-settle must not be negative (0: warm up for --warmup-s)");
+  require(o.time_limit_factor == 0 || o.time_limit_factor >= 10,
+          "--time-limit-factor must be 0 (always --run-timeout) or at least 10");
+  require(o.time_limit_floor_s > 0, "--time-limit-floor-s must be positive");
   require(o.timing.min_reps >= 1, "--min-reps must be at least 1");
   require(o.timing.max_reps >= o.timing.min_reps, "--max-reps must be at least --min-reps");
   require(o.timing.target_rse > 0, "--target-rse must be positive");

@@ -5,6 +5,7 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -177,15 +178,23 @@ int run(int argc, char **argv) {
   info.core_sharing_hidden = placement.hidden_core_sharing;
   info.null_measurement = options.null_measurement;
   PeakGflops peak;
-  if (options.peak_margin > 0 && !options.null_measurement) {
-    peak = measure_blas_peak(static_cast<int>(placement.cpus.size()));
-    info.peak_gflops_f64 = peak.f64;
-    info.peak_gflops_f32 = peak.f32;
+  if ((options.peak_margin > 0 || options.time_limit_factor > 0) && !options.null_measurement) {
+    const int cpus = static_cast<int>(placement.cpus.size());
+    const PeakGflops measured = measure_blas_peak(cpus);
+    // Scales run limits: the fastest the hardware computes f64 per core (the higher of
+    // OpenBLAS and the FMA units, so a slow OpenBLAS build does not stretch every limit).
+    options.reference_gflops_per_core = measured.ceiling(Precision::f64) / std::max(cpus, 1);
+    if (options.peak_margin > 0) {
+      peak = measured;
+      info.peak_gflops_f64 = peak.f64;
+      info.peak_gflops_f32 = peak.f32;
+    }
   }
   mpi_send_json(nlohmann::json(info), 0, kTagHello);
-  std::fprintf(stderr, "[bench %d] ready on %s (pid %ld, task limit %s s): CPUs %s%s, %s, %s, peak %.1f/%.1f "
-               "GFLOPS (f64/f32), %s\n",
+  std::fprintf(stderr, "[bench %d] ready on %s (pid %ld, task limit %s s, run limits from %.1f GFLOPS per core): "
+               "CPUs %s%s, %s, %s, peak %.1f/%.1f GFLOPS (f64/f32), %s\n",
                rank, info.host.c_str(), static_cast<long>(getpid()), number_text(info.task_limit_s).c_str(),
+               options.reference_gflops_per_core,
                describe_cpus(placement.cpus).c_str(),
                placement.changed ? " (this rank's share of the node)"
                : placement.exclusive ? "" : " (shared with other ranks: timings will interfere)",

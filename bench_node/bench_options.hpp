@@ -32,7 +32,15 @@ struct BenchOptions {
   std::filesystem::path work_root;    // per-candidate directories go in here; empty: default_work_root(0)
   std::string runner;                 // the hpcreward-runner executable
   double compile_timeout_s = 30;      // wall clock, then the compiler's group is killed
-  double run_timeout_s = 60;          // wall clock for the runner (verification and timing)
+  double run_timeout_s = 60;          // wall clock for the runner: the cap of every run's limit
+  // Each run's wall-clock limit scales with its problem (run_time_limit.hpp): this factor x
+  // the time of its calls at the per-core peak rate, plus warm-up, timing and start, at least
+  // the floor, at most run_timeout_s. 0: every run gets run_timeout_s.
+  double time_limit_factor = 500;
+  double time_limit_floor_s = 5;
+  // The rank's per-core f64 ceiling (the higher of OpenBLAS dgemm and the FMA units, measured
+  // at start, over its CPUs); 0: not measured, every run gets run_timeout_s.
+  double reference_gflops_per_core = 0;
   std::uint64_t memory_limit_mb = 4096;          // RLIMIT_AS of the runner
   std::uint64_t compile_memory_limit_mb = 2048;  // RLIMIT_AS of each compiler process
   std::uint64_t compile_file_size_mb = 64;       // RLIMIT_FSIZE of the compiler

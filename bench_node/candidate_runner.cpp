@@ -9,10 +9,16 @@
 
 namespace hpcreward {
 
-double SandboxedRunner::cpu_limit_s() const {
+double SandboxedRunner::cpu_limit_s(double wall_limit_s) {
   // CPU time adds up over threads: an OpenMP candidate on every CPU of the mask uses
   // timeout * cpus in timeout seconds, so scale; the wall-clock deadline is the real bound.
-  return std::ceil(options_.timeout_s * affinity_cpu_count()) + 5;
+  return std::ceil(wall_limit_s * affinity_cpu_count()) + 5;
+}
+
+RunTimeLimit SandboxedRunner::time_limit(const BenchTask &task) const {
+  RunTimeLimitRule rule = options_.time_limit;
+  rule.cap_s = options_.timeout_s;
+  return run_time_limit(task.problem, options_.timing, rule);
 }
 
 ChildSpec SandboxedRunner::child_spec(const RunRequest &request, const std::string &token) const {
@@ -40,10 +46,11 @@ ChildSpec SandboxedRunner::child_spec(const RunRequest &request, const std::stri
   set_variable(spec.environment, "MALLOC_ARENA_MAX", "2", false);  // arenas eat RLIMIT_AS
   spec.working_directory = request.directory.string();
   spec.limits.address_space_bytes = options_.memory_bytes;
-  spec.limits.cpu_seconds = static_cast<std::uint64_t>(cpu_limit_s());
+  const double wall_limit_s = time_limit(task).seconds;
+  spec.limits.cpu_seconds = static_cast<std::uint64_t>(cpu_limit_s(wall_limit_s));
   spec.limits.file_size_bytes = 0;  // no file writes (pipes are not files)
   spec.limits.open_files = 64;
-  spec.deadline_s = options_.timeout_s;
+  spec.deadline_s = wall_limit_s;
   spec.output_limit = 4096;
   spec.result_pipe = true;
   spec.result_limit = 64 * 1024;
@@ -54,7 +61,11 @@ ChildSpec SandboxedRunner::child_spec(const RunRequest &request, const std::stri
 Measurement SandboxedRunner::run(const RunRequest &request) {
   const std::string token = make_token();
   const ChildOutcome outcome = run_child(child_spec(request, token));
-  return classify_run(outcome, {token, options_.timeout_s, cpu_limit_s()});
+  const RunTimeLimit limit = time_limit(*request.task);
+  Measurement measurement = classify_run(outcome, {token, limit.seconds, cpu_limit_s(limit.seconds)});
+  // Says where the limit came from, so a user knows which option to change.
+  if (measurement.status == Status::timeout) measurement.reason += " (limit: " + limit.basis + ")";
+  return measurement;
 }
 
 }  // namespace hpcreward

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "bench_node/child_process.hpp"
+#include "bench_node/run_time_limit.hpp"
 #include "bench_node/timing_options.hpp"
 #include "common/messages.hpp"
 
@@ -27,11 +28,14 @@ class CandidateRunner {
 
 struct SandboxOptions {
   std::string runner;                          // hpcreward-runner
-  double timeout_s = 60;                       // wall clock
+  double timeout_s = 60;                       // wall clock: the cap of every run's limit
   std::uint64_t memory_bytes = 4ULL << 30;     // RLIMIT_AS
   TimingOptions timing;
   bool pin_threads = true;  // OMP_PROC_BIND / OMP_PLACES (see BenchOptions)
   int threads = 0;  // OMP_NUM_THREADS / OPENBLAS_NUM_THREADS (see BenchOptions); 0: one per CPU
+  // Scales each run's wall-clock limit to its problem (run_time_limit.hpp); factor 0 or
+  // no reference rate: every run gets timeout_s. Its cap_s is timeout_s, whatever it says.
+  RunTimeLimitRule time_limit;
 };
 
 class SandboxedRunner : public CandidateRunner {
@@ -40,8 +44,10 @@ class SandboxedRunner : public CandidateRunner {
   Measurement run(const RunRequest &request) override;
   // The child to start for `request` with `token` (exposed for tests).
   ChildSpec child_spec(const RunRequest &request, const std::string &token) const;
-  // RLIMIT_CPU: the wall-clock limit times the CPUs it may use, plus slack.
-  double cpu_limit_s() const;
+  // The wall-clock limit of `task`'s run: at most timeout_s.
+  RunTimeLimit time_limit(const BenchTask &task) const;
+  // RLIMIT_CPU under a wall-clock limit: that limit times the CPUs it may use, plus slack.
+  static double cpu_limit_s(double wall_limit_s);
 
  private:
   SandboxOptions options_;

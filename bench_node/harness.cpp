@@ -96,19 +96,25 @@ Measurement run_harness(MatmulFn<T> matmul, const HarnessConfig &config) {
     return operands;
   };
 
-  // Warm-up: untimed, but every output is still checked.
-  int warmup_calls = 0;
+  // Warm-up: untimed for the reward, but every output is still checked; its call times only
+  // decide when it ends (WarmupRule).
+  const WarmupRule warmup(config.timing);
+  std::vector<double> warmup_call_s;
   do {
     Operands<T> &operands = next_operands();
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    const double start = monotonic_seconds();
     operands.call(matmul);
-    ++warmup_calls;
-    Verdict verdict =
-        check_call(operands, check_rng, config.tolerance, "warm-up call " + std::to_string(warmup_calls));
+    const double stop = monotonic_seconds();
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    warmup_call_s.push_back(stop - start);
+    Verdict verdict = check_call(operands, check_rng, config.tolerance,
+                                 "warm-up call " + std::to_string(warmup_call_s.size()));
     if (!verdict.ok()) {
       measurement.time_s = monotonic_seconds() - time_start;
       return fail(verdict);
     }
-  } while (monotonic_seconds() - time_start < config.timing.warmup_s);
+  } while (!warmup.done(warmup_call_s, monotonic_seconds() - time_start));
 
   const StoppingRule stopping(config.timing);
   std::vector<double> samples;

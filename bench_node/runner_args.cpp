@@ -23,7 +23,12 @@ po::options_description runner_options() {
       ("check", po::value<std::vector<std::string>>()->composing(), "check shape MxNxK (repeatable)")
       ("tolerance", po::value<double>()->required(), "bound on ||C-Cref||_F/(||A||_F ||B||_F)")
       ("seed", po::value<std::uint64_t>()->required(), "seed of the input values")
-      ("warmup-s", po::value<double>()->required(), "warm-up time")
+      ("warmup-s", po::value<double>()->required(), "most warm-up time")
+      ("warmup-min-s", po::value<double>()->default_value(TimingOptions{}.warmup_min_s), "least warm-up time")
+      ("warmup-calls", po::value<int>()->default_value(TimingOptions{}.warmup_calls),
+       "warm-up calls whose times must agree")
+      ("warmup-settle", po::value<double>()->default_value(TimingOptions{}.warmup_settle),
+       "relative spread at which they agree (0: warm up for --warmup-s)")
       ("min-reps", po::value<int>()->required(), "timed calls before the RSE may stop")
       ("max-reps", po::value<int>()->required(), "most timed calls")
       ("target-rse", po::value<double>()->required(), "relative standard error to stop at")
@@ -52,6 +57,9 @@ std::vector<std::string> to_arguments(const RunnerArgs &args) {
       "--tolerance", number_text(args.tolerance, 17),
       "--seed", std::to_string(args.seed),
       "--warmup-s", number_text(args.timing.warmup_s, 17),
+      "--warmup-min-s", number_text(args.timing.warmup_min_s, 17),
+      "--warmup-calls", std::to_string(args.timing.warmup_calls),
+      "--warmup-settle", number_text(args.timing.warmup_settle, 17),
       "--min-reps", std::to_string(args.timing.min_reps),
       "--max-reps", std::to_string(args.timing.max_reps),
       "--target-rse", number_text(args.timing.target_rse, 17),
@@ -88,6 +96,9 @@ RunnerArgs parse_runner_args(int argc, const char *const *argv) {
   args.tolerance = values["tolerance"].as<double>();
   args.seed = values["seed"].as<std::uint64_t>();
   args.timing.warmup_s = values["warmup-s"].as<double>();
+  args.timing.warmup_min_s = values["warmup-min-s"].as<double>();
+  args.timing.warmup_calls = values["warmup-calls"].as<int>();
+  args.timing.warmup_settle = values["warmup-settle"].as<double>();
   args.timing.min_reps = values["min-reps"].as<int>();
   args.timing.max_reps = values["max-reps"].as<int>();
   args.timing.target_rse = values["target-rse"].as<double>();

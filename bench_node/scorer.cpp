@@ -15,9 +15,11 @@ std::unique_ptr<Compiler> default_compiler(const BenchOptions &options) {
 }
 
 std::unique_ptr<CandidateRunner> default_runner(const BenchOptions &options) {
-  return std::make_unique<SandboxedRunner>(
-      SandboxOptions{options.runner, options.run_timeout_s, options.memory_limit_mb << 20,
-                     options.timing, options.pin_threads, options.threads});
+  return std::make_unique<SandboxedRunner>(SandboxOptions{
+      options.runner, options.run_timeout_s, options.memory_limit_mb << 20, options.timing,
+      options.pin_threads, options.threads,
+      {options.time_limit_factor, options.time_limit_floor_s, options.run_timeout_s,
+       options.reference_gflops_per_core}});
 }
 
 }  // namespace

@@ -67,4 +67,14 @@ bool StoppingRule::done(std::span<const double> samples, double elapsed_s) const
   return summarize(samples).median_rse() < options_.target_rse;
 }
 
+bool WarmupRule::done(std::span<const double> call_s, double elapsed_s) const {
+  const int calls = static_cast<int>(call_s.size());
+  if (calls < 1) return false;
+  if (elapsed_s >= options_.warmup_s) return true;
+  const int window = std::max(options_.warmup_calls, 1);
+  if (calls < window || elapsed_s < options_.warmup_min_s || !(options_.warmup_settle > 0)) return false;
+  const auto [fastest, slowest] = std::minmax_element(call_s.end() - window, call_s.end());
+  return *slowest - *fastest <= options_.warmup_settle * *fastest;
+}
+
 }  // namespace hpcreward

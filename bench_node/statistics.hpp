@@ -1,5 +1,6 @@
 #pragma once
-// Summary statistics of timed calls and the rule that decides when to stop timing.
+// Summary statistics of timed calls, and the rules that decide when to stop warming up and
+// when to stop timing.
 // Pure functions: no clocks, no candidates.
 #include <span>
 
@@ -37,6 +38,21 @@ class StoppingRule {
   explicit StoppingRule(const TimingOptions &options) : options_(options) {}
   // `samples`: the timed calls so far; `elapsed_s`: wall time of the timing loop so far.
   bool done(std::span<const double> samples, double elapsed_s) const;
+
+ private:
+  TimingOptions options_;
+};
+
+// Ends the warm-up once call times settle (TimingOptions): at warmup_s whatever the calls do;
+// before that, once warmup_min_s has passed and the last warmup_calls call times lie within
+// warmup_settle of their fastest. The warm-up's times never enter the reward: a candidate
+// that runs slow while warming up only meets the cap, one that runs fast and then slows is
+// timed slow.
+class WarmupRule {
+ public:
+  explicit WarmupRule(const TimingOptions &options) : options_(options) {}
+  // `call_s`: the warm-up calls so far; `elapsed_s`: wall time of the warm-up so far.
+  bool done(std::span<const double> call_s, double elapsed_s) const;
 
  private:
   TimingOptions options_;

@@ -3,11 +3,17 @@
 namespace hpcreward {
 
 struct TimingOptions {
-  double warmup_s = 0.2;     // untimed calls until this much time has passed (at least one call)
+  double warmup_s = 0.2;     // most warm-up: untimed, checked calls end once this much time has passed
   int min_reps = 5;          // timed calls before the relative standard error may stop the loop
   int max_reps = 200;        // hard bound on timed calls
   double target_rse = 0.01;  // stop once stderr(median) / median falls below this
   double time_cap_s = 2.0;   // stop once the timing loop has run this long
+  // The warm-up ends earlier once call times settle (WarmupRule, statistics.hpp): after at
+  // least warmup_min_s, once the last warmup_calls call times lie within warmup_settle of
+  // their fastest. warmup_settle 0: always warm up for warmup_s.
+  double warmup_min_s = 0.02;   // lets the clock frequency and the caches come up
+  int warmup_calls = 3;         // calls that must agree (also the fewest warm-up calls)
+  double warmup_settle = 0.05;  // (slowest - fastest) / fastest of those calls
 };
 
 }  // namespace hpcreward

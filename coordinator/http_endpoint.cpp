@@ -224,7 +224,8 @@ json results_json(const std::vector<RewardRow> &rows) {
   for (const RewardRow &row : rows)
     list.push_back({{"id", row.candidate_id}, {"status", row.status}, {"reason", row.reason},
                     {"reward", row.reward}, {"gflops", row.gflops}, {"stage", row.stage},
-                    {"device", row.device}});
+                    {"device", row.device}, {"measured_as", row.measured_as},
+                    {"measured_batch", row.measured_batch}});
   return list;
 }
 

@@ -79,7 +79,7 @@ ServeEnd serve(const CoordinatorOptions &options, const CandidateDefaults &defau
            const std::vector<RewardRow> &logged) {
   if (options.resume) {
     const std::size_t batches = restore_logged_batches(registry, logged);
-    scoring.continue_log(logged.size());
+    scoring.continue_log(logged);  // also recalls its measurements for identical candidates
     print_line("resume: " + std::to_string(batches) +
                " logged batches are answered from the log when they are sent again");
   }
@@ -203,6 +203,7 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
   context.seed = options.seed;
   context.rank_deadline_margin_s = options.rank_deadline_margin_s;
   context.stop_grace_s = options.stop_grace_s;
+  context.repeat_cache_entries = options.repeat_cache_entries;
 
   std::vector<ArchiveRecord> missing_archive;
   SqdState sqd = options.resume

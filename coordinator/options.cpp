@@ -11,6 +11,7 @@
 #include "coordinator/batch_registry.hpp"
 #include "coordinator/code_extraction.hpp"
 #include "coordinator/http_endpoint.hpp"
+#include "coordinator/measurement_cache.hpp"
 #include "coordinator/rendezvous.hpp"
 #include "stages/builtin_ladder.hpp"
 
@@ -69,7 +70,12 @@ po::options_description describe_options() {
        "tasks go to other ranks, its late answers are discarded, the event goes to /rank_events")
       ("stop-grace-s", po::value<double>()->default_value(60),
        "on SIGUSR1 (file mode also SIGTERM/SIGINT) no new task is sent and the ranks get this many "
-       "seconds to answer what they hold; then the log is closed and the coordinator exits 75");
+       "seconds to answer what they hold; then the log is closed and the coordinator exits 75")
+      ("repeat-cache-entries", po::value<std::size_t>()->default_value(kDefaultRepeatCacheEntries),
+       "an identical candidate (same code, problem, stage and stage rules) is answered from an earlier "
+       "measurement, its row naming that one (measured_as); rank 0 keeps this many measurements (about 1 KB "
+       "each), evicting the least recently used. In one batch identical candidates are always measured once. "
+       "0: off, every candidate is measured (coordinator/README.md, \"Identical candidates\")");
   po::options_description rewards("Reward table (DESIGN.md); `ok` earns the measured GFLOPS");
   RewardTable defaults;
   for (Status status : kAllStatuses) {
@@ -189,6 +195,11 @@ std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char
   if (!(options.rank_deadline_margin_s > 0))
     throw std::invalid_argument("--rank-deadline-margin-s must be positive");
   options.stop_grace_s = values["stop-grace-s"].as<double>();
+  options.repeat_cache_entries = values["repeat-cache-entries"].as<std::size_t>();
+  if (options.repeat_cache_entries > kMaxRepeatCacheEntries)  // also "-1", which wraps around
+    throw std::invalid_argument("--repeat-cache-entries " + std::to_string(options.repeat_cache_entries) +
+                                " is too many (an entry is about 1 KB of rank 0's memory): use at most " +
+                                std::to_string(kMaxRepeatCacheEntries) + ", or 0 to measure every candidate");
   if (!(options.stop_grace_s >= 0)) throw std::invalid_argument("--stop-grace-s must not be negative");
 
   nlohmann::json rewards = nlohmann::json::object();
@@ -214,6 +225,7 @@ std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char
                      {"tls_cert", options.tls.cert.string()}, {"tls_key", options.tls.key.string()},
                      {"rank_deadline_margin_s", options.rank_deadline_margin_s},
                      {"stop_grace_s", options.stop_grace_s},
+                     {"repeat_cache_entries", options.repeat_cache_entries},
                      {"ladder_config", nlohmann::json::parse(options.ladder_json)}};
   return options;
 }

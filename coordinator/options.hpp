@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "coordinator/measurement_cache.hpp"
 #include "coordinator/reward_table.hpp"
 #include "coordinator/tls_files.hpp"
 #include "stages/ladder_config.hpp"
@@ -36,6 +37,7 @@ struct CoordinatorOptions {
   int rank_start_timeout_s = 0;
   double rank_deadline_margin_s = 60;  // a silent rank's deadline: its task limit + this
   double stop_grace_s = 60;            // a stop waits this long for the tasks the ranks hold
+  std::size_t repeat_cache_entries = kDefaultRepeatCacheEntries;  // measurements kept for identical candidates; 0: off
   RewardTable rewards;
   nlohmann::json as_json;  // every option, for the log's provenance
 };

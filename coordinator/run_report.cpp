@@ -26,6 +26,8 @@ std::string format_progress_line(const RewardRow &row, std::size_t done, std::si
   } else {
     line += "  " + row.reason.substr(0, 100);
   }
+  // An identical candidate answered from an earlier row's measurement, not benchmarked.
+  if (!row.measured_as.empty()) line += "  (measured as " + row.measured_as + " of " + row.measured_batch + ")";
   return line;
 }
 

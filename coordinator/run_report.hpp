@@ -13,6 +13,7 @@
 
 namespace hpcreward {
 
+// A reused measurement ends the line with "(measured as ID of BATCH)".
 std::string format_progress_line(const RewardRow &row, std::size_t done, std::size_t total);
 std::string format_stage_event(const StageEvent &event);
 // "stages: dgemm-256 at blocking (archive: 3 niches over 5 stages)" per problem.

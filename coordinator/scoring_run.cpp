@@ -9,6 +9,7 @@
 #include "common/number_text.hpp"
 #include "common/problem.hpp"
 #include "common/sha256.hpp"
+#include "coordinator/measurement_key.hpp"
 #include "coordinator/problem_support.hpp"
 #include "coordinator/scheduler.hpp"
 #include "results/summary.hpp"
@@ -84,7 +85,8 @@ ScoringRun::ScoringRun(BenchTransport &transport, RowSink &sink, const RewardTab
       on_event_(std::move(on_event)),
       on_rank_event_(std::move(on_rank_event)),
       note_(std::move(note)),
-      watch_(RankWatch::Seconds(context_.rank_deadline_margin_s)) {
+      watch_(RankWatch::Seconds(context_.rank_deadline_margin_s)),
+      cache_(context_.repeat_cache_entries) {
   if (context_.ranks.empty()) throw std::invalid_argument("a scoring run needs benchmark ranks");
   for (int rank : context_.ranks) {
     auto info = context_.rank_info.find(rank);
@@ -214,12 +216,29 @@ RewardRow ScoringRun::make_row(const PreparedCandidate &candidate, const Measure
 }
 
 const RewardRow &ScoringRun::write(RewardRow row, const PreparedCandidate &candidate,
-                                   const Measurement &measurement) {
+                                   const Measurement &measurement, double *bonus) {
   ArchiveOutcome archive = sqd_.update_archive(row, measurement.techniques, rows_in_log_, row.time);
   row.archive = archive.change;
   row.reward += archive.bonus;
+  if (bonus) *bonus = archive.bonus;
   sink_.append(row, candidate.code);
   if (archive.record) sink_.append_archive(*archive.record);
+  return append_row(std::move(row));
+}
+
+const RewardRow &ScoringRun::write_reused(const PreparedCandidate &candidate, const std::string &key,
+                                          const CachedMeasurement &origin, double bonus) {
+  // The measurement was offered to the archive once, with its own row: not again.
+  RewardRow row = make_row(candidate, origin.measurement, origin.seed, origin.rank, origin.host, origin.device);
+  row.reward += bonus;
+  row.measurement_key = key;
+  row.measured_as = origin.candidate_id;
+  row.measured_batch = origin.batch_id;
+  sink_.append(row, candidate.code);
+  return append_row(std::move(row));
+}
+
+const RewardRow &ScoringRun::append_row(RewardRow row) {
   sqd_.observe(row, blas_gflops(row));
   ++rows_in_log_;
   rows_.push_back(row);
@@ -238,6 +257,7 @@ std::vector<RewardRow> ScoringRun::score(std::vector<PreparedCandidate> candidat
                                          const std::vector<RewardRow> &already_logged) {
   total_ = candidates.size();
   rows_in_log_ = already_logged.size();
+  cache_.recall(already_logged);
   const std::vector<const RewardRow *> logged_row = match_logged(candidates, already_logged);
 
   std::set<std::string> seen_ids, problems;
@@ -313,6 +333,11 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
   RunCapabilities ranks_only;
   for (const RankCapacity &capacity : capacities) ++ranks_only.ranks_by_kind[capacity.kind];
   Scheduler scheduler(std::move(capacities));
+  // Identical candidates of this batch: the measurement key of each candidate sent (by
+  // sequence), the first candidate sent for each key, and those waiting for its answer.
+  std::map<std::int64_t, std::string> keys;
+  std::map<std::string, std::int64_t> first_of_key;
+  std::map<std::int64_t, std::vector<std::size_t>> followers;
   for (std::size_t i = begin; i < end; ++i) {
     if (logged_row[i]) {
       ++skipped_;
@@ -338,7 +363,21 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
     // The run refused at start (or the endpoint per request) what no rank can take.
     const Problem &problem = *find_problem(candidate.problem);
     const std::string kind(rank_kind_for(problem.language));
-    if (!scheduler.enqueue(static_cast<std::int64_t>(i), kind)) {
+    const std::int64_t sequence = static_cast<std::int64_t>(i);
+    const std::string key = measurement_key(candidate.code, candidate.problem, *sqd_.config().find(candidate.stage));
+    if (context_.repeat_cache_entries > 0) {
+      if (const CachedMeasurement *earlier = cache_.find(key)) {
+        out[i - begin] = write_reused(candidate, key, *earlier, 0);
+        continue;
+      }
+      auto [first, inserted] = first_of_key.emplace(key, sequence);
+      if (!inserted) {
+        followers[first->second].push_back(i);
+        continue;
+      }
+    }
+    keys.emplace(sequence, key);
+    if (!scheduler.enqueue(sequence, kind)) {
       if (kinds.count(kind)) {  // it had ranks of this kind: all quarantined
         std::vector<std::string> ids;
         for (std::size_t j = i; j < end; ++j)
@@ -356,7 +395,8 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
     quarantine_overdue(scheduler, candidates);
     if (poll_stop(scheduler.running())) {
       if (scheduler.running() == 0 || clock() >= stop_deadline_) {
-        const std::size_t left = scheduler.running() + scheduler.queued();
+        std::size_t left = scheduler.running() + scheduler.queued();
+        for (const auto &[sequence, waiting] : followers) left += waiting.size();  // unanswered ones stay
         const bool coalesced = candidates[begin].batch_id != candidates[end - 1].batch_id;
         note("stopped: " + std::to_string(left) + (left == 1 ? " candidate" : " candidates") +
              (coalesced ? " of the coalesced batch from " : " of batch ") + candidates[begin].batch_id +
@@ -399,13 +439,31 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
                                " reported a task it was not given (sequence " +
                                std::to_string(result->sequence) + ")");
     watch_.answered(result->rank, result->sequence, clock());
-    const PreparedCandidate &candidate = candidates[result->sequence];
-    out[static_cast<std::size_t>(result->sequence) - begin] =
-        write(make_row(candidate, result->measurement, candidate_seed(context_.seed, sequence_base_ + result->sequence),
-                       result->rank, result->host, device_of(*result)),
-              candidate, result->measurement);
+    record_result(*result, candidates, begin, out, keys, followers);
   }
   return out;
+}
+
+void ScoringRun::record_result(const BenchResult &result, const std::vector<PreparedCandidate> &candidates,
+                               std::size_t begin, std::vector<RewardRow> &out,
+                               const std::map<std::int64_t, std::string> &keys,
+                               std::map<std::int64_t, std::vector<std::size_t>> &followers) {
+  const PreparedCandidate &candidate = candidates[static_cast<std::size_t>(result.sequence)];
+  const std::uint64_t seed = candidate_seed(context_.seed, sequence_base_ + result.sequence);
+  const std::string &key = keys.at(result.sequence);
+  RewardRow row = make_row(candidate, result.measurement, seed, result.rank, result.host, device_of(result));
+  row.measurement_key = key;
+  double bonus = 0;
+  out[static_cast<std::size_t>(result.sequence) - begin] = write(std::move(row), candidate, result.measurement, &bonus);
+  if (context_.repeat_cache_entries == 0) return;
+  CachedMeasurement origin{result.measurement, candidate.id,       candidate.batch_id, result.rank,
+                           result.host,        device_of(result), seed};
+  // The batch's identical candidates share this answer, whatever it is, and its bonus.
+  if (auto waiting = followers.find(result.sequence); waiting != followers.end()) {
+    for (std::size_t i : waiting->second) out[i - begin] = write_reused(candidates[i], key, origin, bonus);
+    followers.erase(waiting);
+  }
+  cache_.remember(key, std::move(origin));
 }
 
 }  // namespace hpcreward

@@ -12,6 +12,15 @@
 // A stop request (a requeue: SIGUSR1) sends no new task, waits at most the grace for the
 // tasks the ranks hold and returns; tasks not answered by then have no row (cut_short()),
 // so a resume scores exactly them.
+//
+// Identical candidates (issue 11; same measurement key: code, problem, stage and its rules)
+// are measured once. In one batch (or coalesced group) the first is sent and the others wait
+// for its answer, whatever it is, and share its reward (shaping bonus included), so a GRPO
+// group of identical completions gets identical rewards. In a later batch a candidate whose
+// key the cache holds (measurement_cache.hpp: reusable outcomes only) is answered at once,
+// its reward recomputed from the measurement by the reward table (no archive bonus: the archive
+// already holds it). A reused row names the row it reuses (measured_as, measured_batch); it is
+// never offered to the archive again, but counts toward stage rules like any row.
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -25,6 +34,7 @@
 
 #include "common/messages.hpp"
 #include "coordinator/candidate_input.hpp"
+#include "coordinator/measurement_cache.hpp"
 #include "coordinator/rank_watch.hpp"
 #include "coordinator/reward_table.hpp"
 #include "coordinator/row_sink.hpp"
@@ -52,6 +62,9 @@ struct ScoringContext {
   // The clock of deadlines and waits; empty: std::chrono::steady_clock::now. Tests pass a
   // fake one that their fake transport moves on.
   std::function<std::chrono::steady_clock::time_point()> now{};
+  // Measurements kept for identical candidates of later batches (--repeat-cache-entries);
+  // 0 turns reuse off altogether, in-batch sharing included: every candidate is measured.
+  std::size_t repeat_cache_entries = kDefaultRepeatCacheEntries;
 };
 
 // No benchmark rank is left for a kind that still has tasks: every rank of that kind was
@@ -76,7 +89,7 @@ class ScoringRun {
              RankEventCallback on_rank_event = {}, NoteCallback note = {});
 
   // `already_logged`: the rows a resumed run's log holds. Their candidates (by id) are not
-  // scored again; a batch they partly cover keeps the stage its logged rows had.
+  // scored again, and their measurements answer identical candidates as before the restart; a batch they partly cover keeps the stage its logged rows had.
   // Returns the rows written now, in order.
   std::vector<RewardRow> score(std::vector<PreparedCandidate> candidates,
                                const std::vector<RewardRow> &already_logged = {});
@@ -94,6 +107,11 @@ class ScoringRun {
   void continue_log(std::size_t rows) {
     rows_in_log_ = rows;
     sequence_base_ = static_cast<std::int64_t>(rows);
+  }
+  // The same, given the log's rows: their measurements also answer identical candidates.
+  void continue_log(const std::vector<RewardRow> &rows) {
+    continue_log(rows.size());
+    cache_.recall(rows);
   }
   // Logs the advances due for these problems now (serve mode calls it when it drains).
   void finish(const std::vector<std::string> &problems) { log_advances(problems); }
@@ -120,8 +138,21 @@ class ScoringRun {
                      std::uint64_t seed, int rank, const std::string &host, const std::string &device) const;
   // The device column of a rank's row: what the rank reported, else its kind ("cpu").
   std::string device_of(const BenchResult &result) const;
-  // Applies the archive, appends the row and counts it toward its stage; returns it as written.
-  const RewardRow &write(RewardRow row, const PreparedCandidate &candidate, const Measurement &measurement);
+  // Applies the archive to a measured row (its shaping bonus goes into the reward and, if
+  // asked, `*bonus`), appends it and counts it toward its stage; returns it as written.
+  const RewardRow &write(RewardRow row, const PreparedCandidate &candidate, const Measurement &measurement,
+                         double *bonus = nullptr);
+  // Appends a row that reuses `origin`'s measurement under `key`, with `bonus` added to its
+  // reward (the measuring row's bonus in the same batch, else 0); the archive is not asked.
+  const RewardRow &write_reused(const PreparedCandidate &candidate, const std::string &key,
+                                const CachedMeasurement &origin, double bonus);
+  // Counts an appended row toward its stage and keeps it; returns it as kept.
+  const RewardRow &append_row(RewardRow row);
+  // A rank's answer: its row, then the rows of the identical candidates of the batch that
+  // waited for it (`followers`); the cache keeps the measurement.
+  void record_result(const BenchResult &result, const std::vector<PreparedCandidate> &candidates, std::size_t begin,
+                     std::vector<RewardRow> &out, const std::map<std::int64_t, std::string> &keys,
+                     std::map<std::int64_t, std::vector<std::size_t>> &followers);
   std::optional<double> blas_gflops(const RewardRow &row) const;
 
   using Clock = std::chrono::steady_clock;
@@ -154,6 +185,7 @@ class ScoringRun {
   RankEventCallback on_rank_event_;
   NoteCallback note_;
   RankWatch watch_;
+  MeasurementCache cache_;
   std::vector<RankEventRecord> lost_;
   // (rank, sequence) -> candidate id of the tasks quarantined ranks held, for the note when
   // one of them answers late.

@@ -146,6 +146,7 @@ SqdState SqdState::rebuild(const LadderConfig &config, bool host_has_avx512,
   for (const ArchiveRecord &record : archive_records)
     last_logged = std::max(last_logged.value_or(0), record.row_index);
   for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (!rows[i].measured_as.empty()) continue;  // a reused measurement: its own row offered it once
     ArchiveOutcome outcome = state.update_archive(rows[i], summary_from_row(rows[i]), i, rows[i].time);
     if (outcome.record && (!last_logged || i > *last_logged)) missing_archive.push_back(*outcome.record);
   }

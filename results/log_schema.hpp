@@ -19,7 +19,7 @@ inline constexpr const char *kArchiveDataset = "/archive";           // schema v
 inline constexpr const char *kRankEventsDataset = "/rank_events";    // schema v4
 
 // Every append flushes, and a flush rewrites the whole chunk it touched: 64 rows
-// (about 54 KiB at 856 bytes a row) keeps that cheap while a run of thousands of rows stays a few chunks.
+// (about 66 KiB at 1048 bytes a row) keeps that cheap while a run of thousands of rows stays a few chunks.
 inline constexpr hsize_t kRewardsChunkRows = 64;
 inline constexpr hsize_t kSourcesChunkRows = 256;            // 80 bytes an entry
 inline constexpr hsize_t kSourceTextChunkBytes = 16 * 1024;  // a typical candidate or two

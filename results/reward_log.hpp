@@ -1,5 +1,5 @@
 #pragma once
-// The HDF5 reward log (DESIGN.md "HDF5 reward log"), schema version 4 (results/README.md
+// The HDF5 reward log (DESIGN.md "HDF5 reward log"), schema version 5 (results/README.md
 // documents it for users):
 //
 //   /                 attributes: the Provenance fields (strings, schema_version an int)
@@ -15,7 +15,8 @@
 // objects afterwards, and SWMR does not allow variable-length data, hence fixed-length
 // strings and the offset/length text store). Readers (h5py with swmr=True) can watch a live run.
 // Schema 1 logs (no technique columns, no /stage_events or /archive), schema 2 logs (no
-// device column) and schema 3 logs (no /rank_events) still read: record datasets are read
+// device column), schema 3 logs (no /rank_events) and schema 4 logs (no measurement_key,
+// measured_as, measured_batch columns) still read: record datasets are read
 // by column name, and a missing column reads empty.
 //
 // Durability (results/README.md "When rows reach the file"): by default every append is
@@ -65,11 +66,11 @@ class RewardLogWriter {
   RewardLogWriter &operator=(const RewardLogWriter &) = delete;
 
   // Reopens an existing log to go on writing it (a resumed run): checks that it is a reward
-  // log of the current schema (4), clears the "open for writing" mark a crashed writer left
+  // log of the current schema (5), clears the "open for writing" mark a crashed writer left
   // (with `h5clear -s --increment`, hdf5-tools), starts SWMR writing. rows() goes on from the
   // rows already there and sources already stored are not stored again. Throws
   // std::runtime_error naming the file and what to do, changing nothing, for: no such file,
-  // a file that is not a reward log, a log of an older schema (1 to 3), a log a live writer
+  // a file that is not a reward log, a log of an older schema (1 to 4), a log a live writer
   // holds (every writer holds a lock while open), a log another process has open through
   // HDF5 (a reader such as h5py), h5clear missing.
   struct Resume {};

@@ -132,7 +132,7 @@ class StoredSources {
   std::unordered_set<std::string> others_;
 };
 
-// The datasets a resumed log must have, with exactly the types this build writes (schema 4).
+// The datasets a resumed log must have, with exactly the types this build writes (schema 5).
 void check_resumable(const std::filesystem::path &path) {
   h5::File file(h5::check(H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT),
                           path, "cannot open the reward log to resume it"));

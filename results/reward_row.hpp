@@ -36,6 +36,14 @@ struct RewardRow {
   // Schema v3 (issue 8): what timed it, at most 64 bytes: "cpu" on CPU ranks, the GPU on GPU
   // ranks ("cuda:0 NVIDIA H100 80GB HBM3"); empty when the coordinator decided alone.
   std::string device;
+  // Schema v5 (issue 11): repeated candidates. `measurement_key`: 64 hex digits, the SHA-256 of
+  // everything that decides a rank's measurement (coordinator/measurement_key.hpp); empty when
+  // the coordinator decided alone. `measured_as`/`measured_batch`: the candidate and batch id
+  // of the earlier row whose measurement this row reuses (an identical candidate); empty when
+  // the row was measured for itself.
+  std::string measurement_key;
+  std::string measured_as;     // at most 64 bytes
+  std::string measured_batch;  // at most 64 bytes
 };
 
 }  // namespace hpcreward

@@ -43,7 +43,7 @@ template <typename T>
 using NumberField = NumberColumn<RewardRow, T>;
 using RowField = Column<RewardRow>;
 
-inline constexpr std::array<RowField, 27> kRowFields = {
+inline constexpr std::array<RowField, 30> kRowFields = {
     StringField{"candidate_id", &RewardRow::candidate_id, 64},
     StringField{"batch_id", &RewardRow::batch_id, 64},
     StringField{"problem", &RewardRow::problem, 32},
@@ -73,6 +73,10 @@ inline constexpr std::array<RowField, 27> kRowFields = {
     StringField{"archive", &RewardRow::archive, 16},
     // Schema v3. Older logs lack it; readers leave it empty.
     StringField{"device", &RewardRow::device, 64},
+    // Schema v5. Older logs lack these; readers leave them empty.
+    StringField{"measurement_key", &RewardRow::measurement_key, 64},
+    StringField{"measured_as", &RewardRow::measured_as, 64},
+    StringField{"measured_batch", &RewardRow::measured_batch, 64},
 };
 
 // /stage_events (schema v2).

@@ -37,9 +37,11 @@ struct Tally {
   std::string best_techniques;  // the best candidate's descriptor (schema 2)
   std::string best_device;      // what timed the best candidate (schema 3)
   std::size_t niches = 0;       // rows that opened a niche of the archive (schema 2)
+  std::size_t reused = 0;       // rows answered from an identical candidate's measurement (schema 5)
 
   void add(const RewardRow &row) {
     ++candidates;
+    if (!row.measured_as.empty()) ++reused;
     if (row.archive == "new_niche") ++niches;
     if (row.status != to_string(Status::ok)) {
       const std::string status = row.status.empty() ? "(no status)" : row.status;
@@ -97,15 +99,16 @@ double median(std::vector<double> values) {
 }
 
 std::vector<std::string> cells(const Tally &tally, std::string problem, std::string stage,
-                               bool with_device, bool with_techniques) {
+                               bool with_device, bool with_techniques, bool with_reused) {
   const bool measured = !tally.ok_gflops.empty();
   std::vector<std::string> row = {std::move(problem),
                                   std::move(stage),
                                   std::to_string(tally.candidates),
-                                  std::to_string(tally.ok),
-                                  measured ? gflops_cell(tally.best_gflops) : "-",
-                                  measured ? gflops_cell(median(tally.ok_gflops)) : "-",
-                                  measured ? tally.best_candidate : "-"};
+                                  std::to_string(tally.ok)};
+  if (with_reused) row.push_back(std::to_string(tally.reused));
+  row.push_back(measured ? gflops_cell(tally.best_gflops) : "-");
+  row.push_back(measured ? gflops_cell(median(tally.ok_gflops)) : "-");
+  row.push_back(measured ? tally.best_candidate : "-");
   if (with_device) row.push_back(measured && !tally.best_device.empty() ? tally.best_device : "-");
   if (with_techniques) {
     row.push_back(measured && !tally.best_techniques.empty() ? tally.best_techniques : "-");
@@ -126,6 +129,8 @@ struct RunSummary::Tallies {
   // The device column only when a GPU timed something: CPU-only runs (and logs before
   // schema 3) keep the narrower table, where every device would be "cpu" (or empty).
   bool with_device = false;
+  // The reused column only when some row reused an identical candidate's measurement.
+  bool with_reused = false;
 };
 
 RunSummary::RunSummary() : tallies_(std::make_unique<Tallies>()) {}
@@ -147,21 +152,24 @@ void RunSummary::add(const RewardRow &row) {
   tallies_->total.add(row);
   tallies_->with_techniques |= !row.techniques.empty() || !row.archive.empty();
   tallies_->with_device |= !row.device.empty() && row.device != "cpu";
+  tallies_->with_reused |= !row.measured_as.empty();
 }
 
 std::size_t RunSummary::rows() const { return tallies_->total.candidates; }
 
 std::string RunSummary::format() const {
   if (rows() == 0) return "no rows in the reward log\n";
-  const bool with_techniques = tallies_->with_techniques, with_device = tallies_->with_device;
+  const bool with_techniques = tallies_->with_techniques, with_device = tallies_->with_device,
+             with_reused = tallies_->with_reused;
   using Align = TextTable::Align;
   std::vector<TextTable::Column> columns = {{"problem", Align::left},
                                             {"stage", Align::left},
                                             {"candidates", Align::right},
-                                            {"ok", Align::right},
-                                            {"best GFLOPS", Align::right},
-                                            {"median GFLOPS", Align::right},
-                                            {"best candidate", Align::left}};
+                                            {"ok", Align::right}};
+  if (with_reused) columns.push_back({"reused", Align::right});
+  columns.push_back({"best GFLOPS", Align::right});
+  columns.push_back({"median GFLOPS", Align::right});
+  columns.push_back({"best candidate", Align::left});
   if (with_device) columns.push_back({"its device", Align::left});
   if (with_techniques) {
     columns.push_back({"its techniques", Align::left});
@@ -170,8 +178,8 @@ std::string RunSummary::format() const {
   columns.push_back({"other statuses", Align::left});
   TextTable table(std::move(columns));
   for (const Tally &group : tallies_->groups)
-    table.add_row(cells(group, group.problem, group.stage, with_device, with_techniques));
-  table.add_row(cells(tallies_->total, "total", "", with_device, with_techniques));
+    table.add_row(cells(group, group.problem, group.stage, with_device, with_techniques, with_reused));
+  table.add_row(cells(tallies_->total, "total", "", with_device, with_techniques, with_reused));
   return table.render();
 }
 

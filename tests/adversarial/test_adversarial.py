@@ -53,12 +53,16 @@ def run(tmp_path_factory):
     for stale in pathlib.Path("/tmp").glob(PWNED_PREFIX + "*"):
         stale.unlink()
     SENTINEL.write_text("untouched\n")
+    # Each canary's source is its own, so the repeat cache (coordinator/README.md) cannot answer
+    # it from an earlier measurement: every canary really runs on a rank after a hostile case.
+    def canary(number):
+        return f"/* canary {number} */\n" + GOOD
     cases = all_cases()
     lines = []
     for index, case in enumerate(cases):
         lines.append(case.line())
-        lines.append({"id": f"canary-{index}", "problem": "dgemm-256", "stage": "o3", "source": GOOD})
-    lines += [{"id": f"canary-final-{i}", "problem": "dgemm-256", "stage": "o3", "source": GOOD}
+        lines.append({"id": f"canary-{index}", "problem": "dgemm-256", "stage": "o3", "source": canary(index)})
+    lines += [{"id": f"canary-final-{i}", "problem": "dgemm-256", "stage": "o3", "source": canary(1000 + i)}
               for i in range(2 * NP + 2)]
     candidates = tmp / "adversarial.jsonl"
     candidates.write_text("".join(json.dumps(line) + "\n" for line in lines))

@@ -28,6 +28,12 @@ TEST(BenchCli, Defaults) {
   EXPECT_EQ(o.timing.max_reps, 200);
   EXPECT_EQ(o.timing.target_rse, 0.01);
   EXPECT_EQ(o.timing.time_cap_s, 2.0);
+  EXPECT_EQ(o.timing.warmup_min_s, 0.02);
+  EXPECT_EQ(o.timing.warmup_calls, 3);
+  EXPECT_EQ(o.timing.warmup_settle, 0.05);
+  EXPECT_EQ(o.time_limit_factor, 500);
+  EXPECT_EQ(o.time_limit_floor_s, 5);
+  EXPECT_EQ(o.reference_gflops_per_core, 0);  // the rank measures it
   EXPECT_FALSE(o.keep_workdir);
   EXPECT_FALSE(o.no_avx512);
 }
@@ -60,7 +66,9 @@ TEST(BenchCli, EveryOption) {
   const BenchOptions o = parse({"--cc", "clang", "--workdir", "/tmp/w", "--runner", "/opt/r",
                                 "--compile-timeout", "5", "--run-timeout", "9", "--memory-limit-mb",
                                 "512", "--warmup-s", "0.5", "--min-reps", "3", "--max-reps", "30",
-                                "--target-rse", "0.02", "--time-cap-s", "4", "--keep-workdir"})
+                                "--target-rse", "0.02", "--time-cap-s", "4", "--keep-workdir",
+                                "--warmup-min-s", "0.05", "--warmup-calls", "4", "--warmup-settle",
+                                "0.1", "--time-limit-factor", "200", "--time-limit-floor-s", "3"})
                              .options;
   EXPECT_EQ(o.cc, "clang");
   EXPECT_EQ(o.work_root, "/tmp/w");
@@ -73,6 +81,11 @@ TEST(BenchCli, EveryOption) {
   EXPECT_EQ(o.timing.max_reps, 30);
   EXPECT_EQ(o.timing.target_rse, 0.02);
   EXPECT_EQ(o.timing.time_cap_s, 4);
+  EXPECT_EQ(o.timing.warmup_min_s, 0.05);
+  EXPECT_EQ(o.timing.warmup_calls, 4);
+  EXPECT_EQ(o.timing.warmup_settle, 0.1);
+  EXPECT_EQ(o.time_limit_factor, 200);
+  EXPECT_EQ(o.time_limit_floor_s, 3);
   EXPECT_TRUE(o.keep_workdir);
 }
 
@@ -81,6 +94,12 @@ TEST(BenchCli, RejectsNonsense) {
   EXPECT_ANY_THROW(parse({"--min-reps", "10", "--max-reps", "5"}));
   EXPECT_ANY_THROW(parse({"--no-such-option"}));
   EXPECT_ANY_THROW(parse({"--target-rse", "-1"}));
+  EXPECT_ANY_THROW(parse({"--warmup-calls", "0"}));
+  EXPECT_ANY_THROW(parse({"--warmup-settle", "-0.1"}));
+  EXPECT_ANY_THROW(parse({"--warmup-min-s", "-1"}));
+  EXPECT_ANY_THROW(parse({"--time-limit-factor", "2"}));  // would time out honest code
+  EXPECT_ANY_THROW(parse({"--time-limit-floor-s", "0"}));
+  EXPECT_EQ(parse({"--time-limit-factor", "0"}).options.time_limit_factor, 0);
   EXPECT_TRUE(parse({"--help"}).help);
   EXPECT_NE(bench_usage().find("--keep-workdir"), std::string::npos);
 }

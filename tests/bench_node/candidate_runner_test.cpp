@@ -19,7 +19,7 @@ BenchTask task() {
 }
 
 TEST(SandboxedRunner, ChildSpecCarriesLimitsEnvironmentAndArguments) {
-  SandboxOptions options{"/opt/hpcreward-runner", 12, 1ULL << 30, {}, true};
+  SandboxOptions options{"/opt/hpcreward-runner", 12, 1ULL << 30, {}, true, {}};
   options.timing.min_reps = 4;
   const SandboxedRunner runner(options);
   const BenchTask t = task();
@@ -32,6 +32,7 @@ TEST(SandboxedRunner, ChildSpecCarriesLimitsEnvironmentAndArguments) {
   EXPECT_EQ(spec.limits.open_files, 64u);
   EXPECT_EQ(spec.limits.core_bytes, 0u);
   EXPECT_EQ(*spec.limits.cpu_seconds, static_cast<std::uint64_t>(12 * affinity_cpu_count() + 5));
+  EXPECT_EQ(runner.time_limit(t).basis, "--run-timeout (--time-limit-factor 0)");
   EXPECT_TRUE(spec.result_pipe);
   EXPECT_EQ(spec.token, "tok");
   EXPECT_EQ(get_variable(spec.environment, "MALLOC_ARENA_MAX"), "2");
@@ -64,9 +65,27 @@ TEST(SandboxedRunner, OneThreadPerPhysicalCorePinnedToCores) {
   EXPECT_EQ(get_variable(spec.environment, "OMP_PLACES"), "cores");
 }
 
+TEST(SandboxedRunner, DeadlineScalesWithTheProblemUpToTheTimeout) {
+  SandboxOptions options{"/r", 12, 1ULL << 30, {}, true, {}};
+  options.time_limit = {.factor = 100, .floor_s = 0.5, .cap_s = 999, .reference_gflops = 10};
+  const SandboxedRunner runner(options);
+  const BenchTask t = task();
+  const ChildSpec spec = runner.child_spec({"/w/cand.so", "/w", &t}, "tok");
+  const RunTimeLimit limit = runner.time_limit(t);
+  EXPECT_LT(limit.seconds, 12);  // a tiny problem: start + warm-up + timing bounds
+  EXPECT_EQ(limit.seconds, run_time_limit(t.problem, options.timing, {100, 0.5, 12, 10}).seconds);
+  EXPECT_EQ(spec.deadline_s, limit.seconds);
+  EXPECT_EQ(*spec.limits.cpu_seconds,
+            static_cast<std::uint64_t>(SandboxedRunner::cpu_limit_s(limit.seconds)));
+
+  BenchTask large = t;
+  large.problem.nominal = {4096, 4096, 4096};
+  EXPECT_EQ(runner.time_limit(large).seconds, 12);  // the timeout caps it, not the rule's cap_s
+}
+
 TEST(SandboxedRunner, NoThreadBindingWhenTheCpusAreShared) {
   if (std::getenv("OMP_PROC_BIND")) GTEST_SKIP() << "OMP_PROC_BIND set in the environment";
-  const SandboxedRunner runner(SandboxOptions{"/r", 5, 1ULL << 30, {}, false});
+  const SandboxedRunner runner(SandboxOptions{"/r", 5, 1ULL << 30, {}, false, {}});
   const BenchTask t = task();
   EXPECT_FALSE(get_variable(runner.child_spec({"/w/cand.so", "/w", &t}, "tok").environment, "OMP_PROC_BIND"));
 }

@@ -21,7 +21,7 @@ TEST(RunnerArgs, RoundTripsExactly) {
   args.check_shapes = {{257, 255, 263}, {31, 17, 23}};
   args.tolerance = 1e-10 / 3;
   args.seed = 18446744073709551615ULL;
-  args.timing = {0.125, 7, 99, 0.005, 1.5};
+  args.timing = {0.125, 7, 99, 0.005, 1.5, 0.0625, 6, 0.03125};
   const RunnerArgs back = parse(to_arguments(args));
   EXPECT_EQ(back.object_path, args.object_path);
   EXPECT_EQ(back.precision, Precision::f32);
@@ -34,6 +34,9 @@ TEST(RunnerArgs, RoundTripsExactly) {
   EXPECT_EQ(back.timing.max_reps, 99);
   EXPECT_EQ(back.timing.target_rse, 0.005);
   EXPECT_EQ(back.timing.time_cap_s, 1.5);
+  EXPECT_EQ(back.timing.warmup_min_s, 0.0625);
+  EXPECT_EQ(back.timing.warmup_calls, 6);
+  EXPECT_EQ(back.timing.warmup_settle, 0.03125);
   EXPECT_EQ(back.result_fd, 3);
   EXPECT_EQ(back.token_fd, 4);
 }

@@ -15,7 +15,9 @@
 #include "tests/bench_node/candidate_support.hpp"
 #include "tests/support/quick_bench_options.hpp"
 
+#include "bench_node/run_time_limit.hpp"
 #include "bench_node/work_dir.hpp"
+#include "common/number_text.hpp"
 
 namespace hpcreward {
 namespace {
@@ -121,6 +123,31 @@ TEST_F(ScoreTask, InfiniteLoopTimesOut) {
   const Measurement m = score("infinite_loop.c");
   EXPECT_EQ(m.status, Status::timeout) << m.reason;
   EXPECT_LT(wall_s, 8);
+}
+
+TEST_F(ScoreTask, InfiniteLoopAtDgemm256TimesOutAtTheDerivedLimit) {
+  // Not the fixed --run-timeout of 60 s: the limit scaled from the rank's OpenBLAS rate
+  // (fixed here, not measured, so the limit is known exactly).
+  options.run_timeout_s = 60;
+  options.time_limit_factor = 100;
+  options.time_limit_floor_s = 2;
+  options.reference_gflops_per_core = 20;
+  BenchTask task;
+  task.sequence = ++sequence;
+  task.candidate_id = "infinite_loop.c";
+  task.problem = *find_problem("dgemm-256");
+  task.stage = "test";
+  task.compiler_flags = {"-O2"};
+  task.source = candidate("infinite_loop.c");
+  task.seed = 12345;
+  const RunTimeLimit limit = run_time_limit(
+      task.problem, options.timing,
+      {options.time_limit_factor, options.time_limit_floor_s, options.run_timeout_s, 20});
+  ASSERT_LT(limit.seconds, 10);
+  const Measurement m = score_task(task, options);
+  EXPECT_EQ(m.status, Status::timeout) << m.reason;
+  EXPECT_TRUE(mentions(m, "exceeded the wall-clock limit of " + seconds_text(limit.seconds))) << m.reason;
+  EXPECT_TRUE(mentions(m, "--time-limit-factor 100")) << m.reason;
 }
 
 TEST_F(ScoreTask, ExitInsideMatmulIsARuntimeError) {

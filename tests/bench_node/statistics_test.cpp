@@ -99,5 +99,49 @@ TEST(SampleSummary, MedianRseFollowsTheIqr) {
   EXPECT_TRUE(std::isinf(summarize(std::vector<double>{1.0}).median_rse()));
 }
 
+TimingOptions warmup_options() {
+  TimingOptions timing;
+  timing.warmup_s = 0.2;
+  timing.warmup_min_s = 0.02;
+  timing.warmup_calls = 3;
+  timing.warmup_settle = 0.05;
+  return timing;
+}
+
+TEST(WarmupRule, EndsOnceTheLastCallsAgree) {
+  const WarmupRule rule(warmup_options());
+  // Cold first calls, then three within 5% of each other.
+  const std::vector<double> calls = {0.010, 0.006, 0.0040, 0.0041, 0.0042};
+  EXPECT_TRUE(rule.done(calls, 0.03));
+  EXPECT_FALSE(rule.done(std::span(calls).first(4), 0.03));  // 6 ms vs 4 ms: not yet
+}
+
+TEST(WarmupRule, WaitsForTheLeastTimeAndCalls) {
+  const WarmupRule rule(warmup_options());
+  const std::vector<double> steady = {0.001, 0.001, 0.001};
+  EXPECT_FALSE(rule.done(steady, 0.01));                       // under warmup_min_s
+  EXPECT_TRUE(rule.done(steady, 0.02));
+  EXPECT_FALSE(rule.done(std::span(steady).first(2), 0.05));  // fewer than warmup_calls
+}
+
+TEST(WarmupRule, UnsettledCallsRunToTheCap) {
+  const WarmupRule rule(warmup_options());
+  // A candidate that alternates (or runs slow while warming up) never settles.
+  const std::vector<double> alternating = {0.01, 0.02, 0.01, 0.02, 0.01, 0.02};
+  EXPECT_FALSE(rule.done(alternating, 0.19));
+  EXPECT_TRUE(rule.done(alternating, 0.2));
+  EXPECT_FALSE(rule.done(std::vector<double>{}, 1.0));  // at least one call
+  EXPECT_TRUE(rule.done(std::vector<double>{5.0}, 5.0));  // one call past the cap suffices
+}
+
+TEST(WarmupRule, SettleZeroIsTheFixedWarmup) {
+  TimingOptions timing = warmup_options();
+  timing.warmup_settle = 0;
+  const WarmupRule rule(timing);
+  const std::vector<double> steady(50, 0.001);
+  EXPECT_FALSE(rule.done(steady, 0.199));
+  EXPECT_TRUE(rule.done(steady, 0.2));
+}
+
 }  // namespace
 }  // namespace hpcreward

@@ -160,7 +160,7 @@ def test_a_hung_rank_is_quarantined_and_the_run_completes(tmp_path):
     assert "no answer for" in outcome["lost_ranks"][0]["reason"]
 
     rows, events, schema = read_log(run.out / "rewards.h5")
-    assert schema == 4
+    assert schema == 5
     assert collections.Counter(row["candidate_id"] for row in rows) == collections.Counter(ids), \
         "every candidate has exactly one row"
     assert len(events) == 1, events
@@ -222,9 +222,10 @@ def test_serve_mode_sigusr1_exits_75_and_a_retry_after_the_restart_is_answered(t
     config.write_text("rank-deadline-margin-s = 3\nstop-grace-s = 30\n")
     run_dir = tmp_path / "run"
     first = {"batch_id": "a", "wait": False,
-             "candidates": [{"id": f"g{i}", "problem": "dgemm-256", "source": GOOD_IKJ} for i in range(6)]}
+             "candidates": [{"id": f"g{i}", "problem": "dgemm-256", "source": GOOD_IKJ + f"// g{i}\n"}
+                            for i in range(6)]}  # distinct: identical ones would be measured once
     second = {"batch_id": "b", "wait": True,
-              "candidates": [{"id": "h0", "problem": "dgemm-256", "source": GOOD_IKJ}]}
+              "candidates": [{"id": "h0", "problem": "dgemm-256", "source": GOOD_IKJ + "// h0\n"}]}
     coordinator = Coordinator(run_dir, "--config", str(config))
     try:
         status, body = coordinator.request("POST", "/v1/batches", first)

@@ -115,7 +115,7 @@ def test_provenance_attributes(corpus_run):
     run_dir, _, _ = corpus_run
     with h5py.File(run_dir / "rewards.h5", "r", swmr=True) as log:
         attributes = {key: decode(value) for key, value in log.attrs.items()}
-    assert int(attributes["schema_version"]) == 4
+    assert int(attributes["schema_version"]) == 5
     assert attributes["seed"] == "1234"
     assert json.loads(attributes["config_json"])["seed"] == "1234"
     hosts = json.loads(attributes["hosts_json"])

@@ -17,7 +17,7 @@ using test_support::sample_row;
 const char *kHeader =
     "candidate_id,batch_id,problem,stage,status,reason,reward,gflops,median_s,min_s,iqr_s,cv,"
     "reps,max_error,compile_s,verify_s,time_s,source_sha256,rank,host,time,seed,"
-    "techniques,loop_order,tile_sizes,archive,device";
+    "techniques,loop_order,tile_sizes,archive,device,measurement_key,measured_as,measured_batch";
 const char *kEventHeader = "problem,from,to,rule,detail,time,rows_before";
 const char *kArchiveHeader =
     "problem,stage,niche,change,candidate_id,batch_id,gflops,source_sha256,"
@@ -61,9 +61,15 @@ TEST(WriteCsv, WritesNumbersExactlyAndQuotesWhereNeeded) {
       << lines[1];
   EXPECT_NE(lines[1].find(",18446744073709551615,openmp+blocking,ikj,64x64,"), std::string::npos)
       << lines[1];
-  EXPECT_NE(lines[1].find(",64x64,,cuda:0 NVIDIA H100 80GB HBM3"), std::string::npos)
-      << "an empty archive column, then the device ends the line: " << lines[1];
-  EXPECT_EQ(lines[1].substr(lines[1].size() - 9), "80GB HBM3") << lines[1];
+  row.measured_as = "first, \"the\" one";
+  row.measured_batch = "b0";
+  std::ostringstream reused;
+  write_csv(reused, std::vector<RewardRow>{row});
+  EXPECT_NE(lines[1].find(",64x64,,cuda:0 NVIDIA H100 80GB HBM3,"), std::string::npos)
+      << "an empty archive column, then the device: " << lines[1];
+  EXPECT_EQ(lines[1].substr(lines[1].size() - 12), "80GB HBM3,,,") << "no measurement key, measured for itself";
+  const std::string reused_line = lines_of(reused.str()).at(1);
+  EXPECT_TRUE(reused_line.ends_with(R"(,"first, ""the"" one",b0)")) << reused_line;
 }
 
 TEST(WriteJsonl, OneObjectPerRowWithEveryFieldInLogOrder) {

@@ -7,7 +7,9 @@
 //   schema 2: those plus techniques, loop_order, tile_sizes, archive; /stage_events and
 //             /archive (whose columns later schemas kept, so they are written with this
 //             build's types); no device column;
-//   schema 3: those plus device; no /rank_events.
+//   schema 3: those plus device; no /rank_events;
+//   schema 4: the same /rewards columns, and /rank_events (written with this build's type);
+//             no measurement_key, measured_as, measured_batch.
 #include <hdf5.h>
 
 #include <algorithm>
@@ -178,15 +180,16 @@ void write_records(hid_t file, const char *name, const std::vector<Record> &reco
 
 }  // namespace old_schema_detail
 
-// Writes a closed log of `schema` (1, 2 or 3) at `path` holding `rows` and, in /sources and
-// /source_text, each of `sources` (pairs of sha256 and text); schemas 2 and 3 also `events`
-// and `archive`.
+// Writes a closed log of `schema` (1 to 4) at `path` holding `rows` and, in /sources and
+// /source_text, each of `sources` (pairs of sha256 and text); schemas 2 to 4 also `events`
+// and `archive`, schema 4 also `rank_events`.
 inline void write_old_log(int schema, const std::filesystem::path &path, const std::vector<RewardRow> &rows,
                           const std::vector<std::pair<std::string, std::string>> &sources,
                           const Provenance &provenance, const std::vector<StageEventRecord> &events = {},
-                          const std::vector<ArchiveRecord> &archive = {}) {
+                          const std::vector<ArchiveRecord> &archive = {},
+                          const std::vector<RankEventRecord> &rank_events = {}) {
   using namespace old_schema_detail;
-  if (schema < 1 || schema > 3) throw std::invalid_argument("old schema fixture: schema 1, 2 or 3");
+  if (schema < 1 || schema > 4) throw std::invalid_argument("old schema fixture: schema 1 to 4");
   hid_t access = ok_id(H5Pcreate(H5P_FILE_ACCESS), "fapl");
   ok(H5Pset_libver_bounds(access, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST), "libver");
   hid_t file = ok_id(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, access), "create");
@@ -283,6 +286,7 @@ inline void write_old_log(int schema, const std::filesystem::path &path, const s
     write_records(file, "/stage_events", events, 16);
     write_records(file, "/archive", archive, 64);
   }
+  if (schema >= 4) write_records(file, "/rank_events", rank_events, 8);
   ok(H5Fclose(file), "close");
 }
 

@@ -55,6 +55,9 @@ void expect_same_row(const RewardRow &expected, const RewardRow &actual) {
   EXPECT_EQ(expected.tile_sizes, actual.tile_sizes);
   EXPECT_EQ(expected.archive, actual.archive);
   EXPECT_EQ(expected.device, actual.device);
+  EXPECT_EQ(expected.measurement_key, actual.measurement_key);
+  EXPECT_EQ(expected.measured_as, actual.measured_as);
+  EXPECT_EQ(expected.measured_batch, actual.measured_batch);
 }
 
 // Elements in one dataset of a closed log, read with the HDF5 C API directly.
@@ -74,6 +77,9 @@ TEST(RewardLog, RoundTripsRowsAndProvenance) {
   rows[1].reward = -10;
   rows[2].problem = "sgemm-1024-ü";  // UTF-8 that fits survives unchanged
   rows[2].seed = 0;
+  rows[0].measurement_key = rows[2].measurement_key = std::string(64, 'c');
+  rows[2].measured_as = rows[0].candidate_id;  // row 2 reused row 0's measurement
+  rows[2].measured_batch = rows[0].batch_id;
   {
     RewardLogWriter writer(path, sample_provenance());
     for (const RewardRow &row : rows) writer.append(row, "void matmul() {}");
@@ -115,14 +121,14 @@ TEST(RewardLog, EmptyLogHasNoRowsAndNoSources) {
   EXPECT_EQ(read_source(path, sha256_hex("anything")), std::nullopt);
 }
 
-TEST(RewardLog, WritesSchema4WhateverTheCallerSays) {
+TEST(RewardLog, WritesSchema5WhateverTheCallerSays) {
   TempDir dir;
   const auto path = dir / "log.h5";
   Provenance provenance = sample_provenance();
   provenance.schema_version = 1;
   { RewardLogWriter writer(path, provenance); }
-  EXPECT_EQ(read_provenance(path).schema_version, 4);
-  EXPECT_EQ(kRewardLogSchemaVersion, 4);
+  EXPECT_EQ(read_provenance(path).schema_version, 5);
+  EXPECT_EQ(kRewardLogSchemaVersion, 5);
   EXPECT_EQ(dataset_size(path, h5::kStageEventsDataset), 0u);
   EXPECT_EQ(dataset_size(path, h5::kArchiveDataset), 0u);
   EXPECT_EQ(dataset_size(path, h5::kRankEventsDataset), 0u);
@@ -188,6 +194,21 @@ TEST(RewardLog, ReadsASchema3LogWhichHasNoRankEvents) {
     EXPECT_NE(std::string(error.what()).find("this log has no rank events (schema 3)"), std::string::npos)
         << error.what();
   }
+}
+
+TEST(RewardLog, ReadsASchema4LogWhoseRowsSayNothingOfReuse) {
+  TempDir dir;
+  const auto path = dir / "v4.h5";
+  const std::vector<RewardRow> rows = {sample_row(0), sample_row(1)};
+  const RankEventRecord lost{1700000000.0, 3, "node3", "quarantined", "no answer for 70 s"};
+  test_support::write_old_log(4, path, rows, {}, sample_provenance(), {sample_event(0)}, {sample_archive_record(0)},
+                              {lost});
+  const std::vector<RewardRow> read = read_rewards(path);
+  ASSERT_EQ(read.size(), rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) expect_same_row(rows[i], read[i]);
+  EXPECT_EQ(read_provenance(path).schema_version, 4);
+  EXPECT_EQ(read_rank_events(path), std::vector<RankEventRecord>{lost});
+  EXPECT_EQ(read_stage_events(path), std::vector<StageEventRecord>{sample_event(0)});
 }
 
 TEST(RewardLog, RoundTripsStageEventsAndArchiveBesideRows) {

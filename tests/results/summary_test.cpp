@@ -75,6 +75,21 @@ TEST(FormatSummary, ShowsTheBestCandidatesDeviceOnlyWhenAGpuTimedSomething) {
   EXPECT_EQ(words_of(lines[1]).at(7), "cpu") << lines[1];
 }
 
+TEST(FormatSummary, CountsReusedRowsOnlyWhenSomeRowReusedAMeasurement) {
+  std::vector<RewardRow> rows = {row("dgemm-256", "o3", "ok", 2, "a"), row("dgemm-256", "o3", "ok", 2, "a2"),
+                                 row("dgemm-256", "o0", "wrong_answer", 0, "w")};
+  EXPECT_EQ(lines_of(format_summary(rows))[0].find("reused"), std::string::npos);
+  rows[1].measured_as = "a";
+  const auto lines = lines_of(format_summary(rows));
+  ASSERT_EQ(lines.size(), 4u);  // header, two groups, total
+  EXPECT_NE(lines[0].find("reused"), std::string::npos) << lines[0];
+  // problem stage candidates ok reused best ...
+  EXPECT_EQ(words_of(lines[1]).at(4), "1") << lines[1];
+  EXPECT_EQ(words_of(lines[2]).at(4), "0") << lines[2];
+  EXPECT_EQ(words_of(lines[3]).at(3), "1") << "the total has no stage: " << lines[3];
+  EXPECT_EQ(words_of(lines[3]).at(1), "3") << lines[3];
+}
+
 TEST(FormatSummary, OneLinePerProblemAndStageInFirstSeenOrderThenTotal) {
   const auto lines = lines_of(format_summary(kRun));
   ASSERT_EQ(lines.size(), 5u);  // header, three groups, total

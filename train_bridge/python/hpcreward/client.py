@@ -83,7 +83,11 @@ class Client:
         return _rewards(self.score_detailed(completions, problems, stages, batch_id, ids))
 
     def score_detailed(self, completions, problems, stages=None, batch_id=None, ids=None):
-        """Result dicts (id, status, reason, reward, gflops, stage, device), in order, of raw model outputs."""
+        """Result dicts, in order, of raw model outputs.
+
+        Each has id, status, reason, reward, gflops, stage, device, measured_as and measured_batch
+        (the earlier identical candidate whose measurement answered this one; empty if none).
+        """
         return self._score("completion", completions, problems, stages, batch_id, ids)
 
     def score_sources(self, sources, problems, stages=None, batch_id=None, ids=None):

@@ -1,0 +1,33 @@
+#include "bench_node/run_time_limit.hpp"
+
+#include <algorithm>
+
+#include "bench_node/harness.hpp"
+#include "common/number_text.hpp"
+
+namespace hpcreward {
+
+RunTimeLimit run_time_limit(const Problem &problem, const TimingOptions &timing,
+                            const RunTimeLimitRule &rule) {
+  if (!(rule.factor > 0) || !(rule.reference_gflops > 0))
+    return {rule.cap_s, rule.factor > 0 ? "--run-timeout (the rank's peak rate was not measured)"
+                                        : "--run-timeout (--time-limit-factor 0)"};
+  double flops = 2 * problem.nominal.flops();  // the overrunning warm-up and timed calls
+  flops += kVerifyCallsPerShape * problem.nominal.flops();
+  for (const Shape &shape : problem.check_shapes) flops += kVerifyCallsPerShape * shape.flops();
+  const double reference_s = flops / (rule.reference_gflops * 1e9);
+  const double derived_s =
+      kRunnerStartAllowanceS + timing.warmup_s + timing.time_cap_s + (rule.factor + 1) * reference_s;
+  const double seconds = std::min(rule.cap_s, std::max(rule.floor_s, derived_s));
+  std::string basis = number_text(kRunnerStartAllowanceS) + " s start + " + number_text(timing.warmup_s) +
+                      " s warm-up + " + number_text(timing.time_cap_s) + " s timing + (--time-limit-factor " +
+                      number_text(rule.factor) + " + 1) x " + number_text(reference_s, 3) + " s" +
+                      " (the full checks and the calls past the loops' bounds at the rank's " +
+                      number_text(rule.reference_gflops, 3) + " GFLOPS per core) = " +
+                      number_text(derived_s, 3) + " s";
+  if (seconds > derived_s) basis += ", raised to the floor --time-limit-floor-s " + number_text(rule.floor_s);
+  if (seconds < derived_s) basis += ", capped by --run-timeout " + number_text(rule.cap_s);
+  return {seconds, basis};
+}
+
+}  // namespace hpcreward

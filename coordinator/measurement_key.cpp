@@ -1,0 +1,38 @@
+#include "coordinator/measurement_key.hpp"
+
+#include <vector>
+
+#include "common/sha256.hpp"
+
+namespace hpcreward {
+namespace {
+
+// Every field length-prefixed, so no two different field lists serialize alike
+// ("-O3" "x" and "-O3 x" differ).
+void add_field(std::string &text, std::string_view field) {
+  text += std::to_string(field.size());
+  text += ':';
+  text += field;
+  text += '\n';
+}
+
+void add_list(std::string &text, const std::vector<std::string> &fields) {
+  add_field(text, std::to_string(fields.size()));
+  for (const std::string &field : fields) add_field(text, field);
+}
+
+}  // namespace
+
+std::string measurement_key(std::string_view code, std::string_view problem, const StageSpec &stage) {
+  std::string text = "hpcreward measurement key 1\n";
+  add_field(text, code);
+  add_field(text, problem);
+  add_field(text, stage.name);
+  add_field(text, stage.language == Language::cuda ? "cuda" : "c");
+  add_list(text, stage.compiler_flags);
+  add_list(text, stage.techniques_allowed);
+  add_list(text, stage.techniques_required);
+  return sha256_hex(text);
+}
+
+}  // namespace hpcreward
