@@ -103,7 +103,7 @@ struct MixedRun {
   }
   std::vector<RewardRow> score(std::vector<PreparedCandidate> candidates) {
     ScoringRun run(transport, sink, rewards, sqd, context);
-    return run.score(std::move(candidates));
+    return test_support::rows_written_by(sink, [&] { run.score(std::move(candidates)); });
   }
   ScoringContext context;
   SlotTransport transport{std::map<int, RankInfo>{{1, rank(1, "cpu", 1)}, {2, rank(2, "gpu", 3)}, {3, rank(3, "cpu", 1)}}};

@@ -64,7 +64,7 @@ struct Harness {
                                const std::vector<RewardRow> &already_logged = {}) {
     ScoringContext context{{1, 2}, "head", 42, {}};
     ScoringRun run(transport, sink, rewards, sqd, context);
-    return run.score(std::move(candidates), already_logged);
+    return test_support::rows_written_by(sink, [&] { run.score(std::move(candidates), already_logged); });
   }
   FakeTransport transport;
   VectorSink sink;
