@@ -72,11 +72,30 @@ std::size_t BatchRegistry::restored() const {
 SubmitOutcome BatchRegistry::submit(const std::string &batch_id, const std::string &fingerprint,
                                     std::vector<PreparedCandidate> candidates) {
   std::lock_guard lock(mutex_);
+  const auto conflict = [&] {
+    return SubmitOutcome{SubmitOutcome::conflict,
+                         "batch_id \"" + batch_id + "\" was already submitted with other candidates (ids, problems, "
+                         "stages or code differ); send it again unchanged, or use a new batch_id"};
+  };
   if (auto it = entries_.find(batch_id); it != entries_.end()) {
     if (it->second.fingerprint == fingerprint) return {SubmitOutcome::existing, ""};
-    return {SubmitOutcome::conflict,
-            "batch_id \"" + batch_id + "\" was already submitted with other candidates (ids, problems, stages "
-            "or code differ); send it again unchanged, or use a new batch_id"};
+    return conflict();
+  }
+  if (auto it = evicted_.find(batch_id); it != evicted_.end()) {
+    // Answered long ago: the main thread reads its rows back from the log.
+    if (it->second != fingerprint) return conflict();
+    if (closed_) return {SubmitOutcome::closed, closed_message()};
+    Entry entry;
+    entry.fingerprint = fingerprint;
+    entry.total = candidates.size();
+    entry.from_log = true;
+    entry.candidates = std::move(candidates);
+    entry.queued_at = Clock::now();
+    evicted_.erase(it);
+    entries_.emplace(batch_id, std::move(entry));
+    queue_.push_back(batch_id);
+    queue_changed_.notify_all();
+    return {SubmitOutcome::existing, ""};
   }
   Entry entry;
   entry.fingerprint = fingerprint;
@@ -99,6 +118,7 @@ SubmitOutcome BatchRegistry::submit(const std::string &batch_id, const std::stri
       entry.done = entry.total;
       restored_.erase(it);
       entries_.emplace(batch_id, std::move(entry));
+      answered_locked(batch_id);
       finished_.notify_all();
       return {SubmitOutcome::existing, ""};
     }
@@ -137,21 +157,29 @@ std::optional<BatchSnapshot> BatchRegistry::snapshot(const std::string &batch_id
 
 std::optional<BatchSnapshot> BatchRegistry::wait(const std::string &batch_id) const {
   std::unique_lock lock(mutex_);
-  auto it = entries_.find(batch_id);  // entries are never erased: `it` stays valid
+  auto it = entries_.find(batch_id);  // not evicted while it has waiters: `it` stays valid
   if (it == entries_.end()) return std::nullopt;
+  ++it->second.waiters;
   finished_.wait(lock, [&] {
     return it->second.state == BatchState::done || it->second.state == BatchState::failed;
   });
+  --it->second.waiters;
   return snapshot_locked(batch_id, it->second);
+}
+
+int BatchRegistry::waiters(const std::string &batch_id) const {
+  std::lock_guard lock(mutex_);
+  auto it = entries_.find(batch_id);
+  return it == entries_.end() ? 0 : it->second.waiters;
 }
 
 bool BatchRegistry::only_logged(const std::string &batch_id) const {
   std::lock_guard lock(mutex_);
-  return restored_.count(batch_id) > 0;
+  return restored_.count(batch_id) > 0 || evicted_.count(batch_id) > 0;
 }
 
 bool BatchRegistry::coalescable(const Entry &entry) const {
-  return coalesce_.enabled() && entry.total == 1 && entry.logged.empty();
+  return coalesce_.enabled() && entry.total == 1 && entry.logged.empty() && !entry.from_log;
 }
 
 std::vector<QueuedBatch> BatchRegistry::take_locked(const std::vector<std::string> &batch_ids) {
@@ -166,6 +194,7 @@ std::vector<QueuedBatch> BatchRegistry::take_locked(const std::vector<std::strin
     batch.candidates = std::move(entry.candidates);
     entry.candidates.clear();
     batch.logged = entry.logged;
+    batch.from_log = entry.from_log;
     running_.insert(batch_id);
     taken.push_back(std::move(batch));
   }
@@ -216,7 +245,51 @@ void BatchRegistry::complete(const std::string &batch_id, std::vector<RewardRow>
   entry.done = entry.total;
   entry.state = BatchState::done;
   running_.erase(batch_id);
+  answered_locked(batch_id);
   finished_.notify_all();
+}
+
+void BatchRegistry::complete_from_log(const std::string &batch_id, const std::vector<PreparedCandidate> &candidates,
+                                      const std::vector<RewardRow> &logged) {
+  std::vector<RewardRow> matched;
+  std::string mismatch = match_logged(candidates, logged, &matched);
+  if (mismatch.empty() && matched.size() != candidates.size())
+    mismatch = std::to_string(candidates.size() - matched.size()) + " of its candidates have no row in the log";
+  std::lock_guard lock(mutex_);
+  Entry &entry = entries_.at(batch_id);
+  running_.erase(batch_id);
+  entry.from_log = false;
+  if (!mismatch.empty()) {  // the log disagrees with what it answered before: say so, score nothing
+    entry.state = BatchState::failed;
+    entry.error = "batch " + batch_id + " was answered before but its log rows do not match: " + mismatch;
+    finished_.notify_all();
+    return;
+  }
+  std::map<std::string, std::deque<RewardRow>> by_id;
+  for (RewardRow &row : matched) by_id[row.candidate_id].push_back(std::move(row));
+  entry.results.clear();
+  for (const PreparedCandidate &candidate : candidates) {
+    entry.results.push_back(std::move(by_id[candidate.id].front()));
+    by_id[candidate.id].pop_front();
+  }
+  entry.done = entry.total;
+  entry.state = BatchState::done;
+  answered_locked(batch_id);
+  finished_.notify_all();
+}
+
+void BatchRegistry::answered_locked(const std::string &batch_id) {
+  answered_.push_back(batch_id);
+  answered_rows_ += entries_.at(batch_id).results.size();
+  // The newest answer always stays; one that a caller still waits on stays until it is read.
+  while (answered_rows_ > keep_answered_rows_ && answered_.size() > 1) {
+    auto oldest = entries_.find(answered_.front());
+    if (oldest->second.waiters > 0) break;
+    answered_rows_ -= oldest->second.results.size();
+    evicted_.emplace(oldest->first, std::move(oldest->second.fingerprint));
+    entries_.erase(oldest);
+    answered_.pop_front();
+  }
 }
 
 void BatchRegistry::fail_all(const std::string &error) {
@@ -284,6 +357,11 @@ bool BatchRegistry::idle() const {
 }
 
 std::size_t BatchRegistry::batches() const {
+  std::lock_guard lock(mutex_);
+  return entries_.size() + evicted_.size();
+}
+
+std::size_t BatchRegistry::batches_in_memory() const {
   std::lock_guard lock(mutex_);
   return entries_.size();
 }

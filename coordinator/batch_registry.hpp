@@ -9,6 +9,12 @@
 // one candidate (a trainer's per-sample calls) are taken together, as one group, once the
 // oldest of them has waited the window or the cap is reached. Each keeps its own entry (id,
 // fingerprint, state, rows); only the main thread scores them in one go.
+//
+// Memory is bounded: answered batches keep their rows in memory only while the answered
+// rows held stay within `keep_answered_rows` (the oldest go first, never one a caller is
+// still waiting on). An older batch keeps only its id and fingerprint; sent again
+// unchanged, it is queued `from_log` and the main thread answers it from the log's rows
+// (complete_from_log): never scored or logged twice (DESIGN.md "Trainer endpoint").
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -65,6 +71,8 @@ struct QueuedBatch {
   std::string batch_id;
   std::vector<PreparedCandidate> candidates;
   std::vector<RewardRow> logged;  // rows it already has in the log (after a restart)
+  // Answered before and no longer in memory: answer it from the log's rows, score nothing.
+  bool from_log = false;
 };
 
 // How single-candidate batches are gathered into one pipeline batch. window 0 (or max < 2):
@@ -76,10 +84,13 @@ struct CoalescePolicy {
 };
 inline constexpr std::chrono::milliseconds kDefaultCoalesceWindow{200};
 inline constexpr std::size_t kDefaultCoalesceMax = 256;
+// Answered rows kept in memory for retries (about 1 KB each); older answers come from the log.
+inline constexpr std::size_t kDefaultKeptAnsweredRows = 4096;
 
 class BatchRegistry {
  public:
-  explicit BatchRegistry(CoalescePolicy coalesce = {}) : coalesce_(coalesce) {}
+  explicit BatchRegistry(CoalescePolicy coalesce = {}, std::size_t keep_answered_rows = kDefaultKeptAnsweredRows)
+      : coalesce_(coalesce), keep_answered_rows_(keep_answered_rows) {}
 
   // After a restart (--resume): the log's rows of one batch, in log order. A later submit
   // of this id whose candidates match them is answered from them (all logged) or queued
@@ -93,6 +104,8 @@ class BatchRegistry {
   std::optional<BatchSnapshot> snapshot(const std::string &batch_id) const;
   // Blocks until the batch is done or failed (nullopt: no such batch).
   std::optional<BatchSnapshot> wait(const std::string &batch_id) const;
+  // Callers blocked in wait() on this batch now.
+  int waiters(const std::string &batch_id) const;
   // True when this id is only known from the log (submit it again to get its results).
   bool only_logged(const std::string &batch_id) const;
 
@@ -107,6 +120,10 @@ class BatchRegistry {
   std::optional<std::vector<QueuedBatch>> next_group(std::chrono::milliseconds timeout);
   void row_written(const std::string &batch_id);  // progress of a running batch
   void complete(const std::string &batch_id, std::vector<RewardRow> rows);
+  // A `from_log` batch: `logged` are the log's rows of its id; they answer it in the order
+  // of `candidates` (the request's). Rows that do not match the candidates fail it.
+  void complete_from_log(const std::string &batch_id, const std::vector<PreparedCandidate> &candidates,
+                         const std::vector<RewardRow> &logged);
   // Scoring broke: every batch not done fails with `error`, and no new batch is taken.
   void fail_all(const std::string &error);
   // Every queued batch (not the running one) fails with `error`; returns how many.
@@ -125,8 +142,10 @@ class BatchRegistry {
   void set_stages(std::map<std::string, std::string> stages);
   std::map<std::string, std::string> stages() const;
 
-  // Counters for the log line at exit.
+  // Counters for the log line at exit: batches answered or known (in memory or only by id).
   std::size_t batches() const;
+  // Batches whose rows are held in memory (bounded by keep_answered_rows, plus those not done).
+  std::size_t batches_in_memory() const;
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -140,14 +159,19 @@ class BatchRegistry {
     std::vector<RewardRow> results;
     std::string error;
     bool retry_later = false;
+    bool from_log = false;
+    mutable int waiters = 0;  // callers blocked in wait() (const): the entry is not evicted under them
   };
   BatchSnapshot snapshot_locked(const std::string &batch_id, const Entry &entry) const;
   std::string closed_message() const;  // with the mutex held
   bool coalescable(const Entry &entry) const;
   // Moves these queued batches to running and hands them out (mutex held).
   std::vector<QueuedBatch> take_locked(const std::vector<std::string> &batch_ids);
+  // Marks the entry answered and evicts the oldest answered entries past the bound.
+  void answered_locked(const std::string &batch_id);
 
   CoalescePolicy coalesce_;
+  std::size_t keep_answered_rows_;
 
   mutable std::mutex mutex_;
   std::condition_variable queue_changed_;
@@ -157,6 +181,9 @@ class BatchRegistry {
   std::map<std::string, std::vector<RewardRow>> restored_;
   std::deque<std::string> queue_;
   std::set<std::string> running_;
+  std::deque<std::string> answered_;  // done entries still in memory, oldest first
+  std::size_t answered_rows_ = 0;     // their rows
+  std::map<std::string, std::string> evicted_;  // batch id -> fingerprint, answered, rows only in the log
   bool closed_ = false;
   std::string closed_reason_;
 };

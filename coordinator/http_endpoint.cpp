@@ -382,8 +382,9 @@ void HttpEndpoint::install_routes() {
     }
     if (registry_.only_logged(batch_id))
       return send_error(response, 404,
-                        "batch " + batch_id + " has rows in the log from before the coordinator restarted; "
-                        "POST it again (same batch_id and candidates) to get its results");
+                        "batch " + batch_id + " has its rows in the log only (from before the coordinator "
+                        "restarted, or answered long ago); POST it again (same batch_id and candidates) to get "
+                        "its results");
     send_error(response, 404, "no batch " + batch_id + "; POST /v1/batches submits one");
   });
 }

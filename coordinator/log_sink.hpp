@@ -12,6 +12,7 @@ class LogSink : public RowSink {
   void append_event(const StageEventRecord &event) override { writer_.append_event(event); }
   void append_archive(const ArchiveRecord &record) override { writer_.append_archive(record); }
   void append_rank_event(const RankEventRecord &event) override { writer_.append_rank_event(event); }
+  void flush() override { writer_.flush(); }
 
  private:
   RewardLogWriter &writer_;

@@ -17,6 +17,7 @@
 #include "common/number_text.hpp"
 #include "coordinator/batch_registry.hpp"
 #include "coordinator/candidate_file.hpp"
+#include "coordinator/flush_before_wait.hpp"
 #include "coordinator/http_endpoint.hpp"
 #include "coordinator/log_sink.hpp"
 #include "coordinator/mpi_transport.hpp"
@@ -38,6 +39,11 @@ void print_line(const std::string &line) {
   std::printf("%s\n", line.c_str());
   std::fflush(stdout);
 }
+
+// A row's progress line waits in stdout's buffer (flushed by the next print_line, before
+// rank 0 waits for results, and before a served batch is answered): one write per burst of
+// rows, not one per row.
+void print_progress_line(const std::string &line) { std::printf("%s\n", line.c_str()); }
 
 // What a resumed run's log already holds.
 struct LoggedRun {
@@ -69,7 +75,8 @@ void check_host_support(const SqdState &state) {
 // Serve mode: the endpoint on its own threads, scoring here until SIGTERM/SIGINT (or a
 // requeue: SIGUSR1). Returns how serving ended.
 ServeEnd serve(const CoordinatorOptions &options, const CandidateDefaults &defaults, const RunCapabilities &run,
-           BatchRegistry &registry, ScoringRun &scoring, const SqdState &sqd, const std::vector<RewardRow> &logged) {
+           BatchRegistry &registry, ScoringRun &scoring, RewardLogWriter &writer, const SqdState &sqd,
+           const std::vector<RewardRow> &logged) {
   if (options.resume) {
     const std::size_t batches = restore_logged_batches(registry, logged);
     scoring.continue_log(logged);  // also recalls its measurements for identical candidates
@@ -117,7 +124,16 @@ ServeEnd serve(const CoordinatorOptions &options, const CandidateDefaults &defau
              rendezvous.string() + "); SIGTERM or SIGINT stops it");
 
   ServeHooks hooks;
-  hooks.score = [&](QueuedBatch &batch) { return scoring.score_one_batch(std::move(batch.candidates), batch.logged); };
+  // The batch's rows are flushed to the log before its answer is given: a trainer never
+  // holds an answer whose row a crash could lose (a resume would score it again).
+  hooks.score = [&](QueuedBatch &batch) {
+    std::vector<RewardRow> rows = scoring.score_one_batch(std::move(batch.candidates), batch.logged);
+    writer.flush();
+    std::fflush(stdout);
+    return rows;
+  };
+  // A retried batch the registry no longer holds in memory is answered from these.
+  hooks.logged_rows = [&](const std::string &batch_id) { return writer.rows_of_batch(batch_id); };
   hooks.drained = [&](const std::vector<std::string> &problems) { scoring.finish(problems); };
   hooks.stages = [&] { return sqd.stages(); };
   hooks.note = print_line;
@@ -201,8 +217,15 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
       options.resume ? std::make_unique<RewardLogWriter>(log_path, RewardLogWriter::Resume{})
                      : std::make_unique<RewardLogWriter>(log_path, build_provenance(options, ranks));
   for (const ArchiveRecord &record : missing_archive) writer->append_archive(record);
+  // Rows are written in bursts (results/README.md "When rows reach the file"): flushed when
+  // rank 0 is about to wait, before a served batch is answered, and at the end.
+  writer->set_flush_policy(LogFlushPolicy::batched());
   LogSink sink(*writer);
-  MpiTransport transport;
+  MpiTransport mpi;
+  FlushBeforeWait transport(mpi, [&sink] {
+    sink.flush();
+    std::fflush(stdout);
+  });
 
   const std::string rank_kinds = format_rank_kinds(run);
   if (options.serve)
@@ -231,17 +254,17 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
     };
   else
     context.stop_requested = [] { return requeue_requested() || finish_requested(); };
-  std::vector<RewardRow> served_rows;  // serve mode: the rows written now
+  // The end-of-run table, tallied as rows are written (a long run keeps no rows for it).
+  RunSummary summary;
+  for (const RewardRow &row : logged.rows) summary.add(row);
   ScoringRun scoring(
       transport, sink, options.rewards, sqd, context,
       [&](const RewardRow &row, std::size_t done, std::size_t total) {
-        if (options.serve) {
-          registry.row_written(row.batch_id);
-          served_rows.push_back(row);
-        }
+        if (options.serve) registry.row_written(row.batch_id);
+        summary.add(row);
         ++outcome.rows_written;
         outcome.rows_in_log = logged.rows.size() + outcome.rows_written;
-        print_line(format_progress_line(row, done, total));
+        print_progress_line(format_progress_line(row, done, total));
       },
       [](const StageEvent &event) { print_line(format_stage_event(event)); },
       [&](const RankEventRecord &event) {
@@ -250,32 +273,29 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
       },
       print_line);
   for (const std::string &line : format_rank_deadlines(ranks, options.rank_deadline_margin_s)) print_line(line);
-  std::vector<RewardRow> rows;
   bool stopped = false;
   if (options.serve) {
-    stopped = serve(options, defaults, run, registry, scoring, sqd, logged.rows) == ServeEnd::requeue;
-    rows = std::move(served_rows);
+    stopped = serve(options, defaults, run, registry, scoring, *writer, sqd, logged.rows) == ServeEnd::requeue;
     outcome.unanswered_at_stop = scoring.unanswered_at_stop();
   } else {
     const std::vector<const RewardRow *> matched = match_logged(candidates, logged.rows);
     const std::size_t to_score =
         candidates.size() - static_cast<std::size_t>(std::count_if(matched.begin(), matched.end(),
                                                                    [](const RewardRow *row) { return row != nullptr; }));
-    rows = scoring.score(std::move(candidates), logged.rows);
+    scoring.score(std::move(candidates), logged.rows);
     stopped = scoring.cut_short();
     outcome.unanswered_at_stop = scoring.unanswered_at_stop();
     if (stopped)
       outcome.message = std::string("stopped by ") + first_stop_signal() + " before the end: " +
-                        std::to_string(to_score - rows.size()) + " of " + std::to_string(to_score) +
+                        std::to_string(to_score - outcome.rows_written) + " of " + std::to_string(to_score) +
                         " candidates to score have no row; requeue the job or rerun with --resume";
   }
+  writer->flush();
   stop_bench_ranks(world_size);
 
-  std::vector<RewardRow> all_rows = logged.rows;
-  all_rows.insert(all_rows.end(), rows.begin(), rows.end());
-  std::printf("\n%s\n%s", format_summary(all_rows).c_str(), format_sqd_state(sqd).c_str());
+  std::printf("\n%s\n%s", summary.format().c_str(), format_sqd_state(sqd).c_str());
   if (!outcome.lost_ranks.empty()) std::printf("\n%s", format_rank_events(outcome.lost_ranks).c_str());
-  std::printf("reward log: %s (%zu rows, %zu written now)\n", log_path.c_str(), writer->rows(), rows.size());
+  std::printf("reward log: %s (%zu rows, %zu written now)\n", log_path.c_str(), writer->rows(), outcome.rows_written);
   outcome.rows_in_log = writer->rows();
   if (stopped) {
     if (outcome.message.empty())
@@ -294,6 +314,10 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
 }  // namespace hpcreward
 
 int main(int argc, char **argv) {
+  // Before any output: progress lines are buffered (print_progress_line); 64 KiB holds a
+  // burst of several hundred.
+  static char stdout_buffer[1 << 16];
+  std::setvbuf(stdout, stdout_buffer, _IOFBF, sizeof stdout_buffer);
   // First: SIGUSR1's default action would kill the coordinator and lose the stop for a requeue;
   // again after MPI_Init, in case an MPI library replaces a handler there.
   hpcreward::install_stop_signals();

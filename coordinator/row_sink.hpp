@@ -17,6 +17,9 @@ class RowSink {
   virtual void append_archive(const ArchiveRecord &record) = 0;
   // A benchmark rank was quarantined (/rank_events).
   virtual void append_rank_event(const RankEventRecord &event) = 0;
+  // Makes every row appended so far durable (a sink that batches writes them now); the
+  // coordinator calls it before it waits and before it answers a served batch.
+  virtual void flush() {}
 };
 
 }  // namespace hpcreward

@@ -215,7 +215,7 @@ RewardRow ScoringRun::make_row(const PreparedCandidate &candidate, const Measure
   return row;
 }
 
-const RewardRow &ScoringRun::write(RewardRow row, const PreparedCandidate &candidate,
+RewardRow ScoringRun::write(RewardRow row, const PreparedCandidate &candidate,
                                    const Measurement &measurement, double *bonus) {
   ArchiveOutcome archive = sqd_.update_archive(row, measurement.techniques, rows_in_log_, row.time);
   row.archive = archive.change;
@@ -226,7 +226,7 @@ const RewardRow &ScoringRun::write(RewardRow row, const PreparedCandidate &candi
   return append_row(std::move(row));
 }
 
-const RewardRow &ScoringRun::write_reused(const PreparedCandidate &candidate, const std::string &key,
+RewardRow ScoringRun::write_reused(const PreparedCandidate &candidate, const std::string &key,
                                           const CachedMeasurement &origin, double bonus) {
   // The measurement was offered to the archive once, with its own row: not again.
   RewardRow row = make_row(candidate, origin.measurement, origin.seed, origin.rank, origin.host, origin.device);
@@ -238,12 +238,12 @@ const RewardRow &ScoringRun::write_reused(const PreparedCandidate &candidate, co
   return append_row(std::move(row));
 }
 
-const RewardRow &ScoringRun::append_row(RewardRow row) {
+RewardRow ScoringRun::append_row(RewardRow row) {
   sqd_.observe(row, blas_gflops(row));
   ++rows_in_log_;
-  rows_.push_back(row);
-  if (progress_) progress_(rows_.back(), rows_.size() + skipped_, total_);
-  return rows_.back();
+  ++rows_written_;
+  if (progress_) progress_(row, rows_written_ + skipped_, total_);
+  return row;
 }
 
 void ScoringRun::log_advances(const std::vector<std::string> &problems) {
@@ -253,7 +253,7 @@ void ScoringRun::log_advances(const std::vector<std::string> &problems) {
   }
 }
 
-std::vector<RewardRow> ScoringRun::score(std::vector<PreparedCandidate> candidates,
+std::size_t ScoringRun::score(std::vector<PreparedCandidate> candidates,
                                          const std::vector<RewardRow> &already_logged) {
   total_ = candidates.size();
   rows_in_log_ = already_logged.size();
@@ -266,13 +266,13 @@ std::vector<RewardRow> ScoringRun::score(std::vector<PreparedCandidate> candidat
     std::size_t end = begin + 1;
     while (end < candidates.size() && candidates[end].batch_id == candidates[begin].batch_id) ++end;
     score_batch(candidates, begin, end, logged_row, seen_ids);
-    if (cut_short_) return rows_;  // a resume logs the advances due, as after a crash
+    if (cut_short_) return rows_written_;  // a resume logs the advances due, as after a crash
     for (std::size_t i = begin; i < end; ++i) problems.insert(candidates[i].problem);
     begin = end;
   }
   // Advances the last batch earned are logged now, not at the next run's start.
   log_advances({problems.begin(), problems.end()});
-  return rows_;
+  return rows_written_;
 }
 
 std::vector<RewardRow> ScoringRun::score_one_batch(std::vector<PreparedCandidate> batch,

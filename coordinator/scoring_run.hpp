@@ -90,8 +90,9 @@ class ScoringRun {
 
   // `already_logged`: the rows a resumed run's log holds. Their candidates (by id) are not
   // scored again, and their measurements answer identical candidates as before the restart; a batch they partly cover keeps the stage its logged rows had.
-  // Returns the rows written now, in order.
-  std::vector<RewardRow> score(std::vector<PreparedCandidate> candidates,
+  // Returns how many rows it wrote now; the rows themselves went to the sink (and the
+  // progress callback), in order: none is kept, so memory does not grow with the run.
+  std::size_t score(std::vector<PreparedCandidate> candidates,
                                const std::vector<RewardRow> &already_logged = {});
 
   // Serve mode: one batch as it arrives (ids need only be unique within it), or a coalesced
@@ -140,14 +141,14 @@ class ScoringRun {
   std::string device_of(const BenchResult &result) const;
   // Applies the archive to a measured row (its shaping bonus goes into the reward and, if
   // asked, `*bonus`), appends it and counts it toward its stage; returns it as written.
-  const RewardRow &write(RewardRow row, const PreparedCandidate &candidate, const Measurement &measurement,
+  RewardRow write(RewardRow row, const PreparedCandidate &candidate, const Measurement &measurement,
                          double *bonus = nullptr);
   // Appends a row that reuses `origin`'s measurement under `key`, with `bonus` added to its
   // reward (the measuring row's bonus in the same batch, else 0); the archive is not asked.
-  const RewardRow &write_reused(const PreparedCandidate &candidate, const std::string &key,
+  RewardRow write_reused(const PreparedCandidate &candidate, const std::string &key,
                                 const CachedMeasurement &origin, double bonus);
-  // Counts an appended row toward its stage and keeps it; returns it as kept.
-  const RewardRow &append_row(RewardRow row);
+  // Counts an appended row toward its stage and reports it (progress); returns it.
+  RewardRow append_row(RewardRow row);
   // A rank's answer: its row, then the rows of the identical candidates of the batch that
   // waited for it (`followers`); the cache keeps the measurement.
   void record_result(const BenchResult &result, const std::vector<PreparedCandidate> &candidates, std::size_t begin,
@@ -195,8 +196,8 @@ class ScoringRun {
   bool cut_short_ = false;
   std::size_t unanswered_at_stop_ = 0;
   Clock::time_point stop_deadline_;
-  std::vector<RewardRow> rows_;
-  std::size_t rows_in_log_ = 0;  // rows before this session plus rows_
+  std::size_t rows_written_ = 0;  // rows this session wrote (none are kept: a long run's memory stays flat)
+  std::size_t rows_in_log_ = 0;  // rows before this session plus rows_written_
   std::size_t total_ = 0;
   std::size_t skipped_ = 0;
   std::int64_t sequence_base_ = 0;  // serve mode: candidates of earlier batches, for seeds

@@ -74,6 +74,18 @@ ServeEnd run_serve_loop(BatchRegistry &registry, const ServeHooks &hooks, const 
       if (registry.is_closed() && registry.idle()) break;
       continue;
     }
+    if (group->size() == 1 && group->front().from_log) {  // answered before: from the log, scored never
+      const QueuedBatch &batch = group->front();
+      std::vector<RewardRow> logged;
+      try {
+        if (hooks.logged_rows) logged = hooks.logged_rows(batch.batch_id);
+      } catch (const std::exception &error) {
+        registry.fail_all(error.what());
+        throw;
+      }
+      registry.complete_from_log(batch.batch_id, batch.candidates, logged);
+      continue;
+    }
     if (group->size() > 1 && hooks.note) hooks.note(coalesced_note(*group));
     QueuedBatch batch = merge_group(*group);
     for (const PreparedCandidate &candidate : batch.candidates) problems.insert(candidate.problem);

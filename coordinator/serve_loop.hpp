@@ -32,6 +32,10 @@ struct ServeHooks {
   // Whether the last `score` was cut short by a requeue stop (ScoringRun::cut_short): its
   // rows are incomplete, the batch fails (retry). Empty: never.
   std::function<bool()> cut_short;
+  // The log's rows of a batch id, in log order (RewardLogWriter::rows_of_batch): how a batch
+  // answered long ago (no longer in the registry's memory) is answered again when it is
+  // sent again. Empty: such a batch fails.
+  std::function<std::vector<RewardRow>(const std::string &batch_id)> logged_rows;
 };
 
 // What new requests hear once a requeue stop began (HTTP 503), and what batches that were

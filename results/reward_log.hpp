@@ -19,11 +19,19 @@
 // measured_as, measured_batch columns) still read: record datasets are read
 // by column name, and a missing column reads empty.
 //
-// Every append is flushed, so a writer that dies keeps every record it appended. SWMR readers
+// Durability (results/README.md "When rows reach the file"): by default every append is
+// flushed, so a writer that dies keeps every record it appended. A writer given a batching
+// LogFlushPolicy (the coordinator) holds rows in memory and writes them together at flush():
+// when the policy's row count, source bytes or age is reached, before any stage event,
+// archive record or rank event (those refer to rows by index), at close, and whenever the
+// caller calls flush(). A writer that dies loses only rows not flushed yet. A flush writes the
+// new source text first, then its index entries, then the rows, each flushed before the next
+// is written, so no row reaches the file before its source. SWMR readers
 // (the ones below, h5py with swmr=True) open such a log as it is; tools that do not use SWMR
 // (h5dump, h5py without swmr) refuse a log whose writer is running or died until
 // `h5clear -s --increment FILE` clears its "open for writing" mark (`-s` alone truncates a
 // dead writer's log to the stale size its superblock recorded: see log_file_state.hpp).
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -37,6 +45,16 @@
 #include "results/reward_row.hpp"
 
 namespace hpcreward {
+
+// When a writer's appended rows are written and flushed to the file (see above).
+struct LogFlushPolicy {
+  std::size_t max_rows = 1;  // flush once this many rows wait; 1: every row at once
+  std::size_t max_source_bytes = 4 << 20;  // ... or this much new source text waits
+  // ... or the oldest waiting row has waited this long (checked at each append; 0: no limit).
+  std::chrono::milliseconds max_age{0};
+  // The coordinator's: a row's flush is amortized over up to 1,000 rows and 100 ms.
+  static LogFlushPolicy batched() { return {1000, 4 << 20, std::chrono::milliseconds(100)}; }
+};
 
 class RewardLogWriter {
  public:
@@ -58,15 +76,29 @@ class RewardLogWriter {
   struct Resume {};
   RewardLogWriter(const std::filesystem::path &path, Resume);
 
-  // Appends one row and, if its source_sha256 is new to this file, the source text.
-  // Flushes so that a reader (or a crash) sees every appended row.
+  // Appends one row and, if its source_sha256 is new to this file, the source text; both
+  // reach the file when the flush policy says (by default at once).
   void append(const RewardRow &row, std::string_view source);
-  // Each appends one record to /stage_events, /archive or /rank_events and flushes.
+  // Each flushes the rows still waiting, then appends one record to /stage_events, /archive
+  // or /rank_events and flushes it.
   void append_event(const StageEventRecord &event);
   void append_archive(const ArchiveRecord &record);
   void append_rank_event(const RankEventRecord &event);
 
+  // Writes and flushes every row (and source) still waiting: readers see them and a crash
+  // from now on cannot lose them.
+  void flush();
+  void set_flush_policy(const LogFlushPolicy &policy);
+
+  // The rows of /rewards whose batch_id is `batch_id` (as stored: cut to the column's 64
+  // bytes), in log order; flushes first. Reads all of /rewards in blocks: it serves a retried
+  // batch answered so long ago that the coordinator no longer holds its rows in memory.
+  std::vector<RewardRow> rows_of_batch(const std::string &batch_id);
+
+  // Rows in the log, those still waiting for a flush included.
   std::size_t rows() const;
+  // Rows appended but not flushed yet.
+  std::size_t unflushed_rows() const;
 
  private:
   struct Impl;

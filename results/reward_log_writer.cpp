@@ -1,9 +1,14 @@
 // RewardLogWriter: creates a reward log (or reopens one to resume it), then appends rows,
 // stage events, archive records and rank events to it in SWMR mode.
 #include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <optional>
+#include <span>
 #include <unordered_set>
 #include <vector>
 
@@ -14,10 +19,21 @@
 #include "results/log_schema.hpp"
 #include "results/provenance_attributes.hpp"
 #include "results/reward_log.hpp"
+#include "results/row_fields.hpp"
+#include "results/utf8_truncate.hpp"
 
 namespace hpcreward {
 
 namespace {
+
+// The stored width of /rewards' batch_id column.
+constexpr std::size_t batch_id_column_bytes() {
+  for (const RowField &field : kRowFields)
+    if (const auto *text = std::get_if<StringField>(&field); text && text->name == "batch_id") return text->size;
+  return 0;
+}
+constexpr std::size_t kBatchIdColumnBytes = batch_id_column_bytes();
+static_assert(kBatchIdColumnBytes > 0, "/rewards has a batch_id column");
 
 std::string hdf5_library_version() {
   unsigned major = 0, minor = 0, release = 0;
@@ -55,12 +71,65 @@ struct RecordDataset {
     count = h5::element_count(dataset.get(), name, path);
   }
 
-  void append(const Record &value, const std::filesystem::path &path) {
-    std::vector<std::byte> record(h5::record_size<Record>());
-    h5::encode_record(value, record.data());
-    h5::append_elements(dataset.get(), count, 1, memory_type.get(), record.data(), name, path);
-    ++count;
+  void append(const Record &value, const std::filesystem::path &path) { append_all({&value, 1}, path); }
+
+  // One extend, one write and one flush for all of them.
+  void append_all(std::span<const Record> values, const std::filesystem::path &path) {
+    if (values.empty()) return;
+    const std::size_t size = h5::record_size<Record>();
+    std::vector<std::byte> records(size * values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) h5::encode_record(values[i], records.data() + i * size);
+    h5::append_elements(dataset.get(), count, values.size(), memory_type.get(), records.data(), name, path);
+    count += values.size();
   }
+};
+
+// A source hash as its 32 bytes (a set of them costs less than one of 64-character hex
+// strings); nullopt for text that is not 64 hex digits.
+using Digest = std::array<unsigned char, 32>;
+
+std::optional<Digest> digest_of(std::string_view hex) {
+  if (hex.size() != 64) return std::nullopt;
+  const auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  Digest digest{};
+  for (std::size_t i = 0; i < digest.size(); ++i) {
+    const int high = nibble(hex[2 * i]), low = nibble(hex[2 * i + 1]);
+    if (high < 0 || low < 0) return std::nullopt;
+    digest[i] = static_cast<unsigned char>(high << 4 | low);
+  }
+  return digest;
+}
+
+struct DigestHash {
+  std::size_t operator()(const Digest &digest) const {
+    std::size_t value = 0;  // a SHA-256 is already well mixed: its first bytes will do
+    std::memcpy(&value, digest.data(), sizeof value);
+    return value;
+  }
+};
+
+// The source hashes whose text is in the file (or waiting to be flushed with it).
+class StoredSources {
+ public:
+  bool contains(std::string_view sha256) const {
+    if (const auto digest = digest_of(sha256)) return digests_.contains(*digest);
+    return others_.contains(std::string(sha256));
+  }
+  void insert(std::string_view sha256) {
+    if (const auto digest = digest_of(sha256))
+      digests_.insert(*digest);
+    else
+      others_.emplace(sha256);  // not a SHA-256 in hex: kept as given
+  }
+
+ private:
+  std::unordered_set<Digest, DigestHash> digests_;
+  std::unordered_set<std::string> others_;
 };
 
 // The datasets a resumed log must have, with exactly the types this build writes (schema 5).
@@ -123,11 +192,20 @@ struct RewardLogWriter::Impl {
   hsize_t text_bytes = 0;
   // The hashes whose text is already in the file. This writer is the file's only writer
   // (WriterLock), so what it read when it opened the file plus what it appended is the truth.
-  std::unordered_set<std::string> stored_hashes;
+  StoredSources stored_hashes;
+
+  // What waits for the next flush: rows, and the new sources' text and index entries.
+  LogFlushPolicy policy;
+  std::vector<RewardRow> pending_rows;
+  std::string pending_text;
+  std::vector<h5::SourceEntry> pending_entries;
+  std::chrono::steady_clock::time_point oldest_pending;
 
   void create(const Provenance &provenance);
   void resume();
-  void append_source(const std::string &sha256, std::string_view text);
+  void add_source(const std::string &sha256, std::string_view text);
+  bool flush_due() const;
+  void flush();
   void close();
 };
 
@@ -215,26 +293,44 @@ void RewardLogWriter::Impl::resume() {
   h5::read_elements(sources.get(), 0, source_count, source_entry_type.get(), entries.data(),
                     h5::kSourcesDataset, path);
   for (const h5::SourceEntry &entry : entries)
-    stored_hashes.emplace(entry.sha256, strnlen(entry.sha256, sizeof entry.sha256));
+    stored_hashes.insert(std::string_view(entry.sha256, strnlen(entry.sha256, sizeof entry.sha256)));
 }
 
-void RewardLogWriter::Impl::append_source(const std::string &sha256, std::string_view text) {
-  h5::append_elements(source_text.get(), text_bytes, text.size(), H5T_NATIVE_UINT8, text.data(),
-                      h5::kSourceTextDataset, path);
+// The entry's offset counts the text still waiting, so it is right once both are flushed.
+void RewardLogWriter::Impl::add_source(const std::string &sha256, std::string_view text) {
   h5::SourceEntry entry{};
   std::memcpy(entry.sha256, sha256.data(), std::min(sha256.size(), sizeof entry.sha256));
-  entry.offset = text_bytes;
+  entry.offset = text_bytes + pending_text.size();
   entry.length = text.size();
-  text_bytes += text.size();
-  h5::append_elements(sources.get(), source_count, 1, source_entry_type.get(), &entry,
-                      h5::kSourcesDataset, path);
-  ++source_count;
+  pending_text.append(text);
+  pending_entries.push_back(entry);
   stored_hashes.insert(sha256);
 }
 
+bool RewardLogWriter::Impl::flush_due() const {
+  if (pending_rows.size() >= policy.max_rows || pending_text.size() >= policy.max_source_bytes) return true;
+  return policy.max_age.count() > 0 && std::chrono::steady_clock::now() - oldest_pending >= policy.max_age;
+}
+
+void RewardLogWriter::Impl::flush() {
+  // Text, then its index, then the rows, each flushed before the next is written: a crash
+  // at any point leaves no row whose source is missing (at worst text or entries no row
+  // uses yet, which a resume reads as stored).
+  h5::append_elements(source_text.get(), text_bytes, pending_text.size(), H5T_NATIVE_UINT8,
+                      pending_text.data(), h5::kSourceTextDataset, path);
+  text_bytes += pending_text.size();
+  pending_text.clear();
+  h5::append_elements(sources.get(), source_count, pending_entries.size(), source_entry_type.get(),
+                      pending_entries.data(), h5::kSourcesDataset, path);
+  source_count += pending_entries.size();
+  pending_entries.clear();
+  rewards.append_all(pending_rows, path);
+  pending_rows.clear();
+}
+
 void RewardLogWriter::Impl::close() {
-  // Datasets before the file, the file before the lock; every append was flushed, so a
-  // failed close loses no rows.
+  // Datasets before the file, the file before the lock; the caller flushed what waited, so
+  // a failed close loses no rows.
   rewards.dataset.reset();
   stage_events.dataset.reset();
   archive.dataset.reset();
@@ -290,33 +386,79 @@ RewardLogWriter::RewardLogWriter(const std::filesystem::path &path, Resume) {
 RewardLogWriter::~RewardLogWriter() {
   if (!impl_) return;
   h5::QuietHdf5Errors quiet;
+  try {
+    impl_->flush();
+  } catch (const std::exception &error) {  // a destructor must not throw; a resume rescores them
+    std::fprintf(stderr, "hpcreward: %zu rows not written to the reward log: %s\n",
+                 impl_->pending_rows.size(), error.what());
+  }
   impl_->close();
 }
 
 void RewardLogWriter::append(const RewardRow &row, std::string_view source) {
   h5::QuietHdf5Errors quiet;
-  // Source before row: a reader (or a crash) never sees a row whose source is missing.
+  if (impl_->pending_rows.empty()) impl_->oldest_pending = std::chrono::steady_clock::now();
   if (!row.source_sha256.empty() && !source.empty() &&
       !impl_->stored_hashes.contains(row.source_sha256))
-    impl_->append_source(row.source_sha256, source);
-  impl_->rewards.append(row, impl_->path);
+    impl_->add_source(row.source_sha256, source);
+  impl_->pending_rows.push_back(row);
+  if (impl_->flush_due()) impl_->flush();
 }
 
+// Events, archive records and rank events refer to rows by index: those rows go first.
 void RewardLogWriter::append_event(const StageEventRecord &event) {
   h5::QuietHdf5Errors quiet;
+  impl_->flush();
   impl_->stage_events.append(event, impl_->path);
 }
 
 void RewardLogWriter::append_archive(const ArchiveRecord &record) {
   h5::QuietHdf5Errors quiet;
+  impl_->flush();
   impl_->archive.append(record, impl_->path);
 }
 
 void RewardLogWriter::append_rank_event(const RankEventRecord &event) {
   h5::QuietHdf5Errors quiet;
+  impl_->flush();
   impl_->rank_events.append(event, impl_->path);
 }
 
-std::size_t RewardLogWriter::rows() const { return impl_->rewards.count; }
+void RewardLogWriter::flush() {
+  h5::QuietHdf5Errors quiet;
+  impl_->flush();
+}
+
+void RewardLogWriter::set_flush_policy(const LogFlushPolicy &policy) {
+  if (policy.max_rows == 0)
+    throw std::invalid_argument("a log flush policy needs max_rows of at least 1 (1: flush every row)");
+  impl_->policy = policy;
+  if (impl_->flush_due()) flush();
+}
+
+std::vector<RewardRow> RewardLogWriter::rows_of_batch(const std::string &batch_id) {
+  h5::QuietHdf5Errors quiet;
+  impl_->flush();
+  const std::string_view stored = truncate_utf8(batch_id, kBatchIdColumnBytes);
+  constexpr hsize_t kBlockRows = 4096;  // ~2 MB a block
+  const std::size_t size = h5::record_size<RewardRow>();
+  std::vector<std::byte> block(size * kBlockRows);
+  std::vector<RewardRow> rows;
+  const RecordDataset<RewardRow> &rewards = impl_->rewards;
+  for (hsize_t first = 0; first < rewards.count; first += kBlockRows) {
+    const hsize_t count = std::min(kBlockRows, rewards.count - first);
+    h5::read_elements(rewards.dataset.get(), first, count, rewards.memory_type.get(), block.data(), rewards.name,
+                      impl_->path);
+    for (hsize_t i = 0; i < count; ++i) {
+      RewardRow row = h5::decode_record<RewardRow>(&block[i * size]);
+      if (row.batch_id == stored) rows.push_back(std::move(row));
+    }
+  }
+  return rows;
+}
+
+std::size_t RewardLogWriter::rows() const { return impl_->rewards.count + impl_->pending_rows.size(); }
+
+std::size_t RewardLogWriter::unflushed_rows() const { return impl_->pending_rows.size(); }
 
 }  // namespace hpcreward

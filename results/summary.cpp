@@ -120,38 +120,47 @@ std::vector<std::string> cells(const Tally &tally, std::string problem, std::str
 
 }  // namespace
 
-std::string format_summary(const std::vector<RewardRow> &rows) {
-  if (rows.empty()) return "no rows in the reward log\n";
-
+struct RunSummary::Tallies {
   std::vector<Tally> groups;  // first-seen order, as the run progressed
   Tally total;
-  for (const RewardRow &row : rows) {
-    auto group = std::find_if(groups.begin(), groups.end(), [&](const Tally &tally) {
-      return tally.problem == row.problem && tally.stage == row.stage;
-    });
-    if (group == groups.end()) {
-      group = groups.insert(groups.end(), Tally());
-      group->problem = row.problem;
-      group->stage = row.stage;
-    }
-    group->add(row);
-    total.add(row);
-  }
-
   // Technique columns only when the log has technique data: a schema 1 log, or a run
   // without technique detection, keeps the narrower table.
-  const bool with_techniques = std::any_of(rows.begin(), rows.end(), [](const RewardRow &row) {
-    return !row.techniques.empty() || !row.archive.empty();
-  });
+  bool with_techniques = false;
   // The device column only when a GPU timed something: CPU-only runs (and logs before
   // schema 3) keep the narrower table, where every device would be "cpu" (or empty).
-  const bool with_device = std::any_of(rows.begin(), rows.end(), [](const RewardRow &row) {
-    return !row.device.empty() && row.device != "cpu";
-  });
+  bool with_device = false;
   // The reused column only when some row reused an identical candidate's measurement.
-  const bool with_reused = std::any_of(rows.begin(), rows.end(), [](const RewardRow &row) {
-    return !row.measured_as.empty();
+  bool with_reused = false;
+};
+
+RunSummary::RunSummary() : tallies_(std::make_unique<Tallies>()) {}
+RunSummary::~RunSummary() = default;
+RunSummary::RunSummary(RunSummary &&) noexcept = default;
+RunSummary &RunSummary::operator=(RunSummary &&) noexcept = default;
+
+void RunSummary::add(const RewardRow &row) {
+  std::vector<Tally> &groups = tallies_->groups;
+  auto group = std::find_if(groups.begin(), groups.end(), [&](const Tally &tally) {
+    return tally.problem == row.problem && tally.stage == row.stage;
   });
+  if (group == groups.end()) {
+    group = groups.insert(groups.end(), Tally());
+    group->problem = row.problem;
+    group->stage = row.stage;
+  }
+  group->add(row);
+  tallies_->total.add(row);
+  tallies_->with_techniques |= !row.techniques.empty() || !row.archive.empty();
+  tallies_->with_device |= !row.device.empty() && row.device != "cpu";
+  tallies_->with_reused |= !row.measured_as.empty();
+}
+
+std::size_t RunSummary::rows() const { return tallies_->total.candidates; }
+
+std::string RunSummary::format() const {
+  if (rows() == 0) return "no rows in the reward log\n";
+  const bool with_techniques = tallies_->with_techniques, with_device = tallies_->with_device,
+             with_reused = tallies_->with_reused;
   using Align = TextTable::Align;
   std::vector<TextTable::Column> columns = {{"problem", Align::left},
                                             {"stage", Align::left},
@@ -168,10 +177,16 @@ std::string format_summary(const std::vector<RewardRow> &rows) {
   }
   columns.push_back({"other statuses", Align::left});
   TextTable table(std::move(columns));
-  for (const Tally &group : groups)
+  for (const Tally &group : tallies_->groups)
     table.add_row(cells(group, group.problem, group.stage, with_device, with_techniques, with_reused));
-  table.add_row(cells(total, "total", "", with_device, with_techniques, with_reused));
+  table.add_row(cells(tallies_->total, "total", "", with_device, with_techniques, with_reused));
   return table.render();
+}
+
+std::string format_summary(const std::vector<RewardRow> &rows) {
+  RunSummary summary;
+  for (const RewardRow &row : rows) summary.add(row);
+  return summary.format();
 }
 
 namespace {

@@ -4,6 +4,8 @@
 // (schema 2 with detection), also the best candidate's techniques ("openmp ikj 64x64") and
 // how many archive niches the group's rows opened. When a GPU timed any row (schema 3
 // `device` other than "cpu"), also the device that timed each group's best candidate.
+#include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,24 @@
 #include "results/reward_row.hpp"
 
 namespace hpcreward {
+
+// The same table, tallied row by row as a run writes them, so a long run need not keep its
+// rows: per (problem, stage) counts, the best row's fields and the ok rows' GFLOPS (for the
+// median: 8 bytes an ok row, nothing for other rows).
+class RunSummary {
+ public:
+  RunSummary();
+  ~RunSummary();
+  RunSummary(RunSummary &&) noexcept;
+  RunSummary &operator=(RunSummary &&) noexcept;
+  void add(const RewardRow &row);
+  std::size_t rows() const;
+  std::string format() const;
+
+ private:
+  struct Tallies;
+  std::unique_ptr<Tallies> tallies_;
+};
 
 std::string format_summary(const std::vector<RewardRow> &rows);
 

@@ -135,4 +135,12 @@ class VectorSink : public RowSink {
   std::vector<RankEventRecord> rank_events;
 };
 
+// The rows `score` (a call of ScoringRun::score, which keeps none) wrote to the sink, in order.
+template <typename Score>
+std::vector<RewardRow> rows_written_by(const VectorSink &sink, Score &&score) {
+  const std::size_t before = sink.rows.size();
+  score();
+  return {sink.rows.begin() + static_cast<std::ptrdiff_t>(before), sink.rows.end()};
+}
+
 }  // namespace hpcreward::test_support

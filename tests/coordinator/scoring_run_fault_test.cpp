@@ -228,7 +228,8 @@ std::map<std::string, std::string> unbroken_stages(const std::vector<PreparedCan
   FaultRun run;
   ScoringRun scoring = run.make();
   std::map<std::string, std::string> stages;
-  for (const RewardRow &row : scoring.score(list)) stages[row.candidate_id] = row.stage;
+  for (const RewardRow &row : test_support::rows_written_by(run.sink, [&] { scoring.score(list); }))
+    stages[row.candidate_id] = row.stage;
   return stages;
 }
 
@@ -242,7 +243,7 @@ TEST(ScoringRunFault, StopDrainsWithinTheGraceThenAResumeScoresExactlyTheRest) {
   ScoringRun scoring = run.make();
   std::vector<PreparedCandidate> list = candidates(6, "b1", "x");
   for (const PreparedCandidate &candidate : candidates(3, "b2", "y")) list.push_back(candidate);
-  const std::vector<RewardRow> first_rows = scoring.score(list);
+  const std::vector<RewardRow> first_rows = test_support::rows_written_by(run.sink, [&] { scoring.score(list); });
 
   EXPECT_TRUE(scoring.cut_short());
   EXPECT_TRUE(scoring.stopping());

@@ -103,7 +103,9 @@ struct MixedRun {
   }
   std::vector<RewardRow> score(std::vector<PreparedCandidate> candidates) {
     ScoringRun run(transport, sink, rewards, sqd, context);
-    return run.score(std::move(candidates));
+    const std::size_t before = sink.rows.size();  // score() keeps no rows: they are in the sink
+    run.score(std::move(candidates));
+    return {sink.rows.begin() + static_cast<std::ptrdiff_t>(before), sink.rows.end()};
   }
   ScoringContext context;
   SlotTransport transport{std::map<int, RankInfo>{{1, rank(1, "cpu", 1)}, {2, rank(2, "gpu", 3)}, {3, rank(3, "cpu", 1)}}};

@@ -105,7 +105,7 @@ std::map<std::string, RewardRow> by_id(const std::vector<RewardRow> &rows) {
 TEST(ScoringRunRepeat, IdenticalCandidatesOfABatchAreSentOnceAndShareTheReward) {
   Harness h;
   h.transport.gflops["a"] = 7.25;
-  auto rows = h.run().score({candidate("a", "A"), candidate("x", "X"), candidate("a2", "A"), candidate("a3", "A")});
+  auto rows = test_support::rows_written_by(h.sink, [&] { h.run().score({candidate("a", "A"), candidate("x", "X"), candidate("a2", "A"), candidate("a3", "A")}); });
   EXPECT_EQ(h.sent_ids(), (std::vector<std::string>{"a", "x"}));
   ASSERT_EQ(rows.size(), 4u);
   ASSERT_EQ(h.sink.rows.size(), 4u) << "every candidate still has its row";
@@ -134,7 +134,7 @@ TEST(ScoringRunRepeat, IdenticalCandidatesOfABatchAreSentOnceAndShareTheReward) 
 TEST(ScoringRunRepeat, TheShapingBonusOfTheBatchsMeasurementIsShared) {
   Harness h(ladder("-O3", /*shaping=*/true));
   h.transport.gflops["a"] = 4;
-  auto rows = by_id(h.run().score({candidate("a", "A"), candidate("a2", "A"), candidate("later", "A", "b2")}));
+  auto rows = by_id(test_support::rows_written_by(h.sink, [&] { h.run().score({candidate("a", "A"), candidate("a2", "A"), candidate("later", "A", "b2")}); }));
   EXPECT_EQ(rows["a"].archive, "new_niche");
   EXPECT_EQ(rows["a"].reward, 4 + 5);
   EXPECT_EQ(rows["a2"].reward, rows["a"].reward) << "a GRPO group of identical completions: identical rewards";
@@ -145,8 +145,8 @@ TEST(ScoringRunRepeat, TheShapingBonusOfTheBatchsMeasurementIsShared) {
 TEST(ScoringRunRepeat, LaterBatchesAreAnsweredWithoutSending) {
   Harness h;
   h.transport.gflops["a"] = 6;
-  auto rows = by_id(h.run().score({candidate("a", "A"), candidate("bad", "B"), candidate("c", "A", "b2"),
-                                   candidate("d", "B", "b3"), candidate("e", "E", "b3")}));
+  auto rows = by_id(test_support::rows_written_by(h.sink, [&] { h.run().score({candidate("a", "A"), candidate("bad", "B"), candidate("c", "A", "b2"),
+                                   candidate("d", "B", "b3"), candidate("e", "E", "b3")}); }));
   EXPECT_EQ(h.sent_ids(), (std::vector<std::string>{"a", "bad", "e"}));
   EXPECT_EQ(rows["c"].measured_as, "a");
   EXPECT_EQ(rows["c"].measured_batch, "b1");
@@ -163,8 +163,8 @@ TEST(ScoringRunRepeat, AnotherStageOrProblemIsAnotherMeasurement) {
   Harness h;
   PreparedCandidate sgemm = candidate("s", "A");
   sgemm.problem = "sgemm-256";
-  auto rows = by_id(h.run().score({candidate("a", "A"), candidate("o", "A", "b1", "open"), sgemm,
-                                   candidate("again", "A", "b2", "open")}));
+  auto rows = by_id(test_support::rows_written_by(h.sink, [&] { h.run().score({candidate("a", "A"), candidate("o", "A", "b1", "open"), sgemm,
+                                   candidate("again", "A", "b2", "open")}); }));
   EXPECT_EQ(h.sent_ids(), (std::vector<std::string>{"a", "o", "s"}));
   EXPECT_EQ(rows["again"].measured_as, "o");
   EXPECT_TRUE(rows["s"].measured_as.empty());
@@ -174,8 +174,8 @@ TEST(ScoringRunRepeat, TimeoutsAndRuntimeErrorsAreSharedInTheBatchButMeasuredAga
   Harness h;
   h.overriding.status["slow"] = Status::timeout;
   h.overriding.status["crash"] = Status::runtime_error;
-  auto rows = by_id(h.run().score({candidate("slow", "S"), candidate("slow2", "S"), candidate("crash", "C"),
-                                   candidate("slow3", "S", "b2"), candidate("crash2", "C", "b2")}));
+  auto rows = by_id(test_support::rows_written_by(h.sink, [&] { h.run().score({candidate("slow", "S"), candidate("slow2", "S"), candidate("crash", "C"),
+                                   candidate("slow3", "S", "b2"), candidate("crash2", "C", "b2")}); }));
   EXPECT_EQ(h.sent_ids(), (std::vector<std::string>{"slow", "crash", "slow3", "crash2"}));
   EXPECT_EQ(rows["slow2"].status, "timeout");
   EXPECT_EQ(rows["slow2"].measured_as, "slow");
@@ -187,7 +187,7 @@ TEST(ScoringRunRepeat, TimeoutsAndRuntimeErrorsAreSharedInTheBatchButMeasuredAga
 
 TEST(ScoringRunRepeat, ZeroEntriesMeasuresEveryCandidate) {
   Harness h(ladder(), 0);
-  auto rows = by_id(h.run().score({candidate("a", "A"), candidate("a2", "A"), candidate("a3", "A", "b2")}));
+  auto rows = by_id(test_support::rows_written_by(h.sink, [&] { h.run().score({candidate("a", "A"), candidate("a2", "A"), candidate("a3", "A", "b2")}); }));
   EXPECT_EQ(h.sent_ids(), (std::vector<std::string>{"a", "a2", "a3"}));
   for (const char *id : {"a", "a2", "a3"}) {
     EXPECT_TRUE(rows[id].measured_as.empty()) << id;
@@ -197,8 +197,8 @@ TEST(ScoringRunRepeat, ZeroEntriesMeasuresEveryCandidate) {
 
 TEST(ScoringRunRepeat, AnEvictedMeasurementIsMeasuredAgain) {
   Harness h(ladder(), 1);
-  auto rows = by_id(h.run().score({candidate("x", "X"), candidate("y", "Y", "b2"), candidate("x2", "X", "b3"),
-                                   candidate("x3", "X", "b4")}));
+  auto rows = by_id(test_support::rows_written_by(h.sink, [&] { h.run().score({candidate("x", "X"), candidate("y", "Y", "b2"), candidate("x2", "X", "b3"),
+                                   candidate("x3", "X", "b4")}); }));
   EXPECT_EQ(h.sent_ids(), (std::vector<std::string>{"x", "y", "x2"}));
   EXPECT_EQ(rows["x3"].measured_as, "x2");
 }
@@ -210,7 +210,7 @@ TEST(ScoringRunRepeat, AResumeRebuildsTheCacheFromTheLog) {
   const std::vector<RewardRow> logged = before.sink.rows;
 
   Harness after;  // a new coordinator: nothing in memory but the log
-  auto rows = by_id(after.run().score({candidate("a", "A"), candidate("a2", "A"), candidate("c", "A", "b2")}, logged));
+  auto rows = by_id(test_support::rows_written_by(after.sink, [&] { after.run().score({candidate("a", "A"), candidate("a2", "A"), candidate("c", "A", "b2")}, logged); }));
   EXPECT_TRUE(after.sent_ids().empty()) << "logged rows are not scored again, and c reuses a's measurement";
   ASSERT_EQ(after.sink.rows.size(), 1u);
   EXPECT_EQ(rows["c"].measured_as, "a");
@@ -232,8 +232,8 @@ TEST(ScoringRunRepeat, AResumeWithOtherStageFlagsMeasuresAgain) {
   Harness before;
   before.run().score({candidate("a", "A", "b1", "o3")});
   Harness after(ladder("-O2"));
-  auto rows = by_id(after.run().score({candidate("a", "A", "b1", "o3"), candidate("c", "A", "b2", "o3")},
-                                      before.sink.rows));
+  auto rows = by_id(test_support::rows_written_by(after.sink, [&] { after.run().score({candidate("a", "A", "b1", "o3"), candidate("c", "A", "b2", "o3")},
+                                      before.sink.rows); }));
   EXPECT_EQ(after.sent_ids(), std::vector<std::string>{"c"});
   EXPECT_TRUE(rows["c"].measured_as.empty());
   EXPECT_EQ(after.transport.sent[0].compiler_flags, std::vector<std::string>{"-O2"});

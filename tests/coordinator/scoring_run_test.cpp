@@ -64,7 +64,7 @@ struct Harness {
                                const std::vector<RewardRow> &already_logged = {}) {
     ScoringContext context{{1, 2}, "head", 42, {}};
     ScoringRun run(transport, sink, rewards, sqd, context);
-    return run.score(std::move(candidates), already_logged);
+    return test_support::rows_written_by(sink, [&] { run.score(std::move(candidates), already_logged); });
   }
   FakeTransport transport;
   VectorSink sink;
@@ -234,7 +234,7 @@ void expect_resume_matches_an_unbroken_run(std::size_t rows_kept, std::size_t ev
   VectorSink sink;
   RewardTable rewards;
   ScoringRun run(transport, sink, rewards, rebuilt, {{1, 2}, "head", 42, {}});
-  auto rows = run.score(three_batches(), kept_rows);
+  auto rows = test_support::rows_written_by(sink, [&] { run.score(three_batches(), kept_rows); });
 
   ASSERT_EQ(kept_rows.size() + rows.size(), log.rows.size()) << "no candidate lost or scored twice";
   auto unbroken_rows = by_id(log.rows);
@@ -269,7 +269,8 @@ TEST(ScoringRun, ResumeOfAFinishedRunScoresNothing) {
   VectorSink sink;
   RewardTable rewards;
   ScoringRun run(transport, sink, rewards, rebuilt, {{1}, "head", 42, {}});
-  EXPECT_TRUE(run.score(three_batches(), unbroken.sink.rows).empty());
+  EXPECT_EQ(run.score(three_batches(), unbroken.sink.rows), 0u);
+  EXPECT_TRUE(sink.rows.empty());
   EXPECT_TRUE(transport.sent.empty());
   EXPECT_TRUE(sink.events.empty());
 }
