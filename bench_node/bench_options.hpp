@@ -35,8 +35,10 @@ struct BenchOptions {
   double run_timeout_s = 60;          // wall clock for the runner: the cap of every run's limit
   // Each run's wall-clock limit scales with its problem (run_time_limit.hpp): this factor x
   // the time of its calls at the per-core peak rate, plus warm-up, timing and start, at least
-  // the floor, at most run_timeout_s. 0: every run gets run_timeout_s.
-  double time_limit_factor = 500;
+  // the floor, at most run_timeout_s. 0: every run gets run_timeout_s. Generous: a naive -O0
+  // loop runs 250x below an AVX-512 core's FMA peak, and 4x slower again on a loaded node
+  // (measured 2026-11-24: 0.4 GFLOPS quiet, 0.13 under load, peak 102 GFLOPS per core).
+  double time_limit_factor = 2000;
   double time_limit_floor_s = 5;
   // The rank's per-core f64 ceiling (the higher of OpenBLAS dgemm and the FMA units, measured
   // at start, over its CPUs); 0: not measured, every run gets run_timeout_s.

@@ -31,7 +31,7 @@ TEST(BenchCli, Defaults) {
   EXPECT_EQ(o.timing.warmup_min_s, 0.02);
   EXPECT_EQ(o.timing.warmup_calls, 3);
   EXPECT_EQ(o.timing.warmup_settle, 0.05);
-  EXPECT_EQ(o.time_limit_factor, 500);
+  EXPECT_EQ(o.time_limit_factor, 2000);
   EXPECT_EQ(o.time_limit_floor_s, 5);
   EXPECT_EQ(o.reference_gflops_per_core, 0);  // the rank measures it
   EXPECT_FALSE(o.keep_workdir);
