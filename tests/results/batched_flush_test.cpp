@@ -11,10 +11,13 @@
 
 #include "common/sha256.hpp"
 #include "results/reward_log.hpp"
+#include "child_that_dies.hpp"
 #include "test_support.hpp"
 
 namespace hpcreward {
 namespace {
+
+using test_support::in_child_that_dies;
 
 using test_support::sample_archive_record;
 using test_support::sample_event;
@@ -28,24 +31,6 @@ RewardRow row_of(int i) { return sample_row(i, sha256_hex(source_of(i))); }
 // Never flushes by itself within a test (no age limit, more rows than any test appends).
 LogFlushPolicy manual() { return {1000000, 1 << 30, std::chrono::milliseconds(0)}; }
 
-// Runs `body` in a child that ends with _exit(0) when it returns: the writer never closes
-// (no destructor, no flush), as when the process is killed.
-void in_child_that_dies(const std::function<void()> &body) {
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    try {
-      body();
-      std::_Exit(0);
-    } catch (const std::exception &error) {
-      std::fprintf(stderr, "child: %s\n", error.what());
-      std::_Exit(1);
-    }
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child failed";
-}
 
 TEST(BatchedFlush, RowsWaitUntilFlushThenReadersSeeThem) {
   TempDir dir;

@@ -19,11 +19,14 @@
 #include "results/log_file_state.hpp"
 #include "results/log_schema.hpp"
 #include "results/reward_log.hpp"
+#include "child_that_dies.hpp"
 #include "test_support.hpp"
 #include "old_schema_fixture.hpp"
 
 namespace hpcreward {
 namespace {
+
+using test_support::in_child_that_dies;
 
 using test_support::sample_archive_record;
 using test_support::sample_event;
@@ -41,24 +44,6 @@ const std::vector<std::string> kSources = {
 // Row i of every test log, with source i % 3 (the fourth source arrives only after resuming).
 RewardRow row_of(int i, int source) { return sample_row(i, sha256_hex(kSources[source])); }
 
-// Runs `body` in a forked child that ends with _exit(0) the moment `body` returns: no
-// destructor runs and the writer never closes, as when the process crashes.
-void in_child_that_dies(const std::function<void()> &body) {
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    try {
-      body();
-      std::_Exit(0);
-    } catch (const std::exception &error) {
-      std::fprintf(stderr, "child: %s\n", error.what());
-      std::_Exit(1);
-    }
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child failed";
-}
 
 // A child that runs `body`, then waits until the parent closes `release` (a pipe) or kills
 // it. `ready` is written once `body` returned.
