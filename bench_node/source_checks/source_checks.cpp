@@ -1,5 +1,7 @@
 #include "bench_node/source_checks/source_checks.hpp"
 
+#include <algorithm>
+
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -232,9 +234,28 @@ void SourceChecks::parse_and_audit(const BenchTask &task, const std::vector<sc::
   if (!unit)
     return send(encode({Status::compile_error, "the checker's C parser failed: " + error}));
 
+  // Under -fopenmp libclang shows a parallel region as a directive without its statements:
+  // calls and asm inside `#pragma omp parallel { ... }` would pass unseen. The serial view
+  // (OpenMP off, the same preamble cache) shows them; both trees are audited, and a finding
+  // both report counts once. Technique detection below reads the same serial view.
+  const auto serial_flags = tq::serial_parse_flags(task.compiler_flags);
+  ca::TranslationUnitHandle serial;
+  if (serial_flags) {
+    serial = ca::parse_with_preamble(index_.get(), source, ca::clang_arguments(*serial_flags, include_dir_),
+                                     cache, preamble, error);
+    if (!serial)
+      return send(encode({Status::compile_error, "the checker's C parser failed without OpenMP: " + error}));
+  }
   std::vector<sc::Finding> findings =
       sc::diagnostic_findings(unit.get(), sc::vetted_pragma_lines(tokens));
   for (sc::Finding &finding : sc::audit_ast(unit.get())) findings.push_back(std::move(finding));
+  if (serial)
+    for (sc::Finding &finding : sc::audit_ast(serial.get())) {
+      const bool seen = std::any_of(findings.begin(), findings.end(), [&](const sc::Finding &other) {
+        return other.line == finding.line && other.reason == finding.reason;
+      });
+      if (!seen) findings.push_back(std::move(finding));
+    }
   // A candidate that does not compile is gcc's to report; only a clean one is held to the ABI.
   const std::string parser_error = ca::first_error_in_candidate(unit.get());
   if (parser_error.empty())
@@ -244,14 +265,7 @@ void SourceChecks::parse_and_audit(const BenchTask &task, const std::vector<sc::
   send(encode(verdict, parser_error));
   if (!verdict.ok() || !options_.technique_memo) return;
 
-  // The second part: the techniques, from the same unit (and, under -fopenmp, the serial
-  // parse, which shares the preamble cache).
-  const auto serial_flags = tq::serial_parse_flags(task.compiler_flags);
-  ca::TranslationUnitHandle serial;
-  if (serial_flags)
-    serial = ca::parse_with_preamble(index_.get(), source,
-                                     ca::clang_arguments(*serial_flags, include_dir_), cache,
-                                     preamble, error);
+  // The second part: the techniques, from the same unit (and, under -fopenmp, the serial one).
   const tq::SourceTechniques found = tq::detect_in_units(
       unit.get(), serial_flags ? std::optional<CXTranslationUnit>(serial.get()) : std::nullopt);
   send(tq::to_json(found).dump() + "\n");

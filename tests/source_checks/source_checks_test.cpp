@@ -167,6 +167,23 @@ TEST(SourceChecks, SeveralFindingsAreCounted) {
       << verdict.reason;
 }
 
+// Under -fopenmp libclang hides a parallel region's statements; the serial view shows them.
+// Before it was audited, `__asm__` inside `#pragma omp parallel { }` scored ok (2026-11-24).
+TEST(SourceChecks, WhatAParallelRegionHoldsIsAudited) {
+  const std::string region = "#include <omp.h>\n#include <stdlib.h>\n" + kSignature +
+                             " {\n  #pragma omp parallel\n  {\n    if (omp_get_thread_num() == 99) BODY;\n  }\n}\n";
+  auto with = [&](const std::string &body) {
+    std::string source = region;
+    return source.replace(source.find("BODY"), 4, body);
+  };
+  EXPECT_REFUSED(with("__asm__ volatile(\"nop\")"), forbidden, "inline assembly at line 6", kOpenMp);
+  EXPECT_REFUSED(with("system(\"true\")"), forbidden, "call to system at line 6", kOpenMp);
+  // Outside a region both views report the call: it counts once.
+  const Verdict once = check("#include <stdlib.h>\n" + kSignature + " { exit(0); }\n", kOpenMp);
+  EXPECT_EQ(once.reason.find("more"), std::string::npos) << once.reason;
+  EXPECT_PASSES(with("C[0] = omp_get_num_threads()"), kOpenMp);
+}
+
 TEST(SourceChecks, ThePrecompiledPreambleChangesNoVerdict) {
   SourceCheckOptions none;
   none.preamble_cache_entries = 0;
