@@ -67,7 +67,7 @@ def draw_panel(figure, ax, stage, cells, left_out, first_column, last_in_column)
     ax.set_xticklabels(x_labels, fontsize=8)
     ax.set_yticks(np.arange(len(y_labels)))
     ax.set_yticklabels(y_labels, fontsize=small)
-    more = f", the fastest {len(y_labels)} rows shown" if left_out else ""
+    more = f"\n(the {len(y_labels)} fastest rows)" if left_out else ""  # a second line: one would overrun the figure
     ax.set_title(f"stage {stage}: {len(cells)} niche{'' if len(cells) == 1 else 's'}{more}", fontsize=10)
     if first_column:
         ax.set_ylabel("techniques | tile sizes")
