@@ -49,7 +49,7 @@ def arrange(stages, rows_of):
     return sorted(ordered, key=lambda column: stages.index(column[0]))  # read left to right, up the ladder
 
 
-def draw_panel(figure, ax, stage, cells, left_out, first_column, last_in_column):
+def draw_panel(figure, ax, stage, cells, left_out, first_column, last_in_column, niches):
     y_labels = sorted({y for y, _ in cells})
     x_labels = sorted({x for _, x in cells})
     grid = np.full((len(y_labels), len(x_labels)), np.nan)
@@ -67,8 +67,8 @@ def draw_panel(figure, ax, stage, cells, left_out, first_column, last_in_column)
     ax.set_xticklabels(x_labels, fontsize=8)
     ax.set_yticks(np.arange(len(y_labels)))
     ax.set_yticklabels(y_labels, fontsize=small)
-    more = f"\n(the {len(y_labels)} fastest rows)" if left_out else ""  # a second line: one would overrun the figure
-    ax.set_title(f"stage {stage}: {len(cells)} niche{'' if len(cells) == 1 else 's'}{more}", fontsize=10)
+    more = f"\n({len(cells)} in the {len(y_labels)} fastest rows)" if left_out else ""  # one line would overrun
+    ax.set_title(f"stage {stage}: {niches} niche{'' if niches == 1 else 's'}{more}", fontsize=10)
     if first_column:
         ax.set_ylabel("techniques | tile sizes")
     if last_in_column:
@@ -95,7 +95,7 @@ def plot_archive_map(log, problem, path):
         for position, stage in enumerate(column):
             cells, left_out = panels[stage]
             draw_panel(figure, figure.add_subplot(inner[position, 0]), stage, cells, left_out,
-                       index == 0, position == len(column) - 1)
+                       index == 0, position == len(column) - 1, len(elites[stage]))
     figure.suptitle(f"{problem}: quality-diversity archive, each niche's elite GFLOPS (colour scale per stage)")
     figure.tight_layout()
     return save(figure, path)
