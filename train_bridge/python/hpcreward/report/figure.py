@@ -57,3 +57,12 @@ def stage_keys(rewards):
     for problem, stage in zip(rewards["problem"], rewards["stage"]):
         seen.setdefault(problem, {}).setdefault(stage, None)
     return [(problem, stage) for problem, stages in seen.items() for stage in stages]
+
+
+def verified_by_stage(log, axes):
+    """The verified (ok) rows and their (problem, stage) pairs; with none, `axes` says so."""
+    ok = log.rewards.where(log.rewards["status"] == "ok")
+    keys = stage_keys(ok)
+    if not keys:
+        note_no_data(axes, "no verified (ok) candidate yet, nothing to plot")
+    return ok, keys

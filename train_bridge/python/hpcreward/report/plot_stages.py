@@ -1,7 +1,8 @@
 """Per problem and stage: the status mix (stacked bars) and the GFLOPS of the verified candidates."""
 import numpy as np
 
-from .figure import new_figure, note_no_data, ordered_statuses, save, stage_keys, stage_label, status_colour
+from .figure import (new_figure, note_no_data, ordered_statuses, save, stage_keys, stage_label, status_colour,
+                     verified_by_stage)
 
 
 def _label_axis(ax, keys):
@@ -37,11 +38,8 @@ def plot_status_mix(log, path):
 def plot_gflops_distribution(log, path):
     figure, axes = new_figure()
     ax = axes[0][0]
-    ok = log.rewards.where(log.rewards["status"] == "ok")
-    keys = stage_keys(ok)
-    if not keys:
-        note_no_data(ax, "no verified (ok) candidate yet, nothing to plot")
-    else:
+    ok, keys = verified_by_stage(log, ax)
+    if keys:
         values = [ok["gflops"][(ok["problem"] == p) & (ok["stage"] == s)] for p, s in keys]
         ax.boxplot(values, positions=np.arange(len(keys)), widths=0.5, showfliers=False)
         jitter = np.random.default_rng(0)  # fixed: the same log gives the same picture

@@ -2,7 +2,7 @@
 its GFLOPS. Noisy measurements show up high; a rising cloud at high GFLOPS means contention."""
 import numpy as np
 
-from .figure import new_figure, note_no_data, save, stage_keys
+from .figure import new_figure, save, verified_by_stage
 
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 
@@ -10,11 +10,8 @@ MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 def plot_timing_quality(log, path):
     figure, axes = new_figure()
     ax = axes[0][0]
-    ok = log.rewards.where(log.rewards["status"] == "ok")
-    keys = stage_keys(ok)
-    if not keys:
-        note_no_data(ax, "no verified (ok) candidate yet, nothing to plot")
-    else:
+    ok, keys = verified_by_stage(log, ax)
+    if keys:
         for index, (problem, stage) in enumerate(keys):
             mask = (ok["problem"] == problem) & (ok["stage"] == stage)
             ax.scatter(ok["gflops"][mask], 100.0 * ok["cv"][mask], s=20, alpha=0.7,
