@@ -35,6 +35,7 @@ struct PreparedCandidate {
   std::string stage;  // empty until its batch starts: the problem's current stage then
   bool stage_named = false;  // the line (or --stage) chose the stage, not the ladder
   std::string code;  // the C source to benchmark; empty when the verdict is not ok
+  std::string code_sha256;  // of `code`, set once by the scoring run (row and measurement key share it)
   Verdict verdict;   // ok: benchmark it; otherwise this is its row's status and reason
 };
 

@@ -23,9 +23,9 @@ void add_list(std::string &text, const std::vector<std::string> &fields) {
 
 }  // namespace
 
-std::string measurement_key(std::string_view code, std::string_view problem, const StageSpec &stage) {
-  std::string text = "hpcreward measurement key 1\n";
-  add_field(text, code);
+std::string measurement_key(std::string_view code_sha256, std::string_view problem, const StageSpec &stage) {
+  std::string text = "hpcreward measurement key 2\n";  // 2: the code by its digest
+  add_field(text, code_sha256);
   add_field(text, problem);
   add_field(text, stage.name);
   add_field(text, stage.language == Language::cuda ? "cuda" : "c");

@@ -201,7 +201,9 @@ RewardRow ScoringRun::make_row(const PreparedCandidate &candidate, const Measure
   row.compile_s = m.compile_s;
   row.verify_s = m.verify_s;
   row.time_s = m.time_s;
-  row.source_sha256 = candidate.code.empty() ? "" : sha256_hex(candidate.code);
+  row.source_sha256 = candidate.code.empty()         ? ""
+                      : candidate.code_sha256.empty() ? sha256_hex(candidate.code)
+                                                      : candidate.code_sha256;
   row.rank = rank;
   row.host = host;
   row.device = device;
@@ -364,7 +366,8 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
     const Problem &problem = *find_problem(candidate.problem);
     const std::string kind(rank_kind_for(problem.language));
     const std::int64_t sequence = static_cast<std::int64_t>(i);
-    const std::string key = measurement_key(candidate.code, candidate.problem, *sqd_.config().find(candidate.stage));
+    candidate.code_sha256 = sha256_hex(candidate.code);  // once: the key and the row both need it
+    const std::string key = measurement_key(candidate.code_sha256, candidate.problem, *sqd_.config().find(candidate.stage));
     if (context_.repeat_cache_entries > 0) {
       if (const CachedMeasurement *earlier = cache_.find(key)) {
         out[i - begin] = write_reused(candidate, key, *earlier, 0);
