@@ -24,6 +24,7 @@
 #include "bench_node/rank_placement.hpp"
 #include "bench_node/scorer.hpp"
 #include "bench_node/work_dir.hpp"
+#include "common/messages_binary.hpp"
 #include "common/messages_json.hpp"
 #include "common/mpi_channel.hpp"
 #include "common/mpi_tags.hpp"
@@ -46,24 +47,33 @@ void report_progress(int rank, const BenchTask &task, const Measurement &m) {
                m.time_s, m.reason.empty() ? "" : ": ", m.reason.c_str());
 }
 
-BenchResult handle_task(const nlohmann::json &body, Scorer &scorer, const PeakGflops &peak,
-                        double peak_margin, int rank, const std::string &host) {
+// A task that does not decode is answered under its sequence (when its header has one) as a
+// runtime_error, so the coordinator learns of it instead of waiting for the rank's deadline.
+BenchResult malformed_task_result(std::string_view payload, const std::string &error, int rank,
+                                  const std::string &host) {
   BenchResult result;
   result.rank = rank;
   result.host = host;
+  result.sequence = peek_task_sequence(payload).value_or(0);
+  result.measurement = failed_measurement(Status::runtime_error, "malformed task: " + error);
+  return result;
+}
+
+BenchResult handle_task(std::string_view payload, Scorer &scorer, const PeakGflops &peak,
+                        double peak_margin, int rank, const std::string &host) {
   BenchTask task;
   try {
-    task = body.get<BenchTask>();
-  } catch (const std::exception &error) {
-    if (body.is_object() && body.contains("sequence") && body["sequence"].is_number_integer())
-      task.sequence = body["sequence"].get<std::int64_t>();
+    task = decode_task(payload);
+  } catch (const MessageDecodeError &error) {
+    BenchResult result = malformed_task_result(payload, error.what(), rank, host);
+    task.sequence = result.sequence;
     task.candidate_id = "(malformed task)";
-    result.sequence = task.sequence;
-    result.measurement.status = Status::runtime_error;
-    result.measurement.reason = std::string("malformed task: ") + error.what();
     report_progress(rank, task, result.measurement);
     return result;
   }
+  BenchResult result;
+  result.rank = rank;
+  result.host = host;
   result.sequence = task.sequence;
   result.measurement = apply_peak_guard(scorer.score(task), task.problem.precision, peak, peak_margin);
   report_progress(rank, task, result.measurement);
@@ -73,12 +83,17 @@ BenchResult handle_task(const nlohmann::json &body, Scorer &scorer, const PeakGf
 // --null-measurement: the answer to every task, at once. A failure status with a negative
 // reward, so its rows can never pass for measurements or earn a reward; only the coordinator's
 // own cost is real in such a run.
-BenchResult null_result(const nlohmann::json &body, int rank, const std::string &host) {
+BenchResult null_result(std::string_view payload, int rank, const std::string &host) {
+  BenchTask task;
+  try {
+    task = decode_task(payload);  // decoded whole, as a scoring rank would: its cost is part of the real one
+  } catch (const MessageDecodeError &error) {
+    return malformed_task_result(payload, error.what(), rank, host);
+  }
   BenchResult result;
   result.rank = rank;
   result.host = host;
-  if (body.is_object() && body.contains("sequence") && body["sequence"].is_number_integer())
-    result.sequence = body["sequence"].get<std::int64_t>();
+  result.sequence = task.sequence;
   result.measurement.status = Status::runtime_error;
   result.measurement.reason =
       "null measurement: hpcreward-bench --null-measurement answered without compiling or running the candidate "
@@ -89,10 +104,10 @@ BenchResult null_result(const nlohmann::json &body, int rank, const std::string 
 // Answers every task with null_result until the coordinator says stop.
 void serve_null_tasks(int rank, const std::string &host) {
   for (;;) {
-    const Envelope envelope = mpi_receive_json(0, MPI_ANY_TAG);
+    const Envelope envelope = mpi_receive(0, MPI_ANY_TAG);
     if (envelope.tag == kTagStop) break;
     if (envelope.tag != kTagTask) continue;
-    mpi_send_json(nlohmann::json(null_result(envelope.body, rank, host)), 0, kTagResult);
+    mpi_send_bytes(encode_result(null_result(envelope.payload, rank, host)), 0, kTagResult);
   }
 }
 
@@ -102,7 +117,7 @@ void serve_tasks(const BenchOptions &options, const PeakGflops &peak, int rank, 
   Scorer scorer(options);
   add_default_checks(scorer, options);
   for (;;) {
-    const Envelope envelope = mpi_receive_json(0, MPI_ANY_TAG);
+    const Envelope envelope = mpi_receive(0, MPI_ANY_TAG);
     if (envelope.tag == kTagStop) break;
     if (envelope.tag != kTagTask) {
       std::fprintf(stderr, "[bench %d] ignoring a message with tag %d\n", rank, envelope.tag);
@@ -110,15 +125,16 @@ void serve_tasks(const BenchOptions &options, const PeakGflops &peak, int rank, 
     }
     BenchResult result;
     try {
-      result = handle_task(envelope.body, scorer, peak, options.peak_margin, rank, host);
+      result = handle_task(envelope.payload, scorer, peak, options.peak_margin, rank, host);
     } catch (const std::exception &error) {  // the rank survives every candidate
       result.rank = rank;
       result.host = host;
+      result.sequence = peek_task_sequence(envelope.payload).value_or(0);
       result.measurement = Measurement{};
       result.measurement.status = Status::runtime_error;
       result.measurement.reason = std::string("internal error: ") + error.what();
     }
-    mpi_send_json(nlohmann::json(result), 0, kTagResult);
+    mpi_send_bytes(encode_result(result), 0, kTagResult);
   }
 }
 

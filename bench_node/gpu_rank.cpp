@@ -18,6 +18,7 @@
 #include "bench_node/monotonic_clock.hpp"
 #include "bench_node/rank_info.hpp"
 #include "bench_node/scorer.hpp"
+#include "common/messages_binary.hpp"
 #include "common/messages_json.hpp"
 #include "common/mpi_channel.hpp"
 #include "common/mpi_tags.hpp"
@@ -168,27 +169,27 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
     bool stopping = false;
     while (!stopping || !pipeline.idle()) {
       if (!stopping) {
-        if (auto envelope = mpi_receive_json(0, MPI_ANY_TAG, std::chrono::milliseconds(2))) {
+        if (auto envelope = mpi_receive(0, MPI_ANY_TAG, std::chrono::milliseconds(2))) {
           if (envelope->tag == kTagStop) {
             stopping = true;
           } else if (envelope->tag == kTagTask) {
             try {
-              pipeline.submit(envelope->body.get<BenchTask>());
-            } catch (const std::exception &error) {
+              pipeline.submit(decode_task(envelope->payload));
+            } catch (const std::exception &error) {  // a task that does not decode
               BenchResult result;
-              result.sequence = envelope->body.value("sequence", std::int64_t{0});
+              result.sequence = peek_task_sequence(envelope->payload).value_or(0);
               result.rank = rank;
               result.host = info.host;
               result.device = device;
               result.measurement = failed_measurement(Status::runtime_error, std::string("malformed task: ") + error.what());
-              mpi_send_json(nlohmann::json(result), 0, kTagResult);
+              mpi_send_bytes(encode_result(result), 0, kTagResult);
             }
           }
         }
       } else {
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
       }
-      for (const BenchResult &result : pipeline.take_results()) mpi_send_json(nlohmann::json(result), 0, kTagResult);
+      for (const BenchResult &result : pipeline.take_results()) mpi_send_bytes(encode_result(result), 0, kTagResult);
       if (pipeline.gpu_lost())
         abort_job(rank, "GPU " + device + " failed its canary check three times; the job stops here. Check the GPU "
                         "(nvidia-smi), then resume the run with --resume: every logged candidate is kept");

@@ -4,6 +4,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "common/messages_binary.hpp"
 #include "common/messages_json.hpp"
 #include "common/mpi_channel.hpp"
 #include "common/mpi_tags.hpp"
@@ -16,14 +17,20 @@ constexpr std::chrono::microseconds kMaxSleep(10000);
 }  // namespace
 
 void MpiTransport::send_task(int rank, const BenchTask &task) {
-  sends_.send(nlohmann::json(task), rank, kTagTask);
+  sends_.send(encode_task(task), rank, kTagTask);
 }
 
 std::optional<BenchResult> MpiTransport::receive_result(std::chrono::milliseconds timeout) {
   sends_.progress();
-  auto envelope = mpi_receive_json(MPI_ANY_SOURCE, kTagResult, timeout, kMaxSleep);
+  auto envelope = mpi_receive(MPI_ANY_SOURCE, kTagResult, timeout, kMaxSleep);
   if (!envelope) return std::nullopt;
-  BenchResult result = envelope->body.get<BenchResult>();
+  BenchResult result;
+  try {
+    result = decode_result(envelope->payload);
+  } catch (const MessageDecodeError &error) {  // our own rank broke the protocol: stop the run
+    throw std::runtime_error("rank " + std::to_string(envelope->source) + " sent a result that does not decode (" +
+                             std::to_string(envelope->payload.size()) + " bytes): " + error.what());
+  }
   result.rank = envelope->source;  // trust MPI, not the payload, for who sent it
   return result;
 }
@@ -36,7 +43,7 @@ std::vector<RankInfo> gather_rank_info(int world_size, std::chrono::seconds time
   while (!missing.empty()) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
-    auto envelope = left.count() > 0 ? mpi_receive_json(MPI_ANY_SOURCE, kTagHello, left, kMaxSleep)
+    auto envelope = left.count() > 0 ? mpi_receive(MPI_ANY_SOURCE, kTagHello, left, kMaxSleep)
                                      : std::nullopt;
     if (!envelope) {
       std::string names;
@@ -44,7 +51,7 @@ std::vector<RankInfo> gather_rank_info(int world_size, std::chrono::seconds time
       throw std::runtime_error("benchmark ranks did not start within " +
                                std::to_string(timeout.count()) + " s:" + names);
     }
-    RankInfo info = envelope->body.get<RankInfo>();
+    RankInfo info = json_payload(*envelope).get<RankInfo>();
     info.rank = envelope->source;
     missing.erase(info.rank);
     infos.push_back(info);
@@ -58,7 +65,7 @@ void stop_bench_ranks(int world_size) {
   static bool stopped = false;
   if (stopped) return;
   stopped = true;
-  for (int rank = 1; rank < world_size; ++rank) mpi_send_json(nlohmann::json(), rank, kTagStop);
+  for (int rank = 1; rank < world_size; ++rank) mpi_send_bytes({}, rank, kTagStop);
 }
 
 }  // namespace hpcreward
