@@ -78,15 +78,15 @@ std::size_t ByteReader::count(const char *field, std::size_t min_item_bytes) {
   const std::size_t items = u32(field);
   const std::size_t left = bytes_.size() - offset_;
   if (min_item_bytes > 0 && items > left / min_item_bytes)
-    throw MessageDecodeError("binary message: " + std::string(field) + " at offset " + std::to_string(at) +
+    throw MessageDecodeError("binary message truncated: " + std::string(field) + " at offset " + std::to_string(at) +
                              " claims " + std::to_string(items) + " items, more than the " + std::to_string(left) +
                              " bytes left can hold");
   return items;
 }
 
 std::string ByteReader::string(const char *field) {
-  const std::size_t size = count(field, 1);
-  return std::string(take(field, size));
+  const std::size_t size = u32(field);
+  return std::string(take(field, size));  // take refuses a size past the end before anything is copied
 }
 
 std::vector<std::string> ByteReader::strings(const char *field) {

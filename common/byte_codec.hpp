@@ -40,7 +40,9 @@ class ByteWriter {
 
 class ByteReader {
  public:
+  // Reads `bytes` in place: they must outlive the reader (hence no reader of a temporary string).
   explicit ByteReader(std::string_view bytes) : bytes_(bytes) {}
+  explicit ByteReader(std::string &&) = delete;
 
   // `field` names what is read, for the error message.
   std::uint8_t u8(const char *field);
