@@ -5,12 +5,17 @@
 
 namespace hpcreward {
 
+// Bytes assembled by shifts (so the host's byte order never matters), then appended at once.
 void ByteWriter::u32(std::uint32_t value) {
-  for (int shift = 0; shift < 32; shift += 8) u8(static_cast<std::uint8_t>(value >> shift));
+  char bytes[4];
+  for (int i = 0; i < 4; ++i) bytes[i] = static_cast<char>(value >> (8 * i));
+  bytes_.append(bytes, sizeof bytes);
 }
 
 void ByteWriter::u64(std::uint64_t value) {
-  for (int shift = 0; shift < 64; shift += 8) u8(static_cast<std::uint8_t>(value >> shift));
+  char bytes[8];
+  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>(value >> (8 * i));
+  bytes_.append(bytes, sizeof bytes);
 }
 
 void ByteWriter::f64(double value) {
