@@ -12,6 +12,9 @@ namespace hpcreward {
 namespace {
 constexpr int kWaitYields = 8;
 constexpr std::chrono::microseconds kFirstSleep(20);
+// The first 100 ms of a wait look at least once a millisecond: a rank's result or its next
+// task waits at most that long (wait_backoff.hpp says why).
+constexpr std::chrono::microseconds kPromptSleep(1000);
 
 int byte_count(std::size_t size) {
   if (size > static_cast<std::size_t>(std::numeric_limits<int>::max()))
@@ -70,7 +73,7 @@ std::optional<Envelope> mpi_receive(int source, int tag, std::chrono::millisecon
   const auto deadline = Clock::now() + timeout;
   // An answer often follows at once (a rank's next task, a fast result): yield a few times
   // before sleeping at all.
-  WaitBackoff backoff(kWaitYields, kFirstSleep, max_sleep);
+  WaitBackoff backoff(kWaitYields, kFirstSleep, kPromptSleep, max_sleep);
   MPI_Status status;
   int flag = 0;
   for (;;) {

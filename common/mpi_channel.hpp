@@ -52,9 +52,9 @@ class PendingSends {
 };
 
 // Waits for a message from `source` (or MPI_ANY_SOURCE) with `tag` (or MPI_ANY_TAG),
-// probing after each pause of a WaitBackoff whose sleeps grow to `max_sleep` (a message that
-// comes while the wait sleeps waits at most that long). Returns nullopt once `timeout`
-// passes with none (0: one look).
+// probing after each pause of a WaitBackoff: sleeps of at most 1 ms for the first 100 ms, then
+// a hundredth of the wait so far, up to `max_sleep` (a message that comes while the wait
+// sleeps waits at most that long). Returns nullopt once `timeout` passes with none (0: one look).
 std::optional<Envelope> mpi_receive(int source, int tag, std::chrono::milliseconds timeout,
                                     std::chrono::microseconds max_sleep = std::chrono::microseconds(10000));
 

@@ -148,6 +148,10 @@ int run(int argc, char **argv) {
       ("warmup-s", po::value(&timing.warmup_s)->default_value(timing.warmup_s), "pipeline: warm-up upper bound (s)")
       ("warmup-settle", po::value(&timing.warmup_settle)->default_value(timing.warmup_settle),
        "pipeline: warm-up ends when the last calls agree within this fraction (0: always warmup-s)")
+      ("min-reps", po::value(&timing.min_reps)->default_value(timing.min_reps), "pipeline: fewest timed calls")
+      ("max-reps", po::value(&timing.max_reps)->default_value(timing.max_reps), "pipeline: most timed calls")
+      ("target-rse", po::value(&timing.target_rse)->default_value(timing.target_rse),
+       "pipeline: timing stops once the median's relative standard error is below this")
       ("threads", po::value(&threads)->default_value(threads),
        "pipeline: OpenMP/OpenBLAS threads of the candidate's process (0: one per CPU)");
   po::variables_map values;
@@ -157,6 +161,9 @@ int run(int argc, char **argv) {
     std::cout << description;
     return 0;
   }
+  if (rounds < 0 || repeats < 2) throw std::runtime_error("--rounds must be at least 0 (0: skip the comparison) and --repeats at least 2");
+  if (timing.min_reps < 1 || timing.max_reps < timing.min_reps || !(timing.target_rse > 0))
+    throw std::runtime_error("--min-reps must be at least 1, --max-reps at least --min-reps, --target-rse positive");
 
   const Problem &problem = *find_problem("dgemm-256");
   BenchOptions options;
@@ -171,7 +178,8 @@ int run(int argc, char **argv) {
   report << "# Measurement fidelity (" << problem.id << ")\n\n"
          << "Machine: " << machine_description() << ". Command: `hpcreward-fidelity --rounds "
          << rounds << " --repeats " << repeats << " --warmup-s " << timing.warmup_s << " --warmup-settle "
-         << timing.warmup_settle << " --threads " << threads << "`.\n\n"
+         << timing.warmup_settle << " --min-reps " << timing.min_reps << " --max-reps " << timing.max_reps
+         << " --target-rse " << timing.target_rse << " --threads " << threads << "`.\n\n"
          << "Pipeline: Scorer::score (compile, sandboxed runner, every output checked). "
          << "Standalone: the same object loaded in-process on one pinned CPU, 0.2 s warm-up, median of "
          << standalone_calls << " calls rotating over " << kTimingRingSize << " buffer sets of fixed inputs. Median over " << rounds
@@ -179,15 +187,16 @@ int run(int argc, char **argv) {
          << "| candidate | flags | pipeline GFLOPS | standalone GFLOPS | pipeline / standalone |\n"
          << "| --- | --- | ---: | ---: | ---: |\n";
   std::int64_t sequence = 0;
-  auto score = [&](const std::string &source, const Sample &sample) {
+  auto measure = [&](const std::string &source, const Sample &sample) {
     BenchTask task{sequence++, sample.file, problem, "fidelity", sample.flags, {"openmp", "avx512", "blocking"}, {}, source, 42};
     Measurement m = scorer.score(task);
     if (m.status != Status::ok)
       throw std::runtime_error(sample.file + " was not ok: " + m.reason);
-    return m.gflops;
+    return m;
   };
+  auto score = [&](const std::string &source, const Sample &sample) { return measure(source, sample).gflops; };
   double worst_ratio_error = 0;
-  for (const Sample &sample : kSamples) {
+  for (const Sample &sample : rounds > 0 ? kSamples : std::vector<Sample>{}) {
     const std::string source = read_file(std::filesystem::path(samples_dir) / sample.file);
     std::vector<double> pipeline, standalone;
     for (int round = 0; round < rounds; ++round) {
@@ -206,15 +215,32 @@ int run(int argc, char **argv) {
   }
   const Sample repeated = kSamples[2];
   const std::string source = read_file(std::filesystem::path(samples_dir) / repeated.file);
-  std::vector<double> rewards;
-  for (int i = 0; i < repeats; ++i) rewards.push_back(score(source, repeated));
+  // What the timing rule spends for its precision: the timed calls and seconds of each scoring,
+  // and the precision each scoring claimed (the median's relative standard error, from its own
+  // calls) beside the spread the scorings actually show.
+  std::vector<double> rewards, reps, time_s, claimed_rse;
+  for (int i = 0; i < repeats; ++i) {
+    const Measurement m = measure(source, repeated);
+    rewards.push_back(m.gflops);
+    reps.push_back(m.reps);
+    time_s.push_back(m.time_s);
+    SampleSummary claimed;  // what median_rse needs: count, median and the IQR
+    claimed.count = m.reps;
+    claimed.median = m.median_s;
+    claimed.q3 = m.iqr_s;
+    claimed_rse.push_back(claimed.median_rse());
+  }
   const SampleSummary spread = summarize(rewards);
+  char difference[128] = "\nPipeline/standalone comparison not run (--rounds 0).\n\n";
+  if (rounds > 0)
+    std::snprintf(difference, sizeof difference,
+                  "\nLargest pipeline/standalone difference: %.1f%% (target: within 5%%).\n\n",
+                  100 * worst_ratio_error);
   char tail[512];
   std::snprintf(tail, sizeof tail,
-                "\nLargest pipeline/standalone difference: %.1f%% (target: within 5%%).\n\n"
-                "Repeatability: %d scorings of %s %s: mean %.2f GFLOPS, min %.2f, max %.2f, "
+                "%sRepeatability: %d scorings of %s %s: mean %.2f GFLOPS, min %.2f, max %.2f, "
                 "CV %.2f%% (target: under 3%%).\n",
-                100 * worst_ratio_error, repeats, repeated.file.c_str(), join(repeated.flags).c_str(),
+                difference, repeats, repeated.file.c_str(), join(repeated.flags).c_str(),
                 spread.mean, spread.min, spread.max, 100 * spread.cv());
   report << tail << "\nThe " << repeats << " rewards in order:";
   for (double reward : rewards) {
@@ -223,6 +249,13 @@ int run(int argc, char **argv) {
     report << value;
   }
   report << "\n";
+  char cost[384];
+  std::snprintf(cost, sizeof cost,
+                "\nTiming per scoring: median %.0f timed calls, median %.3f s of warm-up and timing; "
+                "median claimed RSE of the median %.2f%% (what one scoring's own calls say; the CV above is "
+                "what the scorings show).\n",
+                summarize(reps).median, summarize(time_s).median, 100 * summarize(claimed_rse).median);
+  report << cost;
   std::cout << report.str();
   if (!report_path.empty()) std::ofstream(report_path) << report.str();
   remove_tree(options.work_root);

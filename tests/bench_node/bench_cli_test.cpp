@@ -26,7 +26,7 @@ TEST(BenchCli, Defaults) {
   EXPECT_EQ(o.timing.warmup_s, 0.2);
   EXPECT_EQ(o.timing.min_reps, 5);
   EXPECT_EQ(o.timing.max_reps, 200);
-  EXPECT_EQ(o.timing.target_rse, 0.01);
+  EXPECT_EQ(o.timing.target_rse, 0.02);
   EXPECT_EQ(o.timing.time_cap_s, 2.0);
   EXPECT_EQ(o.timing.warmup_min_s, 0.02);
   EXPECT_EQ(o.timing.warmup_calls, 3);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace hpcreward {
 namespace {
 
@@ -18,6 +20,25 @@ TEST(WaitBackoff, YieldsFirstThenDoublesUpToTheCap) {
   EXPECT_EQ(backoff.next(), Micros(100)) << "a long wait settles at the cap";
 }
 
+TEST(WaitBackoff, PastThePromptCapASleepIsAHundredthOfTheWaitSoFar) {
+  WaitBackoff backoff(0, Micros(250), Micros(1000), Micros(10000));
+  EXPECT_EQ(backoff.next(), Micros(250));
+  EXPECT_EQ(backoff.next(), Micros(500));
+  Micros slept = Micros(750);
+  // Doubling stops at the prompt cap: a message that comes in the first 100 ms of a wait
+  // waits at most 1 ms.
+  for (; slept < Micros(100'000); slept += Micros(1000)) ASSERT_EQ(backoff.next(), Micros(1000)) << slept.count();
+  // Then the sleeps grow with the wait (at most 1% more), up to the hard cap.
+  Micros sleep{0};
+  for (; slept < Micros(500'000); slept += sleep) {
+    sleep = backoff.next();
+    ASSERT_EQ(sleep, std::clamp(slept / 100, Micros(1000), Micros(10000))) << slept.count();
+  }
+  EXPECT_GE(sleep, Micros(4900));
+  for (int look = 0; look < 1000; ++look) sleep = backoff.next();
+  EXPECT_EQ(sleep, Micros(10000)) << "a long idle wait settles at the hard cap";
+}
+
 TEST(WaitBackoff, OddSettingsStaySane) {
   WaitBackoff no_yields(-3, Micros(0), Micros(0));
   EXPECT_EQ(no_yields.next(), Micros(1)) << "never a zero sleep once the yields are spent";
@@ -25,6 +46,12 @@ TEST(WaitBackoff, OddSettingsStaySane) {
   WaitBackoff cap_below_first(0, Micros(50), Micros(10));
   EXPECT_EQ(cap_below_first.next(), Micros(50));
   EXPECT_EQ(cap_below_first.next(), Micros(50));
+  WaitBackoff caps_reversed(0, Micros(10), Micros(100), Micros(20));
+  EXPECT_EQ(caps_reversed.next(), Micros(10));
+  EXPECT_EQ(caps_reversed.next(), Micros(20));
+  EXPECT_EQ(caps_reversed.next(), Micros(40));
+  for (int look = 0; look < 10; ++look) caps_reversed.next();
+  EXPECT_EQ(caps_reversed.next(), Micros(100)) << "a hard cap below the prompt cap is raised to it";
 }
 
 }  // namespace
