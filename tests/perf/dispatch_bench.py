@@ -196,9 +196,17 @@ def measure_idle(run, seconds):
         os.kill(pid, signal.SIGSTOP)
     began = time.monotonic()
     time.sleep(0.5)  # answers already sent are taken; then rank 0 only waits
-    start_cpu, start = cpu_seconds(run.coordinator_pid), time.monotonic()
-    time.sleep(seconds)
-    used, elapsed = cpu_seconds(run.coordinator_pid) - start_cpu, time.monotonic() - start
+    try:
+        start_cpu, start = cpu_seconds(run.coordinator_pid), time.monotonic()
+        time.sleep(seconds)
+        used, elapsed = cpu_seconds(run.coordinator_pid) - start_cpu, time.monotonic() - start
+    except OSError:  # rank 0 is gone: it wrote its last row before this script saw the milestone
+        raise SystemExit(f"dispatch_bench: the run ended before its idle window ({run.rows} rows seen): rank 0 "
+                         "scored the rest before its ranks could be stopped; give more --candidates")
+    with run.lock:
+        if run.rows >= run.total:
+            raise SystemExit(f"dispatch_bench: all {run.rows} rows were written before the idle window ended "
+                             "(the ranks were stopped too late to hold a task); give more --candidates")
     for pid in pids:
         os.kill(pid, signal.SIGCONT)
     return 100.0 * used / elapsed, time.monotonic() - began, used
