@@ -21,6 +21,14 @@ RunTimeLimit SandboxedRunner::time_limit(const BenchTask &task) const {
   return run_time_limit(task.problem, options_.timing, rule);
 }
 
+RunTimeLimit SandboxedRunner::silence_limit(const BenchTask &task) const {
+  RunTimeLimitRule rule = options_.time_limit;
+  rule.cap_s = options_.timeout_s;
+  RunTimeLimit silence = call_silence_limit(task.problem, rule);
+  if (silence.seconds >= time_limit(task).seconds) return {0, "no watchdog (the run's limit comes first)"};
+  return silence;
+}
+
 ChildSpec SandboxedRunner::child_spec(const RunRequest &request, const std::string &token) const {
   const BenchTask &task = *request.task;
   RunnerArgs args;
@@ -31,6 +39,8 @@ ChildSpec SandboxedRunner::child_spec(const RunRequest &request, const std::stri
   args.tolerance = task.problem.tolerance;
   args.seed = task.seed;
   args.timing = options_.timing;
+  const RunTimeLimit silence = silence_limit(task);
+  if (silence.seconds > 0) args.progress_fd = kChildProgressFd;
 
   ChildSpec spec;
   spec.program = options_.runner;
@@ -55,6 +65,8 @@ ChildSpec SandboxedRunner::child_spec(const RunRequest &request, const std::stri
   spec.result_pipe = true;
   spec.result_limit = 64 * 1024;
   spec.token = token;
+  spec.progress_pipe = silence.seconds > 0;
+  spec.silence_limit_s = silence.seconds;
   return spec;
 }
 
@@ -62,9 +74,12 @@ Measurement SandboxedRunner::run(const RunRequest &request) {
   const std::string token = make_token();
   const ChildOutcome outcome = run_child(child_spec(request, token));
   const RunTimeLimit limit = time_limit(*request.task);
-  Measurement measurement = classify_run(outcome, {token, limit.seconds, cpu_limit_s(limit.seconds)});
+  const RunTimeLimit silence = silence_limit(*request.task);
+  Measurement measurement =
+      classify_run(outcome, {token, limit.seconds, cpu_limit_s(limit.seconds), silence.seconds});
   // Says where the limit came from, so a user knows which option to change.
-  if (measurement.status == Status::timeout) measurement.reason += " (limit: " + limit.basis + ")";
+  if (measurement.status == Status::timeout)
+    measurement.reason += " (limit: " + (outcome.went_silent ? silence.basis : limit.basis) + ")";
   return measurement;
 }
 

@@ -46,6 +46,9 @@ class SandboxedRunner : public CandidateRunner {
   ChildSpec child_spec(const RunRequest &request, const std::string &token) const;
   // The wall-clock limit of `task`'s run: at most timeout_s.
   RunTimeLimit time_limit(const BenchTask &task) const;
+  // How long the runner may go without marking progress (one call into the candidate:
+  // call_silence_limit); 0 when there is no watchdog or the run's limit would come first.
+  RunTimeLimit silence_limit(const BenchTask &task) const;
   // RLIMIT_CPU under a wall-clock limit: that limit times the CPUs it may use, plus slack.
   static double cpu_limit_s(double wall_limit_s);
 

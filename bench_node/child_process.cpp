@@ -22,6 +22,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr int kExecErrorFd = 5;  // CLOEXEC in the child: closed by a successful execve
+constexpr int kChildFds = kChildProgressFd + 1;  // fds 0..6 are placed; the rest are closed
 
 struct ExecError {
   int step;  // which call failed
@@ -94,7 +95,7 @@ struct ChildPlan {  // everything the child needs, prepared before fork
   char *const *envp;
   const char *working_directory;  // nullptr: stay
   const ChildLimits *limits;
-  int sources[6];  // what becomes fds 0..5 in the child; -1: closed
+  int sources[kChildFds];  // what becomes fds 0..kChildFds-1 in the child; -1: closed
   int close_from_fallback;  // highest fd + 1 to close when close_range is missing
   pid_t parent;             // the rank: the child must not outlive it
 };
@@ -120,15 +121,15 @@ struct ChildPlan {  // everything the child needs, prepared before fork
   ::sigprocmask(SIG_SETMASK, &empty, nullptr);
 
   // Lift every source above the target range, then place it.
-  int lifted[6];
-  for (int i = 0; i < 6; ++i) {
+  int lifted[kChildFds];
+  for (int i = 0; i < kChildFds; ++i) {
     lifted[i] = -1;
     if (plan.sources[i] >= 0 && (lifted[i] = ::fcntl(plan.sources[i], F_DUPFD, 10)) < 0) {
       // The error pipe may not be in place yet; nothing to report to.
       ::_exit(127);
     }
   }
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < kChildFds; ++i) {
     if (lifted[i] >= 0) {
       if (::dup2(lifted[i], i) < 0) ::_exit(127);
     } else {
@@ -136,8 +137,8 @@ struct ChildPlan {  // everything the child needs, prepared before fork
     }
   }
   ::fcntl(kExecErrorFd, F_SETFD, FD_CLOEXEC);
-  if (::syscall(SYS_close_range, 6U, ~0U, 0U) != 0)
-    for (int fd = 6; fd < plan.close_from_fallback; ++fd) ::close(fd);
+  if (::syscall(SYS_close_range, static_cast<unsigned>(kChildFds), ~0U, 0U) != 0)
+    for (int fd = kChildFds; fd < plan.close_from_fallback; ++fd) ::close(fd);
 
   const ChildLimits &limits = *plan.limits;
   if (!set_limit(RLIMIT_AS, limits.address_space_bytes) ||
@@ -237,10 +238,11 @@ ChildOutcome run_child(const ChildSpec &spec) {
   Fd dev_null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (!dev_null.valid()) return start_failed("open /dev/null");
   Fd output_read, output_write, result_read, result_write, token_read, token_write, error_read,
-      error_write;
+      error_write, progress_read, progress_write;
   if (!make_pipe(output_read, output_write) || !make_pipe(error_read, error_write))
     return start_failed("pipe");
   if (spec.result_pipe && !make_pipe(result_read, result_write)) return start_failed("pipe");
+  if (spec.progress_pipe && !make_pipe(progress_read, progress_write)) return start_failed("pipe");
   if (spec.token) {
     // Written before fork: the pipe buffer holds it, so the write can't block or SIGPIPE.
     if (spec.token->size() > 4096 || !make_pipe(token_read, token_write)) return start_failed("pipe");
@@ -261,7 +263,7 @@ ChildOutcome run_child(const ChildSpec &spec) {
       spec.working_directory.empty() ? nullptr : spec.working_directory.c_str(),
       &spec.limits,
       {dev_null.get(), output_write.get(), output_write.get(), result_write.get(), token_read.get(),
-       error_write.get()},
+       error_write.get(), progress_write.get()},
       close_from,
       ::getpid()};
 
@@ -278,6 +280,7 @@ ChildOutcome run_child(const ChildSpec &spec) {
   result_write.reset();
   token_read.reset();
   error_write.reset();
+  progress_write.reset();
 
   // A successful execve closes the error pipe; a failure sends a report first.
   ExecError report{0, 0};
@@ -296,19 +299,30 @@ ChildOutcome run_child(const ChildSpec &spec) {
   Fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   set_nonblocking(output_read.get());
   if (result_read.valid()) set_nonblocking(result_read.get());
+  if (progress_read.valid()) set_nonblocking(progress_read.get());
   std::size_t result_bytes = 0;
   const std::size_t result_keep = spec.result_limit;
+  const bool watch_silence = progress_read.valid() && spec.silence_limit_s > 0;
+  const auto silence_limit =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.silence_limit_s));
+  Clock::time_point last_progress = started;
+  std::string progress_discarded;
 
   for (;;) {
     if (child_has_exited(pid)) break;
-    const auto remaining = deadline - Clock::now();
-    if (remaining <= Clock::duration::zero()) {
+    const Clock::time_point now = Clock::now();
+    if (now >= deadline) {
       outcome.timed_out = true;
       break;
     }
-    pollfd fds[3];
+    if (watch_silence && now - last_progress >= silence_limit) {
+      outcome.went_silent = true;
+      break;
+    }
+    const auto remaining = (watch_silence ? std::min(deadline, last_progress + silence_limit) : deadline) - now;
+    pollfd fds[4];
     nfds_t count = 0;
-    int output_index = -1, result_index = -1;
+    int output_index = -1, result_index = -1, progress_index = -1;
     if (output_read.valid()) {
       output_index = static_cast<int>(count);
       fds[count++] = {output_read.get(), POLLIN, 0};
@@ -316,6 +330,10 @@ ChildOutcome run_child(const ChildSpec &spec) {
     if (result_read.valid()) {
       result_index = static_cast<int>(count);
       fds[count++] = {result_read.get(), POLLIN, 0};
+    }
+    if (progress_read.valid()) {
+      progress_index = static_cast<int>(count);
+      fds[count++] = {progress_read.get(), POLLIN, 0};
     }
     if (pidfd.valid()) fds[count++] = {pidfd.get(), POLLIN, 0};
     auto wait_ms = std::chrono::ceil<std::chrono::milliseconds>(remaining).count();
@@ -329,6 +347,12 @@ ChildOutcome run_child(const ChildSpec &spec) {
     if (result_index >= 0 && fds[result_index].revents != 0 &&
         !drain(result_read.get(), outcome.result, result_keep, result_bytes))
       result_read.reset();
+    if (progress_index >= 0 && fds[progress_index].revents != 0) {
+      const std::size_t before = outcome.progress_marks;
+      // A closed progress pipe stops the watchdog's resets, not the child: it goes silent.
+      if (!drain(progress_read.get(), progress_discarded, 0, outcome.progress_marks)) progress_read.reset();
+      if (outcome.progress_marks > before) last_progress = Clock::now();
+    }
   }
 
   // The child is a zombie (or past its deadline): its pgid can't be reused yet, so kill

@@ -5,7 +5,12 @@
 // group is killed, and the whole group killed again once the child is gone.
 //
 // Child file descriptors: 0 /dev/null, 1+2 the output pipe, 3 the result pipe (when asked
-// for), 4 the token pipe (when a token is given); every other descriptor is closed.
+// for), 4 the token pipe (when a token is given), 6 the progress pipe (when asked for); every
+// other descriptor is closed.
+//
+// The progress pipe is a watchdog: the child writes a byte now and then (the runner: before
+// calls into the candidate), and a child that writes none for `silence_limit_s` is killed like
+// one past its deadline. A hung call then costs the silence limit, not the whole run's.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -35,12 +40,19 @@ struct ChildSpec {
   bool result_pipe = false;            // give the child fd 3 and collect what it writes
   std::size_t result_limit = 1 << 20;
   std::optional<std::string> token;    // readable by the child on fd 4
+  bool progress_pipe = false;          // give the child fd 6 to report progress on
+  double silence_limit_s = 0;          // > 0 (with progress_pipe): kill after this long without progress
 };
+
+// The child's descriptor of the progress pipe.
+inline constexpr int kChildProgressFd = 6;
 
 struct ChildOutcome {
   bool started = false;  // false: fork, a pipe, chdir, setrlimit or execve failed
   std::string start_error;
   bool timed_out = false;  // killed at the wall-clock deadline
+  bool went_silent = false;  // killed after silence_limit_s without progress (timed_out is false)
+  std::size_t progress_marks = 0;  // bytes the child wrote to its progress pipe
   bool exited = false;     // exit_code is valid
   int exit_code = 0;
   bool signaled = false;  // signal is valid

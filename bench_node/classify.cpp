@@ -24,6 +24,10 @@ Measurement classify_run(const ChildOutcome &outcome, const RunExpectations &exp
   if (outcome.timed_out)
     return failed_measurement(Status::timeout,
                    "exceeded the wall-clock limit of " + seconds_text(expected.deadline_s));
+  if (outcome.went_silent)
+    return failed_measurement(Status::timeout,
+                   "a call into the candidate did not return within " +
+                       seconds_text(expected.silence_limit_s) + " (the run's watchdog)");
   const bool over_cpu = expected.cpu_limit_s > 0 && outcome.cpu_s >= expected.cpu_limit_s;
   if (outcome.signaled) {
     // The runner's seccomp filter ends a disallowed system call with SECCOMP_RET_KILL_PROCESS,

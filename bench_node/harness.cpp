@@ -43,6 +43,7 @@ Verdict verify_shape(MatmulFn<T> matmul, const Shape &shape, const HarnessConfig
   // on its pointers replays a stale result here, whatever the timing loop later does.
   for (int call = 1; call <= kVerifyCallsPerShape; ++call) {
     operands.refill(rng);
+    if (config.progress) config.progress->mark();
     operands.call(matmul);
     const std::string which = call == 1 ? where : where + " (same buffers, new values)";
     if (Verdict memory = operands.check_memory(which); !memory.ok()) return memory;
@@ -92,7 +93,8 @@ Measurement run_harness(MatmulFn<T> matmul, const HarnessConfig &config) {
   auto next_operands = [&]() -> Operands<T> & {
     Operands<T> &operands = *ring[next];
     next = (next + 1) % ring.size();
-    operands.refill(input_rng);  // outside the timed region
+    operands.refill(input_rng);  // outside the timed region, like the progress mark
+    if (config.progress) config.progress->mark();
     return operands;
   };
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bench_node/operands.hpp"
+#include "bench_node/progress_marks.hpp"
 #include "bench_node/timing_options.hpp"
 #include "common/messages.hpp"
 #include "common/problem.hpp"
@@ -29,6 +30,7 @@ struct HarnessConfig {
   std::uint64_t seed = 0;        // input values (reproducible from the task)
   std::uint64_t check_seed = 0;  // Freivalds vectors and canaries (the runner draws it fresh)
   TimingOptions timing;
+  ProgressMarks *progress = nullptr;  // marked before calls into the candidate; null: none
 };
 
 // The Measurement: ok with timings, or the first failure (wrong_answer, runtime_error).

@@ -30,4 +30,19 @@ RunTimeLimit run_time_limit(const Problem &problem, const TimingOptions &timing,
   return {seconds, basis};
 }
 
+RunTimeLimit call_silence_limit(const Problem &problem, const RunTimeLimitRule &rule) {
+  if (!(rule.factor > 0) || !(rule.reference_gflops > 0)) return {0, "no watchdog (the run's limit is not derived)"};
+  double largest = problem.nominal.flops();
+  for (const Shape &shape : problem.check_shapes) largest = std::max(largest, shape.flops());
+  const double call_s = largest / (rule.reference_gflops * 1e9);
+  const double per_call_s = std::max(kCallFloorS, (rule.factor + 1) * call_s);
+  const double seconds = kRunnerStartAllowanceS + per_call_s;
+  std::string basis = number_text(kRunnerStartAllowanceS) + " s start + the larger of " + number_text(kCallFloorS) +
+                      " s and (--time-limit-factor " + number_text(rule.factor) + " + 1) x " +
+                      number_text(call_s, 3) + " s (the largest call at the rank's " +
+                      number_text(rule.reference_gflops, 3) + " GFLOPS per core) = " + number_text(seconds, 3) +
+                      " s without progress";
+  return {seconds, basis};
+}
+
 }  // namespace hpcreward

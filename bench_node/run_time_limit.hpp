@@ -32,6 +32,8 @@ struct RunTimeLimitRule {
 
 // Process start, dlopen, the seccomp filter and the harness's buffers, generously.
 inline constexpr double kRunnerStartAllowanceS = 1;
+// The least time one call into the candidate gets before the watchdog ends the run.
+inline constexpr double kCallFloorS = 1;
 
 struct RunTimeLimit {
   double seconds = 0;
@@ -40,5 +42,17 @@ struct RunTimeLimit {
 
 RunTimeLimit run_time_limit(const Problem &problem, const TimingOptions &timing,
                             const RunTimeLimitRule &rule);
+
+// The watchdog's silence limit (child_process.hpp, progress_marks.hpp): how long the runner may
+// go without marking progress, that is how long one call into the candidate (with the
+// harness's own checks around it) may take:
+//
+//   silence = start + max(kCallFloorS, (factor + 1) x t_call)
+//   t_call  = flops of the largest call (nominal or check shape) / the per-core ceiling
+//
+// A candidate that hangs in a call is killed about `silence` after it began, not at the run's
+// limit. Never above the run's limit (then it adds nothing); 0 (no watchdog) when the run's
+// limit is not derived (factor 0, or the rank's peak rate not measured).
+RunTimeLimit call_silence_limit(const Problem &problem, const RunTimeLimitRule &rule);
 
 }  // namespace hpcreward

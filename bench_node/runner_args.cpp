@@ -35,6 +35,8 @@ po::options_description runner_options() {
       ("time-cap-s", po::value<double>()->required(), "timing loop time cap")
       ("result-fd", po::value<int>()->default_value(3), "pipe the result JSON is written to")
       ("token-fd", po::value<int>()->default_value(4), "pipe the result token is read from")
+      ("progress-fd", po::value<int>()->default_value(-1),
+       "pipe to mark progress on before calls into the candidate (the rank's watchdog); -1: none")
       ("element-tolerance", po::value<double>()->default_value(0), "GPU: bound on |C-Cref|_ij/(|A||B|)_ij")
       ("ring-bytes", po::value<std::uint64_t>()->default_value(0), "GPU: device memory for the timing ring")
       ("l2-bytes", po::value<std::uint64_t>()->default_value(0), "GPU: the device's L2 size");
@@ -71,6 +73,7 @@ std::vector<std::string> to_arguments(const RunnerArgs &args) {
     out.push_back("--element-tolerance");
     out.push_back(number_text(args.element_tolerance, 17));
   }
+  if (args.progress_fd >= 0) out.insert(out.end(), {"--progress-fd", std::to_string(args.progress_fd)});
   if (args.ring_bytes > 0) out.insert(out.end(), {"--ring-bytes", std::to_string(args.ring_bytes)});
   if (args.l2_bytes > 0) out.insert(out.end(), {"--l2-bytes", std::to_string(args.l2_bytes)});
   for (const Shape &shape : args.check_shapes) {
@@ -105,6 +108,7 @@ RunnerArgs parse_runner_args(int argc, const char *const *argv) {
   args.timing.time_cap_s = values["time-cap-s"].as<double>();
   args.result_fd = values["result-fd"].as<int>();
   args.token_fd = values["token-fd"].as<int>();
+  args.progress_fd = values["progress-fd"].as<int>();
   args.element_tolerance = values["element-tolerance"].as<double>();
   args.ring_bytes = values["ring-bytes"].as<std::uint64_t>();
   args.l2_bytes = values["l2-bytes"].as<std::uint64_t>();

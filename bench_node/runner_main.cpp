@@ -7,6 +7,7 @@
 // {"token", "measurement"} to --result-fd and exits 0 without running any destructors
 // or atexit handlers the candidate may have registered.
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,6 +18,7 @@
 #include <string>
 
 #include "bench_node/harness.hpp"
+#include "bench_node/progress_marks.hpp"
 #include "bench_node/result_envelope.hpp"
 #include "bench_node/runner_pipes.hpp"
 #include "bench_node/write_all.hpp"
@@ -45,6 +47,10 @@ Measurement run_candidate(const RunnerArgs &args) {
   std::random_device device;  // what the candidate can't predict from the command line
   config.check_seed = (static_cast<std::uint64_t>(device()) << 32) | device();
   config.timing = args.timing;
+  // A mark must never block the harness: a full pipe drops it (the rank reads it as silence).
+  if (args.progress_fd >= 0) ::fcntl(args.progress_fd, F_SETFL, ::fcntl(args.progress_fd, F_GETFL) | O_NONBLOCK);
+  ProgressMarks progress(args.progress_fd);
+  config.progress = &progress;
 
   // The seccomp filter goes on here: after dlopen and dlsym (which open, read and map
   // files) and after everything else the runner itself needs from outside (the token, the
@@ -52,7 +58,7 @@ Measurement run_candidate(const RunnerArgs &args) {
   // constructors already ran inside dlopen, unfiltered: a static check forbids them. No
   // candidate code runs if the filter can't be installed.
   try {
-    install_candidate_filter({.result_fd = args.result_fd, .self = 0});
+    install_candidate_filter({.result_fd = args.result_fd, .progress_fd = args.progress_fd, .self = 0});
   } catch (const SandboxError &error) {
     return failed_measurement(Status::runtime_error,
                    std::string("could not install the sandbox: ") + error.what());

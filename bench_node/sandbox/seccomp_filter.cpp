@@ -169,6 +169,9 @@ Context build_filter(const CandidateFilter &filter) {
   std::vector<std::uint64_t> output_fds{1, 2};
   if (std::find(output_fds.begin(), output_fds.end(), result_fd) == output_fds.end())
     output_fds.push_back(result_fd);
+  if (filter.progress_fd >= 0 &&
+      std::find(output_fds.begin(), output_fds.end(), static_cast<std::uint64_t>(filter.progress_fd)) == output_fds.end())
+    output_fds.push_back(static_cast<std::uint64_t>(filter.progress_fd));
 
   FilterBuilder b(raw);
 

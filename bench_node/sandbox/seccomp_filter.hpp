@@ -29,6 +29,7 @@ class SandboxError : public std::runtime_error {
 
 struct CandidateFilter {
   int result_fd = 3;  // writable besides stdout (1) and stderr (2); see runner_args.hpp
+  int progress_fd = -1;  // writable too when >= 0 (the rank's watchdog: progress_marks.hpp)
   pid_t self = 0;     // the process allowed to signal itself (abort, raise); 0: getpid()
 };
 

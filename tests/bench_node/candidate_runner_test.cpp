@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "bench_node/cpu_affinity.hpp"
 #include "bench_node/runner_args.hpp"
 
@@ -81,6 +83,28 @@ TEST(SandboxedRunner, DeadlineScalesWithTheProblemUpToTheTimeout) {
   BenchTask large = t;
   large.problem.nominal = {4096, 4096, 4096};
   EXPECT_EQ(runner.time_limit(large).seconds, 12);  // the timeout caps it, not the rule's cap_s
+}
+
+TEST(SandboxedRunner, AWatchdogWhenItEndsAHungCallSooner) {
+  SandboxOptions options{"/r", 60, 1ULL << 30, {}, true, {}};
+  options.time_limit = {.factor = 2000, .floor_s = 5, .cap_s = 60, .reference_gflops = 100};
+  const SandboxedRunner runner(options);
+  BenchTask t = task();
+  t.problem = *find_problem("dgemm-256");
+  const ChildSpec spec = runner.child_spec({"/w/cand.so", "/w", &t}, "tok");
+  EXPECT_TRUE(spec.progress_pipe);
+  EXPECT_EQ(spec.silence_limit_s, runner.silence_limit(t).seconds);
+  EXPECT_LT(spec.silence_limit_s, spec.deadline_s);
+  const std::vector<std::string> &args = spec.arguments;
+  auto at = std::find(args.begin(), args.end(), "--progress-fd");
+  ASSERT_NE(at, args.end());
+  EXPECT_EQ(*(at + 1), std::to_string(kChildProgressFd));
+
+  // No derived limit (factor 0): no watchdog, no progress descriptor.
+  options.time_limit.factor = 0;
+  const ChildSpec plain = SandboxedRunner(options).child_spec({"/w/cand.so", "/w", &t}, "tok");
+  EXPECT_FALSE(plain.progress_pipe);
+  EXPECT_EQ(std::find(plain.arguments.begin(), plain.arguments.end(), "--progress-fd"), plain.arguments.end());
 }
 
 TEST(SandboxedRunner, NoThreadBindingWhenTheCpusAreShared) {

@@ -71,6 +71,63 @@ TEST(ChildProcess, DeadlineKillsTheWholeGroup) {
   EXPECT_EQ(outcome.output, "");
 }
 
+TEST(ChildProcess, ProgressKeepsTheWatchdogQuiet) {
+  // Marks every 0.1 s for about 1.5 s, three times the silence limit: it runs to its end.
+  ChildSpec spec = shell("i=0; while [ $i -lt 15 ]; do printf x >&6; sleep 0.1; i=$((i+1)); done; echo done");
+  spec.progress_pipe = true;
+  spec.silence_limit_s = 0.5;
+  const ChildOutcome outcome = run_child(spec);
+  EXPECT_TRUE(outcome.exited);
+  EXPECT_EQ(outcome.output, "done\n");
+  EXPECT_FALSE(outcome.went_silent);
+  EXPECT_EQ(outcome.progress_marks, 15u);
+}
+
+TEST(ChildProcess, SilenceKillsTheWholeGroup) {
+  // Two marks, then a hang (a call that never returns): killed about 0.5 s after the last mark,
+  // long before the deadline.
+  ChildSpec spec = shell("printf x >&6; sleep 0.2; printf x >&6; sleep 100 & sleep 100; echo never");
+  spec.progress_pipe = true;
+  spec.silence_limit_s = 0.5;
+  const ChildOutcome outcome = run_child(spec);
+  EXPECT_TRUE(outcome.went_silent);
+  EXPECT_FALSE(outcome.timed_out);
+  EXPECT_EQ(outcome.progress_marks, 2u);
+  EXPECT_GE(outcome.wall_s, 0.6);
+  EXPECT_LT(outcome.wall_s, 5);
+  EXPECT_EQ(outcome.output, "");
+
+  // Never a mark: the limit counts from the start. A closed pipe is silence too.
+  for (const char *script : {"sleep 100", "exec 6>&-; sleep 100"}) {
+    ChildSpec quiet = shell(script);
+    quiet.progress_pipe = true;
+    quiet.silence_limit_s = 0.3;
+    const ChildOutcome silent = run_child(quiet);
+    EXPECT_TRUE(silent.went_silent) << script;
+    EXPECT_LT(silent.wall_s, 5) << script;
+  }
+}
+
+TEST(ChildProcess, TheDeadlineStillBindsAChildThatMarksForever) {
+  ChildSpec spec = shell("while :; do printf x >&6; sleep 0.05; done");
+  spec.progress_pipe = true;
+  spec.silence_limit_s = 0.5;
+  spec.deadline_s = 1;
+  const ChildOutcome outcome = run_child(spec);
+  EXPECT_TRUE(outcome.timed_out);
+  EXPECT_FALSE(outcome.went_silent);
+  EXPECT_GT(outcome.progress_marks, 5u);
+}
+
+TEST(ChildProcess, NoProgressPipeUnlessAskedFor) {
+  ChildSpec spec = shell("printf x >&6 || echo closed");
+  spec.silence_limit_s = 0.2;  // without the pipe: no watchdog
+  const ChildOutcome outcome = run_child(spec);
+  EXPECT_TRUE(outcome.exited);
+  EXPECT_NE(outcome.output.find("closed"), std::string::npos) << outcome.output;
+  EXPECT_FALSE(outcome.went_silent);
+}
+
 TEST(ChildProcess, DoesNotWaitForLeftoverChildrenHoldingThePipes) {
   // The background sleep keeps stdout open after the shell exits; the group is killed.
   const ChildOutcome outcome = run_child(shell("sleep 100 & echo done"));

@@ -110,6 +110,13 @@ TEST(Classify, DeadlineAndStartFailure) {
   const Measurement m = classify_run(late, kExpected);
   EXPECT_EQ(m.status, Status::timeout);
   EXPECT_EQ(m.reason, "exceeded the wall-clock limit of 60 s");
+  ChildOutcome silent = killed(SIGKILL);
+  silent.went_silent = true;
+  RunExpectations watched = kExpected;
+  watched.silence_limit_s = 2;
+  const Measurement hung = classify_run(silent, watched);
+  EXPECT_EQ(hung.status, Status::timeout);
+  EXPECT_EQ(hung.reason, "a call into the candidate did not return within 2 s (the run's watchdog)");
   ChildOutcome never;
   never.start_error = "execve /nope: No such file or directory";
   EXPECT_EQ(classify_run(never, kExpected).status, Status::runtime_error);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "bench_node/harness.hpp"
 
 namespace hpcreward {
@@ -77,6 +79,41 @@ TEST(RunTimeLimit, WithoutAFactorOrARateItIsTheRunTimeout) {
   const RunTimeLimit unmeasured = run_time_limit(dgemm256(), timing(), rule(0));
   EXPECT_EQ(unmeasured.seconds, 60);
   EXPECT_NE(unmeasured.basis.find("not measured"), std::string::npos) << unmeasured.basis;
+}
+
+TEST(CallSilenceLimit, FollowsTheFormula) {
+  const Problem &problem = dgemm256();
+  double largest = problem.nominal.flops();
+  for (const Shape &shape : problem.check_shapes) largest = std::max(largest, shape.flops());
+  const RunTimeLimit silence = call_silence_limit(problem, rule(1));  // 501 x 33.6 ms: above the floor
+  EXPECT_NEAR(silence.seconds, kRunnerStartAllowanceS + 501 * largest / 1e9, 1e-9);
+  EXPECT_NE(silence.basis.find("--time-limit-factor 500"), std::string::npos) << silence.basis;
+  // A fast core: the floor. A hung call at dgemm-256 costs about 2 s, not the run's limit.
+  const RunTimeLimit fast = call_silence_limit(problem, rule(100));
+  EXPECT_EQ(fast.seconds, kRunnerStartAllowanceS + kCallFloorS);
+  EXPECT_LT(fast.seconds, run_time_limit(problem, timing(), rule(100)).seconds);
+}
+
+TEST(CallSilenceLimit, ANaiveO0CallFitsComfortably) {
+  // The naive -O0 loop of ANaiveO0LoopFitsComfortably (0.61 GFLOPS at 256^3, on cores whose
+  // ceilings are 25 and 100 times faster): one call must fit many times over, at every
+  // built-in problem's largest shape.
+  for (const Problem &problem : builtin_problems()) {
+    if (problem.language != Language::c) continue;  // CUDA problems: GPU ranks, their own limits
+    double largest = problem.nominal.flops();
+    for (const Shape &shape : problem.check_shapes) largest = std::max(largest, shape.flops());
+    for (double ceiling : {15.2, 61.0}) {
+      const RunTimeLimit silence = call_silence_limit(problem, rule(ceiling));
+      EXPECT_GT(silence.seconds - kRunnerStartAllowanceS, 3 * largest / 0.61e9) << problem.id << " " << silence.basis;
+    }
+  }
+}
+
+TEST(CallSilenceLimit, NoWatchdogWithoutADerivedLimit) {
+  RunTimeLimitRule off = rule(20);
+  off.factor = 0;
+  EXPECT_EQ(call_silence_limit(dgemm256(), off).seconds, 0);
+  EXPECT_EQ(call_silence_limit(dgemm256(), rule(0)).seconds, 0);
 }
 
 TEST(RunTimeLimit, NeverAboveTheRunTimeout) {

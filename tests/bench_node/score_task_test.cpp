@@ -126,12 +126,14 @@ TEST_F(ScoreTask, InfiniteLoopTimesOut) {
 }
 
 TEST_F(ScoreTask, InfiniteLoopAtDgemm256TimesOutAtTheDerivedLimit) {
-  // Not the fixed --run-timeout of 60 s: the limit scaled from the rank's OpenBLAS rate
-  // (fixed here, not measured, so the limit is known exactly).
+  // Not the fixed --run-timeout of 60 s: the limit scaled from the rank's rate (fixed here,
+  // not measured, so the limit is known exactly). At 50 GFLOPS per core the derived limit
+  // falls to the 2 s floor, where the watchdog (1 s start + 1 s per call) would add nothing,
+  // so the run's own limit ends the hang.
   options.run_timeout_s = 60;
   options.time_limit_factor = 100;
   options.time_limit_floor_s = 2;
-  options.reference_gflops_per_core = 20;
+  options.reference_gflops_per_core = 50;
   BenchTask task;
   task.sequence = ++sequence;
   task.candidate_id = "infinite_loop.c";
@@ -142,12 +144,40 @@ TEST_F(ScoreTask, InfiniteLoopAtDgemm256TimesOutAtTheDerivedLimit) {
   task.seed = 12345;
   const RunTimeLimit limit = run_time_limit(
       task.problem, options.timing,
-      {options.time_limit_factor, options.time_limit_floor_s, options.run_timeout_s, 20});
+      {options.time_limit_factor, options.time_limit_floor_s, options.run_timeout_s, 50});
   ASSERT_LT(limit.seconds, 10);
+  ASSERT_GE(call_silence_limit(task.problem, {options.time_limit_factor, options.time_limit_floor_s,
+                                              options.run_timeout_s, 50}).seconds,
+            limit.seconds);
   const Measurement m = score_task(task, options);
   EXPECT_EQ(m.status, Status::timeout) << m.reason;
   EXPECT_TRUE(mentions(m, "exceeded the wall-clock limit of " + seconds_text(limit.seconds))) << m.reason;
   EXPECT_TRUE(mentions(m, "--time-limit-factor 100")) << m.reason;
+}
+
+TEST_F(ScoreTask, InfiniteLoopIsEndedByTheWatchdogBeforeTheRunsLimit) {
+  // With the default floor of 5 s the run's limit is 5 s; one call's watchdog allows 2 s
+  // (1 s start + the 1 s floor per call): the hung call ends there, at about 2 s.
+  options.run_timeout_s = 60;
+  options.time_limit_factor = 100;
+  options.time_limit_floor_s = 5;
+  options.reference_gflops_per_core = 20;
+  BenchTask task;
+  task.sequence = ++sequence;
+  task.candidate_id = "infinite_loop.c";
+  task.problem = *find_problem("dgemm-256");
+  task.stage = "test";
+  task.compiler_flags = {"-O2"};
+  task.source = candidate("infinite_loop.c");
+  task.seed = 12345;
+  const RunTimeLimitRule rule{options.time_limit_factor, options.time_limit_floor_s, options.run_timeout_s, 20};
+  const RunTimeLimit silence = call_silence_limit(task.problem, rule);
+  ASSERT_LT(silence.seconds, run_time_limit(task.problem, options.timing, rule).seconds);
+  const Measurement m = score_task(task, options);
+  EXPECT_EQ(m.status, Status::timeout) << m.reason;
+  // The watchdog's reason, not the run limit's ("exceeded the wall-clock limit of 5 s").
+  EXPECT_TRUE(mentions(m, "did not return within " + seconds_text(silence.seconds))) << m.reason;
+  EXPECT_TRUE(mentions(m, "without progress")) << m.reason;
 }
 
 TEST_F(ScoreTask, ExitInsideMatmulIsARuntimeError) {

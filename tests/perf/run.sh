@@ -31,6 +31,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ -n "$out" ] || { echo "run.sh: --out DIR is required (see --help)" >&2; exit 2; }
+# The suite runs from tests/perf: folders given relative to where run.sh was called stay so.
+build=$(realpath -m -- "$build") out=$(realpath -m -- "$out")
 python=${HPCREWARD_PYTHON:-/usr/bin/python3}
 command -v "$python" >/dev/null || { echo "run.sh: no python at $python; set HPCREWARD_PYTHON" >&2; exit 2; }
 if [ "$do_build" = 1 ]; then
