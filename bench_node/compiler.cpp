@@ -8,6 +8,7 @@
 
 #include "bench_node/child_process.hpp"
 #include "bench_node/environment.hpp"
+#include "common/node_failure.hpp"
 #include "common/number_text.hpp"
 
 namespace hpcreward {
@@ -87,10 +88,10 @@ CompileOutcome GccCompiler::compile(const CompileRequest &request) {
     outcome.verdict = {Status::compile_error, std::move(reason)};
     return outcome;
   };
-  if (!child.started) return fail("could not start the compiler: " + child.start_error);
-  if (child.timed_out) return fail("compiler timed out after " + seconds_text(options_.timeout_s));
+  if (!child.started) return fail(std::string(node_failure::kCompilerNotStarted) + ": " + child.start_error);
+  if (child.timed_out) return fail(std::string(node_failure::kCompilerTimedOut) + " after " + seconds_text(options_.timeout_s));
   if (child.signaled)
-    return fail("compiler killed by signal " + describe_signal(child.signal) +
+    return fail(std::string(node_failure::kCompilerKilled) + " " + describe_signal(child.signal) +
                 (child.output.empty() ? "" : ": " + first_error_line(child.output)));
   outcome.repeatable = true;  // the compiler ran to its end
   if (child.exit_code != 0) {

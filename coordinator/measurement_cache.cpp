@@ -2,6 +2,7 @@
 
 #include <string_view>
 
+#include "common/node_failure.hpp"
 #include "coordinator/sqd_state.hpp"
 #include "results/row_fields.hpp"
 #include "results/utf8_truncate.hpp"
@@ -16,27 +17,12 @@ std::size_t column_bytes(std::string_view name) {
   return 0;
 }
 
-// The starts of the compile_error reasons that a limit or the node decided, not the code
-// (bench_node/compiler.cpp, cuda/nvcc_compiler.cpp, source_checks/, object audits).
-constexpr std::string_view kNodeCompileErrors[] = {
-    "compiler timed out",
-    "compiler killed by signal",
-    "could not start the compiler",
-    "the checker's C parser ran past",
-    "the checker's C parser ran out of memory",
-    "the checker's C parser failed",
-    "the compiled object can't be read",
-    "the compiled object's host code can't be read",
-};
-
 }  // namespace
 
 bool MeasurementCache::reusable(const Measurement &measurement) {
   switch (measurement.status) {
     case Status::compile_error:
-      for (std::string_view start : kNodeCompileErrors)
-        if (measurement.reason.starts_with(start)) return false;
-      return true;
+      return !node_failure::decided_by_node(measurement.reason);
     case Status::ok:
     case Status::format_error:
     case Status::forbidden:

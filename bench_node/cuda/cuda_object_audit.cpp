@@ -6,6 +6,7 @@
 #include "bench_node/cuda/cuda_symbol_policy.hpp"
 #include "bench_node/cuda/host_code_scan.hpp"
 #include "bench_node/object_audit/audit_rules.hpp"
+#include "common/node_failure.hpp"
 
 namespace hpcreward {
 
@@ -36,7 +37,7 @@ std::string hex(std::uint64_t value) {
 
 Verdict check_host_code(const std::filesystem::path &path) {
   const HostCodeScan scan = scan_host_code(path);
-  if (!scan.read) return {Status::compile_error, "the compiled object's host code can't be read: " + scan.error};
+  if (!scan.read) return {Status::compile_error, std::string(node_failure::kHostCodeUnreadable) + ": " + scan.error};
   if (scan.found.empty()) return {};
   const HostInstruction &first = scan.found.front();
   std::string reason = "the host code has a " + first.text + " instruction at " + hex(first.address) +
@@ -97,7 +98,7 @@ CudaObjectAudit::~CudaObjectAudit() = default;
 Verdict CudaObjectAudit::check_object(const BenchTask &task, const std::filesystem::path &path) {
   auto read = read_elf_object(path);
   if (auto *error = std::get_if<std::string>(&read))
-    return {Status::compile_error, "the compiled object can't be read: " + *error};
+    return {Status::compile_error, std::string(node_failure::kObjectUnreadable) + ": " + *error};
   const ElfObject &object = std::get<ElfObject>(read);
 
   // The entry point first: a candidate without one is told so, whatever else it does.

@@ -8,6 +8,7 @@
 #include "bench_node/object_audit/audit_rules.hpp"
 #include "bench_node/object_audit/elf_object.hpp"
 #include "bench_node/work_dir.hpp"
+#include "common/node_failure.hpp"
 
 namespace hpcreward {
 
@@ -34,7 +35,7 @@ ObjectAudit::~ObjectAudit() { remove_tree(owned_root_); }
 Verdict ObjectAudit::check_object(const BenchTask &task, const std::filesystem::path &path) {
   auto read = read_elf_object(path);
   if (auto *error = std::get_if<std::string>(&read))
-    return {Status::compile_error, "the compiled object can't be read: " + *error};
+    return {Status::compile_error, std::string(node_failure::kObjectUnreadable) + ": " + *error};
   const ElfObject &object = std::get<ElfObject>(read);
 
   // The entry point first: a candidate without one is told so, whatever else it does.

@@ -29,6 +29,7 @@
 #include "c_analysis/clang_parse.hpp"
 #include "c_analysis/parse_arguments.hpp"
 #include "c_analysis/preamble_cache.hpp"
+#include "common/node_failure.hpp"
 #include "common/number_text.hpp"
 #include "stages/techniques/source_techniques.hpp"
 #include "stages/techniques/technique_json.hpp"
@@ -106,7 +107,7 @@ std::string task_key(const BenchTask &task) {
 }
 
 Verdict parse_timed_out(double limit_s) {
-  return {Status::compile_error, "the checker's C parser ran past its " + seconds_text(limit_s) +
+  return {Status::compile_error, std::string(node_failure::kParserTimedOut) + " its " + seconds_text(limit_s) +
                                      " limit (a macro expansion bomb?)"};
 }
 
@@ -189,16 +190,16 @@ Verdict SourceChecks::judge(const BenchTask &task, const sc::ForkOutcome &parsed
   }
   switch (parsed.end) {
     case sc::ForkOutcome::End::returned:
-      return {Status::compile_error, "the checker's C parser returned no verdict"};
+      return {Status::compile_error, std::string(node_failure::kParserNoVerdict)};
     case sc::ForkOutcome::End::timed_out:
       return parse_timed_out(options_.parse_timeout_s);
     case sc::ForkOutcome::End::out_of_memory:
-      return {Status::compile_error, "the checker's C parser ran out of memory (" +
+      return {Status::compile_error, std::string(node_failure::kParserOutOfMemory) + " (" +
                                          std::to_string(options_.parse_memory_bytes >> 20) +
                                          " MiB; a macro expansion bomb?)"};
     case sc::ForkOutcome::End::crashed:
       return {Status::compile_error,
-              "the checker's C parser failed (" + parsed.detail + "; out of memory?)"};
+              std::string(node_failure::kParserFailed) + " (" + parsed.detail + "; out of memory?)"};
     case sc::ForkOutcome::End::not_started:
       break;
   }
@@ -232,7 +233,7 @@ void SourceChecks::parse_and_audit(const BenchTask &task, const std::vector<sc::
       index_.get(), source, ca::clang_arguments(task.compiler_flags, include_dir_), cache,
       preamble, error);
   if (!unit)
-    return send(encode({Status::compile_error, "the checker's C parser failed: " + error}));
+    return send(encode({Status::compile_error, std::string(node_failure::kParserFailed) + ": " + error}));
 
   // Under -fopenmp libclang shows a parallel region as a directive without its statements:
   // calls and asm inside `#pragma omp parallel { ... }` would pass unseen. The serial view
@@ -244,7 +245,7 @@ void SourceChecks::parse_and_audit(const BenchTask &task, const std::vector<sc::
     serial = ca::parse_with_preamble(index_.get(), source, ca::clang_arguments(*serial_flags, include_dir_),
                                      cache, preamble, error);
     if (!serial)
-      return send(encode({Status::compile_error, "the checker's C parser failed without OpenMP: " + error}));
+      return send(encode({Status::compile_error, std::string(node_failure::kParserFailed) + " without OpenMP: " + error}));
   }
   std::vector<sc::Finding> findings =
       sc::diagnostic_findings(unit.get(), sc::vetted_pragma_lines(tokens));

@@ -10,6 +10,7 @@
 #include "bench_node/rank_info.hpp"
 #include "bench_node/work_dir.hpp"
 #include "common/messages_json.hpp"
+#include "common/node_failure.hpp"
 
 namespace hpcreward {
 namespace {
@@ -79,6 +80,7 @@ TEST(Compiler, TimesOutAndKillsTheCompiler) {
     const CompileOutcome slow = compiler.compile({"int x;", {}, directory.path()});
     EXPECT_EQ(slow.verdict.status, Status::compile_error);
     EXPECT_EQ(slow.verdict.reason, "compiler timed out after 1 s");
+    EXPECT_TRUE(node_failure::decided_by_node(slow.verdict.reason)) << "the repeat cache must measure it again";
     EXPECT_LT(slow.seconds, 5);
   }
   remove_tree(root);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "coordinator/measurement_key.hpp"
+#include "common/node_failure.hpp"
 
 namespace hpcreward {
 namespace {
@@ -65,6 +66,9 @@ TEST(MeasurementCache, KeepsWhatTheCodeDecidesNotWhatTheNodeMayHaveCaused) {
                              "the compiled object can't be read: EIO"})
     EXPECT_FALSE(MeasurementCache::reusable(failed_measurement(Status::compile_error, reason)))
         << reason << ": a limit (a loaded node) or the node decided it";
+  for (std::string_view start : node_failure::kAll)  // every start its producers use (common/node_failure.hpp)
+    EXPECT_FALSE(MeasurementCache::reusable(failed_measurement(Status::compile_error, std::string(start) + ": x")))
+        << start;
 
   MeasurementCache cache(8);
   cache.remember("t", measured(Status::timeout, "slow"));
