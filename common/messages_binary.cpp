@@ -1,7 +1,5 @@
 #include "common/messages_binary.hpp"
 
-#include <utility>
-
 namespace hpcreward {
 namespace {
 
