@@ -33,8 +33,9 @@ struct ServeHooks {
   // rows are incomplete, the batch fails (retry). Empty: never.
   std::function<bool()> cut_short;
   // The log's rows of a batch id, in log order (RewardLogWriter::rows_of_batch): how a batch
-  // answered long ago (no longer in the registry's memory) is answered again when it is
-  // sent again. Empty: such a batch fails.
+  // answered long ago (no longer in the registry's memory), or before a restart, is answered
+  // again when it is sent again, and how a batch partly logged before a restart gets its
+  // logged rows before the rest is scored. Empty: such a batch fails.
   std::function<std::vector<RewardRow>(const std::string &batch_id)> logged_rows;
 };
 
@@ -69,7 +70,8 @@ QueuedBatch merge_group(const std::vector<QueuedBatch> &group);
 // Completes each member of `group` with its slice of `rows` (one row per candidate, in order).
 void complete_group(BatchRegistry &registry, const std::vector<QueuedBatch> &group, std::vector<RewardRow> rows);
 
-// --resume: the log's rows grouped by batch_id into the registry. Returns how many batches.
+// --resume: the identities of the log's rows (not the rows) into the registry, grouped by
+// batch_id. Returns how many batches.
 std::size_t restore_logged_batches(BatchRegistry &registry, const std::vector<RewardRow> &rows);
 
 }  // namespace hpcreward
