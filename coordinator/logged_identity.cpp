@@ -28,7 +28,8 @@ LoggedIdentity identity_of(const RewardRow &row, std::set<std::string> &names) {
 // Why this candidate is not the one its logged row was written for, or "".
 std::string differs(const PreparedCandidate &candidate, const LoggedIdentity &logged) {
   if (*logged.problem != candidate.problem)
-    return "candidate \"" + candidate.id + "\" was logged for problem " + *logged.problem + ", not " + candidate.problem;
+    return "candidate \"" + candidate.id + "\" was logged for problem " + *logged.problem + ", not " +
+           candidate.problem;
   if (candidate.stage_named && *logged.stage != candidate.stage)
     return "candidate \"" + candidate.id + "\" was logged in stage " + *logged.stage + ", not " + candidate.stage;
   if (candidate.code.empty() || logged.source == LoggedIdentity::Source::none) return "";

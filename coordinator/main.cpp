@@ -279,7 +279,9 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
   for (const std::string &line : format_rank_deadlines(ranks, options.rank_deadline_margin_s)) print_line(line);
   bool stopped = false;
   if (options.serve) {
-    stopped = serve(options, defaults, run, registry, scoring, *writer, sqd, std::move(logged.rows)) == ServeEnd::requeue;
+    // The rows move in: serve lets them go once start-up needs them no more.
+    stopped = serve(options, defaults, run, registry, scoring, *writer, sqd, std::move(logged.rows)) ==
+              ServeEnd::requeue;
     outcome.unanswered_at_stop = scoring.unanswered_at_stop();
   } else {
     const std::vector<const RewardRow *> matched = match_logged(candidates, logged.rows);

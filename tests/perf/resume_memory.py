@@ -61,6 +61,7 @@ def make_log(args, work):
         for candidate in candidates(args.rows, args.batch):
             out.write(json.dumps(candidate) + "\n")
     out_dir = os.path.join(work, "log")
+    shutil.rmtree(out_dir, ignore_errors=True)  # a log left by an earlier run would be refused
     run = subprocess.run(command(args.bin[-1], args.ranks, "--out", out_dir, "--candidates", path, "--seed", "1"),
                          env=mpi_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if run.returncode != 0:
@@ -100,7 +101,8 @@ def resumed_serve(args, bin_dir, log, work):
         sample = {"rss_kb_serving": status_kb(pid, "VmRSS"), "hwm_kb": status_kb(pid, "VmHWM")}
         by_batch = {}
         for candidate in candidates(args.rows, args.batch):
-            by_batch.setdefault(candidate["batch_id"], []).append({"id": candidate["id"], "source": candidate["source"]})
+            sent = {"id": candidate["id"], "source": candidate["source"]}
+            by_batch.setdefault(candidate["batch_id"], []).append(sent)
         step = max(1, len(by_batch) // max(1, args.resubmit))
         for batch_id in list(by_batch)[::step][:args.resubmit]:
             status, body = request(info, token, {"batch_id": batch_id, "wait": True, "candidates": by_batch[batch_id]})
