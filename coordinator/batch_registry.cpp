@@ -31,9 +31,9 @@ constexpr const char *kStoppingMessage = "the coordinator is stopping and takes 
 
 }  // namespace
 
-void BatchRegistry::restore(const RewardRow &row) {
+void BatchRegistry::restore(const RewardRow &row, std::uint64_t log_index) {
   std::lock_guard lock(mutex_);
-  restored_.add(row);
+  restored_.add(row, log_index);
 }
 
 std::size_t BatchRegistry::restored() const {
@@ -77,8 +77,8 @@ SubmitOutcome BatchRegistry::submit(const std::string &batch_id, const std::stri
   Entry entry;
   entry.fingerprint = fingerprint;
   entry.total = candidates.size();
-  if (const std::vector<LoggedIdentity> *logged = restored_.find(batch_id)) {
-    const LoggedMatch match = match_logged_identities(candidates, *logged);
+  if (const LoggedBatch *logged = restored_.find(batch_id)) {
+    const LoggedMatch match = match_logged_identities(candidates, logged->rows);
     if (!match.mismatch.empty())
       return {SubmitOutcome::conflict, "batch_id \"" + batch_id + "\" is in the log with other candidates: " +
                                            match.mismatch + "; use a new batch_id"};
@@ -87,6 +87,7 @@ SubmitOutcome BatchRegistry::submit(const std::string &batch_id, const std::stri
     // request's order. Otherwise the missing ones are scored, the logged ones read back.
     entry.from_log = match.matched == candidates.size();
     if (!entry.from_log) entry.logged = match.matched;
+    entry.log_rows = logged->range;
     restored_.erase(batch_id);
   } else if (closed_) {
     return {SubmitOutcome::closed, closed_message()};
@@ -158,6 +159,7 @@ std::vector<QueuedBatch> BatchRegistry::take_locked(const std::vector<std::strin
     batch.candidates = std::move(entry.candidates);
     entry.candidates.clear();
     batch.logged_count = entry.logged;
+    batch.log_rows = entry.log_rows;
     batch.from_log = entry.from_log;
     running_.insert(batch_id);
     taken.push_back(std::move(batch));

@@ -80,6 +80,8 @@ struct QueuedBatch {
   // a batch is never coalesced with others.
   std::size_t logged_count = 0;
   std::vector<RewardRow> logged;
+  // Where its rows lie in the log, when the registry knows (after a restart); else all of it.
+  LogRowRange log_rows;
   // Answered before (in this run, or in full by the log after a restart) and not in memory:
   // answer it from the log's rows, score nothing.
   bool from_log = false;
@@ -102,11 +104,11 @@ class BatchRegistry {
   explicit BatchRegistry(CoalescePolicy coalesce = {}, std::size_t keep_answered_rows = kDefaultKeptAnsweredRows)
       : coalesce_(coalesce), keep_answered_rows_(keep_answered_rows) {}
 
-  // After a restart (--resume): one of the log's rows, in log order; only its identity is
-  // kept, under its batch_id. A later submit of that id whose candidates match the
+  // After a restart (--resume): one of the log's rows, in log order (`log_index`: its index
+  // in /rewards); only its identity is kept, under its batch_id. A later submit of that id whose candidates match the
   // identities is queued from_log (all logged) or with logged_count (partly logged); one
   // that does not match is a conflict.
-  void restore(const RewardRow &row);
+  void restore(const RewardRow &row, std::uint64_t log_index);
   std::size_t restored() const;       // batches known only from the log, not submitted since
   std::size_t restored_rows() const;  // their rows
 
@@ -170,6 +172,7 @@ class BatchRegistry {
     std::size_t done = 0, total = 0;
     std::vector<PreparedCandidate> candidates;  // until it is taken
     std::size_t logged = 0;                     // candidates with a row from before a restart
+    LogRowRange log_rows;                       // where they (or all its rows) lie in the log
     std::vector<RewardRow> results;
     std::string error;
     bool retry_later = false;

@@ -1,5 +1,6 @@
 #include "coordinator/logged_identity.hpp"
 
+#include <algorithm>
 #include <deque>
 
 #include "common/sha256.hpp"
@@ -52,12 +53,15 @@ bool parse_sha256_hex(std::string_view hex, Sha256Digest *digest) {
   return true;
 }
 
-void LoggedIdentities::add(const RewardRow &row) {
-  batches_[row.batch_id].push_back(identity_of(row, names_));
+void LoggedIdentities::add(const RewardRow &row, std::uint64_t log_index) {
+  LoggedBatch &batch = batches_[row.batch_id];
+  if (batch.rows.empty()) batch.range = {log_index, log_index + 1};
+  batch.range = {std::min(batch.range.first, log_index), std::max(batch.range.end, log_index + 1)};
+  batch.rows.push_back(identity_of(row, names_));
   ++rows_;
 }
 
-const std::vector<LoggedIdentity> *LoggedIdentities::find(const std::string &batch_id) const {
+const LoggedBatch *LoggedIdentities::find(const std::string &batch_id) const {
   auto it = batches_.find(batch_id);
   return it == batches_.end() ? nullptr : &it->second;
 }
@@ -65,7 +69,7 @@ const std::vector<LoggedIdentity> *LoggedIdentities::find(const std::string &bat
 void LoggedIdentities::erase(const std::string &batch_id) {
   auto it = batches_.find(batch_id);
   if (it == batches_.end()) return;
-  rows_ -= it->second.size();
+  rows_ -= it->second.rows.size();
   batches_.erase(it);
 }
 

@@ -6,6 +6,8 @@
 // it answers or goes on with that batch.
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -30,19 +32,33 @@ struct LoggedIdentity {
   Sha256Digest source_sha256{};
 };
 
+// Where in /rewards a batch's rows lie: rows [first, end); the whole log by default.
+struct LogRowRange {
+  std::uint64_t first = 0;
+  std::uint64_t end = std::numeric_limits<std::uint64_t>::max();
+};
+
+// One logged batch: its rows' identities in log order, and the rows of the log they span
+// (so that reading them back need not scan the whole log).
+struct LoggedBatch {
+  std::vector<LoggedIdentity> rows;
+  LogRowRange range{0, 0};
+};
+
 // The identities of logged rows, grouped by the batch_id each was logged with, in log order.
 class LoggedIdentities {
  public:
-  void add(const RewardRow &row);
-  // The batch's identities, or null when the log holds none of it.
-  const std::vector<LoggedIdentity> *find(const std::string &batch_id) const;
+  // `log_index`: the row's index in /rewards (rows are added in log order).
+  void add(const RewardRow &row, std::uint64_t log_index);
+  // The batch, or null when the log holds none of it.
+  const LoggedBatch *find(const std::string &batch_id) const;
   void erase(const std::string &batch_id);
   std::size_t batches() const { return batches_.size(); }
   std::size_t rows() const { return rows_; }
 
  private:
   std::set<std::string> names_;  // node-based: the identities' pointers stay valid
-  std::map<std::string, std::vector<LoggedIdentity>> batches_;
+  std::map<std::string, LoggedBatch> batches_;
   std::size_t rows_ = 0;
 };
 

@@ -136,7 +136,9 @@ ServeEnd serve(const CoordinatorOptions &options, const CandidateDefaults &defau
     return rows;
   };
   // A retried batch the registry no longer holds in memory is answered from these.
-  hooks.logged_rows = [&](const std::string &batch_id) { return writer.rows_of_batch(batch_id); };
+  hooks.logged_rows = [&](const std::string &batch_id, LogRowRange range) {
+    return writer.rows_of_batch(batch_id, range.first, range.end);
+  };
   hooks.drained = [&](const std::vector<std::string> &problems) { scoring.finish(problems); };
   hooks.stages = [&] { return sqd.stages(); };
   hooks.note = print_line;

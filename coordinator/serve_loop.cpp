@@ -21,7 +21,7 @@ std::string coalesced_note(const std::vector<QueuedBatch> &group) {
 // no longer holds what submit matched: the batch fails, nothing is scored twice.
 bool read_logged_part(BatchRegistry &registry, const ServeHooks &hooks, QueuedBatch &batch) {
   std::vector<RewardRow> rows;
-  if (hooks.logged_rows) rows = hooks.logged_rows(batch.batch_id);
+  if (hooks.logged_rows) rows = hooks.logged_rows(batch.batch_id, batch.log_rows);
   LoggedMatch match = match_logged_rows(batch.candidates, rows);
   if (match.mismatch.empty() && match.matched != batch.logged_count)
     match.mismatch = std::to_string(batch.logged_count) + " of its candidates had a row in the log at submit, " +
@@ -99,7 +99,7 @@ ServeEnd run_serve_loop(BatchRegistry &registry, const ServeHooks &hooks, const 
       const QueuedBatch &batch = group->front();
       std::vector<RewardRow> logged;
       try {
-        if (hooks.logged_rows) logged = hooks.logged_rows(batch.batch_id);
+        if (hooks.logged_rows) logged = hooks.logged_rows(batch.batch_id, batch.log_rows);
       } catch (const std::exception &error) {
         registry.fail_all(error.what());
         throw;
@@ -143,7 +143,7 @@ ServeEnd run_serve_loop(BatchRegistry &registry, const ServeHooks &hooks, const 
 
 std::size_t restore_logged_batches(BatchRegistry &registry, const std::vector<RewardRow> &rows) {
   const std::size_t before = registry.restored();
-  for (const RewardRow &row : rows) registry.restore(row);
+  for (std::size_t i = 0; i < rows.size(); ++i) registry.restore(rows[i], i);
   return registry.restored() - before;
 }
 

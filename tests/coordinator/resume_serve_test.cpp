@@ -4,7 +4,9 @@
 // logged batch_id is a conflict.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -63,6 +65,7 @@ struct ResumedServe {
   std::vector<RewardRow> before_restart;
   int scored_batches = 0;
   int log_reads = 0;
+  std::vector<LogRowRange> ranges_read;
   std::atomic<bool> stop{false};
   std::thread loop;
 
@@ -82,12 +85,15 @@ struct ResumedServe {
       ++scored_batches;
       return scoring.score_one_batch(std::move(batch.candidates), batch.logged);
     };
-    hooks.logged_rows = [this](const std::string &batch_id) {
+    // Reads only the range it is given, as RewardLogWriter::rows_of_batch does.
+    hooks.logged_rows = [this](const std::string &batch_id, LogRowRange range) {
       ++log_reads;
+      ranges_read.push_back(range);
+      std::vector<RewardRow> log = before_restart;
+      log.insert(log.end(), sink.rows.begin(), sink.rows.end());
       std::vector<RewardRow> rows;
-      for (const std::vector<RewardRow> *part : {&before_restart, &sink.rows})
-        for (const RewardRow &row : *part)
-          if (row.batch_id == batch_id) rows.push_back(row);
+      for (std::uint64_t i = range.first; i < std::min<std::uint64_t>(range.end, log.size()); ++i)
+        if (log[i].batch_id == batch_id) rows.push_back(log[i]);
       return rows;
     };
     return hooks;
@@ -103,10 +109,10 @@ struct ResumedServe {
 };
 
 TEST(ResumedServe, AnAllLoggedBatchIsAnsweredFromTheLogInTheRequestsOrderAndNothingIsScored) {
-  ResumedServe serve({logged_row("a", "c0", 10), logged_row("a", "c1", 11), logged_row("a", "c2", 12),
-                      logged_row("other", "c0", 99)});
+  ResumedServe serve({logged_row("other", "c0", 99), logged_row("a", "c0", 10), logged_row("other", "c1", 98),
+                      logged_row("a", "c1", 11), logged_row("a", "c2", 12), logged_row("other", "c2", 97)});
   EXPECT_EQ(serve.registry.restored(), 2u);
-  EXPECT_EQ(serve.registry.restored_rows(), 4u);
+  EXPECT_EQ(serve.registry.restored_rows(), 6u);
   const BatchSnapshot answer = serve.serve("a", batch_of("a", {"c2", "c0", "c1"}), SubmitOutcome::existing);
   ASSERT_EQ(answer.state, BatchState::done) << answer.error;
   ASSERT_EQ(answer.results.size(), 3u);
@@ -120,7 +126,10 @@ TEST(ResumedServe, AnAllLoggedBatchIsAnsweredFromTheLogInTheRequestsOrderAndNoth
   EXPECT_TRUE(serve.transport.sent.empty());
   EXPECT_TRUE(serve.sink.rows.empty()) << "never logged twice";
   EXPECT_EQ(serve.log_reads, 1) << "its rows come from the log, on the main thread";
-  EXPECT_EQ(serve.registry.restored_rows(), 1u) << "its identities leave the registry; \"other\" stays";
+  ASSERT_EQ(serve.ranges_read.size(), 1u);
+  EXPECT_EQ(serve.ranges_read[0].first, 1u) << "only the rows its logged rows span";
+  EXPECT_EQ(serve.ranges_read[0].end, 5u);
+  EXPECT_EQ(serve.registry.restored_rows(), 3u) << "its identities leave the registry; \"other\" stays";
 }
 
 TEST(ResumedServe, APartlyLoggedBatchScoresOnlyItsMissingCandidatesAndTakesTheOthersFromTheLog) {
@@ -129,6 +138,9 @@ TEST(ResumedServe, APartlyLoggedBatchScoresOnlyItsMissingCandidatesAndTakesTheOt
   ASSERT_EQ(answer.state, BatchState::done) << answer.error;
   EXPECT_EQ(serve.scored_batches, 1);
   EXPECT_EQ(serve.log_reads, 1) << "the logged rows are read back when the batch is taken";
+  ASSERT_EQ(serve.ranges_read.size(), 1u);
+  EXPECT_EQ(serve.ranges_read[0].first, 0u);
+  EXPECT_EQ(serve.ranges_read[0].end, 2u);
   ASSERT_EQ(serve.transport.sent.size(), 2u) << "only the missing candidates go to a rank";
   EXPECT_EQ(serve.transport.sent[0].candidate_id, "c1");
   EXPECT_EQ(serve.transport.sent[1].candidate_id, "c3");

@@ -10,6 +10,7 @@ and records rank 0's memory:
   hwm_kb            VmHWM then: the start-up peak (the log's rows are all read once)
   rss_kb_resubmits  VmRSS after --resubmit logged batches were sent again (answered from the
                     log, every row checked against the log, nothing scored)
+  resubmit_ms_per_batch  the wall time of one such request, sent one after another
 
 and writes DIR/resume_memory.json. Null ranks measure nothing: the numbers are the
 coordinator's alone. Standard library only.
@@ -104,10 +105,13 @@ def resumed_serve(args, bin_dir, log, work):
             sent = {"id": candidate["id"], "source": candidate["source"]}
             by_batch.setdefault(candidate["batch_id"], []).append(sent)
         step = max(1, len(by_batch) // max(1, args.resubmit))
-        for batch_id in list(by_batch)[::step][:args.resubmit]:
+        resubmitted = list(by_batch)[::step][:args.resubmit]
+        started = time.monotonic()
+        for batch_id in resubmitted:
             status, body = request(info, token, {"batch_id": batch_id, "wait": True, "candidates": by_batch[batch_id]})
             if status != 200 or len(body["results"]) != len(by_batch[batch_id]):
                 raise SystemExit(f"resume_memory: batch {batch_id} answered {status}: {body}")
+        sample["resubmit_ms_per_batch"] = round(1000 * (time.monotonic() - started) / len(resubmitted), 1)
         sample["rss_kb_resubmits"] = status_kb(pid, "VmRSS")
         os.kill(pid, signal.SIGTERM)
         output, _ = process.communicate(timeout=300)
