@@ -23,7 +23,7 @@ using Sha256Digest = std::array<unsigned char, 32>;
 
 struct LoggedIdentity {
   std::string candidate_id;
-  // Interned (LoggedIdentities::names): a run has a handful of problems and stages.
+  // Interned in the LoggedIdentities that holds it: a run has a handful of problems and stages.
   const std::string *problem = nullptr;
   const std::string *stage = nullptr;
   // The row's source_sha256: none (no code), a digest, or text that is no digest (it never
@@ -48,6 +48,12 @@ struct LoggedBatch {
 // The identities of logged rows, grouped by the batch_id each was logged with, in log order.
 class LoggedIdentities {
  public:
+  LoggedIdentities() = default;
+  // A copy's identities would point into the original's names; a move keeps the set's nodes.
+  LoggedIdentities(const LoggedIdentities &) = delete;
+  LoggedIdentities &operator=(const LoggedIdentities &) = delete;
+  LoggedIdentities(LoggedIdentities &&) = default;
+  LoggedIdentities &operator=(LoggedIdentities &&) = default;
   // `log_index`: the row's index in /rewards (rows are added in log order).
   void add(const RewardRow &row, std::uint64_t log_index);
   // The batch, or null when the log holds none of it.
