@@ -29,44 +29,21 @@ namespace {
 
 constexpr const char *kStoppingMessage = "the coordinator is stopping and takes no new batches";
 
-// Pairs the batch's candidates with the log's rows of this batch (a row per id, in order).
-// Returns why they do not belong together, or "" with `matched` filled.
-std::string match_logged(const std::vector<PreparedCandidate> &candidates,
-                         const std::vector<RewardRow> &rows, std::vector<RewardRow> *matched) {
-  std::map<std::string, std::deque<const RewardRow *>> by_id;
-  for (const RewardRow &row : rows) by_id[row.candidate_id].push_back(&row);
-  std::size_t used = 0;
-  for (const PreparedCandidate &candidate : candidates) {
-    auto it = by_id.find(candidate.id);
-    if (it == by_id.end() || it->second.empty()) continue;
-    const RewardRow &row = *it->second.front();
-    it->second.pop_front();
-    if (row.problem != candidate.problem)
-      return "candidate \"" + candidate.id + "\" was logged for problem " + row.problem + ", not " + candidate.problem;
-    if (candidate.stage_named && row.stage != candidate.stage)
-      return "candidate \"" + candidate.id + "\" was logged in stage " + row.stage + ", not " + candidate.stage;
-    if (!candidate.code.empty() && !row.source_sha256.empty() && sha256_hex(candidate.code) != row.source_sha256)
-      return "candidate \"" + candidate.id + "\" was logged with other code";
-    matched->push_back(row);
-    ++used;
-  }
-  if (used != rows.size()) {
-    for (const auto &[id, left] : by_id)
-      if (!left.empty()) return "the log holds candidate \"" + id + "\" of this batch, which this request lacks";
-  }
-  return "";
-}
-
 }  // namespace
 
-void BatchRegistry::restore(const std::string &batch_id, std::vector<RewardRow> rows) {
+void BatchRegistry::restore(const RewardRow &row, std::uint64_t log_index) {
   std::lock_guard lock(mutex_);
-  restored_[batch_id] = std::move(rows);
+  restored_.add(row, log_index);
 }
 
 std::size_t BatchRegistry::restored() const {
   std::lock_guard lock(mutex_);
-  return restored_.size();
+  return restored_.batches();
+}
+
+std::size_t BatchRegistry::restored_rows() const {
+  std::lock_guard lock(mutex_);
+  return restored_.rows();
 }
 
 SubmitOutcome BatchRegistry::submit(const std::string &batch_id, const std::string &fingerprint,
@@ -100,40 +77,28 @@ SubmitOutcome BatchRegistry::submit(const std::string &batch_id, const std::stri
   Entry entry;
   entry.fingerprint = fingerprint;
   entry.total = candidates.size();
-  if (auto it = restored_.find(batch_id); it != restored_.end()) {
-    std::vector<RewardRow> matched;
-    std::string mismatch = match_logged(candidates, it->second, &matched);
-    if (!mismatch.empty())
+  if (const LoggedBatch *logged = restored_.find(batch_id)) {
+    const LoggedMatch match = match_logged_identities(candidates, logged->rows);
+    if (!match.mismatch.empty())
       return {SubmitOutcome::conflict, "batch_id \"" + batch_id + "\" is in the log with other candidates: " +
-                                           mismatch + "; use a new batch_id"};
-    if (matched.size() == candidates.size()) {
-      // Every candidate has its row: the answer is the log's, in this request's order.
-      std::map<std::string, std::deque<RewardRow>> by_id;
-      for (RewardRow &row : matched) by_id[row.candidate_id].push_back(std::move(row));
-      for (const PreparedCandidate &candidate : candidates) {
-        entry.results.push_back(std::move(by_id[candidate.id].front()));
-        by_id[candidate.id].pop_front();
-      }
-      entry.state = BatchState::done;
-      entry.done = entry.total;
-      restored_.erase(it);
-      entries_.emplace(batch_id, std::move(entry));
-      answered_locked(batch_id);
-      finished_.notify_all();
-      return {SubmitOutcome::existing, ""};
-    }
+                                           match.mismatch + "; use a new batch_id"};
     if (closed_) return {SubmitOutcome::closed, closed_message()};
-    entry.logged = std::move(matched);
-    restored_.erase(it);
+    // Every candidate has its row: the main thread answers it from the log, in this
+    // request's order. Otherwise the missing ones are scored, the logged ones read back.
+    entry.from_log = match.matched == candidates.size();
+    if (!entry.from_log) entry.logged = match.matched;
+    entry.log_rows = logged->range;
+    restored_.erase(batch_id);
   } else if (closed_) {
     return {SubmitOutcome::closed, closed_message()};
   }
+  const SubmitOutcome::Kind kind = entry.from_log ? SubmitOutcome::existing : SubmitOutcome::accepted;
   entry.candidates = std::move(candidates);
   entry.queued_at = Clock::now();
   entries_.emplace(batch_id, std::move(entry));
   queue_.push_back(batch_id);
   queue_changed_.notify_all();
-  return {SubmitOutcome::accepted, ""};
+  return {kind, ""};
 }
 
 BatchSnapshot BatchRegistry::snapshot_locked(const std::string &batch_id, const Entry &entry) const {
@@ -175,11 +140,11 @@ int BatchRegistry::waiters(const std::string &batch_id) const {
 
 bool BatchRegistry::only_logged(const std::string &batch_id) const {
   std::lock_guard lock(mutex_);
-  return restored_.count(batch_id) > 0 || evicted_.count(batch_id) > 0;
+  return restored_.find(batch_id) != nullptr || evicted_.count(batch_id) > 0;
 }
 
 bool BatchRegistry::coalescable(const Entry &entry) const {
-  return coalesce_.enabled() && entry.total == 1 && entry.logged.empty() && !entry.from_log;
+  return coalesce_.enabled() && entry.total == 1 && entry.logged == 0 && !entry.from_log;
 }
 
 std::vector<QueuedBatch> BatchRegistry::take_locked(const std::vector<std::string> &batch_ids) {
@@ -190,10 +155,11 @@ std::vector<QueuedBatch> BatchRegistry::take_locked(const std::vector<std::strin
     batch.batch_id = batch_id;
     Entry &entry = entries_.at(batch_id);
     entry.state = BatchState::running;
-    entry.done = entry.logged.size();
+    entry.done = entry.logged;
     batch.candidates = std::move(entry.candidates);
     entry.candidates.clear();
-    batch.logged = entry.logged;
+    batch.logged_count = entry.logged;
+    batch.log_rows = entry.log_rows;
     batch.from_log = entry.from_log;
     running_.insert(batch_id);
     taken.push_back(std::move(batch));
@@ -241,7 +207,6 @@ void BatchRegistry::complete(const std::string &batch_id, std::vector<RewardRow>
   std::lock_guard lock(mutex_);
   Entry &entry = entries_.at(batch_id);
   entry.results = std::move(rows);
-  entry.logged.clear();
   entry.done = entry.total;
   entry.state = BatchState::done;
   running_.erase(batch_id);
@@ -251,10 +216,10 @@ void BatchRegistry::complete(const std::string &batch_id, std::vector<RewardRow>
 
 void BatchRegistry::complete_from_log(const std::string &batch_id, const std::vector<PreparedCandidate> &candidates,
                                       const std::vector<RewardRow> &logged) {
-  std::vector<RewardRow> matched;
-  std::string mismatch = match_logged(candidates, logged, &matched);
-  if (mismatch.empty() && matched.size() != candidates.size())
-    mismatch = std::to_string(candidates.size() - matched.size()) + " of its candidates have no row in the log";
+  const LoggedMatch match = match_logged_rows(candidates, logged);
+  std::string mismatch = match.mismatch;
+  if (mismatch.empty() && match.matched != candidates.size())
+    mismatch = std::to_string(candidates.size() - match.matched) + " of its candidates have no row in the log";
   std::lock_guard lock(mutex_);
   Entry &entry = entries_.at(batch_id);
   running_.erase(batch_id);
@@ -265,16 +230,20 @@ void BatchRegistry::complete_from_log(const std::string &batch_id, const std::ve
     finished_.notify_all();
     return;
   }
-  std::map<std::string, std::deque<RewardRow>> by_id;
-  for (RewardRow &row : matched) by_id[row.candidate_id].push_back(std::move(row));
   entry.results.clear();
-  for (const PreparedCandidate &candidate : candidates) {
-    entry.results.push_back(std::move(by_id[candidate.id].front()));
-    by_id[candidate.id].pop_front();
-  }
+  for (std::size_t row : match.row_of) entry.results.push_back(logged[row]);
   entry.done = entry.total;
   entry.state = BatchState::done;
   answered_locked(batch_id);
+  finished_.notify_all();
+}
+
+void BatchRegistry::fail(const std::string &batch_id, const std::string &error) {
+  std::lock_guard lock(mutex_);
+  Entry &entry = entries_.at(batch_id);
+  running_.erase(batch_id);
+  entry.state = BatchState::failed;
+  entry.error = error;
   finished_.notify_all();
 }
 

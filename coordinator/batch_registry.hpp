@@ -15,6 +15,10 @@
 // still waiting on). An older batch keeps only its id and fingerprint; sent again
 // unchanged, it is queued `from_log` and the main thread answers it from the log's rows
 // (complete_from_log): never scored or logged twice (DESIGN.md "Trainer endpoint").
+// After a restart (--resume) it holds no logged rows either, only their identities
+// (logged_identity.hpp): a resubmitted batch the log answers in full is queued `from_log`
+// like an evicted one; a partly logged one is queued with the count of its logged
+// candidates, whose rows the main thread reads from the log when it takes the batch.
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -27,6 +31,7 @@
 #include <vector>
 
 #include "coordinator/candidate_input.hpp"
+#include "coordinator/logged_identity.hpp"
 #include "results/reward_row.hpp"
 
 namespace hpcreward {
@@ -70,8 +75,15 @@ struct SubmitOutcome {
 struct QueuedBatch {
   std::string batch_id;
   std::vector<PreparedCandidate> candidates;
-  std::vector<RewardRow> logged;  // rows it already has in the log (after a restart)
-  // Answered before and no longer in memory: answer it from the log's rows, score nothing.
+  // After a restart: how many of its candidates already have a row in the log. The main
+  // thread reads those rows (ServeHooks::logged_rows) into `logged` before scoring it; such
+  // a batch is never coalesced with others.
+  std::size_t logged_count = 0;
+  std::vector<RewardRow> logged;
+  // Where its rows lie in the log, when the registry knows (after a restart); else all of it.
+  LogRowRange log_rows;
+  // Answered before (in this run, or in full by the log after a restart) and not in memory:
+  // answer it from the log's rows, score nothing.
   bool from_log = false;
 };
 
@@ -92,11 +104,13 @@ class BatchRegistry {
   explicit BatchRegistry(CoalescePolicy coalesce = {}, std::size_t keep_answered_rows = kDefaultKeptAnsweredRows)
       : coalesce_(coalesce), keep_answered_rows_(keep_answered_rows) {}
 
-  // After a restart (--resume): the log's rows of one batch, in log order. A later submit
-  // of this id whose candidates match them is answered from them (all logged) or queued
-  // with them (partly logged); one that does not match is a conflict.
-  void restore(const std::string &batch_id, std::vector<RewardRow> rows);
-  std::size_t restored() const;
+  // After a restart (--resume): one of the log's rows, in log order (`log_index`: its index
+  // in /rewards); only its identity is kept, under its batch_id. A later submit of that id whose candidates match the
+  // identities is queued from_log (all logged) or with logged_count (partly logged); one
+  // that does not match is a conflict.
+  void restore(const RewardRow &row, std::uint64_t log_index);
+  std::size_t restored() const;       // batches known only from the log, not submitted since
+  std::size_t restored_rows() const;  // their rows
 
   // HTTP side.
   SubmitOutcome submit(const std::string &batch_id, const std::string &fingerprint,
@@ -124,6 +138,8 @@ class BatchRegistry {
   // of `candidates` (the request's). Rows that do not match the candidates fail it.
   void complete_from_log(const std::string &batch_id, const std::vector<PreparedCandidate> &candidates,
                          const std::vector<RewardRow> &logged);
+  // One running batch fails with `error` (its log rows disagree with what was matched).
+  void fail(const std::string &batch_id, const std::string &error);
   // Scoring broke: every batch not done fails with `error`, and no new batch is taken.
   void fail_all(const std::string &error);
   // Every queued batch (not the running one) fails with `error`; returns how many.
@@ -155,7 +171,8 @@ class BatchRegistry {
     BatchState state = BatchState::queued;
     std::size_t done = 0, total = 0;
     std::vector<PreparedCandidate> candidates;  // until it is taken
-    std::vector<RewardRow> logged;
+    std::size_t logged = 0;                     // candidates with a row from before a restart
+    LogRowRange log_rows;                       // where they (or all its rows) lie in the log
     std::vector<RewardRow> results;
     std::string error;
     bool retry_later = false;
@@ -178,7 +195,7 @@ class BatchRegistry {
   mutable std::condition_variable finished_;
   std::map<std::string, Entry> entries_;
   std::map<std::string, std::string> stages_;
-  std::map<std::string, std::vector<RewardRow>> restored_;
+  LoggedIdentities restored_;  // --resume: batches known only from the log
   std::deque<std::string> queue_;
   std::set<std::string> running_;
   std::deque<std::string> answered_;  // done entries still in memory, oldest first

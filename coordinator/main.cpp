@@ -76,10 +76,13 @@ void check_host_support(const SqdState &state) {
 // requeue: SIGUSR1). Returns how serving ended.
 ServeEnd serve(const CoordinatorOptions &options, const CandidateDefaults &defaults, const RunCapabilities &run,
            BatchRegistry &registry, ScoringRun &scoring, RewardLogWriter &writer, const SqdState &sqd,
-           const std::vector<RewardRow> &logged) {
+           std::vector<RewardRow> &&logged) {
   if (options.resume) {
-    const std::size_t batches = restore_logged_batches(registry, logged);
-    scoring.continue_log(logged);  // also recalls its measurements for identical candidates
+    // Needed once: the registry keeps only each row's identity, the repeat cache its bounded
+    // share; the rows go when this block ends (a serve run lasts days).
+    const std::vector<RewardRow> rows = std::move(logged);
+    const std::size_t batches = restore_logged_batches(registry, rows);
+    scoring.continue_log(rows);  // also recalls its measurements for identical candidates
     print_line("resume: " + std::to_string(batches) +
                " logged batches are answered from the log when they are sent again");
   }
@@ -133,7 +136,9 @@ ServeEnd serve(const CoordinatorOptions &options, const CandidateDefaults &defau
     return rows;
   };
   // A retried batch the registry no longer holds in memory is answered from these.
-  hooks.logged_rows = [&](const std::string &batch_id) { return writer.rows_of_batch(batch_id); };
+  hooks.logged_rows = [&](const std::string &batch_id, LogRowRange range) {
+    return writer.rows_of_batch(batch_id, range.first, range.end);
+  };
   hooks.drained = [&](const std::vector<std::string> &problems) { scoring.finish(problems); };
   hooks.stages = [&] { return sqd.stages(); };
   hooks.note = print_line;
@@ -257,13 +262,14 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
   // The end-of-run table, tallied as rows are written (a long run keeps no rows for it).
   RunSummary summary;
   for (const RewardRow &row : logged.rows) summary.add(row);
+  const std::size_t rows_before = logged.rows.size();
   ScoringRun scoring(
       transport, sink, options.rewards, sqd, context,
       [&](const RewardRow &row, std::size_t done, std::size_t total) {
         if (options.serve) registry.row_written(row.batch_id);
         summary.add(row);
         ++outcome.rows_written;
-        outcome.rows_in_log = logged.rows.size() + outcome.rows_written;
+        outcome.rows_in_log = rows_before + outcome.rows_written;
         print_progress_line(format_progress_line(row, done, total));
       },
       [](const StageEvent &event) { print_line(format_stage_event(event)); },
@@ -275,7 +281,9 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
   for (const std::string &line : format_rank_deadlines(ranks, options.rank_deadline_margin_s)) print_line(line);
   bool stopped = false;
   if (options.serve) {
-    stopped = serve(options, defaults, run, registry, scoring, *writer, sqd, logged.rows) == ServeEnd::requeue;
+    // The rows move in: serve lets them go once start-up needs them no more.
+    stopped = serve(options, defaults, run, registry, scoring, *writer, sqd, std::move(logged.rows)) ==
+              ServeEnd::requeue;
     outcome.unanswered_at_stop = scoring.unanswered_at_stop();
   } else {
     const std::vector<const RewardRow *> matched = match_logged(candidates, logged.rows);

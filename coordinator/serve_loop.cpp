@@ -16,6 +16,27 @@ std::string coalesced_note(const std::vector<QueuedBatch> &group) {
   return "coalesced " + std::to_string(group.size()) + " single-candidate requests into one batch: " + ids;
 }
 
+// A partly logged batch's rows from before the restart, read back from the log into
+// `batch.logged` (the ones that pair with its candidates, in its order). False when the log
+// no longer holds what submit matched: the batch fails, nothing is scored twice.
+bool read_logged_part(BatchRegistry &registry, const ServeHooks &hooks, QueuedBatch &batch) {
+  std::vector<RewardRow> rows;
+  if (hooks.logged_rows) rows = hooks.logged_rows(batch.batch_id, batch.log_rows);
+  LoggedMatch match = match_logged_rows(batch.candidates, rows);
+  if (match.mismatch.empty() && match.matched != batch.logged_count)
+    match.mismatch = std::to_string(batch.logged_count) + " of its candidates had a row in the log at submit, " +
+                     std::to_string(match.matched) + " have now";
+  if (!match.mismatch.empty()) {
+    registry.fail(batch.batch_id, "batch " + batch.batch_id + " is partly in the log but its log rows do not match: " +
+                                      match.mismatch);
+    return false;
+  }
+  batch.logged.clear();
+  for (std::size_t row : match.row_of)
+    if (row != LoggedMatch::kNoRow) batch.logged.push_back(std::move(rows[row]));
+  return true;
+}
+
 }  // namespace
 
 QueuedBatch merge_group(const std::vector<QueuedBatch> &group) {
@@ -78,13 +99,21 @@ ServeEnd run_serve_loop(BatchRegistry &registry, const ServeHooks &hooks, const 
       const QueuedBatch &batch = group->front();
       std::vector<RewardRow> logged;
       try {
-        if (hooks.logged_rows) logged = hooks.logged_rows(batch.batch_id);
+        if (hooks.logged_rows) logged = hooks.logged_rows(batch.batch_id, batch.log_rows);
       } catch (const std::exception &error) {
         registry.fail_all(error.what());
         throw;
       }
       registry.complete_from_log(batch.batch_id, batch.candidates, logged);
       continue;
+    }
+    if (group->size() == 1 && group->front().logged_count > 0) {  // partly logged before a restart
+      try {
+        if (!read_logged_part(registry, hooks, group->front())) continue;
+      } catch (const std::exception &error) {
+        registry.fail_all(error.what());
+        throw;
+      }
     }
     if (group->size() > 1 && hooks.note) hooks.note(coalesced_note(*group));
     QueuedBatch batch = merge_group(*group);
@@ -113,10 +142,9 @@ ServeEnd run_serve_loop(BatchRegistry &registry, const ServeHooks &hooks, const 
 }
 
 std::size_t restore_logged_batches(BatchRegistry &registry, const std::vector<RewardRow> &rows) {
-  std::map<std::string, std::vector<RewardRow>> by_batch;
-  for (const RewardRow &row : rows) by_batch[row.batch_id].push_back(row);
-  for (auto &[batch_id, batch_rows] : by_batch) registry.restore(batch_id, std::move(batch_rows));
-  return by_batch.size();
+  const std::size_t before = registry.restored();
+  for (std::size_t i = 0; i < rows.size(); ++i) registry.restore(rows[i], i);
+  return registry.restored() - before;
 }
 
 }  // namespace hpcreward

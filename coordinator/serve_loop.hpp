@@ -33,9 +33,11 @@ struct ServeHooks {
   // rows are incomplete, the batch fails (retry). Empty: never.
   std::function<bool()> cut_short;
   // The log's rows of a batch id, in log order (RewardLogWriter::rows_of_batch): how a batch
-  // answered long ago (no longer in the registry's memory) is answered again when it is
-  // sent again. Empty: such a batch fails.
-  std::function<std::vector<RewardRow>(const std::string &batch_id)> logged_rows;
+  // answered long ago (no longer in the registry's memory), or before a restart, is answered
+  // again when it is sent again, and how a batch partly logged before a restart gets its
+  // logged rows before the rest is scored. `range`: where they lie (QueuedBatch::log_rows;
+  // the whole log when the registry does not know). Empty: such a batch fails.
+  std::function<std::vector<RewardRow>(const std::string &batch_id, LogRowRange range)> logged_rows;
 };
 
 // What new requests hear once a requeue stop began (HTTP 503), and what batches that were
@@ -69,7 +71,9 @@ QueuedBatch merge_group(const std::vector<QueuedBatch> &group);
 // Completes each member of `group` with its slice of `rows` (one row per candidate, in order).
 void complete_group(BatchRegistry &registry, const std::vector<QueuedBatch> &group, std::vector<RewardRow> rows);
 
-// --resume: the log's rows grouped by batch_id into the registry. Returns how many batches.
+// --resume: the identities of the log's rows (not the rows) into the registry, grouped by
+// batch_id. `rows`: all of /rewards in order (rows[i] is the log's row i). Returns how many
+// batches.
 std::size_t restore_logged_batches(BatchRegistry &registry, const std::vector<RewardRow> &rows);
 
 }  // namespace hpcreward

@@ -94,6 +94,9 @@ class RewardLogWriter {
   // bytes), in log order; flushes first. Reads all of /rewards in blocks: it serves a retried
   // batch answered so long ago that the coordinator no longer holds its rows in memory.
   std::vector<RewardRow> rows_of_batch(const std::string &batch_id);
+  // The same within rows [first_row, end_row) of /rewards (clipped to the log): a resumed
+  // serve run knows where each logged batch's rows lie and reads only those.
+  std::vector<RewardRow> rows_of_batch(const std::string &batch_id, std::uint64_t first_row, std::uint64_t end_row);
 
   // Rows in the log, those still waiting for a flush included.
   std::size_t rows() const;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <optional>
@@ -437,6 +438,11 @@ void RewardLogWriter::set_flush_policy(const LogFlushPolicy &policy) {
 }
 
 std::vector<RewardRow> RewardLogWriter::rows_of_batch(const std::string &batch_id) {
+  return rows_of_batch(batch_id, 0, std::numeric_limits<std::uint64_t>::max());
+}
+
+std::vector<RewardRow> RewardLogWriter::rows_of_batch(const std::string &batch_id, std::uint64_t first_row,
+                                                      std::uint64_t end_row) {
   h5::QuietHdf5Errors quiet;
   impl_->flush();
   const std::string_view stored = truncate_utf8(batch_id, kBatchIdColumnBytes);
@@ -445,8 +451,9 @@ std::vector<RewardRow> RewardLogWriter::rows_of_batch(const std::string &batch_i
   std::vector<std::byte> block(size * kBlockRows);
   std::vector<RewardRow> rows;
   const RecordDataset<RewardRow> &rewards = impl_->rewards;
-  for (hsize_t first = 0; first < rewards.count; first += kBlockRows) {
-    const hsize_t count = std::min(kBlockRows, rewards.count - first);
+  const hsize_t end = std::min<hsize_t>(rewards.count, end_row);
+  for (hsize_t first = first_row; first < end; first += kBlockRows) {
+    const hsize_t count = std::min(kBlockRows, end - first);
     h5::read_elements(rewards.dataset.get(), first, count, rewards.memory_type.get(), block.data(), rewards.name,
                       impl_->path);
     for (hsize_t i = 0; i < count; ++i) {

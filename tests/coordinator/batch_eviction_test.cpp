@@ -55,7 +55,7 @@ struct LoggedServe {
       log.insert(log.end(), rows.begin(), rows.end());
       return rows;
     };
-    hooks.logged_rows = [this](const std::string &batch_id) {
+    hooks.logged_rows = [this](const std::string &batch_id, LogRowRange) {
       ++log_reads;
       std::vector<RewardRow> rows;
       for (const RewardRow &row : log)

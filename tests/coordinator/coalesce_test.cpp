@@ -242,14 +242,26 @@ TEST(CoalesceServeLoop, ConcurrentSinglesAreOneScoringCallInOneStageAndEachCalle
   EXPECT_EQ(registry.snapshot("openrlhf-3")->results[0].source_sha256, sha256_hex(single("openrlhf-3").code));
 
   // After a restart (--resume): the log's rows, grouped by the batch_id each was logged with,
-  // answer every original request by its own id.
+  // answer every original request by its own id, each on its own (never coalesced: the
+  // window is 60 s, a coalesced group would not come within 10 ms).
   BatchRegistry restarted(CoalescePolicy{60s, kCallers});
   EXPECT_EQ(restore_logged_batches(restarted, sink.rows), static_cast<std::size_t>(kCallers));
+  for (int i = 0; i < kCallers; ++i)
+    EXPECT_EQ(submit(restarted, {single("openrlhf-" + std::to_string(i))}).kind, SubmitOutcome::existing) << i;
   for (int i = 0; i < kCallers; ++i) {
     const std::string id = "openrlhf-" + std::to_string(i);
-    EXPECT_EQ(submit(restarted, {single(id)}).kind, SubmitOutcome::existing) << id;
+    auto group = restarted.next_group(10ms);
+    ASSERT_TRUE(group) << id;
+    ASSERT_EQ(group->size(), 1u);
+    const QueuedBatch &batch = group->front();
+    EXPECT_EQ(batch.batch_id, id);
+    EXPECT_TRUE(batch.from_log);
+    std::vector<RewardRow> logged;
+    for (const RewardRow &row : sink.rows)
+      if (row.batch_id == id) logged.push_back(row);
+    restarted.complete_from_log(id, batch.candidates, logged);
     auto snapshot = restarted.snapshot(id);
-    ASSERT_EQ(snapshot->state, BatchState::done);
+    ASSERT_EQ(snapshot->state, BatchState::done) << snapshot->error;
     EXPECT_EQ(snapshot->results[0].source_sha256, sha256_hex(single(id).code));
   }
   EXPECT_FALSE(restarted.next_group(10ms)) << "nothing to score again";

@@ -41,6 +41,17 @@ TEST(RowsOfBatch, FindsEveryRowOfTheBatchAcrossBlocksAndUnflushed) {
   EXPECT_TRUE(writer.rows_of_batch("nobody").empty());
 }
 
+TEST(RowsOfBatch, ARangeReadsOnlyThoseRowsClippedToTheLog) {
+  TempDir dir;
+  RewardLogWriter writer(dir.path() / "rewards.h5", sample_provenance());
+  for (int i = 0; i < 10; ++i) writer.append(row_in(i % 2 ? "odd" : "even", i), "");
+  std::vector<std::string> found;
+  for (const RewardRow &row : writer.rows_of_batch("odd", 3, 8)) found.push_back(row.candidate_id);
+  EXPECT_EQ(found, (std::vector<std::string>{"cand-3", "cand-5", "cand-7"}));
+  EXPECT_EQ(writer.rows_of_batch("odd", 8, 1000).size(), 1u) << "cand-9: the end is clipped to the log";
+  EXPECT_TRUE(writer.rows_of_batch("odd", 20, 30).empty()) << "past the log: nothing";
+}
+
 TEST(RowsOfBatch, ALongBatchIdMatchesAsStored) {
   TempDir dir;
   RewardLogWriter writer(dir.path() / "rewards.h5", sample_provenance());
