@@ -68,12 +68,13 @@ std::size_t PendingSends::progress() {
 }
 
 std::optional<Envelope> mpi_receive(int source, int tag, std::chrono::milliseconds timeout,
-                                    std::chrono::microseconds max_sleep) {
+                                    std::chrono::microseconds max_sleep, std::chrono::microseconds already_waited) {
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + timeout;
   // An answer often follows at once (a rank's next task, a fast result): yield a few times
   // before sleeping at all.
   WaitBackoff backoff(kWaitYields, kFirstSleep, kPromptSleep, max_sleep);
+  backoff.resume(already_waited);
   MPI_Status status;
   int flag = 0;
   for (;;) {

@@ -55,8 +55,11 @@ class PendingSends {
 // probing after each pause of a WaitBackoff: sleeps of at most 1 ms for the first 100 ms, then
 // a hundredth of the wait so far, up to `max_sleep` (a message that comes while the wait
 // sleeps waits at most that long). Returns nullopt once `timeout` passes with none (0: one look).
+// `already_waited`: how long the caller had been waiting for this before the call (it polls in
+// slices); the sleeps go on from there instead of starting short again.
 std::optional<Envelope> mpi_receive(int source, int tag, std::chrono::milliseconds timeout,
-                                    std::chrono::microseconds max_sleep = std::chrono::microseconds(10000));
+                                    std::chrono::microseconds max_sleep = std::chrono::microseconds(10000),
+                                    std::chrono::microseconds already_waited = std::chrono::microseconds(0));
 
 // Forever (no timeout).
 Envelope mpi_receive(int source, int tag);

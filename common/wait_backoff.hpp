@@ -35,6 +35,16 @@ class WaitBackoff {
   constexpr WaitBackoff(int yields, Micros first_sleep, Micros max_sleep)
       : WaitBackoff(yields, first_sleep, max_sleep, max_sleep) {}
 
+  // Goes on with a wait that had already lasted `waited` before this backoff took over (a
+  // caller that polls in slices, waiting for the same thing across calls): no yields, and the
+  // next sleep is what the wait would have reached by now.
+  constexpr void resume(Micros waited) {
+    if (waited <= Micros(0)) return;
+    yields_left_ = 0;
+    slept_ = waited;
+    next_sleep_ = std::clamp(std::max(waited / kLateShareDivisor, std::min(waited, prompt_sleep_)), next_sleep_, max_sleep_);
+  }
+
   // The pause before the next look: zero (a yield) while yields are left, else the next sleep.
   constexpr Micros next() {
     if (yields_left_ > 0) {

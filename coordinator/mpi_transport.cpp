@@ -18,12 +18,18 @@ constexpr std::chrono::microseconds kMaxSleep(10000);
 
 void MpiTransport::send_task(int rank, const BenchTask &task) {
   sends_.send(encode_task(task), rank, kTagTask);
+  quiet_since_.reset();  // an answer may follow soon: look promptly again
 }
 
 std::optional<BenchResult> MpiTransport::receive_result(std::chrono::milliseconds timeout) {
   sends_.progress();
-  auto envelope = mpi_receive(MPI_ANY_SOURCE, kTagResult, timeout, kMaxSleep);
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point now = Clock::now();
+  if (!quiet_since_) quiet_since_ = now;
+  const auto waited = std::chrono::duration_cast<std::chrono::microseconds>(now - *quiet_since_);
+  auto envelope = mpi_receive(MPI_ANY_SOURCE, kTagResult, timeout, kMaxSleep, waited);
   if (!envelope) return std::nullopt;
+  quiet_since_.reset();
   BenchResult result;
   try {
     result = decode_result(envelope->payload);

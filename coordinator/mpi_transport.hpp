@@ -1,6 +1,7 @@
 #pragma once
 // The coordinator's side of the MPI protocol (common/mpi_tags.hpp).
 #include <chrono>
+#include <optional>
 #include <vector>
 
 #include "common/messages.hpp"
@@ -16,6 +17,10 @@ class MpiTransport : public BenchTransport {
 
  private:
   PendingSends sends_;  // tasks go out with MPI_Isend: a stopped rank never takes a large one
+  // Since the last task went out or result came in: the scoring loop waits in slices (its
+  // deadlines and stop requests), and a wait that has lasted seconds across slices keeps its
+  // long sleeps instead of waking a thousand times a second again at every slice.
+  std::optional<std::chrono::steady_clock::time_point> quiet_since_;
 };
 
 // Collects the hello of every benchmark rank 1..world_size-1. Throws std::runtime_error

@@ -39,6 +39,26 @@ TEST(WaitBackoff, PastThePromptCapASleepIsAHundredthOfTheWaitSoFar) {
   EXPECT_EQ(sleep, Micros(10000)) << "a long idle wait settles at the hard cap";
 }
 
+TEST(WaitBackoff, ResumingALongWaitKeepsItsLongSleeps) {
+  WaitBackoff fresh(8, Micros(20), Micros(1000), Micros(10000));
+  fresh.resume(Micros(0));
+  EXPECT_EQ(fresh.next(), Micros(0)) << "nothing waited: the yields come first";
+
+  WaitBackoff short_wait(8, Micros(20), Micros(1000), Micros(10000));
+  short_wait.resume(Micros(300));
+  EXPECT_EQ(short_wait.next(), Micros(300)) << "no yields, and sleeps as long as the wait so far";
+
+  WaitBackoff prompt(8, Micros(20), Micros(1000), Micros(10000));
+  prompt.resume(Micros(50'000));
+  EXPECT_EQ(prompt.next(), Micros(1000)) << "within the first 100 ms: the prompt cap";
+
+  WaitBackoff seconds(8, Micros(20), Micros(1000), Micros(10000));
+  seconds.resume(Micros(500'000));
+  EXPECT_EQ(seconds.next(), Micros(5000)) << "a hundredth of the wait so far";
+  seconds.resume(Micros(5'000'000));
+  EXPECT_EQ(seconds.next(), Micros(10000)) << "never above the hard cap";
+}
+
 TEST(WaitBackoff, OddSettingsStaySane) {
   WaitBackoff no_yields(-3, Micros(0), Micros(0));
   EXPECT_EQ(no_yields.next(), Micros(1)) << "never a zero sleep once the yields are spent";

@@ -1,8 +1,8 @@
 // Micro-benchmark of rank 0's per-candidate work, for tests/perf/scale_sim.py (SCALE.md).
-// It links the product's own code (no product change): nlohmann JSON of a BenchTask and a
-// BenchResult (common/messages_json), the Scheduler and RankWatch steps the scoring loop
-// takes per result (coordinator/scoring_run.cpp), and RewardLogWriter::append (one HDF5 row
-// plus flush). Prints one JSON object of seconds per operation. Build: see scale_sim_micro.sh.
+// It links the product's own code (no product change): the binary encoding of a BenchTask and
+// a BenchResult (common/messages_binary, the wire format since DISPATCH.md's third round), the Scheduler and RankWatch steps the scoring loop
+// takes per result (coordinator/scoring_run.cpp), and RewardLogWriter::append (one HDF5 row,
+// under the coordinator's batched flush policy; the per-row flush is measured beside it). Prints one JSON object of seconds per operation. Build: see scale_sim_micro.sh.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/messages_json.hpp"
+#include "common/messages_binary.hpp"
 #include "common/problem.hpp"
 #include "common/sha256.hpp"
 #include "coordinator/rank_watch.hpp"
@@ -38,7 +38,7 @@ int main(int argc, char **argv) {
   nlohmann::json report;
   report["source_bytes"] = source.size();
 
-  // --- JSON: build + dump a task (send side), parse + get a result (receive side).
+  // --- Wire format: encode a task (send side), decode a result (receive side).
   BenchTask task;
   task.sequence = 12345;
   task.candidate_id = "b17-c0042";
@@ -61,17 +61,17 @@ int main(int argc, char **argv) {
   result.measurement.reps = 30;
   result.host = "node0001";
   result.device = "cpu";
-  const std::string task_text = nlohmann::json(task).dump();
-  const std::string result_text = nlohmann::json(result).dump();
+  const std::string task_text = encode_task(task);
+  const std::string result_text = encode_result(result);
   report["task_bytes"] = task_text.size();
   report["result_bytes"] = result_text.size();
   const int reps = 20000;
   std::size_t sink = 0;
   auto t0 = Clock::now();
-  for (int i = 0; i < reps; ++i) sink += nlohmann::json(task).dump().size();
+  for (int i = 0; i < reps; ++i) sink += encode_task(task).size();
   report["task_encode_s"] = since(t0) / reps;
   t0 = Clock::now();
-  for (int i = 0; i < reps; ++i) sink += nlohmann::json::parse(result_text).get<BenchResult>().host.size();
+  for (int i = 0; i < reps; ++i) sink += decode_result(result_text).host.size();
   report["result_decode_s"] = since(t0) / reps;
 
   // --- Scheduler + RankWatch per result, steady state: every rank busy, a queue waiting.
@@ -126,13 +126,17 @@ int main(int argc, char **argv) {
   }
   report["next_assignment_call_s"] = dispatch;
 
-  // --- RewardLogWriter::append: one row + its source text, flushed (SWMR).
+  // --- RewardLogWriter::append: one row + its source text. The coordinator's policy
+  // (LogFlushPolicy::batched(), a flush per 1,000 rows or 100 ms; the final flush is counted),
+  // and a flush after every row (what a writer without a policy does: the slow-filesystem case).
   const std::filesystem::path path = std::filesystem::path(out_dir) / "scale_sim_micro.h5";
-  std::filesystem::remove(path);
-  {
+  for (const bool batched : {true, false}) {
+    std::filesystem::remove(path);
+    const std::string prefix = batched ? "append" : "append_flushed_each";
     Provenance provenance;
     provenance.created_utc = "2026-01-01T00:00:00Z";
     RewardLogWriter writer(path, provenance);
+    if (batched) writer.set_flush_policy(LogFlushPolicy::batched());
     const int rows = 2000;
     std::vector<double> each;
     t0 = Clock::now();
@@ -155,13 +159,14 @@ int main(int argc, char **argv) {
       writer.append(row, text);
       each.push_back(since(t1));
     }
-    report["append_rows"] = rows;
-    report["append_mean_s"] = since(t0) / rows;
+    writer.flush();
+    report[prefix + "_rows"] = rows;
+    report[prefix + "_mean_s"] = since(t0) / rows;
     std::sort(each.begin(), each.end());
-    report["append_p50_s"] = each[each.size() / 2];
-    report["append_p99_s"] = each[each.size() * 99 / 100];
+    report[prefix + "_p50_s"] = each[each.size() / 2];
+    report[prefix + "_p99_s"] = each[each.size() * 99 / 100];
+    if (!batched) report["log_bytes"] = std::filesystem::file_size(path);
   }
-  report["log_bytes"] = std::filesystem::file_size(path);
   std::filesystem::remove(path);
   report["sink"] = sink % 2;
   std::cout << report.dump(2) << "\n";

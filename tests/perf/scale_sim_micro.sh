@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs the micro-benchmarks whose numbers feed scale_sim.py (SCALE.md):
-#   scale_sim_micro.cpp   rank 0's JSON, scheduler/watch scans, HDF5 append (product code)
+#   scale_sim_micro.cpp   rank 0's wire encoding, scheduler/watch steps, HDF5 append (product code)
 #   scale_sim_pingpong.c  MPI round trip of task-sized and result-sized messages
 # Usage: tests/perf/scale_sim_micro.sh [BUILD_DIR (default /work/main/build)] [OUT_DIR]
 # Needs a configured and built tree (libhpcreward_*.a), mpicc, mpirun. Runs under nice.
