@@ -279,8 +279,9 @@ def simulate(n_ranks, costs, draw, batch=512, trainers=1, batches=10, gen_s=0.0,
 
 def run_case(inputs, n, args, mode, trainers, batches, seed_offset=0):
     rng = random.Random(args.seed * 1000003 + n * 31 + seed_offset)
+    extra_row_s = inputs.get("unmeasured_row_s", 0.0) if args.extra_row_s is None else args.extra_row_s
     costs = Costs(inputs, n, scan_factor=args.scan_factor, append_s=args.append_s, poll_s=args.poll_s,
-                  extra_row_s=args.extra_row_s)
+                  extra_row_s=extra_row_s)
     overhead = rank_overhead(inputs) if args.rank_overhead_s is None else args.rank_overhead_s
     draw = service_sampler(inputs, rng, scale=args.service_scale, source=args.service_source, overhead=overhead)
     out = simulate(n, costs, draw, batch=args.batch, trainers=trainers, batches=batches, gen_s=args.gen_s,
@@ -381,7 +382,9 @@ def main():
                     help="per-candidate rank time beyond compile+verify+time (default: measured from the logs)")
     ap.add_argument("--scan-factor", type=float, default=1.0, help="scale the O(N) scan costs (0: none)")
     ap.add_argument("--append-s", type=float, default=None, help="override the HDF5 append cost")
-    ap.add_argument("--extra-row-s", type=float, default=0.0, help="unmeasured per-row work at rank 0")
+    ap.add_argument("--extra-row-s", type=float, default=None,
+                    help="unmeasured per-row work at rank 0 (default: the inputs' unmeasured_row_s, what the "
+                         "end-to-end rank 0 CPU per candidate adds to the micro-benchmarked parts)")
     ap.add_argument("--poll-s", type=float, default=None, help="override the 2 ms poll sleep")
     ap.add_argument("--sweep", default="100,200,500,1000,2000,5000,10000,15000,20000,30000",
                     help="rank counts of the pipelined saturation sweep ('' to skip)")

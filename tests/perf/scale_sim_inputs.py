@@ -3,6 +3,7 @@
 
 usage: scale_sim_inputs.py --micro micro.json --pingpong pingpong.json
                             --log samples=RUN/rewards.h5 [--log generator=RUN2/rewards.h5]
+                            [--rank0-cpu-s SECONDS] [--poll-s SECONDS]
                             [--results-tool BIN/hpcreward-results] --out scale_sim_inputs.json
 
 Reward-log rows are read with `hpcreward-results export` (CSV; no h5py here): every row's
@@ -33,7 +34,13 @@ def main():
     ap.add_argument("--pingpong", action="append", required=True, help="repeat: minimum kept")
     ap.add_argument("--log", action="append", default=[], help="NAME=FILE.h5")
     ap.add_argument("--results-tool", default="/work/main/build/bin/hpcreward-results")
-    ap.add_argument("--poll-s", type=float, default=0.002, help="coordinator/mpi_transport.cpp kPoll")
+    ap.add_argument("--poll-s", type=float, default=0.001,
+                    help="the longest sleep of rank 0's result wait while results come (common/wait_backoff.hpp: "
+                         "the prompt cap, 1 ms)")
+    ap.add_argument("--rank0-cpu-s", type=float, default=None,
+                    help="rank 0's CPU per candidate measured end to end (dispatch_bench.py's "
+                         "rank0_cpu_us_per_candidate, in seconds): what the micro-benchmarks' parts leave out "
+                         "becomes unmeasured_row_s, charged to every result")
     ap.add_argument("--note", default="")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
@@ -60,7 +67,13 @@ def main():
                             "note": "per rank, consecutive rows: wall gap vs compile+verify+time of the later row"}
     micro = min_merge([json.load(open(p)) for p in args.micro])
     pingpong = min_merge([json.load(open(p)) for p in args.pingpong])
+    one_way = min(pingpong["round_trip_s"].values()) / 2.0
+    parts_s = (micro["task_encode_s"] + micro["result_decode_s"] + 2 * one_way + micro["append_mean_s"] +
+               micro["loop_per_result_s"]["100"])
+    unmeasured = max(0.0, args.rank0_cpu_s - parts_s) if args.rank0_cpu_s else 0.0
     out = {"micro": micro, "micro_runs": [json.load(open(p)) for p in args.micro],
+           "rank0_cpu_per_candidate_s": args.rank0_cpu_s, "micro_parts_per_candidate_s": parts_s,
+           "unmeasured_row_s": unmeasured,
            "pingpong": pingpong, "pingpong_runs": [json.load(open(p)) for p in args.pingpong], "poll_s": args.poll_s, "turnaround": turnaround,
            "note": args.note, "service_samples": samples}
     with open(args.out, "w") as f:

@@ -22,14 +22,14 @@ import suite_report
 
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-FULL_SWEEP = "100,200,500,1000,2000,5000,10000,15000,20000,30000"
+FULL_SWEEP = "100,200,500,1000,2000,5000,10000,15000,20000,30000,40000"
 
 # mode -> how much each part runs (check: tiny, only to see that each measurement works)
 MODES = {
     "full": dict(mixed_pairs=3, grpo_pairs=3, grpo_groups=6, tiny_corpora=False, fidelity=(5, 10),
                  endpoint=(64, 64, 2), scale=(FULL_SWEEP, 150000), limit_s=3600, parallel=False),
     "quick": dict(mixed_pairs=1, grpo_pairs=2, grpo_groups=3, tiny_corpora=False, fidelity=(1, 10),
-                  endpoint=(16, 16, 1), scale=("100,1000,5000,10000,20000", 20000), limit_s=400, parallel=False),
+                  endpoint=(16, 16, 1), scale=("100,1000,5000,10000,20000,30000,40000", 20000), limit_s=400, parallel=False),
     "check": dict(mixed_pairs=1, grpo_pairs=1, grpo_groups=1, tiny_corpora=True, fidelity=(1, 2),
                   endpoint=(2, 2, 1), scale=("100,200", 2000), limit_s=120, parallel=True),
 }
