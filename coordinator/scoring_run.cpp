@@ -25,6 +25,15 @@ double unix_seconds() {
 // How often a wait for results looks at the stop request.
 constexpr std::chrono::milliseconds kStopPollInterval(250);
 
+// Once its row is written a candidate needs neither its code nor the code's digest again
+// (a retry of its batch is answered from rows, a lost rank's tasks are only ones without a
+// row). A file run holds every candidate of its input until the end: without this the
+// digests alone grew rank 0 by about 80 bytes a row.
+void forget_code(PreparedCandidate &candidate) {
+  std::string().swap(candidate.code);
+  std::string().swap(candidate.code_sha256);
+}
+
 // "c12, c13, c14 and 5 more".
 std::string id_list(const std::vector<std::string> &ids, std::size_t shown = 8) {
   std::string text;
@@ -360,6 +369,7 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
       candidate.code.clear();
       const Measurement decided = failed_measurement(candidate.verdict);
       out[i - begin] = write(make_row(candidate, decided, 0, 0, context_.host, ""), candidate, decided);
+      forget_code(candidate);
       continue;
     }
     // The run refused at start (or the endpoint per request) what no rank can take.
@@ -371,6 +381,7 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
     if (context_.repeat_cache_entries > 0) {
       if (const CachedMeasurement *earlier = cache_.find(key)) {
         out[i - begin] = write_reused(candidate, key, *earlier, 0);
+        forget_code(candidate);
         continue;
       }
       auto [first, inserted] = first_of_key.emplace(key, sequence);
@@ -447,23 +458,27 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
   return out;
 }
 
-void ScoringRun::record_result(const BenchResult &result, const std::vector<PreparedCandidate> &candidates,
+void ScoringRun::record_result(const BenchResult &result, std::vector<PreparedCandidate> &candidates,
                                std::size_t begin, std::vector<RewardRow> &out,
                                const std::map<std::int64_t, std::string> &keys,
                                std::map<std::int64_t, std::vector<std::size_t>> &followers) {
-  const PreparedCandidate &candidate = candidates[static_cast<std::size_t>(result.sequence)];
+  PreparedCandidate &candidate = candidates[static_cast<std::size_t>(result.sequence)];
   const std::uint64_t seed = candidate_seed(context_.seed, sequence_base_ + result.sequence);
   const std::string &key = keys.at(result.sequence);
   RewardRow row = make_row(candidate, result.measurement, seed, result.rank, result.host, device_of(result));
   row.measurement_key = key;
   double bonus = 0;
   out[static_cast<std::size_t>(result.sequence) - begin] = write(std::move(row), candidate, result.measurement, &bonus);
+  forget_code(candidate);
   if (context_.repeat_cache_entries == 0) return;
   CachedMeasurement origin{result.measurement, candidate.id,       candidate.batch_id, result.rank,
                            result.host,        device_of(result), seed};
   // The batch's identical candidates share this answer, whatever it is, and its bonus.
   if (auto waiting = followers.find(result.sequence); waiting != followers.end()) {
-    for (std::size_t i : waiting->second) out[i - begin] = write_reused(candidates[i], key, origin, bonus);
+    for (std::size_t i : waiting->second) {
+      out[i - begin] = write_reused(candidates[i], key, origin, bonus);
+      forget_code(candidates[i]);
+    }
     followers.erase(waiting);
   }
   cache_.remember(key, std::move(origin));

@@ -151,7 +151,7 @@ class ScoringRun {
   RewardRow append_row(RewardRow row);
   // A rank's answer: its row, then the rows of the identical candidates of the batch that
   // waited for it (`followers`); the cache keeps the measurement.
-  void record_result(const BenchResult &result, const std::vector<PreparedCandidate> &candidates, std::size_t begin,
+  void record_result(const BenchResult &result, std::vector<PreparedCandidate> &candidates, std::size_t begin,
                      std::vector<RewardRow> &out, const std::map<std::int64_t, std::string> &keys,
                      std::map<std::int64_t, std::vector<std::size_t>> &followers);
   std::optional<double> blas_gflops(const RewardRow &row) const;
