@@ -43,6 +43,19 @@ class ScoreTask : public ::testing::Test {
   }
   void TearDown() override { remove_tree(options.work_root); }
 
+  // infinite_loop.c at the real dgemm-256 (the limits scale with its shapes).
+  BenchTask hang_at_dgemm256() {
+    BenchTask task;
+    task.sequence = ++sequence;
+    task.candidate_id = "infinite_loop.c";
+    task.problem = *find_problem("dgemm-256");
+    task.stage = "test";
+    task.compiler_flags = {"-O2"};
+    task.source = candidate("infinite_loop.c");
+    task.seed = 12345;
+    return task;
+  }
+
   Measurement score(const std::string &file, Precision precision = Precision::f64,
                     std::vector<std::string> flags = {"-O2"}) {
     BenchTask task;
@@ -134,14 +147,7 @@ TEST_F(ScoreTask, InfiniteLoopAtDgemm256TimesOutAtTheDerivedLimit) {
   options.time_limit_factor = 100;
   options.time_limit_floor_s = 2;
   options.reference_gflops_per_core = 50;
-  BenchTask task;
-  task.sequence = ++sequence;
-  task.candidate_id = "infinite_loop.c";
-  task.problem = *find_problem("dgemm-256");
-  task.stage = "test";
-  task.compiler_flags = {"-O2"};
-  task.source = candidate("infinite_loop.c");
-  task.seed = 12345;
+  const BenchTask task = hang_at_dgemm256();
   const RunTimeLimit limit = run_time_limit(
       task.problem, options.timing,
       {options.time_limit_factor, options.time_limit_floor_s, options.run_timeout_s, 50});
@@ -162,14 +168,7 @@ TEST_F(ScoreTask, InfiniteLoopIsEndedByTheWatchdogBeforeTheRunsLimit) {
   options.time_limit_factor = 100;
   options.time_limit_floor_s = 5;
   options.reference_gflops_per_core = 20;
-  BenchTask task;
-  task.sequence = ++sequence;
-  task.candidate_id = "infinite_loop.c";
-  task.problem = *find_problem("dgemm-256");
-  task.stage = "test";
-  task.compiler_flags = {"-O2"};
-  task.source = candidate("infinite_loop.c");
-  task.seed = 12345;
+  const BenchTask task = hang_at_dgemm256();
   const RunTimeLimitRule rule{options.time_limit_factor, options.time_limit_floor_s, options.run_timeout_s, 20};
   const RunTimeLimit silence = call_silence_limit(task.problem, rule);
   ASSERT_LT(silence.seconds, run_time_limit(task.problem, options.timing, rule).seconds);
