@@ -60,8 +60,11 @@ std::string join(const std::vector<std::string> &words) {
 }
 
 // The standalone measurement: how one would time the kernel by hand.
+// `refill`: new input values before every call (outside the clock), as the pipeline's harness
+// does; the inputs are then fresh in cache when the call starts. Without it the calls rotate
+// over fixed inputs, each set last touched eight calls earlier.
 double standalone_gflops(const std::string &source, const std::vector<std::string> &flags,
-                         const std::filesystem::path &directory, const Shape &shape, int calls) {
+                         const std::filesystem::path &directory, const Shape &shape, int calls, bool refill) {
   GccCompiler compiler(GccOptions{});
   std::filesystem::create_directories(directory);
   CompileOutcome compiled = compiler.compile({source, flags, directory});
@@ -96,19 +99,27 @@ double standalone_gflops(const std::string &source, const std::vector<std::strin
     fill_uniform(ring.back().a.as<double>(), rng);
     fill_uniform(ring.back().b.as<double>(), rng);
   }
-  auto call = [&](int i) {
+  auto prepare = [&](int i) -> Set & {
     Set &set = ring[static_cast<std::size_t>(i) % ring.size()];
+    if (refill) {
+      fill_uniform(set.a.as<double>(), rng);
+      fill_uniform(set.b.as<double>(), rng);
+    }
+    return set;
+  };
+  auto call = [&](Set &set) {
     matmul(shape.m, shape.n, shape.k, set.a.as<double>().data(), set.b.as<double>().data(),
            set.c.as<double>().data());
   };
   const double warmup_end = monotonic_seconds() + 0.2;
   int warmup = 0;
-  do call(warmup++);
+  do call(prepare(warmup++));
   while (monotonic_seconds() < warmup_end);
   std::vector<double> seconds;
   for (int i = 0; i < calls; ++i) {
+    Set &set = prepare(i);
     const double start = monotonic_seconds();
-    call(i);
+    call(set);
     seconds.push_back(monotonic_seconds() - start);
   }
   dlclose(handle);
@@ -135,6 +146,7 @@ int run(int argc, char **argv) {
   namespace po = boost::program_options;
   std::string samples_dir = HPCREWARD_SAMPLES_DIR, runner = HPCREWARD_RUNNER_PATH, report_path;
   int rounds = 3, repeats = 10, standalone_calls = 50;
+  bool standalone_refill = false;
   TimingOptions timing;
   int threads = 0;
   po::options_description description("hpcreward-fidelity options");
@@ -152,6 +164,8 @@ int run(int argc, char **argv) {
       ("max-reps", po::value(&timing.max_reps)->default_value(timing.max_reps), "pipeline: most timed calls")
       ("target-rse", po::value(&timing.target_rse)->default_value(timing.target_rse),
        "pipeline: timing stops once the median's relative standard error is below this")
+      ("standalone-refill", po::bool_switch(&standalone_refill),
+       "standalone: new input values before every call, as the pipeline does (default: the ring's fixed inputs)")
       ("threads", po::value(&threads)->default_value(threads),
        "pipeline: OpenMP/OpenBLAS threads of the candidate's process (0: one per CPU)");
   po::variables_map values;
@@ -179,10 +193,13 @@ int run(int argc, char **argv) {
          << "Machine: " << machine_description() << ". Command: `hpcreward-fidelity --rounds "
          << rounds << " --repeats " << repeats << " --warmup-s " << timing.warmup_s << " --warmup-settle "
          << timing.warmup_settle << " --min-reps " << timing.min_reps << " --max-reps " << timing.max_reps
-         << " --target-rse " << timing.target_rse << " --threads " << threads << "`.\n\n"
+         << " --target-rse " << timing.target_rse << " --threads " << threads
+         << (standalone_refill ? " --standalone-refill" : "") << "`.\n\n"
          << "Pipeline: Scorer::score (compile, sandboxed runner, every output checked). "
          << "Standalone: the same object loaded in-process on one pinned CPU, 0.2 s warm-up, median of "
-         << standalone_calls << " calls rotating over " << kTimingRingSize << " buffer sets of fixed inputs. Median over " << rounds
+         << standalone_calls << " calls rotating over " << kTimingRingSize << " buffer sets of "
+         << (standalone_refill ? "inputs refilled before each call (--standalone-refill)" : "fixed inputs")
+         << ". Median over " << rounds
          << " interleaved rounds.\n\n"
          << "| candidate | flags | pipeline GFLOPS | standalone GFLOPS | pipeline / standalone |\n"
          << "| --- | --- | ---: | ---: | ---: |\n";
@@ -203,7 +220,7 @@ int run(int argc, char **argv) {
       pipeline.push_back(score(source, sample));
       standalone.push_back(standalone_gflops(source, sample.flags,
                                              options.work_root / ("standalone-" + std::to_string(sequence)),
-                                             problem.nominal, standalone_calls));
+                                             problem.nominal, standalone_calls, standalone_refill));
     }
     const double p = median_of(pipeline), s = median_of(standalone);
     worst_ratio_error = std::max(worst_ratio_error, std::abs(p / s - 1));
