@@ -60,12 +60,13 @@ SubmitOutcome BatchRegistry::submit(const std::string &batch_id, const std::stri
   }
   if (auto it = evicted_.find(batch_id); it != evicted_.end()) {
     // Answered long ago: the main thread reads its rows back from the log.
-    if (it->second != fingerprint) return conflict();
+    if (it->second.fingerprint != fingerprint) return conflict();
     if (closed_) return {SubmitOutcome::closed, closed_message()};
     Entry entry;
     entry.fingerprint = fingerprint;
     entry.total = candidates.size();
     entry.from_log = true;
+    entry.log_rows = it->second.log_rows;
     entry.candidates = std::move(candidates);
     entry.queued_at = Clock::now();
     evicted_.erase(it);
@@ -203,9 +204,15 @@ void BatchRegistry::row_written(const std::string &batch_id) {
   if (entry.done < entry.total) ++entry.done;
 }
 
-void BatchRegistry::complete(const std::string &batch_id, std::vector<RewardRow> rows) {
+void BatchRegistry::complete(const std::string &batch_id, std::vector<RewardRow> rows, LogRowRange written) {
   std::lock_guard lock(mutex_);
   Entry &entry = entries_.at(batch_id);
+  // A batch partly logged before a restart has rows in its old span and in `written`.
+  const LogRowRange whole;
+  const bool known = entry.log_rows.first != whole.first || entry.log_rows.end != whole.end;
+  entry.log_rows = known ? LogRowRange{std::min(entry.log_rows.first, written.first),
+                                       std::max(entry.log_rows.end, written.end)}
+                         : written;
   entry.results = std::move(rows);
   entry.done = entry.total;
   entry.state = BatchState::done;
@@ -255,7 +262,7 @@ void BatchRegistry::answered_locked(const std::string &batch_id) {
     auto oldest = entries_.find(answered_.front());
     if (oldest->second.waiters > 0) break;
     answered_rows_ -= oldest->second.results.size();
-    evicted_.emplace(oldest->first, std::move(oldest->second.fingerprint));
+    evicted_.emplace(oldest->first, Evicted{std::move(oldest->second.fingerprint), oldest->second.log_rows});
     entries_.erase(oldest);
     answered_.pop_front();
   }

@@ -133,7 +133,9 @@ class BatchRegistry {
   // is running until it is completed (or failed) on its own.
   std::optional<std::vector<QueuedBatch>> next_group(std::chrono::milliseconds timeout);
   void row_written(const std::string &batch_id);  // progress of a running batch
-  void complete(const std::string &batch_id, std::vector<RewardRow> rows);
+  // `written`: the log rows the scoring wrote (for a coalesced group, all of the group's); kept
+  // when the batch is evicted, so its retry reads only that part of the log. Default: unknown.
+  void complete(const std::string &batch_id, std::vector<RewardRow> rows, LogRowRange written = {});
   // A `from_log` batch: `logged` are the log's rows of its id; they answer it in the order
   // of `candidates` (the request's). Rows that do not match the candidates fail it.
   void complete_from_log(const std::string &batch_id, const std::vector<PreparedCandidate> &candidates,
@@ -200,7 +202,11 @@ class BatchRegistry {
   std::set<std::string> running_;
   std::deque<std::string> answered_;  // done entries still in memory, oldest first
   std::size_t answered_rows_ = 0;     // their rows
-  std::map<std::string, std::string> evicted_;  // batch id -> fingerprint, answered, rows only in the log
+  struct Evicted {
+    std::string fingerprint;
+    LogRowRange log_rows;  // where its rows lie (the whole log when not known)
+  };
+  std::map<std::string, Evicted> evicted_;  // batch id -> answered long ago, rows only in the log
   bool closed_ = false;
   std::string closed_reason_;
 };

@@ -139,6 +139,7 @@ ServeEnd serve(const CoordinatorOptions &options, const CandidateDefaults &defau
   hooks.logged_rows = [&](const std::string &batch_id, LogRowRange range) {
     return writer.rows_of_batch(batch_id, range.first, range.end);
   };
+  hooks.rows_in_log = [&] { return static_cast<std::uint64_t>(scoring.rows_in_log()); };
   hooks.drained = [&](const std::vector<std::string> &problems) { scoring.finish(problems); };
   hooks.stages = [&] { return sqd.stages(); };
   hooks.note = print_line;

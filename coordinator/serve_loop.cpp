@@ -50,13 +50,16 @@ QueuedBatch merge_group(const std::vector<QueuedBatch> &group) {
   return merged;
 }
 
-void complete_group(BatchRegistry &registry, const std::vector<QueuedBatch> &group, std::vector<RewardRow> rows) {
-  if (group.size() == 1) return registry.complete(group.front().batch_id, std::move(rows));
+void complete_group(BatchRegistry &registry, const std::vector<QueuedBatch> &group, std::vector<RewardRow> rows,
+                    LogRowRange written) {
+  if (group.size() == 1) return registry.complete(group.front().batch_id, std::move(rows), written);
   std::size_t begin = 0;
   for (const QueuedBatch &member : group) {
     const std::size_t end = std::min(rows.size(), begin + member.candidates.size());
-    registry.complete(member.batch_id, {std::make_move_iterator(rows.begin() + static_cast<std::ptrdiff_t>(begin)),
-                                        std::make_move_iterator(rows.begin() + static_cast<std::ptrdiff_t>(end))});
+    registry.complete(member.batch_id,
+                      {std::make_move_iterator(rows.begin() + static_cast<std::ptrdiff_t>(begin)),
+                       std::make_move_iterator(rows.begin() + static_cast<std::ptrdiff_t>(end))},
+                      written);
     begin = end;
   }
 }
@@ -119,8 +122,11 @@ ServeEnd run_serve_loop(BatchRegistry &registry, const ServeHooks &hooks, const 
     QueuedBatch batch = merge_group(*group);
     for (const PreparedCandidate &candidate : batch.candidates) problems.insert(candidate.problem);
     std::vector<RewardRow> rows;
+    LogRowRange written;  // the whole log unless the hooks can say
+    if (hooks.rows_in_log) written.first = hooks.rows_in_log();
     try {
       rows = hooks.score(batch);
+      if (hooks.rows_in_log) written.end = hooks.rows_in_log();
     } catch (const std::exception &error) {
       registry.fail_all(error.what());
       throw;
@@ -135,7 +141,7 @@ ServeEnd run_serve_loop(BatchRegistry &registry, const ServeHooks &hooks, const 
     // any member is answered.
     drain();
     if (hooks.stages) registry.set_stages(hooks.stages());
-    complete_group(registry, *group, std::move(rows));
+    complete_group(registry, *group, std::move(rows), written);
   }
   drain();
   return ServeEnd::finished;

@@ -38,6 +38,9 @@ struct ServeHooks {
   // logged rows before the rest is scored. `range`: where they lie (QueuedBatch::log_rows;
   // the whole log when the registry does not know). Empty: such a batch fails.
   std::function<std::vector<RewardRow>(const std::string &batch_id, LogRowRange range)> logged_rows;
+  // Rows in the log now (ScoringRun::rows_in_log): read before and after `score`, the span a
+  // batch's rows were written in, so a retry after its eviction reads only that. Empty: unknown.
+  std::function<std::uint64_t()> rows_in_log;
 };
 
 // What new requests hear once a requeue stop began (HTTP 503), and what batches that were
@@ -69,7 +72,8 @@ void close_for_requeue(BatchRegistry &registry);
 // (and logged rows) in order, with the first member's id.
 QueuedBatch merge_group(const std::vector<QueuedBatch> &group);
 // Completes each member of `group` with its slice of `rows` (one row per candidate, in order).
-void complete_group(BatchRegistry &registry, const std::vector<QueuedBatch> &group, std::vector<RewardRow> rows);
+void complete_group(BatchRegistry &registry, const std::vector<QueuedBatch> &group, std::vector<RewardRow> rows,
+                    LogRowRange written = {});
 
 // --resume: the identities of the log's rows (not the rows) into the registry, grouped by
 // batch_id. `rows`: all of /rewards in order (rows[i] is the log's row i). Returns how many

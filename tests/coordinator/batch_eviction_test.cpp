@@ -35,6 +35,7 @@ struct LoggedServe {
   std::vector<RewardRow> log;  // touched by the loop only while a batch is in flight
   int scored_batches = 0;
   int log_reads = 0;
+  std::vector<LogRowRange> ranges_read;  // what each logged_rows call was asked to read
   std::atomic<bool> stop{false};
   std::thread loop;
 
@@ -55,13 +56,16 @@ struct LoggedServe {
       log.insert(log.end(), rows.begin(), rows.end());
       return rows;
     };
-    hooks.logged_rows = [this](const std::string &batch_id, LogRowRange) {
+    // Reads only the range it is given, as RewardLogWriter::rows_of_batch does.
+    hooks.logged_rows = [this](const std::string &batch_id, LogRowRange range) {
       ++log_reads;
+      ranges_read.push_back(range);
       std::vector<RewardRow> rows;
-      for (const RewardRow &row : log)
-        if (row.batch_id == batch_id) rows.push_back(row);
+      for (std::size_t i = range.first; i < std::min<std::uint64_t>(range.end, log.size()); ++i)
+        if (log[i].batch_id == batch_id) rows.push_back(log[i]);
       return rows;
     };
+    hooks.rows_in_log = [this] { return static_cast<std::uint64_t>(log.size()); };
     return hooks;
   }
 
@@ -103,6 +107,25 @@ TEST(BatchEviction, OldAnswersLeaveMemoryAndARetryIsAnsweredFromTheLog) {
   EXPECT_TRUE(retry->from_log) << "the main thread answers it from the log, scoring nothing";
 }
 
+TEST(BatchEviction, AnEvictedBatchRemembersWhereItsRowsLie) {
+  BatchRegistry registry(CoalescePolicy{}, 1);
+  ASSERT_EQ(registry.submit("a", "fa", batch_of("a", 2)).kind, SubmitOutcome::accepted);
+  auto a = registry.next(std::chrono::milliseconds(10));
+  ASSERT_TRUE(a);
+  registry.complete("a", {ok_row_for(a->candidates[0]), ok_row_for(a->candidates[1])}, {40, 42});
+  ASSERT_EQ(registry.submit("b", "fb", batch_of("b", 1)).kind, SubmitOutcome::accepted);
+  auto b = registry.next(std::chrono::milliseconds(10));
+  ASSERT_TRUE(b);
+  registry.complete("b", {ok_row_for(b->candidates[0])}, {42, 43});  // "a" leaves memory
+  ASSERT_TRUE(registry.only_logged("a"));
+  EXPECT_EQ(registry.submit("a", "fa", batch_of("a", 2)).kind, SubmitOutcome::existing);
+  auto retry = registry.next(std::chrono::milliseconds(10));
+  ASSERT_TRUE(retry);
+  EXPECT_TRUE(retry->from_log);
+  EXPECT_EQ(retry->log_rows.first, 40u) << "its retry reads rows 40 to 42, not the whole log";
+  EXPECT_EQ(retry->log_rows.end, 42u);
+}
+
 TEST(BatchEviction, ANewestBatchLargerThanTheBoundStays) {
   BatchRegistry registry(CoalescePolicy{}, 2);
   ASSERT_EQ(registry.submit("big", "f", batch_of("big", 5)).kind, SubmitOutcome::accepted);
@@ -133,6 +156,9 @@ TEST(BatchEviction, ServeLoopAnswersAnEvictedRetryFromTheLogInTheRequestsOrder) 
   EXPECT_EQ(serve.scored_batches, 3) << "never scored twice";
   EXPECT_EQ(serve.log.size(), logged) << "never logged twice";
   EXPECT_EQ(serve.log_reads, 1);
+  ASSERT_EQ(serve.ranges_read.size(), 1u);
+  EXPECT_EQ(serve.ranges_read[0].first, 0u) << "only the rows batch a was written in";
+  EXPECT_EQ(serve.ranges_read[0].end, 2u);
   ASSERT_EQ(again.results.size(), 2u);
   EXPECT_EQ(again.results[0].candidate_id, "c1");
   EXPECT_EQ(again.results[0].reward, first.results[1].reward);
