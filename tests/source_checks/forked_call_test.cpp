@@ -66,10 +66,12 @@ TEST(ForkedCall, AfterTheFirstPartTheWholeDeadlineHolds) {
   const ForkOutcome outcome = run_forked_in_parts(
       [](const Send &send) {
         send("verdict\n");
-        ::usleep(300 * 1000);  // past the first part's deadline, well within the whole
+        ::usleep(1500 * 1000);  // past the first part's deadline, well within the whole
         send("techniques\n");
       },
-      {60, 1ULL << 30, 0.1});
+      // 1 s for the first part: a forked child on a loaded CI machine took longer than 0.1 s
+      // to send it.
+      {60, 1ULL << 30, 1.0});
   EXPECT_EQ(outcome.end, ForkOutcome::End::returned);
   EXPECT_EQ(outcome.output, "verdict\ntechniques\n");
 }
