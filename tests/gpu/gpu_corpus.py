@@ -3,11 +3,13 @@
 
 Writes one mixed candidate file (C candidates for the CPU ranks, CUDA candidates for the GPU
 rank: honest kernels of different speeds, the hostile corpus with a good candidate after each
-fault, and the CUDA ladder's decisions), runs `jobs/local.sh --np N --gpus 1` on it, reads the
+fault, and the CUDA ladder's decisions), runs `jobs/local.sh --np N --gpus G` on it, reads the
 log and compares every row with its expected status. With --batch64 it also scores 64 honest
-CUDA candidates in one batch and reports the GPU's busy fraction and the latency split.
+CUDA candidates in one batch and reports the GPU's busy fraction and the latency split. With
+--scaling N (issue 13, on a machine with G >= 2 GPUs) it scores N honest CUDA candidates with
+one GPU rank and then with G, and reports the throughput ratio and which devices the rows name.
 
-  python3 tests/gpu/gpu_corpus.py --out DIR [--np 2] [--batch64] [--gpu-arg ARG ...]
+  python3 tests/gpu/gpu_corpus.py --out DIR [--np 2] [--gpus G] [--batch64] [--scaling N] [--gpu-arg ARG ...]
 
 Exit 0 when every row has its expected status. Prints a table; DIR/report.json keeps it.
 """
@@ -84,17 +86,25 @@ def corpus_lines():
     return lines, expected
 
 
-def batch64_lines():
-    """64 honest CUDA candidates, each a distinct source (no compile cache hits)."""
+def batch_lines(count=64, batch_id="batch64", prefix="b64"):
+    """`count` honest CUDA candidates, each a distinct source (no compile or repeat cache hits)."""
     kinds = [("naive_sgemm", "cuda-sgemm-4096", "cuda-open"), ("smem_sgemm", "cuda-sgemm-4096", "cuda-open"),
              ("async_sgemm", "cuda-sgemm-4096", "cuda-open"), ("wmma_hgemm", "cuda-hgemm-4096", "cuda-open")]
     lines = []
-    for index in range(64):
+    for index in range(count):
         case, problem, stage = kinds[index % len(kinds)]
         source = (CASES / f"{case}.cu").read_text() + f"\n// variant {index}\n"
-        lines.append({"id": f"b64-{index:02d}-{case}", "problem": problem, "stage": stage,
-                      "batch_id": "batch64", "source": source})
+        lines.append({"id": f"{prefix}-{index:03d}-{case}", "problem": problem, "stage": stage,
+                      "batch_id": batch_id, "source": source})
     return lines
+
+
+def rate(rows, wall):
+    """Candidates per second: steady state (between the first and the last row's write time:
+    start-up, the ranks' ceilings and the first compiles are paid once per run) and with start-up."""
+    times = sorted(r["time"] for r in rows)
+    steady = (len(times) - 1) / (times[-1] - times[0]) if len(times) > 1 and times[-1] > times[0] else None
+    return {"steady_per_s": steady, "with_startup_per_s": len(rows) / wall if wall > 0 else None}
 
 
 def read_rows(log):
@@ -106,8 +116,8 @@ def read_rows(log):
              for name in rows.dtype.names} for row in rows]
 
 
-def run_pipeline(out, candidates, np_, gpu_args):
-    command = [str(REPO / "jobs" / "local.sh"), "--np", str(np_), "--gpus", "1", "--candidates", str(candidates),
+def run_pipeline(out, candidates, np_, gpu_args, gpus=1):
+    command = [str(REPO / "jobs" / "local.sh"), "--np", str(np_), "--gpus", str(gpus), "--candidates", str(candidates),
                "--out", str(out)]
     for arg in gpu_args:
         command += ["--gpu-arg", arg]
@@ -121,18 +131,21 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, type=pathlib.Path)
     parser.add_argument("--np", type=int, default=2)
+    parser.add_argument("--gpus", type=int, default=1, help="GPU ranks for the corpus run and --scaling")
     parser.add_argument("--batch64", action="store_true")
+    parser.add_argument("--scaling", type=int, default=0, metavar="N",
+                        help="score N honest CUDA candidates with 1 GPU rank, then with --gpus")
     parser.add_argument("--gpu-arg", action="append", default=[])
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    for old in ("corpus", "batch64"):  # a fresh run each time (local.sh refuses an existing log)
+    for old in ("corpus", "batch64", "scaling-1", f"scaling-{args.gpus}"):  # local.sh refuses an existing log
         shutil.rmtree(args.out / old, ignore_errors=True)
     report = {}
 
     lines, expected = corpus_lines()
     candidates = args.out / "corpus.jsonl"
     candidates.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    rc, wall = run_pipeline(args.out / "corpus", candidates, args.np, args.gpu_arg)
+    rc, wall = run_pipeline(args.out / "corpus", candidates, args.np, args.gpu_arg, args.gpus)
     rows = read_rows(args.out / "corpus" / "rewards.h5") if (args.out / "corpus" / "rewards.h5").exists() else []
     by_id = {row["candidate_id"]: row for row in rows}
     failures = 0
@@ -144,15 +157,19 @@ def main():
         failures += got != status
         detail = f"{row['gflops']:9.1f} GFLOPS  {row['device'][:28]:28s} {row['techniques']:18s} {row['reason'][:90]}" if row else ""
         print(f"{mark} {cid:55s} expect {status:20s} got {got:20s} {detail}")
+    devices = {}
+    for row in rows:
+        devices[row["device"]] = devices.get(row["device"], 0) + 1
+    print(f"corpus rows per device: {devices}")
     report["corpus"] = {"exit": rc, "wall_s": wall, "rows": len(rows), "expected": len(expected),
-                        "failures": failures,
+                        "failures": failures, "rows_per_device": devices,
                         "rows_detail": [{k: by_id[c][k] for k in ("candidate_id", "status", "gflops", "reason",
                                                                    "techniques", "device", "compile_s", "verify_s",
                                                                    "time_s", "cv", "reps")} for c in expected if c in by_id]}
 
     if args.batch64:
         batch = args.out / "batch64.jsonl"
-        batch.write_text("".join(json.dumps(line) + "\n" for line in batch64_lines()))
+        batch.write_text("".join(json.dumps(line) + "\n" for line in batch_lines()))
         rc64, wall64 = run_pipeline(args.out / "batch64", batch, 0, args.gpu_arg)
         rows64 = read_rows(args.out / "batch64" / "rewards.h5")
         console = (args.out / "batch64.console.log").read_text()
@@ -170,8 +187,32 @@ def main():
         print(f"batch64: exit {rc64}, {statuses}, wall {wall64:.0f} s; GPU running children "
               f"{busy.group(1) if busy else '?'} s of the rank's {busy.group(2) if busy else '?'} s; "
               f"timing phases sum {timing:.1f} s; median split compile/verify/time {split}")
+    scaling_failed = False
+    if args.scaling:
+        batch = args.out / "scaling.jsonl"
+        batch.write_text("".join(json.dumps(line) + "\n" for line in batch_lines(args.scaling, "scaling", "s")))
+        runs = {}
+        for gpus in (1, args.gpus):
+            rc_s, wall_s = run_pipeline(args.out / f"scaling-{gpus}", batch, 0, args.gpu_arg, gpus)
+            rows_s = read_rows(args.out / f"scaling-{gpus}" / "rewards.h5")
+            statuses, devices = {}, {}
+            for r in rows_s:
+                statuses[r["status"]] = statuses.get(r["status"], 0) + 1
+                devices[r["device"]] = devices.get(r["device"], 0) + 1
+            runs[gpus] = {"exit": rc_s, "wall_s": wall_s, "rows": len(rows_s), "statuses": statuses,
+                          "rows_per_device": devices, **rate(rows_s, wall_s)}
+            scaling_failed |= rc_s != 0 or len(rows_s) != args.scaling
+            print(f"scaling, {gpus} GPU rank(s): exit {rc_s}, {len(rows_s)} rows {statuses}, wall {wall_s:.0f} s, "
+                  f"steady {runs[gpus]['steady_per_s']} /s, with start-up {runs[gpus]['with_startup_per_s']:.3f} /s, "
+                  f"rows per device {devices}")
+        one, many = runs[1], runs[args.gpus]
+        ratio = (many["steady_per_s"] / one["steady_per_s"]) if one["steady_per_s"] and many["steady_per_s"] else None
+        ratio_wall = many["with_startup_per_s"] / one["with_startup_per_s"]
+        report["scaling"] = {"candidates": args.scaling, "gpus": args.gpus, "runs": runs,
+                             "steady_ratio": ratio, "with_startup_ratio": ratio_wall}
+        print(f"scaling: {args.gpus} GPU ranks / 1, steady {ratio}, with start-up {ratio_wall:.3f} (target >= 1.8)")
     (args.out / "report.json").write_text(json.dumps(report, indent=1, default=str))
-    return 0 if failures == 0 and rc == 0 else 1
+    return 0 if failures == 0 and rc == 0 and not scaling_failed else 1
 
 
 if __name__ == "__main__":
