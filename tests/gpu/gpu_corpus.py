@@ -135,6 +135,7 @@ def main():
     parser.add_argument("--batch64", action="store_true")
     parser.add_argument("--scaling", type=int, default=0, metavar="N",
                         help="score N honest CUDA candidates with 1 GPU rank, then with --gpus")
+    parser.add_argument("--skip-corpus", action="store_true", help="only --batch64 and --scaling")
     parser.add_argument("--gpu-arg", action="append", default=[])
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -142,30 +143,32 @@ def main():
         shutil.rmtree(args.out / old, ignore_errors=True)
     report = {}
 
-    lines, expected = corpus_lines()
-    candidates = args.out / "corpus.jsonl"
-    candidates.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    rc, wall = run_pipeline(args.out / "corpus", candidates, args.np, args.gpu_arg, args.gpus)
-    rows = read_rows(args.out / "corpus" / "rewards.h5") if (args.out / "corpus" / "rewards.h5").exists() else []
-    by_id = {row["candidate_id"]: row for row in rows}
-    failures = 0
-    print(f"corpus: local.sh exit {rc}, {len(rows)} rows of {len(expected)}, {wall:.0f} s")
-    for cid, status in expected.items():
-        row = by_id.get(cid)
-        got = row["status"] if row else "(no row)"
-        mark = "ok  " if got == status else "FAIL"
-        failures += got != status
-        detail = f"{row['gflops']:9.1f} GFLOPS  {row['device'][:28]:28s} {row['techniques']:18s} {row['reason'][:90]}" if row else ""
-        print(f"{mark} {cid:55s} expect {status:20s} got {got:20s} {detail}")
-    devices = {}
-    for row in rows:
-        devices[row["device"]] = devices.get(row["device"], 0) + 1
-    print(f"corpus rows per device: {devices}")
-    report["corpus"] = {"exit": rc, "wall_s": wall, "rows": len(rows), "expected": len(expected),
-                        "failures": failures, "rows_per_device": devices,
-                        "rows_detail": [{k: by_id[c][k] for k in ("candidate_id", "status", "gflops", "reason",
-                                                                   "techniques", "device", "compile_s", "verify_s",
-                                                                   "time_s", "cv", "reps")} for c in expected if c in by_id]}
+    failures, rc = 0, 0
+    if not args.skip_corpus:
+        lines, expected = corpus_lines()
+        candidates = args.out / "corpus.jsonl"
+        candidates.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        rc, wall = run_pipeline(args.out / "corpus", candidates, args.np, args.gpu_arg, args.gpus)
+        rows = read_rows(args.out / "corpus" / "rewards.h5") if (args.out / "corpus" / "rewards.h5").exists() else []
+        by_id = {row["candidate_id"]: row for row in rows}
+        failures = 0
+        print(f"corpus: local.sh exit {rc}, {len(rows)} rows of {len(expected)}, {wall:.0f} s")
+        for cid, status in expected.items():
+            row = by_id.get(cid)
+            got = row["status"] if row else "(no row)"
+            mark = "ok  " if got == status else "FAIL"
+            failures += got != status
+            detail = f"{row['gflops']:9.1f} GFLOPS  {row['device'][:28]:28s} {row['techniques']:18s} {row['reason'][:90]}" if row else ""
+            print(f"{mark} {cid:55s} expect {status:20s} got {got:20s} {detail}")
+        devices = {}
+        for row in rows:
+            devices[row["device"]] = devices.get(row["device"], 0) + 1
+        print(f"corpus rows per device: {devices}")
+        report["corpus"] = {"exit": rc, "wall_s": wall, "rows": len(rows), "expected": len(expected),
+                            "failures": failures, "rows_per_device": devices,
+                            "rows_detail": [{k: by_id[c][k] for k in ("candidate_id", "status", "gflops", "reason",
+                                                                       "techniques", "device", "compile_s", "verify_s",
+                                                                       "time_s", "cv", "reps")} for c in expected if c in by_id]}
 
     if args.batch64:
         batch = args.out / "batch64.jsonl"
