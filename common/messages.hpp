@@ -1,6 +1,7 @@
 #pragma once
 // What the coordinator and the benchmark ranks send each other. Plain structs; the
-// JSON encoding (messages_json.hpp) is the wire format, so nothing here knows MPI.
+// encodings (messages_binary.hpp for tasks and results, messages_json.hpp for the hello) are the
+// wire format, so nothing here knows MPI.
 #include <cstdint>
 #include <string>
 #include <vector>

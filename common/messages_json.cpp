@@ -52,27 +52,6 @@ void from_json(const json &in, TechniqueSummary &summary) {
   summary.evidence = in.at("evidence").get<std::string>();
 }
 
-void to_json(json &out, const BenchTask &task) {
-  out = json{{"sequence", task.sequence}, {"candidate_id", task.candidate_id},
-             {"problem", task.problem},   {"stage", task.stage},
-             {"compiler_flags", task.compiler_flags},
-             {"techniques_allowed", task.techniques_allowed},
-             {"techniques_required", task.techniques_required},
-             {"source", task.source},     {"seed", task.seed}};
-}
-
-void from_json(const json &in, BenchTask &task) {
-  task.sequence = in.at("sequence").get<std::int64_t>();
-  task.candidate_id = in.at("candidate_id").get<std::string>();
-  task.problem = in.at("problem").get<Problem>();
-  task.stage = in.at("stage").get<std::string>();
-  task.compiler_flags = in.at("compiler_flags").get<std::vector<std::string>>();
-  task.techniques_allowed = in.at("techniques_allowed").get<std::vector<std::string>>();
-  task.techniques_required = in.at("techniques_required").get<std::vector<std::string>>();
-  task.source = in.at("source").get<std::string>();
-  task.seed = in.at("seed").get<std::uint64_t>();
-}
-
 void to_json(json &out, const Measurement &m) {
   out = json{{"status", to_string(m.status)}, {"reason", m.reason},     {"gflops", m.gflops},
              {"median_s", m.median_s},        {"min_s", m.min_s},       {"iqr_s", m.iqr_s},
@@ -97,20 +76,6 @@ void from_json(const json &in, Measurement &m) {
   m.verify_s = in.at("verify_s").get<double>();
   m.time_s = in.at("time_s").get<double>();
   m.techniques = in.at("techniques").get<TechniqueSummary>();
-}
-
-void to_json(json &out, const BenchResult &result) {
-  out = json{{"sequence", result.sequence}, {"measurement", result.measurement},
-             {"rank", result.rank},         {"host", result.host},
-             {"device", result.device}};
-}
-
-void from_json(const json &in, BenchResult &result) {
-  result.sequence = in.at("sequence").get<std::int64_t>();
-  result.measurement = in.at("measurement").get<Measurement>();
-  result.rank = in.at("rank").get<int>();
-  result.host = in.at("host").get<std::string>();
-  result.device = in.value("device", std::string());
 }
 
 void to_json(json &out, const RankInfo &info) {

@@ -1,5 +1,6 @@
-// Rank 0's per-candidate message and digest costs, JSON against the binary encoding
-// (tests/perf/DISPATCH.md, third round). Prints one JSON object of microseconds per operation,
+// Rank 0's per-candidate message and digest costs in the binary encoding (tests/perf/DISPATCH.md,
+// third round; its JSON figures were taken with this program at 6c506c9, before the JSON task
+// and result encoders left the product). Prints one JSON object of microseconds per operation,
 // with the message sizes. A dgemm-256 task with a 350-byte source and a null-measurement-sized
 // result; every operation repeated, best of 3 rounds. Build and run (a configured, built tree):
 //   c++ -O2 -DNDEBUG -std=c++20 -I. tests/perf/codec_micro.cpp build/common/libhpcreward_common.a \
@@ -10,7 +11,6 @@
 #include <string>
 
 #include "common/messages_binary.hpp"
-#include "common/messages_json.hpp"
 #include "common/sha256.hpp"
 
 namespace {
@@ -45,21 +45,16 @@ int main() {
   result.measurement.reason = std::string(180, 'r');  // a null measurement's reason is about this long
   result.host = "node017";
   result.device = "cpu";
-  const std::string task_json = nlohmann::json(task).dump(), task_binary = encode_task(task);
-  const std::string result_json = nlohmann::json(result).dump(), result_binary = encode_result(result);
+  const std::string task_binary = encode_task(task), result_binary = encode_result(result);
   std::string source = task.source;
 
-  const double json_task_encode = best_us([&](int i) { task.sequence = i; sink += nlohmann::json(task).dump().size(); }, 20000);
   const double binary_task_encode = best_us([&](int i) { task.sequence = i; sink += encode_task(task).size(); }, 200000);
-  const double json_result_decode =
-      best_us([&](int) { sink += nlohmann::json::parse(result_json).get<BenchResult>().host.size(); }, 20000);
   const double binary_result_decode = best_us([&](int) { sink += decode_result(result_binary).host.size(); }, 200000);
   const double sha256 = best_us([&](int i) { source[0] = static_cast<char>(i); sink += sha256_hex(source)[0]; }, 200000);
 
-  std::printf("{\n  \"task_bytes_json\": %zu, \"task_bytes_binary\": %zu,\n", task_json.size(), task_binary.size());
-  std::printf("  \"result_bytes_json\": %zu, \"result_bytes_binary\": %zu,\n", result_json.size(), result_binary.size());
-  std::printf("  \"json_task_encode_us\": %.3f, \"binary_task_encode_us\": %.3f,\n", json_task_encode, binary_task_encode);
-  std::printf("  \"json_result_decode_us\": %.3f, \"binary_result_decode_us\": %.3f,\n", json_result_decode,
+  std::printf("{\n  \"task_bytes_binary\": %zu, \"result_bytes_binary\": %zu,\n", task_binary.size(),
+              result_binary.size());
+  std::printf("  \"binary_task_encode_us\": %.3f, \"binary_result_decode_us\": %.3f,\n", binary_task_encode,
               binary_result_decode);
   std::printf("  \"sha256_hex_350_bytes_us\": %.3f,\n  \"sink\": %zu\n}\n", sha256, sink % 10);
   return 0;
