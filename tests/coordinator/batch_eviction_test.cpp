@@ -8,6 +8,7 @@
 
 #include "coordinator/batch_registry.hpp"
 #include "coordinator/serve_loop.hpp"
+#include "tests/coordinator/threaded_serve_loop.hpp"
 #include "tests/coordinator/served_rows.hpp"
 
 namespace hpcreward {
@@ -36,16 +37,9 @@ struct LoggedServe {
   int scored_batches = 0;
   int log_reads = 0;
   std::vector<LogRowRange> ranges_read;  // what each logged_rows call was asked to read
-  std::atomic<bool> stop{false};
-  std::thread loop;
+  ServeLoopThread loop;  // last: it stops before the rest goes
 
-  explicit LoggedServe(std::size_t keep_rows) : registry(CoalescePolicy{}, keep_rows) {
-    loop = std::thread([this] { run_serve_loop(registry, hooks(), [this] { return stop.load(); }); });
-  }
-  ~LoggedServe() {
-    stop = true;
-    loop.join();
-  }
+  explicit LoggedServe(std::size_t keep_rows) : registry(CoalescePolicy{}, keep_rows) { loop.start(registry, hooks()); }
 
   ServeHooks hooks() {
     ServeHooks hooks;
@@ -60,22 +54,15 @@ struct LoggedServe {
     hooks.logged_rows = [this](const std::string &batch_id, LogRowRange range) {
       ++log_reads;
       ranges_read.push_back(range);
-      std::vector<RewardRow> rows;
-      for (std::size_t i = range.first; i < std::min<std::uint64_t>(range.end, log.size()); ++i)
-        if (log[i].batch_id == batch_id) rows.push_back(log[i]);
-      return rows;
+      return rows_of_batch_in(log, batch_id, range);
     };
     hooks.rows_in_log = [this] { return static_cast<std::uint64_t>(log.size()); };
     return hooks;
   }
 
-  // Submits and waits for the answer (the registry's mutex orders the loop's work before it).
   BatchSnapshot serve(const std::string &batch_id, const std::string &fingerprint,
                       std::vector<PreparedCandidate> candidates, SubmitOutcome::Kind expected) {
-    EXPECT_EQ(registry.submit(batch_id, fingerprint, std::move(candidates)).kind, expected) << batch_id;
-    std::optional<BatchSnapshot> answer = registry.wait(batch_id);
-    EXPECT_TRUE(answer) << batch_id;
-    return answer.value_or(BatchSnapshot{});
+    return submit_and_wait(registry, batch_id, fingerprint, std::move(candidates), expected);
   }
 };
 

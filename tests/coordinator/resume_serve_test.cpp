@@ -16,6 +16,7 @@
 #include "coordinator/batch_registry.hpp"
 #include "coordinator/scoring_run.hpp"
 #include "coordinator/serve_loop.hpp"
+#include "tests/coordinator/threaded_serve_loop.hpp"
 #include "fake_transport.hpp"
 #include "tests/coordinator/served_rows.hpp"
 
@@ -66,17 +67,12 @@ struct ResumedServe {
   int scored_batches = 0;
   int log_reads = 0;
   std::vector<LogRowRange> ranges_read;
-  std::atomic<bool> stop{false};
-  std::thread loop;
+  ServeLoopThread loop;  // last: it stops before the rest goes
 
   explicit ResumedServe(std::vector<RewardRow> logged) : before_restart(std::move(logged)) {
     restore_logged_batches(registry, before_restart);
     scoring.continue_log(before_restart.size());
-    loop = std::thread([this] { run_serve_loop(registry, hooks(), [this] { return stop.load(); }); });
-  }
-  ~ResumedServe() {
-    stop = true;
-    loop.join();
+    loop.start(registry, hooks());
   }
 
   ServeHooks hooks() {
@@ -91,20 +87,14 @@ struct ResumedServe {
       ranges_read.push_back(range);
       std::vector<RewardRow> log = before_restart;
       log.insert(log.end(), sink.rows.begin(), sink.rows.end());
-      std::vector<RewardRow> rows;
-      for (std::uint64_t i = range.first; i < std::min<std::uint64_t>(range.end, log.size()); ++i)
-        if (log[i].batch_id == batch_id) rows.push_back(log[i]);
-      return rows;
+      return rows_of_batch_in(log, batch_id, range);
     };
     return hooks;
   }
 
   BatchSnapshot serve(const std::string &batch_id, std::vector<PreparedCandidate> candidates,
                       SubmitOutcome::Kind expected) {
-    EXPECT_EQ(registry.submit(batch_id, "f-" + batch_id, std::move(candidates)).kind, expected) << batch_id;
-    std::optional<BatchSnapshot> answer = registry.wait(batch_id);
-    EXPECT_TRUE(answer) << batch_id;
-    return answer.value_or(BatchSnapshot{});
+    return submit_and_wait(registry, batch_id, "f-" + batch_id, std::move(candidates), expected);
   }
 };
 
