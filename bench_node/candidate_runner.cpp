@@ -15,16 +15,18 @@ double SandboxedRunner::cpu_limit_s(double wall_limit_s) {
   return std::ceil(wall_limit_s * affinity_cpu_count()) + 5;
 }
 
-RunTimeLimit SandboxedRunner::time_limit(const BenchTask &task) const {
+RunTimeLimitRule SandboxedRunner::limit_rule() const {
   RunTimeLimitRule rule = options_.time_limit;
   rule.cap_s = options_.timeout_s;
-  return run_time_limit(task.problem, options_.timing, rule);
+  return rule;
+}
+
+RunTimeLimit SandboxedRunner::time_limit(const BenchTask &task) const {
+  return run_time_limit(task.problem, options_.timing, limit_rule());
 }
 
 RunTimeLimit SandboxedRunner::silence_limit(const BenchTask &task) const {
-  RunTimeLimitRule rule = options_.time_limit;
-  rule.cap_s = options_.timeout_s;
-  RunTimeLimit silence = call_silence_limit(task.problem, rule);
+  RunTimeLimit silence = call_silence_limit(task.problem, limit_rule());
   if (silence.seconds >= time_limit(task).seconds) return {0, "no watchdog (the run's limit comes first)"};
   return silence;
 }

@@ -53,6 +53,7 @@ class SandboxedRunner : public CandidateRunner {
   static double cpu_limit_s(double wall_limit_s);
 
  private:
+  RunTimeLimitRule limit_rule() const;  // the options' rule, capped by timeout_s
   SandboxOptions options_;
 };
 

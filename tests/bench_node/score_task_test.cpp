@@ -43,6 +43,12 @@ class ScoreTask : public ::testing::Test {
   }
   void TearDown() override { remove_tree(options.work_root); }
 
+  // The rule the rank derives its run limits from, for the options set (rates fixed, not measured).
+  RunTimeLimitRule limit_rule() const {
+    return {options.time_limit_factor, options.time_limit_floor_s, options.run_timeout_s,
+            options.reference_gflops_per_core};
+  }
+
   // infinite_loop.c at the real dgemm-256 (the limits scale with its shapes).
   BenchTask hang_at_dgemm256() {
     BenchTask task;
@@ -148,13 +154,9 @@ TEST_F(ScoreTask, InfiniteLoopAtDgemm256TimesOutAtTheDerivedLimit) {
   options.time_limit_floor_s = 2;
   options.reference_gflops_per_core = 50;
   const BenchTask task = hang_at_dgemm256();
-  const RunTimeLimit limit = run_time_limit(
-      task.problem, options.timing,
-      {options.time_limit_factor, options.time_limit_floor_s, options.run_timeout_s, 50});
+  const RunTimeLimit limit = run_time_limit(task.problem, options.timing, limit_rule());
   ASSERT_LT(limit.seconds, 10);
-  ASSERT_GE(call_silence_limit(task.problem, {options.time_limit_factor, options.time_limit_floor_s,
-                                              options.run_timeout_s, 50}).seconds,
-            limit.seconds);
+  ASSERT_GE(call_silence_limit(task.problem, limit_rule()).seconds, limit.seconds);
   const Measurement m = score_task(task, options);
   EXPECT_EQ(m.status, Status::timeout) << m.reason;
   EXPECT_TRUE(mentions(m, "exceeded the wall-clock limit of " + seconds_text(limit.seconds))) << m.reason;
@@ -169,9 +171,8 @@ TEST_F(ScoreTask, InfiniteLoopIsEndedByTheWatchdogBeforeTheRunsLimit) {
   options.time_limit_floor_s = 5;
   options.reference_gflops_per_core = 20;
   const BenchTask task = hang_at_dgemm256();
-  const RunTimeLimitRule rule{options.time_limit_factor, options.time_limit_floor_s, options.run_timeout_s, 20};
-  const RunTimeLimit silence = call_silence_limit(task.problem, rule);
-  ASSERT_LT(silence.seconds, run_time_limit(task.problem, options.timing, rule).seconds);
+  const RunTimeLimit silence = call_silence_limit(task.problem, limit_rule());
+  ASSERT_LT(silence.seconds, run_time_limit(task.problem, options.timing, limit_rule()).seconds);
   const Measurement m = score_task(task, options);
   EXPECT_EQ(m.status, Status::timeout) << m.reason;
   // The watchdog's reason, not the run limit's ("exceeded the wall-clock limit of 5 s").
