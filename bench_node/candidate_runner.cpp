@@ -60,7 +60,8 @@ ChildSpec SandboxedRunner::child_spec(const RunRequest &request, const std::stri
   spec.limits.address_space_bytes = options_.memory_bytes;
   const double wall_limit_s = time_limit(task).seconds;
   spec.limits.cpu_seconds = static_cast<std::uint64_t>(cpu_limit_s(wall_limit_s));
-  spec.limits.file_size_bytes = 0;  // no file writes (pipes are not files)
+  // No RLIMIT_FSIZE here: the runner sizes its operand region (a memfd, which the limit counts)
+  // and then gives the executor, where the candidate runs, a limit of 0 (executor_process.cpp).
   spec.limits.open_files = 64;
   spec.deadline_s = wall_limit_s;
   spec.output_limit = 4096;

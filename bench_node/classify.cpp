@@ -18,6 +18,18 @@ std::string output_hint(const ChildOutcome &outcome) {
 
 }  // namespace
 
+Verdict verdict_for_signal(int signal, bool over_cpu_limit, double cpu_limit_s, const std::string &hint) {
+  // The seccomp filter ends a disallowed system call with SECCOMP_RET_KILL_PROCESS, which the
+  // parent sees as death by SIGSYS (sandbox/seccomp_filter.cpp). Nothing else sends SIGSYS; a
+  // candidate raising it on itself earns the same penalty.
+  if (signal == SIGSYS)
+    return {Status::forbidden, "forbidden: made a system call the sandbox does not allow (killed by SIGSYS)"};
+  if (signal == SIGXCPU || (signal == SIGKILL && over_cpu_limit))
+    return {Status::timeout, "exceeded the CPU time limit" +
+                                 (cpu_limit_s > 0 ? " of " + seconds_text(cpu_limit_s) : std::string())};
+  return {Status::runtime_error, "killed by signal " + describe_signal(signal) + hint};
+}
+
 Measurement classify_run(const ChildOutcome &outcome, const RunExpectations &expected) {
   if (!outcome.started)
     return failed_measurement(Status::runtime_error, "could not start the runner: " + outcome.start_error);
@@ -30,17 +42,8 @@ Measurement classify_run(const ChildOutcome &outcome, const RunExpectations &exp
                        seconds_text(expected.silence_limit_s) + " (the run's watchdog)");
   const bool over_cpu = expected.cpu_limit_s > 0 && outcome.cpu_s >= expected.cpu_limit_s;
   if (outcome.signaled) {
-    // The runner's seccomp filter ends a disallowed system call with SECCOMP_RET_KILL_PROCESS,
-    // which the parent sees as death by SIGSYS (sandbox/seccomp_filter.cpp). Nothing else
-    // sends the runner SIGSYS; a candidate raising it on itself earns the same penalty.
-    if (outcome.signal == SIGSYS)
-      return failed_measurement(Status::forbidden,
-                     "forbidden: made a system call the sandbox does not allow (killed by SIGSYS)");
-    if (outcome.signal == SIGXCPU || (outcome.signal == SIGKILL && over_cpu))
-      return failed_measurement(Status::timeout,
-                     "exceeded the CPU time limit of " + seconds_text(expected.cpu_limit_s));
-    return failed_measurement(Status::runtime_error,
-                   "killed by signal " + describe_signal(outcome.signal) + output_hint(outcome));
+    const Verdict verdict = verdict_for_signal(outcome.signal, over_cpu, expected.cpu_limit_s, output_hint(outcome));
+    return failed_measurement(verdict.status, verdict.reason);
   }
   if (outcome.exited && outcome.exit_code != 0)
     return failed_measurement(Status::runtime_error, "exited with code " + std::to_string(outcome.exit_code) +
@@ -56,6 +59,10 @@ Measurement classify_run(const ChildOutcome &outcome, const RunExpectations &exp
   if (decoded->token != expected.token)
     return failed_measurement(Status::forbidden, "tampering detected: forged result on the result pipe");
   Measurement measurement = decoded->measurement;
+  // The candidate's own process (the runner's executor) died: what it printed says why.
+  if (measurement.status == Status::runtime_error &&
+      (measurement.reason.starts_with("killed by signal") || measurement.reason.starts_with("exited with code")))
+    measurement.reason += output_hint(outcome);
   // The runner's clock can't have counted more time than the child was alive.
   if (measurement.status == Status::ok &&
       (measurement.reps <= 0 || measurement.min_s < 0 || measurement.median_s <= 0 ||

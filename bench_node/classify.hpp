@@ -17,4 +17,9 @@ struct RunExpectations {
 
 Measurement classify_run(const ChildOutcome &outcome, const RunExpectations &expected);
 
+// The verdict on a candidate's process killed by `signal` (the runner's, or the executor's
+// that the runner watches): SIGSYS is the seccomp filter's `forbidden`, SIGXCPU (or SIGKILL
+// past the CPU limit) a `timeout`, anything else a `runtime_error`. `hint`: appended to it.
+Verdict verdict_for_signal(int signal, bool over_cpu_limit, double cpu_limit_s, const std::string &hint);
+
 }  // namespace hpcreward

@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 #include <new>
-#include <utility>
 
 #include "bench_node/random_fill.hpp"
 
@@ -10,8 +9,8 @@ namespace hpcreward {
 
 namespace {
 
-// The canary at guard byte `index`: a seeded pattern, so no single byte value (0, NaN bits)
-// written by accident looks like a canary.
+// The canary of one guard zone: a pattern from the buffer's secret, so no single byte value
+// (0, NaN bits) written by accident looks like a canary.
 void fill_canary(std::byte *guard, std::uint64_t seed) {
   Rng rng(seed);
   for (std::size_t i = 0; i < GuardedBuffer::kGuardBytes; i += 8) {
@@ -30,48 +29,34 @@ bool canary_intact(const std::byte *guard, std::uint64_t seed) {
   return true;
 }
 
+std::size_t round_up(std::size_t bytes, std::size_t to) { return (bytes + to - 1) / to * to; }
+
 }  // namespace
 
-GuardedBuffer::GuardedBuffer(std::size_t payload_bytes, std::uint64_t canary_seed)
-    : payload_bytes_(payload_bytes), canary_seed_(canary_seed) {
-  std::size_t total = kGuardBytes + payload_bytes + kGuardBytes;
-  total = (total + kAlignment - 1) / kAlignment * kAlignment;
-  block_ = static_cast<std::byte *>(std::aligned_alloc(kAlignment, total));
-  if (block_ == nullptr) throw std::bad_alloc();
-  payload_ = block_ + kGuardBytes;
-  fill_canary(front_guard(), canary_seed_);
-  fill_canary(back_guard(), canary_seed_ + 1);
+std::byte *HeapOperandMemory::allocate(std::size_t bytes) {
+  auto *block = static_cast<std::byte *>(std::aligned_alloc(GuardedBuffer::kAlignment,
+                                                            round_up(bytes, GuardedBuffer::kAlignment)));
+  if (block == nullptr) throw std::bad_alloc();
+  blocks_.emplace_back(block);
+  return block;
 }
 
-GuardedBuffer::~GuardedBuffer() { release(); }
+void HeapOperandMemory::Free::operator()(std::byte *block) const { std::free(block); }
 
-GuardedBuffer::GuardedBuffer(GuardedBuffer &&other) noexcept
-    : block_(std::exchange(other.block_, nullptr)),
-      payload_(std::exchange(other.payload_, nullptr)),
-      payload_bytes_(std::exchange(other.payload_bytes_, 0)),
-      canary_seed_(other.canary_seed_) {}
-
-GuardedBuffer &GuardedBuffer::operator=(GuardedBuffer &&other) noexcept {
-  if (this != &other) {
-    release();
-    block_ = std::exchange(other.block_, nullptr);
-    payload_ = std::exchange(other.payload_, nullptr);
-    payload_bytes_ = std::exchange(other.payload_bytes_, 0);
-    canary_seed_ = other.canary_seed_;
-  }
-  return *this;
+std::size_t GuardedBuffer::block_bytes(std::size_t payload_bytes) {
+  return round_up(kGuardBytes + payload_bytes + kGuardBytes, kAlignment);
 }
 
-void GuardedBuffer::release() {
-  std::free(block_);
-  block_ = nullptr;
-  payload_ = nullptr;
+GuardedBuffer::GuardedBuffer(std::size_t payload_bytes, OperandMemory &memory)
+    : payload_bytes_(payload_bytes), canary_secret_(kernel_random_u64()) {
+  payload_ = memory.allocate(block_bytes(payload_bytes)) + kGuardBytes;
+  fill_canary(front_guard(), canary_secret_);
+  fill_canary(back_guard(), canary_secret_ + 1);
 }
 
 bool GuardedBuffer::guards_intact() const {
-  if (block_ == nullptr) return true;
-  return canary_intact(payload_ - kGuardBytes, canary_seed_) &&
-         canary_intact(payload_ + payload_bytes_, canary_seed_ + 1);
+  return canary_intact(payload_ - kGuardBytes, canary_secret_) &&
+         canary_intact(payload_ + payload_bytes_, canary_secret_ + 1);
 }
 
 }  // namespace hpcreward

@@ -1,10 +1,13 @@
 #pragma once
-// Verifies and times one candidate function in this process (the runner child calls it
-// after loading the candidate): full checks against OpenBLAS at the nominal and check
-// shapes, then warm-up and timed calls at the nominal shape, every output checked.
+// Verifies and times one candidate (the runner calls it with the candidate in another process,
+// executor_process.hpp): full checks against OpenBLAS at the nominal and check shapes, then
+// warm-up and timed calls at the nominal shape, every output checked with the row-wise
+// residual test (residual_bound.hpp). Input values, check vectors and canaries are drawn from
+// the kernel's random source for each use, in the harness's own memory.
 #include <cstdint>
 #include <vector>
 
+#include "bench_node/candidate_calls.hpp"
 #include "bench_node/operands.hpp"
 #include "bench_node/progress_marks.hpp"
 #include "bench_node/timing_options.hpp"
@@ -27,26 +30,31 @@ struct HarnessConfig {
   Shape nominal;
   std::vector<Shape> check_shapes;
   double tolerance = 0;
-  std::uint64_t seed = 0;        // input values (reproducible from the task)
-  std::uint64_t check_seed = 0;  // Freivalds vectors and canaries (the runner draws it fresh)
   TimingOptions timing;
   ProgressMarks *progress = nullptr;  // marked before calls into the candidate; null: none
 };
 
-// The Measurement: ok with timings, or the first failure (wrong_answer, runtime_error).
-// verify_s and time_s are filled; compile_s is not (the caller compiled). Throws
-// std::bad_alloc when the harness's own buffers cannot be allocated.
+// The bytes of operand memory run_harness takes from `calls.memory()` for `config`.
 template <typename T>
-Measurement run_harness(MatmulFn<T> matmul, const HarnessConfig &config);
+std::size_t harness_operand_bytes(const HarnessConfig &config);
 
-// One full check: fresh buffers, then kVerifyCallsPerShape calls with fresh inputs and a
-// NaN-poisoned output each, every result compared with OpenBLAS.
-// Adds the normwise error to `max_error`.
+// The Measurement: ok with timings, or the first failure (wrong_answer, runtime_error, or the
+// verdict of a call the candidate did not come back from). verify_s and time_s are filled;
+// compile_s is not (the caller compiled). Throws std::bad_alloc when the harness's own
+// buffers cannot be allocated.
 template <typename T>
-Verdict verify_shape(MatmulFn<T> matmul, const Shape &shape, const HarnessConfig &config,
-                     std::uint64_t stream, double &max_error);
+Measurement run_harness(CandidateCalls &calls, const HarnessConfig &config);
 
-extern template Measurement run_harness<double>(MatmulFn<double>, const HarnessConfig &);
-extern template Measurement run_harness<float>(MatmulFn<float>, const HarnessConfig &);
+// The same on a function of this process (tests).
+template <typename T>
+Measurement run_harness(MatmulFn<T> matmul, const HarnessConfig &config) {
+  InProcessCalls<T> calls(matmul);
+  return run_harness<T>(calls, config);
+}
+
+extern template Measurement run_harness<double>(CandidateCalls &, const HarnessConfig &);
+extern template Measurement run_harness<float>(CandidateCalls &, const HarnessConfig &);
+extern template std::size_t harness_operand_bytes<double>(const HarnessConfig &);
+extern template std::size_t harness_operand_bytes<float>(const HarnessConfig &);
 
 }  // namespace hpcreward

@@ -16,13 +16,20 @@ std::size_t elements(int rows, int columns) {
 }  // namespace
 
 template <typename T>
-Operands<T>::Operands(const Shape &shape, std::uint64_t canary_seed)
+Operands<T>::Operands(const Shape &shape, OperandMemory &memory)
     : shape_(shape),
-      a_(elements(shape.m, shape.k) * sizeof(T), canary_seed),
-      b_(elements(shape.k, shape.n) * sizeof(T), canary_seed + 2),
-      c_(elements(shape.m, shape.n) * sizeof(T), canary_seed + 4),
+      a_(elements(shape.m, shape.k) * sizeof(T), memory),
+      b_(elements(shape.k, shape.n) * sizeof(T), memory),
+      c_(elements(shape.m, shape.n) * sizeof(T), memory),
       a_copy_(elements(shape.m, shape.k)),
       b_copy_(elements(shape.k, shape.n)) {}
+
+template <typename T>
+std::size_t Operands<T>::memory_bytes(const Shape &shape) {
+  return GuardedBuffer::block_bytes(elements(shape.m, shape.k) * sizeof(T)) +
+         GuardedBuffer::block_bytes(elements(shape.k, shape.n) * sizeof(T)) +
+         GuardedBuffer::block_bytes(elements(shape.m, shape.n) * sizeof(T));
+}
 
 template <typename T>
 void Operands<T>::refill(Rng &rng) {

@@ -1,6 +1,7 @@
 #pragma once
-// One set of GEMM operands for a candidate call: A, B and C in guarded buffers, with
-// pristine copies of the inputs so a call that modifies them is caught.
+// One set of GEMM operands for a candidate call: A, B and C in guarded buffers (in memory the
+// candidate can reach), with pristine copies of the inputs in the harness's own memory: a call
+// that modifies them is caught, and every check reads the copies.
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -18,18 +19,15 @@ using MatmulFn = void (*)(int m, int n, int k, const T *a, const T *b, T *c);
 template <typename T>
 class Operands {
  public:
-  // Allocates fresh buffers (throws std::bad_alloc); call refill() before use.
-  Operands(const Shape &shape, std::uint64_t canary_seed);
+  // Allocates fresh buffers from `memory` (throws std::bad_alloc); call refill() before use.
+  Operands(const Shape &shape, OperandMemory &memory);
+  // The bytes `memory` must hold for one set of this shape.
+  static std::size_t memory_bytes(const Shape &shape);
 
   // Fresh input values in [-1, 1] from `rng`; C poisoned with NaN.
   void refill(Rng &rng);
   // Poisons C with NaN again (inputs unchanged).
   void poison_output();
-
-  void call(MatmulFn<T> matmul) {
-    matmul(shape_.m, shape_.n, shape_.k, a_.as<const T>().data(), b_.as<const T>().data(),
-           c_.as<T>().data());
-  }
 
   // After a call: guard zones intact (else runtime_error) and inputs unchanged (else
   // wrong_answer). `where` names the call in the reason.
@@ -39,8 +37,10 @@ class Operands {
   std::span<const T> a() const { return a_copy_; }  // the values the call was given
   std::span<const T> b() const { return b_copy_; }
   std::span<const T> c() { return c_.as<const T>(); }
-  const T *a_data() { return a_.as<const T>().data(); }
-  const T *b_data() { return b_.as<const T>().data(); }
+  // Where the candidate finds them.
+  const T *a_given() { return a_.as<const T>().data(); }
+  const T *b_given() { return b_.as<const T>().data(); }
+  T *c_given() { return c_.as<T>().data(); }
   double norm_a() const { return norm_a_; }
   double norm_b() const { return norm_b_; }
   GuardedBuffer &c_buffer() { return c_; }  // for tests

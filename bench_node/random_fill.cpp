@@ -1,5 +1,10 @@
 #include "bench_node/random_fill.hpp"
 
+#include <sys/random.h>
+
+#include <cerrno>
+#include <system_error>
+
 namespace hpcreward {
 
 namespace {
@@ -36,6 +41,19 @@ double Rng::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-52 - 1
 std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream) {
   std::uint64_t state = seed ^ (stream * 0xd1b54a32d192ed03ULL);
   return splitmix64(state);
+}
+
+std::uint64_t kernel_random_u64() {
+  std::uint64_t value = 0;
+  auto *bytes = reinterpret_cast<unsigned char *>(&value);
+  std::size_t got = 0;
+  while (got < sizeof value) {
+    const ssize_t n = ::getrandom(bytes + got, sizeof value - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw std::system_error(errno, std::generic_category(), "getrandom");
+    got += static_cast<std::size_t>(n);
+  }
+  return value;
 }
 
 void fill_uniform(std::span<double> values, Rng &rng) {

@@ -1,73 +1,64 @@
-// hpcreward-runner: the child that loads one candidate and verifies and times it.
+// hpcreward-runner: the measurer of one candidate.
 //
-// Started by hpcreward-bench with fork+execv inside its sandbox (own process group,
-// rlimits, private directory, deadline). It reads the rank's token from --token-fd before
-// any candidate code is loaded, loads the candidate, installs the seccomp filter
-// (sandbox/seccomp_filter.hpp), runs the harness, writes exactly one JSON object
-// {"token", "measurement"} to --result-fd and exits 0 without running any destructors
-// or atexit handlers the candidate may have registered.
-#include <dlfcn.h>
+// Started by hpcreward-bench with fork+execv inside its sandbox (own process group, rlimits,
+// private directory, deadline). It reads the rank's token from --token-fd, then starts
+// hpcreward-executor, the process the candidate is loaded and called in (executor_process.hpp),
+// and runs the harness against it: inputs, checks, clocks, the verdict and the token stay in
+// this process, which no candidate code runs in. It writes exactly one JSON object
+// {"token", "measurement"} to --result-fd and exits 0.
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <new>
-#include <random>
 #include <string>
 
+#include "bench_node/executor_process.hpp"
 #include "bench_node/harness.hpp"
 #include "bench_node/progress_marks.hpp"
 #include "bench_node/result_envelope.hpp"
+#include "bench_node/runner_args.hpp"
 #include "bench_node/runner_pipes.hpp"
 #include "bench_node/write_all.hpp"
-#include "bench_node/runner_args.hpp"
-#include "bench_node/sandbox/seccomp_filter.hpp"
 
 namespace hpcreward {
 namespace {
 
-Measurement run_candidate(const RunnerArgs &args) {
-  void *handle = ::dlopen(args.object_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    const char *error = ::dlerror();
-    return failed_measurement(Status::compile_error,
-                   std::string("cannot load the compiled object: ") + (error ? error : "unknown"));
-  }
-  ::dlerror();
-  void *symbol = ::dlsym(handle, "matmul");
-  if (symbol == nullptr) return failed_measurement(Status::format_error, "no matmul entry point");
+// hpcreward-executor, next to this program.
+std::string executor_program() {
+  return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "hpcreward-executor").string();
+}
 
+template <typename T>
+Measurement measure(const RunnerArgs &args, const HarnessConfig &config) {
+  ExecutorProcess executor({.program = executor_program(),
+                            .object = args.object_path,
+                            .element_bytes = sizeof(T),
+                            .operand_bytes = harness_operand_bytes<T>(config)});
+  if (Verdict verdict = executor.start(); !verdict.ok()) return failed_measurement(verdict.status, verdict.reason);
+  return run_harness<T>(executor, config);
+}
+
+Measurement run_candidate(const RunnerArgs &args) {
+  if (args.precision == Precision::f16)  // __half problems are CUDA problems (GPU ranks)
+    return failed_measurement(Status::format_error, "f16 problems run on GPU ranks, not in hpcreward-runner");
   HarnessConfig config;
   config.nominal = args.nominal;
   config.check_shapes = args.check_shapes;
   config.tolerance = args.tolerance;
-  config.seed = args.seed;
-  std::random_device device;  // what the candidate can't predict from the command line
-  config.check_seed = (static_cast<std::uint64_t>(device()) << 32) | device();
   config.timing = args.timing;
   // A mark must never block the harness: a full pipe drops it (the rank reads it as silence).
   if (args.progress_fd >= 0) ::fcntl(args.progress_fd, F_SETFL, ::fcntl(args.progress_fd, F_GETFL) | O_NONBLOCK);
   ProgressMarks progress(args.progress_fd);
   config.progress = &progress;
-
-  // The seccomp filter goes on here: after dlopen and dlsym (which open, read and map
-  // files) and after everything else the runner itself needs from outside (the token, the
-  // random check seed), and before the first call into candidate code. The candidate's
-  // constructors already ran inside dlopen, unfiltered: a static check forbids them. No
-  // candidate code runs if the filter can't be installed.
-  try {
-    install_candidate_filter({.result_fd = args.result_fd, .progress_fd = args.progress_fd, .self = 0});
-  } catch (const SandboxError &error) {
-    return failed_measurement(Status::runtime_error,
-                   std::string("could not install the sandbox: ") + error.what());
-  }
-  if (args.precision == Precision::f16)  // __half problems are CUDA problems (GPU ranks)
-    return failed_measurement(Status::format_error, "f16 problems run on GPU ranks, not in hpcreward-runner");
-  if (args.precision == Precision::f64)
-    return run_harness<double>(reinterpret_cast<MatmulFn<double>>(symbol), config);
-  return run_harness<float>(reinterpret_cast<MatmulFn<float>>(symbol), config);
+  // The executor inherits none of these (executor_process.cpp closes every descriptor past
+  // its region's), but a stray descriptor must never reach a later child either.
+  for (int fd : {args.result_fd, args.progress_fd})
+    if (fd >= 0) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+  return args.precision == Precision::f64 ? measure<double>(args, config) : measure<float>(args, config);
 }
 
 }  // namespace

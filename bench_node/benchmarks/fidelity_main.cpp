@@ -91,11 +91,12 @@ double standalone_gflops(const std::string &source, const std::vector<std::strin
     GuardedBuffer a, b, c;
   };
   std::vector<Set> ring;
+  HeapOperandMemory memory;
   Rng rng(7);
   for (int i = 0; i < kTimingRingSize; ++i) {
-    ring.push_back({GuardedBuffer(sizeof(double) * shape.m * shape.k, 1),
-                    GuardedBuffer(sizeof(double) * shape.k * shape.n, 2),
-                    GuardedBuffer(sizeof(double) * shape.m * shape.n, 3)});
+    ring.push_back({GuardedBuffer(sizeof(double) * shape.m * shape.k, memory),
+                    GuardedBuffer(sizeof(double) * shape.k * shape.n, memory),
+                    GuardedBuffer(sizeof(double) * shape.m * shape.n, memory)});
     fill_uniform(ring.back().a.as<double>(), rng);
     fill_uniform(ring.back().b.as<double>(), rng);
   }

@@ -48,7 +48,7 @@
 //   time        clock_gettime, clock_getres, gettimeofday, time (normally the vDSO, but a
 //               clock source without one falls back to the system call), nanosleep,
 //               clock_nanosleep
-//   output      write, writev  only to fd 1, 2 and the result fd
+//   output      write, writev  only to fd 1, 2 and the result fd (if any)
 //               fstat, newfstatat  only on fd 1, 2 and the result fd (stdio sizes its
 //                            buffer with fstat, which glibc 2.33+ implements as
 //                            newfstatat(fd, "", AT_EMPTY_PATH))
@@ -164,11 +164,10 @@ Context build_filter(const CandidateFilter &filter) {
     fail("leaving speculative store bypass alone", rc);
 
   const pid_t self = filter.self != 0 ? filter.self : ::getpid();
-  if (filter.result_fd < 0) throw SandboxError("seccomp: no result fd");
-  const auto result_fd = static_cast<std::uint64_t>(filter.result_fd);
   std::vector<std::uint64_t> output_fds{1, 2};
-  if (std::find(output_fds.begin(), output_fds.end(), result_fd) == output_fds.end())
-    output_fds.push_back(result_fd);
+  if (filter.result_fd >= 0 &&
+      std::find(output_fds.begin(), output_fds.end(), static_cast<std::uint64_t>(filter.result_fd)) == output_fds.end())
+    output_fds.push_back(static_cast<std::uint64_t>(filter.result_fd));
   if (filter.progress_fd >= 0 &&
       std::find(output_fds.begin(), output_fds.end(), static_cast<std::uint64_t>(filter.progress_fd)) == output_fds.end())
     output_fds.push_back(static_cast<std::uint64_t>(filter.progress_fd));

@@ -4,8 +4,9 @@
 // seccomp_filter.cpp kills the whole process with SIGSYS (SECCOMP_RET_KILL_PROCESS), which
 // the rank reports as `forbidden` (classify.cpp).
 //
-// When: hpcreward-runner installs it after dlopen()/dlsym() of the candidate (loading needs
-// open, read, mmap of files) and before the first call into candidate code (the harness).
+// When: hpcreward-executor (the process the candidate runs in, started by hpcreward-runner)
+// installs it after dlopen()/dlsym() of the candidate (loading needs open, read, mmap of files)
+// and before the first call into candidate code.
 // Constructors of the candidate run at dlopen, before the filter: a static check rejects
 // them (bench_node/source_checks, bench_node/object_audit), and what escapes that still
 // runs inside the child's process group, rlimits and deadline (child_process.hpp).
@@ -28,7 +29,7 @@ class SandboxError : public std::runtime_error {
 };
 
 struct CandidateFilter {
-  int result_fd = 3;  // writable besides stdout (1) and stderr (2); see runner_args.hpp
+  int result_fd = 3;  // writable besides stdout (1) and stderr (2); -1: none (the executor)
   int progress_fd = -1;  // writable too when >= 0 (the rank's watchdog: progress_marks.hpp)
   pid_t self = 0;     // the process allowed to signal itself (abort, raise); 0: getpid()
 };

@@ -30,7 +30,7 @@ TEST(SandboxedRunner, ChildSpecCarriesLimitsEnvironmentAndArguments) {
   EXPECT_EQ(spec.working_directory, "/w");
   EXPECT_EQ(spec.deadline_s, 12);
   EXPECT_EQ(spec.limits.address_space_bytes, 1ULL << 30);
-  EXPECT_EQ(spec.limits.file_size_bytes, 0u);
+  EXPECT_FALSE(spec.limits.file_size_bytes.has_value());  // the runner gives its executor 0
   EXPECT_EQ(spec.limits.open_files, 64u);
   EXPECT_EQ(spec.limits.core_bytes, 0u);
   EXPECT_EQ(*spec.limits.cpu_seconds, static_cast<std::uint64_t>(12 * affinity_cpu_count() + 5));

@@ -1,0 +1,105 @@
+// hpcreward-executor: the process a candidate runs in, started by hpcreward-runner (the
+// measurer) with the operand region on fd 3 and nothing else of the measurer's: not its
+// memory (execv), not its pipes (closed), not its secrets. The protocol is in
+// executor_protocol.hpp: stop, take the command the measurer wrote, do it, stop again.
+//
+//   hpcreward-executor --region-bytes N --object FILE
+//
+// The seccomp filter goes on right after the candidate is loaded and before its first call,
+// with no writable descriptor but stdout and stderr; stopping itself (tgkill to itself) is
+// allowed. Not meant to be run by hand.
+#include <dlfcn.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "bench_node/executor_protocol.hpp"
+#include "bench_node/sandbox/seccomp_filter.hpp"
+
+namespace hpcreward {
+namespace {
+
+template <typename T>
+using Matmul = void (*)(int, int, int, const T *, const T *, T *);
+
+void set_message(ExecutorControl &control, const char *text) {
+  std::snprintf(control.message, sizeof control.message, "%s", text ? text : "unknown");
+}
+
+void *load(ExecutorControl &control, const char *object) {
+  void *handle = ::dlopen(object, RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    set_message(control, ::dlerror());
+    control.load_status = LoadStatus::load_failed;
+    return nullptr;
+  }
+  ::dlerror();
+  void *symbol = ::dlsym(handle, "matmul");
+  if (symbol == nullptr) {
+    control.load_status = LoadStatus::no_entry_point;
+    return nullptr;
+  }
+  try {
+    install_candidate_filter({.result_fd = -1, .progress_fd = -1, .self = 0});
+  } catch (const SandboxError &error) {
+    set_message(control, error.what());
+    control.load_status = LoadStatus::no_sandbox;
+    return nullptr;
+  }
+  control.load_status = LoadStatus::loaded;
+  return symbol;
+}
+
+void call(const ExecutorControl &control, std::byte *region, void *symbol) {
+  std::byte *a = region + control.a, *b = region + control.b, *c = region + control.c;
+  if (control.element_bytes == sizeof(double))
+    reinterpret_cast<Matmul<double>>(symbol)(control.m, control.n, control.k, reinterpret_cast<const double *>(a),
+                                             reinterpret_cast<const double *>(b), reinterpret_cast<double *>(c));
+  else
+    reinterpret_cast<Matmul<float>>(symbol)(control.m, control.n, control.k, reinterpret_cast<const float *>(a),
+                                            reinterpret_cast<const float *>(b), reinterpret_cast<float *>(c));
+}
+
+}  // namespace
+}  // namespace hpcreward
+
+int main(int argc, char **argv) {
+  using namespace hpcreward;
+  std::size_t bytes = 0;
+  const char *object = nullptr;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--region-bytes") == 0) bytes = std::strtoull(argv[i + 1], nullptr, 10);
+    if (std::strcmp(argv[i], "--object") == 0) object = argv[i + 1];
+  }
+  if (bytes == 0 || object == nullptr) {
+    std::fputs("hpcreward-executor: started by hpcreward-runner, not by hand\n", stderr);
+    return 2;
+  }
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlives its measurer
+  void *mapped = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, kExecutorRegionFd, 0);
+  if (mapped == MAP_FAILED) return 3;
+  ::close(kExecutorRegionFd);
+  auto *region = static_cast<std::byte *>(mapped);
+  auto &control = *reinterpret_cast<ExecutorControl *>(region);
+
+  void *symbol = nullptr;
+  for (;;) {
+    ::raise(SIGSTOP);
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // the measurer wrote while we were stopped
+    switch (control.command) {
+      case ExecutorCommand::none: break;
+      case ExecutorCommand::load: symbol = load(control, object); break;
+      case ExecutorCommand::call:
+        if (symbol != nullptr) call(control, region, symbol);
+        break;
+    }
+  }
+}

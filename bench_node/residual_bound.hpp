@@ -1,0 +1,39 @@
+#pragma once
+// How far a warm-up or timed output may stray in the randomized residual check, from the error
+// an honest computation at the problem's precision makes, not from sum |A||B| (which grows with
+// k while the cancellation in a product does not, and so admitted an all-zero fp16 C at 1024).
+//
+// The check (gemm_check.hpp row_residual; device_kernels.hpp on GPUs): x_j = w_j / ||B_:j||
+// with w_j random in +-[0.25, 1] and secret, r = C x - A (B x), and per row
+//   s_i = sqrt( sum_p A_ip^2 sum_j B_pj^2 x_j^2 ),
+// the size of r_i when C_i is wrong by terms of the size of its products with random signs.
+// An honest C_ij is off by at most about eps * sqrt(sum_p (A_ip B_pj)^2), so |r_i| <= row * s_i
+// and ||r|| <= normwise * ||s|| hold; an all-zero row gives |r_i| ~ s_i |N(0,1)|.
+//
+//   eps = u_acc * k  +  u_inputs  +  u_output  +  u_check * (n + k)
+//   row = 6 eps,  normwise = eps
+//
+// u_acc: accumulation at the problem's precision (fp32 for hgemm: fp32 accumulation is what
+// the problem asks for), k u_acc being the worst drift of a biased (truncating) accumulator;
+// u_inputs: rounding of the inputs the problem allows (TF32 for CUDA sgemm: 2 x 2^-11 per
+// product); u_output: rounding of C to its type (2^-11 for __half); u_check: the check's own
+// accumulation. docs/reward-integrity.md derives the false-accept and false-reject bounds.
+#include "common/problem.hpp"
+
+namespace hpcreward {
+
+inline constexpr double kResidualRowFactor = 6;
+inline constexpr double kResidualNormwiseFactor = 1;
+
+struct ResidualBound {
+  double error_scale = 0;  // eps above
+  double row = 0;
+  double normwise = 0;
+};
+
+// `check_unit_roundoff`: of the arithmetic the check accumulates in (2^-64 for x87 long
+// double, 2^-53 for double).
+ResidualBound residual_bound(Precision precision, Language language, const Shape &shape,
+                             double check_unit_roundoff);
+
+}  // namespace hpcreward

@@ -1,0 +1,255 @@
+// The row-wise residual check of timed outputs against its bound (residual_bound.hpp), on
+// products computed here the way honest and dishonest kernels compute them: the precisions a
+// problem allows must pass with a wide margin, zeros, partial work and lower precisions must
+// fail. GPU precisions are simulated in float (every fp16 and TF32 value is a float), checked
+// in double as the device's check is. Inputs and weights come from fixed seeds: deterministic.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "bench_node/gemm_check.hpp"
+#include "bench_node/random_fill.hpp"
+#include "bench_node/residual_bound.hpp"
+
+namespace hpcreward {
+namespace {
+
+// Round a float to `bits` explicit mantissa bits, to nearest (TF32 and fp16: 10, bf16: 7).
+float round_mantissa(float value, int bits) {
+  std::uint32_t word;
+  std::memcpy(&word, &value, sizeof word);
+  const int drop = 23 - bits;
+  const std::uint32_t half = 1u << (drop - 1);
+  word += half - 1 + ((word >> drop) & 1);
+  word &= ~((1u << drop) - 1);
+  std::memcpy(&value, &word, sizeof word);
+  return value;
+}
+
+// Truncate a double to float's 24-bit significand (a biased accumulator).
+float chop_to_float(double value) {
+  float rounded = static_cast<float>(value);
+  if (std::fabs(static_cast<double>(rounded)) > std::fabs(value)) rounded = std::nextafter(rounded, 0.0f);
+  return rounded;
+}
+
+template <typename T>
+struct Product {
+  Shape shape;
+  std::vector<T> a, b;
+  std::vector<double> weights;
+
+  // Inputs in [-1, 1), each row of A and column of B scaled by 2^e, e in [-range, range].
+  Product(Shape s, int range, bool half_inputs) : shape(s) {
+    Rng rng(20261124);
+    a.resize(static_cast<std::size_t>(s.m) * s.k);
+    b.resize(static_cast<std::size_t>(s.k) * s.n);
+    std::vector<int> row_exp(s.m), col_exp(s.n);
+    for (int &e : row_exp) e = range ? static_cast<int>(rng.next() % (2 * range + 1)) - range : 0;
+    for (int &e : col_exp) e = range ? static_cast<int>(rng.next() % (2 * range + 1)) - range : 0;
+    for (int i = 0; i < s.m; ++i)
+      for (int p = 0; p < s.k; ++p) a[i * s.k + p] = input(std::ldexp(rng.uniform(), row_exp[i]), half_inputs);
+    for (int p = 0; p < s.k; ++p)
+      for (int j = 0; j < s.n; ++j) b[p * s.n + j] = input(std::ldexp(rng.uniform(), col_exp[j]), half_inputs);
+    weights.resize(s.n);
+    Rng secret(77);
+    for (double &w : weights) {
+      const double u = secret.uniform();
+      w = u < 0 ? u * 0.75 - 0.25 : u * 0.75 + 0.25;
+    }
+  }
+  static T input(double value, bool half_inputs) {
+    return half_inputs ? round_mantissa(static_cast<float>(value), 10) : static_cast<T>(value);
+  }
+
+  // C_ij from the row of products a_ip b_pj through `dot` (the kernel's arithmetic).
+  std::vector<T> compute(const std::function<T(int i, int j)> &element) const {
+    std::vector<T> c(static_cast<std::size_t>(shape.m) * shape.n);
+    for (int i = 0; i < shape.m; ++i)
+      for (int j = 0; j < shape.n; ++j) c[i * shape.n + j] = element(i, j);
+    return c;
+  }
+  double exact(int i, int j) const {
+    long double sum = 0;
+    for (int p = 0; p < shape.k; ++p) sum += static_cast<long double>(a[i * shape.k + p]) * b[p * shape.n + j];
+    return static_cast<double>(sum);
+  }
+
+  RowResidual check(const std::vector<T> &c, const ResidualBound &bound) const {
+    return row_residual(shape, a.data(), b.data(), c.data(), std::span<const double>(weights), bound);
+  }
+};
+
+ResidualBound bound_for(Precision precision, Language language, const Shape &shape, double check_roundoff) {
+  return residual_bound(precision, language, shape, check_roundoff);
+}
+
+// Passes, and by a margin: its normwise residual is under the bound / `margin`.
+template <typename T>
+void expect_honest(const Product<T> &product, const std::vector<T> &c, const ResidualBound &bound,
+                   double margin = 2) {
+  const RowResidual r = product.check(c, bound);
+  EXPECT_TRUE(r.ok(bound)) << "rows failing " << r.failing_rows << " worst " << r.worst_ratio << " > " << bound.row
+                           << ", normwise " << r.normwise << " > " << bound.normwise;
+  EXPECT_LT(r.normwise, bound.normwise / margin) << "too little margin for an honest product";
+  EXPECT_LT(r.worst_ratio, bound.row / 2);
+}
+
+template <typename T>
+void expect_caught(const Product<T> &product, const std::vector<T> &c, const ResidualBound &bound) {
+  const RowResidual r = product.check(c, bound);
+  EXPECT_FALSE(r.ok(bound)) << "rows failing " << r.failing_rows << " worst " << r.worst_ratio << " (bound " << bound.row
+                            << "), normwise " << r.normwise << " (bound " << bound.normwise << ")";
+}
+
+TEST(RowResidual, DoubleHonestOrdersPassFloatArithmeticFails) {
+  const Product<double> product({48, 96, 512}, 0, false);
+  const ResidualBound bound = bound_for(Precision::f64, Language::c, product.shape, row_residual_roundoff<double>());
+  expect_honest(product, product.compute([&](int i, int j) {
+    double sum = 0;
+    for (int p = 0; p < product.shape.k; ++p) sum += product.a[i * product.shape.k + p] * product.b[p * product.shape.n + j];
+    return sum;
+  }), bound);
+  expect_honest(product, product.compute([&](int i, int j) {  // reversed, in blocks of 64
+    double total = 0;
+    for (int block = product.shape.k - 64; block >= 0; block -= 64) {
+      double sum = 0;
+      for (int p = block + 63; p >= block; --p) sum += product.a[i * product.shape.k + p] * product.b[p * product.shape.n + j];
+      total += sum;
+    }
+    return total;
+  }), bound);
+  expect_caught(product, product.compute([&](int i, int j) {  // a dgemm done in float
+    float sum = 0;
+    for (int p = 0; p < product.shape.k; ++p)
+      sum += static_cast<float>(product.a[i * product.shape.k + p]) * static_cast<float>(product.b[p * product.shape.n + j]);
+    return static_cast<double>(sum);
+  }), bound);
+}
+
+TEST(RowResidual, FloatSequentialAccumulationPassesBf16Fails) {
+  const Product<float> product({48, 96, 1024}, 0, false);
+  const ResidualBound bound = bound_for(Precision::f32, Language::c, product.shape, row_residual_roundoff<float>());
+  expect_honest(product, product.compute([&](int i, int j) {
+    float sum = 0;
+    for (int p = 0; p < product.shape.k; ++p) sum += product.a[i * product.shape.k + p] * product.b[p * product.shape.n + j];
+    return sum;
+  }), bound);
+  expect_caught(product, product.compute([&](int i, int j) {
+    float sum = 0;
+    for (int p = 0; p < product.shape.k; ++p)
+      sum += round_mantissa(product.a[i * product.shape.k + p], 7) * round_mantissa(product.b[p * product.shape.n + j], 7);
+    return sum;
+  }), bound);
+}
+
+// CUDA sgemm: inputs span 2^-20 .. 2^20 per row of A and column of B (gpu_harness.hpp).
+class CudaSgemm : public ::testing::Test {
+ protected:
+  const Product<float> product{{64, 128, 1024}, 20, false};
+  const ResidualBound bound = bound_for(Precision::f32, Language::cuda, product.shape, 0x1p-53);
+  float dot(int i, int j, int mantissa_bits) const {
+    float sum = 0;
+    for (int p = 0; p < product.shape.k; ++p)
+      sum += round_mantissa(product.a[i * product.shape.k + p], mantissa_bits) *
+             round_mantissa(product.b[p * product.shape.n + j], mantissa_bits);
+    return sum;
+  }
+};
+
+TEST_F(CudaSgemm, Fp32AndTf32Pass) {
+  expect_honest(product, product.compute([&](int i, int j) { return dot(i, j, 23); }), bound);
+  expect_honest(product, product.compute([&](int i, int j) { return dot(i, j, 10); }), bound);
+}
+
+TEST_F(CudaSgemm, Bf16ZerosAndPartialWorkFail) {
+  expect_caught(product, product.compute([&](int i, int j) { return dot(i, j, 7); }), bound);
+  expect_caught(product, product.compute([](int, int) { return 0.0f; }), bound);
+  // Only the columns whose scale is large: the rest are invisible next to them unless the
+  // check weighs every column alike.
+  std::vector<double> column_norm(product.shape.n, 0);
+  for (int p = 0; p < product.shape.k; ++p)
+    for (int j = 0; j < product.shape.n; ++j) column_norm[j] += std::pow(product.b[p * product.shape.n + j], 2);
+  std::vector<double> sorted = column_norm;
+  std::sort(sorted.begin(), sorted.end());
+  const double cut = sorted[sorted.size() / 2];
+  expect_caught(product, product.compute([&](int i, int j) { return column_norm[j] >= cut ? dot(i, j, 23) : 0.0f; }),
+                bound);
+  // One column left out of 128.
+  expect_caught(product, product.compute([&](int i, int j) { return j == 5 ? 0.0f : dot(i, j, 23); }), bound);
+  // One row left out of 64.
+  expect_caught(product, product.compute([&](int i, int j) { return i == 9 ? 0.0f : dot(i, j, 23); }), bound);
+}
+
+// CUDA hgemm: __half inputs in [-1, 1), fp32 accumulation, C rounded to __half.
+class CudaHgemm : public ::testing::Test {
+ protected:
+  const Product<float> product{{64, 128, 1024}, 0, true};
+  const ResidualBound bound = bound_for(Precision::f16, Language::cuda, product.shape, 0x1p-53);
+  float fp32_accumulated(int i, int j) const {
+    float sum = 0;
+    for (int p = 0; p < product.shape.k; ++p) sum += product.a[i * product.shape.k + p] * product.b[p * product.shape.n + j];
+    return sum;
+  }
+};
+
+TEST_F(CudaHgemm, Fp32AccumulationPassesRoundedOrTruncated) {
+  expect_honest(product, product.compute([&](int i, int j) { return round_mantissa(fp32_accumulated(i, j), 10); }),
+                bound);
+  expect_honest(product, product.compute([&](int i, int j) {
+    const float exact = fp32_accumulated(i, j), rounded = round_mantissa(exact, 10);
+    // __float2half_rz: one step toward zero when rounding went away from it.
+    if (std::fabs(rounded) <= std::fabs(exact)) return rounded;
+    return rounded - std::copysign(std::ldexp(1.0f, std::ilogb(rounded) - 10), rounded);
+  }), bound, 1.4);
+  expect_honest(product, product.compute([&](int i, int j) {  // a truncating fp32 accumulator
+    float sum = 0;
+    for (int p = 0; p < product.shape.k; ++p)
+      sum = chop_to_float(static_cast<double>(sum) + product.a[i * product.shape.k + p] * product.b[p * product.shape.n + j]);
+    return round_mantissa(sum, 10);
+  }), bound);
+}
+
+TEST_F(CudaHgemm, Fp16AccumulationAndZerosFail) {
+  // An fp16 accumulator, rounded after every 16 products as an HMMA with fp16 accumulation is.
+  expect_caught(product, product.compute([&](int i, int j) {
+    float sum = 0;
+    for (int p0 = 0; p0 < product.shape.k; p0 += 16) {
+      float chunk = 0;
+      for (int p = p0; p < p0 + 16 && p < product.shape.k; ++p)
+        chunk += product.a[i * product.shape.k + p] * product.b[p * product.shape.n + j];
+      sum = round_mantissa(sum + chunk, 10);
+    }
+    return sum;
+  }), bound);
+  expect_caught(product, product.compute([](int, int) { return 0.0f; }), bound);
+}
+
+TEST(RowResidual, NanAndInfinityFail) {
+  const Product<double> product({8, 6, 5}, 0, false);
+  const ResidualBound bound = bound_for(Precision::f64, Language::c, product.shape, row_residual_roundoff<double>());
+  std::vector<double> c = product.compute([&](int i, int j) { return product.exact(i, j); });
+  EXPECT_TRUE(product.check(c, bound).ok(bound));
+  c[7] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_FALSE(product.check(c, bound).finite);
+  c[7] = std::numeric_limits<double>::infinity();
+  EXPECT_FALSE(product.check(c, bound).ok(bound));
+}
+
+TEST(ResidualBound, GrowsWithKAndPrecision) {
+  const Shape small{256, 256, 256}, large{256, 256, 4096};
+  EXPECT_LT(residual_bound(Precision::f64, Language::c, small, 0x1p-64).row,
+            residual_bound(Precision::f64, Language::c, large, 0x1p-64).row);
+  EXPECT_LT(residual_bound(Precision::f64, Language::c, small, 0x1p-64).row,
+            residual_bound(Precision::f32, Language::c, small, 0x1p-64).row);
+  // TF32 only where the problem allows it (CUDA sgemm).
+  EXPECT_LT(residual_bound(Precision::f32, Language::c, small, 0x1p-53).row,
+            residual_bound(Precision::f32, Language::cuda, small, 0x1p-53).row);
+}
+
+}  // namespace
+}  // namespace hpcreward
