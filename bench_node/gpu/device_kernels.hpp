@@ -40,15 +40,20 @@ void widen(Precision precision, const void *in, double *out, std::size_t count, 
 void compare_output(Precision precision, const void *c, const double *reference,
                     const double *bound, std::size_t count, double element_tolerance,
                     DeviceTally *tally);
-// y = M x and y_abs = |M| x_abs for a rows x cols row-major M of `precision`.
+// y = M x and y_sq = M^2 x_sq (element-wise squares) for a rows x cols row-major M of
+// `precision`: the residual check's products and their scales (residual_bound.hpp).
 void gemv(Precision precision, const void *matrix, int rows, int cols, const double *x,
-          const double *x_abs, double *y, double *y_abs);
-// Random x in [-1, 1) and |x|.
-void fill_vector(double *x, double *x_abs, int count, std::uint64_t seed);
-// Freivalds: z = A (B x), w = C x; counts i with |z_i - w_i| > tolerance * za_i (plus the
-// NaNs in w) into tally->violations / nonfinite, and the normwise sums.
-void compare_residual(const double *z, const double *z_abs, const double *w, int count,
-                      double tolerance, DeviceTally *tally);
+          const double *x_sq, double *y, double *y_sq);
+// norm[j] = ||M_:j||_2 for a rows x cols row-major M of `precision`.
+void column_norms(Precision precision, const void *matrix, int rows, int cols, double *norm);
+// The residual check's x: x_j = w_j / norm[j] (norm[j] > 0, else w_j) with w_j random in
+// +-[0.25, 1) from `seed`, and x_sq = x^2.
+void fill_vector(double *x, double *x_sq, const double *norm, int count, std::uint64_t seed);
+// z = A (B x), z_sq = A^2 (B^2 x^2), w = C x: counts rows with |z_i - w_i| > row_bound *
+// sqrt(z_sq_i) (plus the NaNs in w) into tally->violations / nonfinite; error_sq gets
+// sum (z - w)^2 and ref_sq sum z_sq, so sqrt(error_sq / ref_sq) is the normwise residual.
+void compare_residual(const double *z, const double *z_sq, const double *w, int count,
+                      double row_bound, DeviceTally *tally);
 // Fills every SM's thread slots (2 blocks of 1024 threads per SM) and holds them until the
 // host sets *release (mapped host memory) or `max_ns` pass: work queued behind it, on any
 // stream, starts only when it ends. The harness queues it before its start event, so the

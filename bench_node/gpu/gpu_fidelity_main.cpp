@@ -87,8 +87,6 @@ Measurement harness_measurement(Precision precision, int size, std::uint64_t l2_
   if (problem) config.check_shapes = problem->check_shapes;
   config.tolerance = problem ? problem->tolerance : 2e-3;
   config.element_tolerance = problem ? problem->element_tolerance : 1e-2;
-  config.seed = 11;
-  config.check_seed = std::random_device{}();
   config.l2_bytes = l2_bytes;
   config.flush_l2 = flush;
   config.reset_persisting_l2 = reset;

@@ -18,7 +18,6 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
-#include <random>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -62,9 +61,6 @@ Measurement run_candidate(const RunnerArgs &args) {
   config.check_shapes = args.check_shapes;
   config.tolerance = args.tolerance;
   config.element_tolerance = args.element_tolerance;
-  config.seed = args.seed;
-  std::random_device device;
-  config.check_seed = (static_cast<std::uint64_t>(device()) << 32) | device();
   config.timing = args.timing;
   if (args.ring_bytes > 0) config.ring_bytes = args.ring_bytes;
   if (args.l2_bytes > 0) config.l2_bytes = args.l2_bytes;
