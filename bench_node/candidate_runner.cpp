@@ -39,7 +39,6 @@ ChildSpec SandboxedRunner::child_spec(const RunRequest &request, const std::stri
   args.nominal = task.problem.nominal;
   args.check_shapes = task.problem.check_shapes;
   args.tolerance = task.problem.tolerance;
-  args.seed = task.seed;
   args.timing = options_.timing;
   const RunTimeLimit silence = silence_limit(task);
   if (silence.seconds > 0) args.progress_fd = kChildProgressFd;

@@ -22,7 +22,6 @@ po::options_description runner_options() {
       ("nominal", po::value<std::string>()->required(), "nominal shape MxNxK (timed)")
       ("check", po::value<std::vector<std::string>>()->composing(), "check shape MxNxK (repeatable)")
       ("tolerance", po::value<double>()->required(), "bound on ||C-Cref||_F/(||A||_F ||B||_F)")
-      ("seed", po::value<std::uint64_t>()->required(), "seed of the input values")
       ("warmup-s", po::value<double>()->required(), "most warm-up time")
       ("warmup-min-s", po::value<double>()->default_value(TimingOptions{}.warmup_min_s), "least warm-up time")
       ("warmup-calls", po::value<int>()->default_value(TimingOptions{}.warmup_calls),
@@ -57,7 +56,6 @@ std::vector<std::string> to_arguments(const RunnerArgs &args) {
       "--precision", std::string(to_string(args.precision)),
       "--nominal", to_string(args.nominal),
       "--tolerance", number_text(args.tolerance, 17),
-      "--seed", std::to_string(args.seed),
       "--warmup-s", number_text(args.timing.warmup_s, 17),
       "--warmup-min-s", number_text(args.timing.warmup_min_s, 17),
       "--warmup-calls", std::to_string(args.timing.warmup_calls),
@@ -97,7 +95,6 @@ RunnerArgs parse_runner_args(int argc, const char *const *argv) {
     for (const std::string &text : values["check"].as<std::vector<std::string>>())
       args.check_shapes.push_back(shape_option(text));
   args.tolerance = values["tolerance"].as<double>();
-  args.seed = values["seed"].as<std::uint64_t>();
   args.timing.warmup_s = values["warmup-s"].as<double>();
   args.timing.warmup_min_s = values["warmup-min-s"].as<double>();
   args.timing.warmup_calls = values["warmup-calls"].as<int>();

@@ -16,7 +16,6 @@ struct RunnerArgs {
   Shape nominal;
   std::vector<Shape> check_shapes;
   double tolerance = 0;
-  std::uint64_t seed = 0;
   TimingOptions timing;
   int result_fd = 3;  // the runner writes its one result object here
   int token_fd = 4;   // and reads the rank's token from here first

@@ -22,7 +22,9 @@ struct BenchTask {
   std::vector<std::string> techniques_allowed;   // the stage's rules, checked on the rank
   std::vector<std::string> techniques_required;  // against what detection finds
   std::string source;
-  std::uint64_t seed = 0;  // inputs are drawn from this seed
+  // The run's seed for this task, kept in its row. Inputs are not drawn from it: the runners draw
+  // them from the kernel for every call, so no candidate can predict them (docs/reward-integrity.md).
+  std::uint64_t seed = 0;
 };
 
 // What a benchmark rank measured. Times are seconds; the harness owns every clock.

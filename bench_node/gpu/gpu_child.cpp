@@ -69,7 +69,6 @@ ChildSpec GpuSandboxedRunner::child_spec(const RunRequest &request, const std::s
   args.check_shapes = task.problem.check_shapes;
   args.tolerance = task.problem.tolerance;
   args.element_tolerance = task.problem.element_tolerance;
-  args.seed = task.seed;
   args.timing = options_.timing;
   args.ring_bytes = options_.ring_bytes;
   args.l2_bytes = options_.l2_bytes;

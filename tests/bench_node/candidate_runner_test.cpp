@@ -52,7 +52,6 @@ TEST(SandboxedRunner, ChildSpecCarriesLimitsEnvironmentAndArguments) {
   EXPECT_EQ(args.precision, Precision::f32);
   EXPECT_EQ(args.nominal, (Shape{8, 9, 10}));
   EXPECT_EQ(args.check_shapes, (std::vector<Shape>{{3, 5, 7}}));
-  EXPECT_EQ(args.seed, 99u);
   EXPECT_EQ(args.timing.min_reps, 4);
 }
 
