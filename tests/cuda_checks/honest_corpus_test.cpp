@@ -1,7 +1,8 @@
 // The honest idioms of tests/gpu/cases/honest_*.cu through every check a GPU rank runs before
 // a candidate runs (source checks, nvcc, the object audit, technique detection for the stage
 // the case's first line names). The runner is a fake: nothing is loaded or run here;
-// tests/gpu/gpu_corpus.py runs them for real on a GPU.
+// tests/gpu/gpu_corpus.py runs them for real on a GPU. Also: the host memory bomb reaches the
+// runner (only the child's RLIMIT_DATA stops it).
 #include <fstream>
 #include <regex>
 #include <set>
@@ -50,30 +51,30 @@ std::string read_text(const std::filesystem::path &path) {
   return text.str();
 }
 
-class HonestCudaCorpus : public ::testing::TestWithParam<const char *> {};
-
-TEST_P(HonestCudaCorpus, PassesEveryCheckBeforeTheRun) {
-  REQUIRE_CUDA_TOOLS();
-  const std::filesystem::path path = kCases / (std::string(GetParam()) + ".cu");
-  ASSERT_TRUE(std::filesystem::is_regular_file(path)) << path;
+// Scores the case `name` through the rank's pre-run checks with the stage its first line names
+// (the runner is CountingRunner): what the checks say, and whether the runner was reached.
+Measurement score_case(const std::string &name, const std::string &expected_status, int &runs) {
+  const std::filesystem::path path = kCases / (name + ".cu");
+  EXPECT_TRUE(std::filesystem::is_regular_file(path)) << path;
   const std::string source = read_text(path);
   std::smatch header;
   const std::string first_line = source.substr(0, source.find('\n'));
-  ASSERT_TRUE(std::regex_search(first_line, header,
-                                std::regex(R"(^// expect: (\w+) +problem: ([\w-]+) +stage: ([\w-]+))")))
-      << first_line;
-  ASSERT_EQ(header[1], "ok");
+  if (!std::regex_search(first_line, header,
+                         std::regex(R"(^// expect: (\w+) +problem: ([\w-]+) +stage: ([\w-]+))"))) {
+    ADD_FAILURE() << "no expect/problem/stage line: " << first_line;
+    return {};
+  }
+  EXPECT_EQ(header[1], expected_status);
   const Problem *problem = find_problem(header[2].str());
-  ASSERT_NE(problem, nullptr) << header[2];
   const LadderConfig ladder = parse_ladder_config(builtin_ladder_json(), kBuiltinLadderName);
   const StageSpec *stage = ladder.find(header[3].str());
-  ASSERT_NE(stage, nullptr) << header[3];
-  ASSERT_EQ(stage->language, Language::cuda);
-
-  WorkDir work(Nvcc::get().root(), "honest");
+  if (problem == nullptr || stage == nullptr || stage->language != Language::cuda) {
+    ADD_FAILURE() << "unknown CUDA problem or stage: " << first_line;
+    return {};
+  }
+  WorkDir work(Nvcc::get().root(), "corpus");
   BenchOptions options;
   options.work_root = work.path();
-  int runs = 0;
   Scorer scorer(options, std::make_unique<SharedCompiler>(), std::make_unique<CountingRunner>(runs));
   add_cuda_checks(scorer, check_options(work.path()));
   BenchTask task;
@@ -83,10 +84,27 @@ TEST_P(HonestCudaCorpus, PassesEveryCheckBeforeTheRun) {
   task.techniques_allowed = stage->techniques_allowed;
   task.techniques_required = stage->techniques_required;
   task.source = source;
-  const Measurement m = scorer.score(task);
+  return scorer.score(task);
+}
+
+class HonestCudaCorpus : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(HonestCudaCorpus, PassesEveryCheckBeforeTheRun) {
+  REQUIRE_CUDA_TOOLS();
+  int runs = 0;
+  const Measurement m = score_case(GetParam(), "ok", runs);
   EXPECT_EQ(m.status, Status::ok) << m.reason;
   EXPECT_EQ(runs, 1);
   EXPECT_TRUE(m.techniques.detected);
+}
+
+// Host memory is the runner's to bound (RLIMIT_DATA), not the checks': the bomb must reach it.
+TEST(HonestCudaCorpusBomb, TheHostMemoryBombReachesTheRunner) {
+  REQUIRE_CUDA_TOOLS();
+  int runs = 0;
+  const Measurement m = score_case("host_memory_bomb", "runtime_error", runs);
+  EXPECT_EQ(m.status, Status::ok) << m.reason;  // the fake runner's answer
+  EXPECT_EQ(runs, 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, HonestCudaCorpus, ::testing::ValuesIn(kHonestCases),

@@ -54,6 +54,8 @@ PLAN = [
     ("infinite_kernel", "cuda-sgemm-1024", "cuda-naive", "timeout"),
     ("smem_sgemm", "cuda-sgemm-1024", "cuda-open", "ok"),
     ("oob_write", "cuda-sgemm-1024", "cuda-naive", "runtime_error"),
+    ("host_memory_bomb", "cuda-sgemm-1024", "cuda-naive", "runtime_error"),
+    ("naive_dgemm", "cuda-dgemm-1024", "cuda-naive", "ok"),
     ("wrong_result", "cuda-sgemm-1024", "cuda-naive", "wrong_answer"),
     ("partial_rows", "cuda-sgemm-1024", "cuda-naive", "wrong_answer"),
     ("pointer_cache", "cuda-sgemm-1024", "cuda-naive", "wrong_answer"),
