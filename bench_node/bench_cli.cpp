@@ -95,6 +95,9 @@ po::options_description bench_options(BenchOptions &o) {
        "seconds of wall clock for verifying and timing one CUDA candidate (timeout)")
       ("gpu-ring-mb", po::value(&g.ring_mb)->default_value(g.ring_mb),
        "device memory for the timing ring's buffer sets, MiB (2 to 8 sets)")
+      ("gpu-host-memory-mb", po::value(&g.host_memory_mb)->default_value(g.host_memory_mb),
+       "host memory each CUDA candidate's child may take (heap and private mappings: "
+       "RLIMIT_DATA), MiB; more is runtime_error \"out of host memory\"")
       ("compile-workers", po::value(&g.compile_workers)->default_value(g.compile_workers),
        "threads compiling and checking the next candidates while the GPU times one")
       ("gpu-slots", po::value(&g.slots)->default_value(g.slots),
@@ -133,6 +136,8 @@ BenchCommandLine parse_bench_command_line(int argc, const char *const *argv) {
   require(o.run_timeout_s > 0, "--run-timeout must be positive");
   require(o.peak_margin == 0 || o.peak_margin >= 1, "--peak-margin must be 0 (off) or at least 1");
   require(o.memory_limit_mb >= 64, "--memory-limit-mb must be at least 64");
+  // A CUDA context and a cuBLAS handle alone take about 300 MiB of it.
+  require(o.gpu.host_memory_mb >= 1024, "--gpu-host-memory-mb must be at least 1024");
   require(o.timing.warmup_s >= 0, "--warmup-s must not be negative");
   require(o.timing.warmup_min_s >= 0, "--warmup-min-s must not be negative");
   require(o.timing.warmup_calls >= 1 && o.timing.warmup_calls <= 1000, "--warmup-calls must be 1 to 1000");

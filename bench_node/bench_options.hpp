@@ -20,6 +20,7 @@ struct GpuRankOptions {
   std::uint64_t compile_memory_limit_mb = 8192;
   double run_timeout_s = 180;       // wall clock for one candidate's verification and timing
   std::uint64_t ring_mb = 8192;     // device memory for the timing ring's buffer sets
+  std::uint64_t host_memory_mb = 16384;  // RLIMIT_DATA of each GPU child (bench_node/gpu/README.md)
   int compile_workers = 2;          // threads preparing the next candidates while the GPU times
   // Tasks the coordinator may hand this rank at once; 0: compile_workers + 2 (every worker busy,
   // one candidate on the GPU, one ready behind it).

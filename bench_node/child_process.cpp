@@ -142,6 +142,7 @@ struct ChildPlan {  // everything the child needs, prepared before fork
 
   const ChildLimits &limits = *plan.limits;
   if (!set_limit(RLIMIT_AS, limits.address_space_bytes) ||
+      !set_limit(RLIMIT_DATA, limits.data_bytes) ||
       !set_limit(RLIMIT_CPU, limits.cpu_seconds) ||
       !set_limit(RLIMIT_FSIZE, limits.file_size_bytes) ||
       !set_limit(RLIMIT_NOFILE, limits.open_files) ||

@@ -23,6 +23,9 @@ namespace hpcreward {
 
 struct ChildLimits {  // setrlimit in the child; nullopt leaves the limit as inherited
   std::optional<std::uint64_t> address_space_bytes;  // RLIMIT_AS
+  // RLIMIT_DATA: since Linux 4.7, private writable mappings (heap, anonymous mmap), not
+  // PROT_NONE reservations nor shared or read-only ones; where RLIMIT_AS can't be used (CUDA).
+  std::optional<std::uint64_t> data_bytes;
   std::optional<std::uint64_t> cpu_seconds;          // RLIMIT_CPU (SIGXCPU, SIGKILL 1 s later)
   std::optional<std::uint64_t> file_size_bytes;      // RLIMIT_FSIZE
   std::optional<std::uint64_t> open_files;           // RLIMIT_NOFILE

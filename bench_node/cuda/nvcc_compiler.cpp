@@ -55,7 +55,13 @@ std::vector<std::string> NvccCompiler::arguments(const CompileRequest &request) 
   std::vector<std::string> args = {"-shared", "-Xcompiler", "-fPIC", "-cudart", "shared",
                                    gencode_for(options_.arch)};
   args.insert(args.end(), request.flags.begin(), request.flags.end());
-  args.insert(args.end(), {"-Xlinker", "-z,defs", "-o", kObjectName, kSourceName});
+  // After the stage's flags, so they hold whatever those say: every function in a section of
+  // its own, only matmul exported, and what nothing exported or run at load refers to dropped.
+  // That drops the host stubs nvcc writes for __device__ functions (they call exit) unless
+  // host code refers to one, when it could call it and the audit refuses the exit.
+  args.insert(args.end(), {"-Xcompiler", "-ffunction-sections", "-Xlinker",
+                           std::string("--gc-sections,--version-script=") + kExportsName,
+                           "-Xlinker", "-z,defs", "-o", kObjectName, kSourceName});
   return args;
 }
 
@@ -67,7 +73,8 @@ CompileOutcome NvccCompiler::compile(const CompileRequest &request) {
   };
   const auto program = find_executable(options_.nvcc);
   if (!program) return fail("compiler not found: " + options_.nvcc);
-  if (!write_private_file(request.directory / kSourceName, request.source))
+  if (!write_private_file(request.directory / kSourceName, request.source) ||
+      !write_private_file(request.directory / kExportsName, kExportsScript))
     return fail("could not write the source into " + request.directory.string());
 
   ChildSpec spec;

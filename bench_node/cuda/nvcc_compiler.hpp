@@ -3,12 +3,17 @@
 // limited child (compiler.hpp's Compiler boundary), writing cand.cu and building cand.so:
 //
 //   nvcc -shared -Xcompiler -fPIC -cudart shared -gencode=arch=compute_90a,code=sm_90a
-//        <the stage's flags> -Xlinker -z,defs -o cand.so cand.cu
+//        <the stage's flags> -Xcompiler -ffunction-sections
+//        -Xlinker --gc-sections,--version-script=cand.exports -Xlinker -z,defs -o cand.so cand.cu
 //
 // `-cudart shared`: the harness and the candidate share one CUDA runtime, so one context
 // (a static runtime in the object would make a second one). `-z defs`: an undefined
 // reference fails here, with the linker's message; one to a function the CUDA audit
 // refuses (cuBLAS, the driver API, ...) is `forbidden`, not a compile_error (link_refusal.hpp).
+// The version script exports matmul (and a C++ matmul, so the audit can say what is wrong)
+// and nothing else; with --gc-sections the linker then drops every function no export, load-
+// time code or kept function refers to: among them the host stubs nvcc gives __device__
+// functions, whose bodies call exit.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -36,6 +41,8 @@ class NvccCompiler : public Compiler {
  public:
   static constexpr const char *kSourceName = "cand.cu";
   static constexpr const char *kObjectName = "cand.so";
+  static constexpr const char *kExportsName = "cand.exports";
+  static constexpr const char *kExportsScript = "{\n  global: matmul; _Z6matmul*;\n  local: *;\n};\n";
 
   // Throws std::invalid_argument when options.arch is not valid_cuda_arch.
   explicit NvccCompiler(NvccOptions options);

@@ -13,13 +13,16 @@ namespace hpcreward {
 
 namespace {
 
-// CUDA reserves address space far beyond what it uses, so no RLIMIT_AS: the deadline and the
-// GPU's own memory bound the child. No file writes (the driver's device files are not files
-// RLIMIT_FSIZE counts), CPU time scaled from the wall clock.
+// CUDA reserves address space far beyond what it uses, so no RLIMIT_AS; RLIMIT_DATA bounds
+// host memory instead (it skips PROT_NONE reservations). No file writes (the driver's device
+// files are not files RLIMIT_FSIZE counts), CPU time scaled from the wall clock. No
+// RLIMIT_NPROC: it counts every process of the user (ranks, nvcc, other jobs) and spares
+// root; the seccomp filter refuses new processes instead.
 ChildSpec base_spec(const GpuChildOptions &options, double deadline_s) {
   ChildSpec spec;
   spec.program = options.runner;
   spec.environment = gpu_child_environment(options.visible_device);
+  spec.limits.data_bytes = options.host_memory_bytes;
   spec.limits.cpu_seconds = static_cast<std::uint64_t>(deadline_s * 2) + 10;
   spec.limits.file_size_bytes = 0;
   spec.limits.open_files = 256;

@@ -19,6 +19,10 @@ struct GpuChildOptions {
   TimingOptions timing;
   std::uint64_t ring_bytes = 8ULL << 30;
   std::uint64_t l2_bytes = 0;  // from the probe
+  // RLIMIT_DATA of every child: host memory (heap, anonymous mappings) it may take. CUDA's
+  // address-space reservations are PROT_NONE and don't count; a context, cuBLAS and the
+  // harness at 8192^3 take under 2 GiB.
+  std::uint64_t host_memory_bytes = 16ULL << 30;
 };
 
 // The child's environment: the rank's, plus the GPU it may see and no JIT cache on disk.

@@ -12,6 +12,7 @@
 //   --canary                     writes {"token", "canary": "" or what went wrong}
 #include <cuda_runtime.h>
 #include <dlfcn.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -98,6 +99,14 @@ bool has_flag(int argc, char **argv, const char *name) {
   return false;
 }
 
+// The reason for a bad_alloc, with the rank's limit (--gpu-host-memory-mb) when one is set.
+std::string out_of_host_memory() {
+  rlimit limit;
+  if (::getrlimit(RLIMIT_DATA, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return "out of host memory";
+  return "out of host memory (the limit is " + std::to_string(limit.rlim_cur >> 20) +
+         " MiB of heap and private mappings)";
+}
+
 }  // namespace
 }  // namespace hpcreward
 
@@ -139,7 +148,7 @@ int main(int argc, char **argv) {
   } catch (const gpu::CudaError &error) {
     measurement = failed_measurement(Status::runtime_error, std::string("CUDA error: ") + error.what());
   } catch (const std::bad_alloc &) {
-    measurement = failed_measurement(Status::runtime_error, "out of host memory");
+    measurement = failed_measurement(Status::runtime_error, out_of_host_memory());
   } catch (const std::exception &error) {
     measurement = failed_measurement(Status::runtime_error, std::string("harness error: ") + error.what());
   }

@@ -104,6 +104,13 @@ TEST(BenchCli, RejectsNonsense) {
   EXPECT_NE(bench_usage().find("--keep-workdir"), std::string::npos);
 }
 
+TEST(BenchCli, GpuHostMemoryLimit) {
+  EXPECT_EQ(parse({}).options.gpu.host_memory_mb, 16384u);
+  EXPECT_EQ(parse({"--gpu", "--gpu-host-memory-mb", "4096"}).options.gpu.host_memory_mb, 4096u);
+  EXPECT_ANY_THROW(parse({"--gpu", "--gpu-host-memory-mb", "512"}));  // below a context and cuBLAS
+  EXPECT_NE(bench_usage().find("--gpu-host-memory-mb"), std::string::npos);
+}
+
 TEST(BenchCli, TaskTimeLimitIsTheCompileAndRunLimits) {
   // What the rank reports in its hello; the coordinator adds its margin for the deadline.
   EXPECT_EQ(task_time_limit_s(parse({}).options), 30 + 60 + kTaskCheckAllowanceS);

@@ -146,13 +146,14 @@ TEST(ChildProcess, OutputFloodIsBounded) {
 }
 
 TEST(ChildProcess, LimitsApplyInTheChild) {
-  ChildSpec spec = shell("ulimit -v; ulimit -t; ulimit -f; ulimit -n; ulimit -c");
+  ChildSpec spec = shell("ulimit -v; ulimit -d; ulimit -t; ulimit -f; ulimit -n; ulimit -c");
   spec.limits.address_space_bytes = 512ULL << 20;
+  spec.limits.data_bytes = 256ULL << 20;
   spec.limits.cpu_seconds = 7;
   spec.limits.file_size_bytes = 0;
   spec.limits.open_files = 64;
   const ChildOutcome outcome = run_child(spec);
-  EXPECT_EQ(outcome.output, "524288\n7\n0\n64\n0\n");
+  EXPECT_EQ(outcome.output, "524288\n262144\n7\n0\n64\n0\n");
 }
 
 TEST(ChildProcess, FileSizeLimitStopsWrites) {

@@ -12,7 +12,8 @@ TEST(NvccCompiler, CommandLine) {
   const NvccCompiler compiler(NvccOptions{});
   const std::vector<std::string> expected = {
       "-shared", "-Xcompiler", "-fPIC", "-cudart", "shared", "-gencode=arch=compute_90a,code=sm_90a",
-      "-O3", "--use_fast_math", "-Xlinker", "-z,defs", "-o", "cand.so", "cand.cu"};
+      "-O3", "--use_fast_math", "-Xcompiler", "-ffunction-sections",
+      "-Xlinker", "--gc-sections,--version-script=cand.exports", "-Xlinker", "-z,defs", "-o", "cand.so", "cand.cu"};
   EXPECT_EQ(compiler.arguments({"", {"-O3", "--use_fast_math"}, "/tmp"}), expected);
 }
 

@@ -221,6 +221,23 @@ inline const std::string kNamedHmma =
     "  HMMA_16816_F32_LDGSTS_LDS_STS_kernel<<<(m * n + 255) / 256, 256>>>(m * n, A, C, (char *)C);\n"
     "}\n";
 
+// A non-inline __device__ helper: nvcc gives it a host stub whose body calls exit.
+inline const std::string kDeviceHelper =
+    "#include <cuda_runtime.h>\n"
+    "__device__ double dot(const double *a, int lda, const double *b, int ldb, int n) {\n"
+    "  double s = 0;\n"
+    "  for (int p = 0; p < n; ++p) s += a[p * lda] * b[p * ldb];\n"
+    "  return s;\n"
+    "}\n"
+    "__global__ void naive(int m, int n, int k, const double *A, const double *B, double *C) {\n"
+    "  int i = blockIdx.y * blockDim.y + threadIdx.y, j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < m && j < n) C[i * n + j] = dot(A + i * k, 1, B + j, n, k);\n"
+    "}\n"
+    "extern \"C\" void matmul(int m, int n, int k, const double *A, const double *B, double *C) {\n"
+    "  dim3 block(16, 16), grid((n + 15) / 16, (m + 15) / 16);\n"
+    "  naive<<<grid, block>>>(m, n, k, A, B, C);\n"
+    "}\n";
+
 // A hand-written cuBLAS prototype: the link fails under -z defs.
 inline const std::string kCublasPrototype =
     "typedef struct cublasContext *cublasHandle_t;\n"

@@ -10,6 +10,8 @@ work=$(mktemp -d)
 "$bin/hpcreward-gpu-runner" --probe --ceiling-size 8192 --result-fd 3 --token-fd 4 3>"$work/probe.json" 4< <(echo probe)
 echo "probe: $(cat "$work/probe.json")"
 pass=0; fail=0
+# NvccCompiler's command line (bench_node/cuda/nvcc_compiler.hpp), its version script too.
+printf '{\n  global: matmul; _Z6matmul*;\n  local: *;\n};\n' >"$work/cand.exports"
 for case in tests/gpu/cases/*.cu; do
   name=$(basename "$case" .cu)
   expect=$(sed -n '1s/.*expect: *\([a-z_]*\).*/\1/p' "$case")
@@ -18,9 +20,12 @@ for case in tests/gpu/cases/*.cu; do
   precision=f32; [[ $problem == cuda-dgemm* ]] && precision=f64; [[ $problem == cuda-hgemm* ]] && precision=f16
   size=${problem##*-}
   tol=2e-3; etol=1e-2; [ $precision = f64 ] && { tol=1e-12; etol=1e-10; }
-  nvcc -shared -Xcompiler -fPIC -cudart shared -gencode=arch=compute_90a,code=sm_90a -O3 -o "$work/$name.so" "$case" 2>"$work/$name.nvcc" || { echo "$name: nvcc failed"; cat "$work/$name.nvcc"; fail=$((fail+1)); continue; }
+  nvcc -shared -Xcompiler -fPIC -cudart shared -gencode=arch=compute_90a,code=sm_90a -O3 \
+    -Xcompiler -ffunction-sections -Xlinker --gc-sections,--version-script="$work/cand.exports" -Xlinker -z,defs \
+    -o "$work/$name.so" "$case" 2>"$work/$name.nvcc" || { echo "$name: nvcc failed"; cat "$work/$name.nvcc"; fail=$((fail+1)); continue; }
   start=$(date +%s.%N)
-  ( cd "$work" && timeout 25 env CUDA_VISIBLE_DEVICES=0 CUDA_CACHE_DISABLE=1 "$OLDPWD/$bin/hpcreward-gpu-runner" --object "$work/$name.so" \
+  # The rank's RLIMIT_DATA (--gpu-host-memory-mb 16384): host_memory_bomb must meet it here too.
+  ( cd "$work" && ulimit -d $((16384 << 10)) && timeout 25 env CUDA_VISIBLE_DEVICES=0 CUDA_CACHE_DISABLE=1 "$OLDPWD/$bin/hpcreward-gpu-runner" --object "$work/$name.so" \
       --precision $precision --nominal ${size}x${size}x${size} --check $((size+1))x$((size-1))x$((size+7)) --check 31x17x23 \
       --tolerance $tol --element-tolerance $etol --seed 7 --warmup-s 0.2 --min-reps 5 --max-reps 200 --target-rse 0.01 \
       --time-cap-s 2 --l2-bytes 52428800 --ring-bytes 4294967296 3>"$work/$name.json" 4< <(echo tok) >"$work/$name.out" 2>&1 )

@@ -62,8 +62,22 @@ TEST(GpuSandboxedRunner, PassesTheProblemsToleranceAndTheDevicesL2) {
   EXPECT_EQ(spec.deadline_s, 40);
   EXPECT_EQ(spec.limits.file_size_bytes, std::optional<std::uint64_t>(0));
   EXPECT_FALSE(spec.limits.address_space_bytes.has_value()) << "CUDA reserves address space: no RLIMIT_AS";
+  EXPECT_EQ(spec.limits.data_bytes, std::optional<std::uint64_t>(16ULL << 30)) << "RLIMIT_DATA: host memory";
+  EXPECT_EQ(spec.limits.open_files, std::optional<std::uint64_t>(256));
   EXPECT_EQ(get_variable(spec.environment, "CUDA_VISIBLE_DEVICES"), std::optional<std::string>("1"));
   EXPECT_EQ(spec.working_directory, "/w");
+}
+
+TEST(GpuSandboxedRunner, CarriesTheRanksHostMemoryLimit) {
+  GpuChildOptions options;
+  options.runner = "/opt/bin/hpcreward-gpu-runner";
+  options.host_memory_bytes = 3ULL << 30;
+  BenchTask task;
+  task.problem = *find_problem("cuda-dgemm-1024");
+  const ChildSpec spec = GpuSandboxedRunner(options).child_spec({"/w/cand.so", "/w", &task}, "token");
+  EXPECT_EQ(spec.limits.data_bytes, std::optional<std::uint64_t>(3ULL << 30));
+  EXPECT_TRUE(spec.limits.cpu_seconds.has_value());
+  EXPECT_EQ(spec.limits.file_size_bytes, std::optional<std::uint64_t>(0));
 }
 
 TEST(GpuRunnerArgs, RoundTripTheGpuOptions) {

@@ -1,0 +1,123 @@
+// The honest idioms of tests/gpu/cases/honest_*.cu through every check a GPU rank runs before
+// a candidate runs (source checks, nvcc, the object audit, technique detection for the stage
+// the case's first line names). The runner is a fake: nothing is loaded or run here;
+// tests/gpu/gpu_corpus.py runs them for real on a GPU. Also: the host memory bomb reaches the
+// runner (only the child's RLIMIT_DATA stops it).
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "bench_node/cuda/cuda_checks.hpp"
+#include "nvcc_support.hpp"
+#include "stages/builtin_ladder.hpp"
+#include "stages/ladder_config.hpp"
+
+namespace hpcreward::cuda_test {
+namespace {
+
+const std::filesystem::path kCases = HPCREWARD_GPU_CASES_DIR;
+
+// Every idiom the corpus must keep passing; a case file that is missing fails its test.
+const char *const kHonestCases[] = {
+    "honest_device_helper", "honest_templates",  "honest_launch_bounds",  "honest_dynamic_smem",
+    "honest_splitk_workspace", "honest_constant_memory", "honest_streams", "honest_coop_shuffle",
+    "honest_wmma_dgemm", "honest_wmma_hgemm"};
+
+class SharedCompiler : public Compiler {
+ public:
+  CompileOutcome compile(const CompileRequest &request) override { return Nvcc::get().compiler().compile(request); }
+};
+
+class CountingRunner : public CandidateRunner {
+ public:
+  explicit CountingRunner(int &runs) : runs_(runs) {}
+  Measurement run(const RunRequest &) override {
+    ++runs_;
+    Measurement measurement;
+    measurement.status = Status::ok;
+    measurement.gflops = 1;
+    return measurement;
+  }
+
+ private:
+  int &runs_;
+};
+
+std::string read_text(const std::filesystem::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Scores the case `name` through the rank's pre-run checks with the stage its first line names
+// (the runner is CountingRunner): what the checks say, and whether the runner was reached.
+Measurement score_case(const std::string &name, const std::string &expected_status, int &runs) {
+  const std::filesystem::path path = kCases / (name + ".cu");
+  EXPECT_TRUE(std::filesystem::is_regular_file(path)) << path;
+  const std::string source = read_text(path);
+  std::smatch header;
+  const std::string first_line = source.substr(0, source.find('\n'));
+  if (!std::regex_search(first_line, header,
+                         std::regex(R"(^// expect: (\w+) +problem: ([\w-]+) +stage: ([\w-]+))"))) {
+    ADD_FAILURE() << "no expect/problem/stage line: " << first_line;
+    return {};
+  }
+  EXPECT_EQ(header[1], expected_status);
+  const Problem *problem = find_problem(header[2].str());
+  const LadderConfig ladder = parse_ladder_config(builtin_ladder_json(), kBuiltinLadderName);
+  const StageSpec *stage = ladder.find(header[3].str());
+  if (problem == nullptr || stage == nullptr || stage->language != Language::cuda) {
+    ADD_FAILURE() << "unknown CUDA problem or stage: " << first_line;
+    return {};
+  }
+  WorkDir work(Nvcc::get().root(), "corpus");
+  BenchOptions options;
+  options.work_root = work.path();
+  Scorer scorer(options, std::make_unique<SharedCompiler>(), std::make_unique<CountingRunner>(runs));
+  add_cuda_checks(scorer, check_options(work.path()));
+  BenchTask task;
+  task.problem = *problem;
+  task.stage = stage->name;
+  task.compiler_flags = stage->compiler_flags;
+  task.techniques_allowed = stage->techniques_allowed;
+  task.techniques_required = stage->techniques_required;
+  task.source = source;
+  return scorer.score(task);
+}
+
+class HonestCudaCorpus : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(HonestCudaCorpus, PassesEveryCheckBeforeTheRun) {
+  REQUIRE_CUDA_TOOLS();
+  int runs = 0;
+  const Measurement m = score_case(GetParam(), "ok", runs);
+  EXPECT_EQ(m.status, Status::ok) << m.reason;
+  EXPECT_EQ(runs, 1);
+  EXPECT_TRUE(m.techniques.detected);
+}
+
+// Host memory is the runner's to bound (RLIMIT_DATA), not the checks': the bomb must reach it.
+TEST(HonestCudaCorpusBomb, TheHostMemoryBombReachesTheRunner) {
+  REQUIRE_CUDA_TOOLS();
+  int runs = 0;
+  const Measurement m = score_case("host_memory_bomb", "runtime_error", runs);
+  EXPECT_EQ(m.status, Status::ok) << m.reason;  // the fake runner's answer
+  EXPECT_EQ(runs, 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, HonestCudaCorpus, ::testing::ValuesIn(kHonestCases),
+                         [](const auto &info) { return std::string(info.param); });
+
+TEST(HonestCudaCorpusList, NamesEveryHonestCase) {
+  std::set<std::string> listed(std::begin(kHonestCases), std::end(kHonestCases)), found;
+  for (const auto &entry : std::filesystem::directory_iterator(kCases)) {
+    const std::string name = entry.path().stem().string();
+    if (name.rfind("honest_", 0) == 0 && entry.path().extension() == ".cu") found.insert(name);
+  }
+  EXPECT_EQ(found, listed);
+}
+
+}  // namespace
+}  // namespace hpcreward::cuda_test
