@@ -315,13 +315,14 @@ std::optional<Failure> Harness::residual_check(const Shape &shape, Operands &ope
   if (result.nonfinite != 0)
     return Failure{Status::wrong_answer, "a timed call left NaN or inf in C (row " +
                                              std::to_string(result.first_violation) + ")" + at_shape(shape)};
+  const double normwise = result.ref_sq > 0 ? std::sqrt(result.error_sq / result.ref_sq) : 0;
   if (result.violations != 0)
     return Failure{Status::wrong_answer, "a timed call's output fails the randomized residual check in " +
                                              std::to_string(result.violations) + " rows, first row " +
                                              std::to_string(result.first_violation) + " (worst " +
                                              number_text(result.worst_ratio) + " > " + number_text(bound.row) +
-                                             " of an honest error's scale)" + at_shape(shape)};
-  const double normwise = result.ref_sq > 0 ? std::sqrt(result.error_sq / result.ref_sq) : 0;
+                                             " of an honest error's scale; normwise " + number_text(normwise) +
+                                             ", bound " + number_text(bound.normwise) + ")" + at_shape(shape)};
   if (normwise > bound.normwise)
     return Failure{Status::wrong_answer, "a timed call's output fails the randomized residual check (normwise " +
                                              number_text(normwise) + " > " + number_text(bound.normwise) + ")" +
