@@ -2,9 +2,9 @@
 
 A refused honest idiom is a wrong reward as much as an accepted attack, so this is the
 counterpart of tests/adversarial. All cases go through one run, in one batch, each in the
-stage its `// stage:` line names. The limits are generous (a high --time-limit-factor) so
-that a loaded machine cannot turn a slow honest case into a timeout: what is asserted is
-what the checks decide, not how fast the machine is.
+stage its `// stage:` line names. The time limits are generous and the peak guard is off, so
+that a loaded machine can turn neither a slow case into a timeout nor a fast one into
+`forbidden`: what is asserted is what the checks decide, not how busy the machine is.
 """
 import json
 import os
@@ -23,8 +23,11 @@ HEADER = re.compile(r"^//\s*(stage|problem|idioms):\s*(.*)$")
 # Stages the coordinator skips on a host without AVX-512 (they require it or compile with
 # -mavx512*; README "Stages"): their lines get constraint_violation there.
 AVX512_STAGES = {"avx512", "blocking"}
+# --peak-margin 0: the ceiling a fast honest case is held to is measured at rank start, so a
+# start on a busy machine lowers it (tests/bench_node has the guard's own tests).
 BENCH_OPTIONS = ["--warmup-s", "0.02", "--time-cap-s", "0.2",
-                 "--time-limit-factor", "20000", "--time-limit-floor-s", "30", "--run-timeout", "60"]
+                 "--time-limit-factor", "20000", "--time-limit-floor-s", "30", "--run-timeout", "60",
+                 "--peak-margin", "0"]
 
 
 def read_cases():
