@@ -92,7 +92,8 @@ bool vector_math_function(std::string_view name) {
 
 std::optional<std::string> import_refusal(std::string_view name) {
   if (math_function(name) || vector_math_function(name) || contains(kMemoryFunctions, name) ||
-      contains(kIntegerFunctions, name) || contains(kStartupHooks, name) || contains(kCompilerReferences, name))
+      contains(kIntegerFunctions, name) || contains(kStartupHooks, name) ||
+      contains(kCompilerReferences, name))
     return std::nullopt;
   if (starts_with(name, "GOMP_") || starts_with(name, "omp_")) {
     for (const Refusal &refusal : kOpenMpRefusals)
