@@ -33,6 +33,9 @@ constexpr std::string_view kMemoryFunctions[] = {
     "__memset_chk",
 };
 
+// <stdlib.h>'s integer absolute values (gcc folds them inline unless -fno-builtin).
+constexpr std::string_view kIntegerFunctions[] = {"abs", "labs", "llabs"};
+
 // Weak references of crtbeginS.o (in every gcc -shared object): its load and unload code
 // calls each one that some object defines.
 constexpr std::string_view kStartupHooks[] = {
@@ -89,7 +92,8 @@ bool vector_math_function(std::string_view name) {
 
 std::optional<std::string> import_refusal(std::string_view name) {
   if (math_function(name) || vector_math_function(name) || contains(kMemoryFunctions, name) ||
-      contains(kStartupHooks, name) || contains(kCompilerReferences, name))
+      contains(kIntegerFunctions, name) || contains(kStartupHooks, name) ||
+      contains(kCompilerReferences, name))
     return std::nullopt;
   if (starts_with(name, "GOMP_") || starts_with(name, "omp_")) {
     for (const Refusal &refusal : kOpenMpRefusals)

@@ -7,6 +7,7 @@
 //   - memory: memcpy, memmove, memset, memcmp, malloc, calloc, realloc, free,
 //     aligned_alloc, posix_memalign, and the _FORTIFY_SOURCE checked copies
 //     __memcpy_chk, __memmove_chk, __memset_chk;
+//   - <stdlib.h>'s abs, labs, llabs (arithmetic; gcc folds them inline unless -fno-builtin);
 //   - the OpenMP runtime: libgomp's GOMP_* entry points (what gcc -fopenmp emits for
 //     parallel, for, reduction, critical, atomic, single, sections, task, taskloop, ordered,
 //     barrier, teams) and the omp_* API, except the clocks (omp_get_wtime, omp_get_wtick),

@@ -191,6 +191,12 @@ const std::set<std::string_view> &memory_functions() {
   return names;
 }
 
+// <stdlib.h>'s integer absolute values: pure arithmetic (gcc folds them inline), as harmless
+// as <math.h>'s fabs.
+bool integer_abs(std::string_view name, std::string_view header) {
+  return (name == "abs" || name == "labs" || name == "llabs") && basename(header) == "stdlib.h";
+}
+
 bool math_header(std::string_view header) {
   const std::string_view name = basename(header);
   return name == "math.h" || starts(name, "mathcalls");
@@ -225,11 +231,12 @@ bool allowed_builtin(std::string_view name) {
 }
 
 std::optional<std::string> library_call_refusal(std::string_view name, std::string_view header) {
-  if (memory_functions().count(name) != 0 || math_header(header)) return std::nullopt;
+  if (memory_functions().count(name) != 0 || math_header(header) || integer_abs(name, header))
+    return std::nullopt;
   if (basename(header) == "omp.h" && starts(name, "omp_") && !refused_omp(name))
     return std::nullopt;
   if (auto category = function_category(name)) return "(" + std::string(*category) + ")";
-  return std::string("(library functions allowed: memory functions, <math.h>, omp_*)");
+  return std::string("(library functions allowed: memory functions, <math.h>, abs, omp_*)");
 }
 
 std::optional<std::string> inline_call_refusal(std::string_view name) {

@@ -3,7 +3,8 @@
 //   - functions the candidate defines in its file: always;
 //   - library functions (declared, not defined, by an allowed header): only the memory
 //     functions (memcpy, memmove, memset, memcmp, malloc, calloc, realloc, free,
-//     aligned_alloc, posix_memalign), everything <math.h> declares, and the omp_* API except
+//     aligned_alloc, posix_memalign), everything <math.h> declares, <stdlib.h>'s abs, labs
+//     and llabs (arithmetic, no more than fabs), and the omp_* API except
 //     its clocks (omp_get_wtime, omp_get_wtick), output (omp_display_*) and offloading
 //     (omp_target_*) - the same imports the object audit accepts;
 //   - inline functions of the allowed headers named _x or __x (the x86 intrinsics): all but

@@ -1,12 +1,13 @@
 """The adversarial corpus through the real pipeline (jobs/local.sh, 2 benchmark ranks).
 
-Asserts each hostile candidate's status, that every rank kept working after each one (a good
-"canary" candidate follows every hostile one and must score ok), and that nothing outside the
-sandbox changed: no files written or deleted, no processes left behind, work directories gone.
+Asserts each hostile candidate's status, that no hostile case broke a rank (a good "canary"
+candidate follows every hostile one and must score ok, and a last batch of one canary per rank,
+which starts only when every hostile case is done, must score ok on every rank), and that
+nothing outside the sandbox changed: no files written or deleted, no processes left behind,
+work directories gone.
 Hostile code runs only inside the benchmark rank's sandbox; on top of it the whole run is put in
 a cgroup with a process and memory cap where the machine offers one (cgroup v1 pids/memory).
 """
-import collections
 import json
 import os
 import pathlib
@@ -25,6 +26,7 @@ PWNED_PREFIX = "hpcreward-adversarial-pwned-"
 BENCH_OPTIONS = ["--run-timeout", "5", "--compile-timeout", "10", "--warmup-s", "0.02",
                  "--time-cap-s", "0.2", "--memory-limit-mb", "1024"]
 NP = 2
+FINAL_BATCH = "final-canaries"
 
 
 def cgroup_prefix(name):
@@ -60,10 +62,15 @@ def run(tmp_path_factory):
     cases = all_cases()
     lines = []
     for index, case in enumerate(cases):
-        lines.append(case.line())
-        lines.append({"id": f"canary-{index}", "problem": "dgemm-256", "stage": "o3", "source": canary(index)})
-    lines += [{"id": f"canary-final-{i}", "problem": "dgemm-256", "stage": "o3", "source": canary(1000 + i)}
-              for i in range(2 * NP + 2)]
+        lines.append({**case.line(), "batch_id": "hostile"})
+        lines.append({"id": f"canary-{index}", "problem": "dgemm-256", "stage": "o3", "source": canary(index),
+                      "batch_id": "hostile"})
+    # Which rank ran which hostile case depends on timing. The coordinator starts a batch only
+    # when the previous one is done, and hands its first tasks to the idle ranks one each
+    # (coordinator/scheduler.hpp; tests/coordinator, ScoringRun.ABatchOfOnePerRank...), so
+    # this batch reaches every rank after every hostile case, whatever the order was.
+    lines += [{"id": f"canary-final-{i}", "problem": "dgemm-256", "stage": "o3", "source": canary(1000 + i),
+               "batch_id": FINAL_BATCH} for i in range(NP)]
     candidates = tmp / "adversarial.jsonl"
     candidates.write_text("".join(json.dumps(line) + "\n" for line in lines))
     work = tmp / "work"
@@ -109,17 +116,11 @@ def test_ranks_keep_working_after_every_hostile_case(run):
     canaries = [row for row in rows if row["candidate_id"].startswith("canary")]
     bad = [f"{row['candidate_id']}: {row['status']} {row['reason']}" for row in canaries if row["status"] != "ok"]
     assert not bad, "\n".join(bad)
-    per_rank = collections.defaultdict(list)
-    for row in rows:
-        if row["rank"] > 0:
-            per_rank[row["rank"]].append(row)
-    assert sorted(per_rank) == list(range(1, NP + 1)), "every rank scored candidates"
-    for rank, scored in per_rank.items():
-        hostile_seen = [i for i, row in enumerate(scored) if not row["candidate_id"].startswith("canary")]
-        if hostile_seen:
-            later = scored[hostile_seen[-1] + 1:]
-            assert any(row["status"] == "ok" for row in later), \
-                f"rank {rank} scored no good candidate after its last hostile one"
+    final = [row for row in rows if row["batch_id"] == FINAL_BATCH]
+    assert len(final) == NP
+    assert sorted(row["rank"] for row in final if row["status"] == "ok") == list(range(1, NP + 1)), \
+        "every rank scores a good candidate after all hostile ones: " + \
+        ", ".join(f"{row['candidate_id']} rank {row['rank']} {row['status']}" for row in final)
 
 
 def test_nothing_outside_the_sandbox_changed(run):

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <deque>
 #include <map>
+#include <set>
 
 #include "fake_transport.hpp"
 
@@ -136,6 +138,25 @@ TEST(ScoringRun, ProblemsAdvanceBetweenBatchesNeverWithinOne) {
   EXPECT_EQ(h.sink.events[1].rows_before, 5u);
   EXPECT_EQ(h.sink.events[3].to, "blocking") << "the last batch's advance is logged at the end";
   EXPECT_EQ(h.sqd.current_stage("dgemm-256"), "blocking");
+}
+
+// tests/adversarial relies on this: a batch starts only when the previous one is done, with
+// every rank idle, so a batch of as many candidates as ranks gives each rank one, however
+// unevenly the previous batch was spread.
+TEST(ScoringRun, ABatchOfOnePerRankReachesEveryRankAfterAnUnevenBatch) {
+  Harness h;
+  h.transport.answer_after_s[1] = 100;  // rank 1 holds its first task; rank 2 takes the rest
+  std::vector<PreparedCandidate> candidates;
+  for (int i = 0; i < 6; ++i) candidates.push_back(ready("first-" + std::to_string(i), "uneven", "o3"));
+  candidates.push_back(ready("last-0", "last", "o3"));
+  candidates.push_back(ready("last-1", "last", "o3"));
+  h.score(std::move(candidates));
+  ASSERT_EQ(h.transport.sent.size(), 8u);
+  EXPECT_EQ(std::count(h.transport.sent_to.begin(), h.transport.sent_to.begin() + 6, 1), 1)
+      << "the uneven batch: rank 1 got one task";
+  EXPECT_EQ(h.transport.sent[6].candidate_id, "last-0");
+  EXPECT_EQ(h.transport.sent[7].candidate_id, "last-1");
+  EXPECT_EQ(std::set<int>(h.transport.sent_to.begin() + 6, h.transport.sent_to.end()), (std::set<int>{1, 2}));
 }
 
 TEST(ScoringRun, EachProblemHasItsOwnStage) {

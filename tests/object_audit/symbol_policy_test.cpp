@@ -10,7 +10,7 @@ TEST(SymbolPolicy, AllowsMathMemoryOpenMpAndTheToolchain) {
        {"sqrt", "sqrtf", "sqrtl", "fma", "fmaf", "fabs", "exp", "expf", "exp10", "sincos", "pow",
         "erf", "erff", "modff", "_ZGVdN4v_exp", "_ZGVeN16v_expf", "_ZGVbN2vv_pow", "memcpy",
         "memmove", "memset", "memcmp", "malloc", "calloc", "realloc", "free", "aligned_alloc",
-        "posix_memalign", "__memcpy_chk", "GOMP_parallel", "GOMP_critical_start",
+        "posix_memalign", "__memcpy_chk", "abs", "labs", "llabs", "GOMP_parallel", "GOMP_critical_start",
         "GOMP_atomic_start", "GOMP_loop_nonmonotonic_dynamic_start", "GOMP_task",
         "GOMP_taskloop", "GOMP_barrier", "GOMP_single_start", "GOMP_teams_reg",
         "omp_get_thread_num", "omp_get_num_threads", "omp_get_max_threads", "omp_set_lock",
@@ -24,7 +24,7 @@ TEST(SymbolPolicy, RefusesEverythingElse) {
        {"cblas_dgemm", "dgemm_", "dlopen", "dlsym", "clock_gettime", "gettimeofday", "time",
         "pthread_create", "fork", "system", "execve", "write", "open", "fopen", "printf",
         "syscall", "signal", "exit", "_exit", "abort", "__libc_start_main", "__errno_location",
-        "environ", "stdout", "mmap", "mprotect", "strlen", "rand", "sqrtq", "_ZGVdN4v_fork",
+        "environ", "stdout", "mmap", "mprotect", "strlen", "rand", "div", "absx", "sqrtq", "_ZGVdN4v_fork",
         "_ZGV", "f", "l", "GOACC_parallel", "acc_malloc"})
     EXPECT_NE(import_refusal(name), std::nullopt) << name;
   EXPECT_EQ(import_refusal("clock_gettime"),

@@ -169,6 +169,13 @@ TEST(AstRules, AllowedLibraryCallsAndIntrinsicsPass) {
                  "call to omp_get_wtime at line 2 (clocks and time)", kOpenMp);
   EXPECT_REFUSED("#include <immintrin.h>\n" + kSignature + " { C[0] = __rdtsc(); }\n", forbidden,
                  "call to __rdtsc at line 2", kAvx512);
+  // Integer absolute values are arithmetic like fabs; only their calls, never their address.
+  EXPECT_PASSES("#include <stdlib.h>\n" + kSignature +
+                " { C[0] = abs(m - n) + labs(k) + llabs(-1LL); }\n");
+  EXPECT_REFUSED("#include <stdlib.h>\n" + kSignature + " { int (*f)(int) = abs; C[0] = f(m); }\n",
+                 forbidden, "takes the address of abs at line 2");
+  EXPECT_REFUSED("#include <stdlib.h>\n" + kSignature + " { div_t q = div(m, 2); C[0] = q.quot; }\n",
+                 forbidden, "call to div at line 2");
 }
 
 TEST(AstRules, Builtins) {

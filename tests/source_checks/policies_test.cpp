@@ -24,6 +24,10 @@ TEST(CallPolicy, LibraryFunctions) {
   EXPECT_NE(library_call_refusal("qsort", "/usr/include/stdlib.h")->find("allowed: memory"),
             std::string::npos);
   EXPECT_TRUE(library_call_refusal("strlen", "/usr/include/string.h"));
+  EXPECT_FALSE(library_call_refusal("abs", "/usr/include/stdlib.h"));
+  EXPECT_FALSE(library_call_refusal("llabs", "/usr/include/stdlib.h"));
+  EXPECT_TRUE(library_call_refusal("abs", "/usr/include/x86_64-linux-gnu/bits/stdlib-float.h"));
+  EXPECT_TRUE(library_call_refusal("div", "/usr/include/stdlib.h"));
 }
 
 TEST(CallPolicy, Categories) {
