@@ -117,8 +117,9 @@ std::string runner_usage() {
   text << runner_options()
        << "\nStarted by hpcreward-bench inside its sandbox; not meant to be run by hand on\n"
           "untrusted code. Writes {\"token\":..., \"measurement\":...} to --result-fd.\n"
-          "Installs a seccomp filter after loading the object and before calling it: a\n"
-          "disallowed system call kills the runner with SIGSYS (bench_node/sandbox).\n";
+          "Never loads the candidate: it starts hpcreward-executor (next to it), which loads\n"
+          "the object, installs a seccomp filter before calling it (a disallowed system call\n"
+          "kills it with SIGSYS: bench_node/sandbox) and calls it on the runner's command.\n";
   return text.str();
 }
 
