@@ -57,16 +57,19 @@ ExecutorProcess::~ExecutorProcess() {
 
 ExecutorControl &ExecutorProcess::control() const { return *reinterpret_cast<ExecutorControl *>(region_.base()); }
 
+siginfo_t ExecutorProcess::next_change() const {
+  for (;;) {
+    siginfo_t info{};
+    if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WSTOPPED) == 0) return info;
+    if (errno != EINTR) throw std::system_error(errno, std::generic_category(), "waitid on the executor");
+  }
+}
+
 Verdict ExecutorProcess::resume(double &seconds) {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   const double start = monotonic_seconds();
   if (::kill(pid_, SIGCONT) != 0) throw std::system_error(errno, std::generic_category(), "SIGCONT to the executor");
-  siginfo_t info{};
-  for (;;) {
-    info = {};
-    if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WSTOPPED) == 0) break;
-    if (errno != EINTR) throw std::system_error(errno, std::generic_category(), "waitid on the executor");
-  }
+  const siginfo_t info = next_change();
   seconds = monotonic_seconds() - start;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (info.si_code == CLD_STOPPED) return {};
@@ -100,12 +103,8 @@ Verdict ExecutorProcess::start() {
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }
-  double unused = 0;
   // The first stop: started, region mapped. Then the handshake, with no candidate loaded.
-  siginfo_t info{};
-  while (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WSTOPPED) != 0)
-    if (errno != EINTR) throw std::system_error(errno, std::generic_category(), "waitid on the executor");
-  if (info.si_code != CLD_STOPPED) {
+  if (next_change().si_code != CLD_STOPPED) {
     pid_ = -1;
     return {Status::runtime_error, "the executor did not start (" + options_.program + ")"};
   }
@@ -121,7 +120,8 @@ Verdict ExecutorProcess::start() {
   control().command = ExecutorCommand::load;
   control().load_status = LoadStatus::pending;
   control().message[0] = '\0';
-  if (Verdict verdict = resume(unused); !verdict.ok()) return verdict;
+  double load_s = 0;
+  if (Verdict verdict = resume(load_s); !verdict.ok()) return verdict;
   const std::string message = untrusted_text(control().message, sizeof control().message);
   switch (control().load_status) {
     case LoadStatus::loaded: return {};

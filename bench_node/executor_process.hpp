@@ -9,6 +9,7 @@
 // less the least such round trip measured before the candidate was loaded (the handshake: a
 // stop, a continue and two wake-ups, tens of microseconds); at most half of a call's time is
 // taken off that way.
+#include <signal.h>
 #include <sys/types.h>
 
 #include <string>
@@ -47,6 +48,8 @@ class ExecutorProcess : public CandidateCalls {
  private:
   // SIGCONT, then the executor's next stop: the seconds from before SIGCONT, or how it ended.
   Verdict resume(double &seconds);
+  // The executor's next stop or end (waitid), reaped if it ended.
+  siginfo_t next_change() const;
   ExecutorControl &control() const;
 
   ExecutorOptions options_;

@@ -1,8 +1,8 @@
 #include "bench_node/gemm_check.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <algorithm>
 #include <limits>
 #include <type_traits>
 #include <vector>
