@@ -12,6 +12,7 @@ packages=(
   libclang-14-dev libelf-dev libseccomp-dev libcapstone-dev
   libgtest-dev googletest
   python3 python3-h5py python3-numpy python3-matplotlib python3-pygments python3-pytest python3-pip unzip
+  python3-venv python3-setuptools python3-wheel
 )
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi

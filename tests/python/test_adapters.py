@@ -11,6 +11,10 @@ Trainer sources read (the call sites each helper below reproduces):
            verl/workers/reward_manager/batch.py verify; verl/workers/reward_manager/prime.py.
   OpenRLHF OpenRLHF/OpenRLHF v0.11.0 (3c3be623; same in v0.10.2): openrlhf/utils/agent.py
            SingleTurnAgentExecutor (__init__ loads the file, _fetch_rewards_via_func calls it).
+These are reproductions: that the releases still call this way (TRL 1.16.0, verl 0.9.1, whose
+naive run_single makes the same keyword call as 0.7.0, OpenRLHF 0.11.2) is checked in their wheels
+by trainer_contracts.py (ctest python_trainer_contracts); tests/integration/ has recipes that run
+the trainers' own reward paths.
 """
 import asyncio
 import concurrent.futures

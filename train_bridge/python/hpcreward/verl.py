@@ -1,40 +1,44 @@
-"""verl adapter: custom reward functions (custom_reward_function.path / .name).
+"""verl adapter: custom reward functions (reward.custom_reward_function.path / .name).
 
-Contract checked in volcengine/verl v0.7.0 (commit f9c855f7) and main b178a3cd (2026-01-29; the
-reward code is the same):
-  * verl/trainer/ppo/reward.py, get_custom_reward_fn: loads the file (verl/utils/import_utils.py,
-    load_module: a module named custom_module_<hash>, not put in sys.modules, or pkg://a.b for an
-    importable module) and wraps the function with custom_reward_function.reward_kwargs; an
-    `async def` (inspect.iscoroutinefunction) is awaited.
-  * Default config (reward_model.use_reward_loop: True): the reward loop
-    (verl/experimental/reward_loop/reward_loop.py, RewardLoopWorker) scores each sample as its
-    generation ends (verl/experimental/agent_loop/agent_loop.py, _compute_score), through the
-    reward loop's manager (reward_model.reward_manager: naive, dapo, rate_limited or remote;
-    "batch" and "prime" are unknown there). NaiveRewardManager.run_single
-    (verl/experimental/reward_loop/reward_manager/naive.py) calls
-    compute_score(data_source=..., solution_str=..., ground_truth=..., extra_info=...) for one sample:
-    a sync function in loop.run_in_executor(None, ...) (the default thread pool: concurrent calls
-    from threads), an async one awaited. A dict result's "score" is the reward and every key goes
-    to reward_extra_info (logged; the keys of the first sample are read from every sample, so
-    each call returns the same keys).
-  * reward_model.use_reward_loop=False, reward_model.reward_manager=batch
-    (verl/workers/reward_manager/batch.py): compute_score_batch(data_sources=..., solution_strs=...,
-    ground_truths=..., extra_infos=...) once per training batch, sync only; a list of floats or dicts.
-  * reward_model.reward_manager=prime (use_reward_loop=False; verl/workers/reward_manager/prime.py):
-    compute_score(data_source, solution_str, ground_truth, extra_info) positionally in a
-    ProcessPoolExecutor of 64 processes, each call cut after a fixed 300 s (timeout=300.0 in the
-    source, no setting) and scored 0.0 then; the result must be a number (float(result) or
-    float(result[0])), so use compute_score_float there and keep HPCREWARD_TIMEOUT x (retries + 1)
-    below 300 s.
+Contract read in the verl 0.9.1 wheel from PyPI (same call in 0.7.0-0.8.0; the keys and call
+sites are entries of tests/python/trainer_contracts.py, checked in the wheels by ctest
+python_trainer_contracts):
+  * verl/trainer/ppo/reward.py, get_custom_reward_fn: reads config.reward.custom_reward_function
+    (path, name, reward_kwargs). 0.9.x main_ppo no longer migrates the top-level
+    custom_reward_function.* (verl 0.7.0's keys; 0.7.1 and 0.8.0 migrate them): set there, they are
+    ignored and verl's default scorer raises NotImplementedError for our data_source. The file is
+    loaded by path (verl/utils/import_utils.py, load_module: a module named custom_module_<hash>,
+    not put in sys.modules) or as pkg://hpcreward.verl when the package is installed; an
+    `async def` (inspect.iscoroutinefunction, through the functools.partial) is awaited.
+  * The reward loop (the only path from 0.7.1 on): verl/experimental/reward_loop/reward_loop.py,
+    RewardLoopWorker (reward.num_workers Ray actors), scores each sample as its generation ends
+    through the manager reward.reward_manager.name (registry: naive, dapo, gdpo, rate_limited,
+    remote; "batch" and "prime" are gone). NaiveRewardManager.run_single
+    (reward_loop/reward_manager/naive.py) calls compute_score(data_source=..., solution_str=...,
+    ground_truth=..., extra_info=...) by keyword for one sample, plus reward_router_address and
+    reward_model_tokenizer when a reward model runs (taken by **kwargs here): an async function
+    awaited, a sync one in loop.run_in_executor(None, ...). A dict result's "score" is the reward
+    and every key goes to reward_extra_info (the first sample's keys are read from every sample,
+    so each call returns the same keys).
+  * rate_limited (reward_manager/limited.py): the same call, at most config.reward.max_concurrent
+    (default 1) at once per process, each cut by asyncio.wait_for after config.reward.timeout
+    (default 300 s) and scored 0.0; an exception is scored 0.0 too. Neither key is in the
+    config: +reward.max_concurrent=N +reward.timeout=S.
+  * remote (reward_manager/remote.py) asserts the function is not async: use compute_score.
+  * verl 0.7.0 only: reward_model.use_reward_loop=False with reward_model.reward_manager=batch
+    (verl/workers/reward_manager/batch.py) calls compute_score_batch(data_sources=...,
+    solution_strs=..., ground_truths=..., extra_infos=...) once per training batch; =prime calls
+    compute_score positionally in 64 processes, cut after a fixed 300 s, and needs a number
+    (compute_score_float).
 
 Functions (the problem id is extra_info["problem"] when given, else ground_truth: the id itself or
 a dict with "problem"; extra_info["stage"] names a stage):
-  compute_score        one sample -> {"score", "gflops", "ok", "status", "stage"} (naive, dapo)
+  compute_score        one sample -> {"score", "gflops", "ok", "status", "stage"} (naive, dapo, remote)
   compute_score_async  the same as a coroutine: the HTTP request runs in this module's thread pool
                        of HPCREWARD_MAX_CONCURRENCY threads (default 64), not in verl's default
                        executor, so a whole training batch can be in flight at once
-  compute_score_batch  a batch -> a list of those dicts, one pipeline batch (batch manager)
-  compute_score_float  one sample -> the reward as a float (prime)
+  compute_score_batch  a batch -> a list of those dicts, one pipeline batch (verl 0.7.0's batch manager)
+  compute_score_float  one sample -> the reward as a float (verl 0.7.0's prime)
 Per-sample calls each send one request with one candidate; concurrent ones are coalesced into
 batches by the coordinator. The client comes from HPCREWARD_RENDEZVOUS (env_client), one per process.
 A pipeline that cannot be reached raises (UnavailableError after the client's retries).

@@ -1,0 +1,38 @@
+"""python3 -m hpcreward replay|report ...: the package's commands.
+
+  replay FILE.jsonl (--rendezvous DIR | --url URL --token-file FILE) ...
+         send a JSON Lines candidate file to a served pipeline (hpcreward.replay; also the
+         hpcreward-replay command)
+  report plot|report|watch LOG.h5 ...
+         plots, an HTML report or a live view of a reward log (hpcreward.report; needs the
+         "report" extra: h5py, NumPy, Matplotlib, Pygments; also the hpcreward-report command)
+"""
+import sys
+
+COMMANDS = ("replay", "report")
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0 if argv else 2
+    command, rest = argv[0], argv[1:]
+    if command == "replay":
+        from .replay import main as replay_main
+        return replay_main(rest)
+    if command == "report":
+        try:
+            from .report.__main__ import main as report_main
+        except ImportError as error:
+            print(f"python3 -m hpcreward report: {error.name or error} is missing: pip install "
+                  "'hpcreward[report]' (or Debian's python3-h5py python3-numpy python3-matplotlib "
+                  "python3-pygments, jobs/install-deps.sh)", file=sys.stderr)
+            return 2
+        return report_main(rest)
+    print(f"python3 -m hpcreward: unknown command {command!r} (one of: {', '.join(COMMANDS)})", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
