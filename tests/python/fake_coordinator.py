@@ -52,7 +52,17 @@ class FakeCoordinator:
         self.drop_posts = 0
         self.fail_503 = 0
         self.sleep_first_post_s = 0.0
+        # The first POST waits (at most 30 s) for this event; first_post_released says whether it came.
+        self.first_post_waits_for = None
+        self.first_post_released = None
         self.sleep_each_post_s = 0.0  # every POST waits this long before it is answered (a slow benchmark)
+        # Every POST waits (at most 30 s) until this many have been in flight at once: a client that
+        # sends them concurrently gets max_in_flight >= gather_posts, one that sends them one after
+        # another gets 1, whatever the machine's speed.
+        self.gather_posts = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.gathered = threading.Condition(self.lock)
         self.forbid = False
         self.polls_until_done = 2
         server_class = type("Server", (http.server.ThreadingHTTPServer,), {"request_queue_size": 128,
@@ -192,22 +202,34 @@ class FakeCoordinator:
                         fake.fail_503 -= 1
                 if not self._authorized():
                     return
-                if fail:
-                    return self._send(503, {"error": "shutting down"})
-                if first and fake.sleep_first_post_s:
-                    time.sleep(fake.sleep_first_post_s)
-                if fake.sleep_each_post_s:
-                    time.sleep(fake.sleep_each_post_s)
-                if self.path == "/v1/batches":
-                    status, answer, drop = fake.submit(body)
-                    if drop:
-                        return self._drop()
-                    return self._send(status, answer)
-                if self.path == "/get_reward":
-                    if not isinstance(body, dict) or not isinstance(body.get("query"), list):
-                        return self._send(400, {"error": "query must be an array"})
-                    return self._send(*fake.get_reward(body))
-                self._send(404, {"error": f"no route {self.path}"})
+                with fake.gathered:
+                    fake.in_flight += 1
+                    fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+                    fake.gathered.notify_all()
+                    if fake.gather_posts:
+                        fake.gathered.wait_for(lambda: fake.max_in_flight >= fake.gather_posts, timeout=30)
+                try:
+                    if fail:
+                        return self._send(503, {"error": "shutting down"})
+                    if first and fake.sleep_first_post_s:
+                        time.sleep(fake.sleep_first_post_s)
+                    if first and fake.first_post_waits_for is not None:
+                        fake.first_post_released = fake.first_post_waits_for.wait(30)
+                    if fake.sleep_each_post_s:
+                        time.sleep(fake.sleep_each_post_s)
+                    if self.path == "/v1/batches":
+                        status, answer, drop = fake.submit(body)
+                        if drop:
+                            return self._drop()
+                        return self._send(status, answer)
+                    if self.path == "/get_reward":
+                        if not isinstance(body, dict) or not isinstance(body.get("query"), list):
+                            return self._send(400, {"error": "query must be an array"})
+                        return self._send(*fake.get_reward(body))
+                    self._send(404, {"error": f"no route {self.path}"})
+                finally:
+                    with fake.gathered:
+                        fake.in_flight -= 1
 
             def do_GET(self):
                 with fake.lock:

@@ -28,7 +28,6 @@ import multiprocessing
 import os
 import pickle
 import threading
-import time
 
 import pytest
 
@@ -168,24 +167,25 @@ def test_trl_async_variant_awaited_with_another_async_reward(fake, rendezvous):
     asyncio.gather on its loop thread; ours must not block that loop."""
     reward = AsyncGflopsReward(str(rendezvous), name="gflops_async")
     assert inspect.iscoroutinefunction(reward) and get_callable_name(reward) == "gflops_async"
-    fake.sleep_first_post_s = 0.5
-    ticks = []
+    # Our request is answered only once the other function has run: if ours blocked the loop, it
+    # could not, and the request would wait out its 30 s.
+    other_ran = threading.Event()
+    fake.first_post_waits_for = other_ran
 
     async def other_reward(completions, **kwargs):
         for _ in range(5):
-            ticks.append(time.monotonic())
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.01)
+        other_ran.set()
         return [1.0 for _ in completions]
 
     trainer = TrlTrainer([reward, other_reward])
     try:
         inputs = [{"prompt": "p", "problem": "dgemm-256"}] * 2
-        started = time.monotonic()
         columns = trainer.calculate_rewards(inputs, ["p", "p"], [fenced(GOOD), "no"], [[1], [2]])
     finally:
         trainer.close()
     assert columns == [[OK, -1.0], [1.0, 1.0]]
-    assert ticks[-1] - started < 0.45  # the other function ran while ours waited 0.5 s for the pipeline
+    assert fake.first_post_released, "the other reward function did not run while ours waited for the pipeline"
     assert trainer.metrics["gflops_async/ok_fraction"] == [0.5]
 
 
@@ -337,11 +337,10 @@ def test_verl_reward_loop_concurrent_per_sample_calls(fake, verl_env, name):
     concurrent (threads for the sync function, awaited coroutines for the async one)."""
     compute_score = get_custom_reward_fn(name)
     assert inspect.iscoroutinefunction(compute_score) == (name == "compute_score_async")
-    fake.sleep_each_post_s = 0.4
+    fake.gather_posts = 2  # each request waits until two are in flight: only concurrent calls get there
     samples = verl_samples(12)
-    started = time.monotonic()
     scores, extra = reward_loop_batch(compute_score, samples)
-    assert time.monotonic() - started < 12 * 0.4 / 2  # concurrent requests (one after another: 4.8 s)
+    assert fake.max_in_flight >= 2, "the per-sample calls were sent one after another"
     assert scores == [[OK, -0.5, -1.0][i % 3] for i in range(12)]
     assert list(extra) == ["score", "gflops", "ok", "status", "stage"]
     assert extra["status"][:3] == ["ok", "compile_error", "format_error"] and extra["ok"][:3] == [1.0, 0.0, 0.0]
@@ -422,10 +421,9 @@ def test_openrlhf_reward_func_per_sample_calls(fake, rendezvous, monkeypatch):
     prompt = "<|im_start|>user\nWrite matmul like ```c\nvoid matmul(...);\n```<|im_end|>\n<|im_start|>assistant\n"
     queries = [prompt + fenced(GOOD) + "<|im_end|>", prompt + fenced(BROKEN) + "<|im_end|>", prompt + "no"]
     labels = ["dgemm-256", json.dumps({"problem": "sgemm-256", "stage": "o3"}), ""]
-    fake.sleep_each_post_s = 0.4
-    started = time.monotonic()
+    fake.gather_posts = 2  # each request waits until two are in flight: only concurrent calls get there
     outputs = openrlhf_fetch_each(reward_func, queries, [prompt] * 3, labels)
-    assert time.monotonic() - started < 3 * 0.4 * 0.8  # the samples' calls run concurrently
+    assert fake.max_in_flight >= 2, "the samples' calls were sent one after another"
     assert [_first(out["reward"]) for out in outputs] == [OK, -0.5, -1.0]
     assert [_first(out["scores"]) for out in outputs] == [1.0, 0.0, 0.0]
     assert all(set(out["extra_logs"]) == {"hpcreward_gflops", "hpcreward_ok"} for out in outputs)
