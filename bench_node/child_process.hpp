@@ -1,5 +1,5 @@
 #pragma once
-// Runs one program in a child process the rank can always kill (DESIGN.md "Running untrusted
+// Runs one program in a child process the rank can always kill (docs/design.md "Running untrusted
 // code"): fork + execve, its own process group, resource limits, stdin from /dev/null,
 // stdout+stderr drained into a bounded capture, a wall-clock deadline after which the whole
 // group is killed, and the whole group killed again once the child is gone.

@@ -1,5 +1,5 @@
 #pragma once
-// Turns what happened to the runner child into a Measurement (DESIGN.md "Statuses"). Pure:
+// Turns what happened to the runner child into a Measurement (docs/design.md "Statuses"). Pure:
 // tested without processes.
 #include <string>
 

@@ -1,5 +1,5 @@
 #pragma once
-// The measurer's side of the separation (DESIGN.md "Measuring honestly"): the candidate runs in
+// The measurer's side of the separation (docs/design.md "Measuring honestly"): the candidate runs in
 // hpcreward-executor, a child process that shares nothing with the measurer but the operand
 // region (shared_region.hpp). Clock readings, samples, tolerances, shapes, secrets, reference
 // data, the verdict and the result token stay in the measurer's memory, which no code of the

@@ -4,7 +4,7 @@
 // the coordinator's tasks through a GpuTaskPipeline until told to stop. After every candidate
 // that ended in timeout or runtime_error it checks the GPU with a canary in a fresh child; a GPU that
 // fails it three times ends the job (fail-stop: the run resumes from its log once the GPU is
-// back, DESIGN.md "Running on a cluster").
+// back, docs/design.md "Running on a cluster").
 #include <string>
 
 #include "bench_node/bench_options.hpp"

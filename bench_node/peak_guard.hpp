@@ -1,7 +1,7 @@
 #pragma once
 // The rank's measured ceilings, and the rule that no candidate may report more. A result
 // above what the same cores can compute is a broken clock or a gamed measurement, never a
-// fast kernel (DESIGN.md "Measuring honestly"). Two ceilings are measured at rank start:
+// fast kernel (docs/design.md "Measuring honestly"). Two ceilings are measured at rank start:
 // OpenBLAS dgemm/sgemm (also the baseline of the best_fraction_of_blas rule), and the FMA
 // throughput of the widest vector unit the CPU has. The guard uses the higher: an honest
 // AVX-512 kernel at 256^3 (all in cache) can beat an OpenBLAS build whose kernels stop at

@@ -1,5 +1,5 @@
 #pragma once
-// How long and how often the nominal shape is timed (DESIGN.md "Measuring honestly").
+// How long and how often the nominal shape is timed (docs/design.md "Measuring honestly").
 namespace hpcreward {
 
 struct TimingOptions {

@@ -1,5 +1,5 @@
 #pragma once
-// The outcome of scoring one candidate (DESIGN.md "Statuses and default rewards").
+// The outcome of scoring one candidate (docs/design.md "Statuses and default rewards").
 // Candidate failures are values: a status plus a human-readable reason.
 #include <array>
 #include <optional>

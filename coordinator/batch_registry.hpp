@@ -14,7 +14,7 @@
 // rows held stay within `keep_answered_rows` (the oldest go first, never one a caller is
 // still waiting on). An older batch keeps only its id and fingerprint; sent again
 // unchanged, it is queued `from_log` and the main thread answers it from the log's rows
-// (complete_from_log): never scored or logged twice (DESIGN.md "Trainer endpoint").
+// (complete_from_log): never scored or logged twice (docs/design.md "Trainer endpoint").
 // After a restart (--resume) it holds no logged rows either, only their identities
 // (logged_identity.hpp): a resubmitted batch the log answers in full is queued `from_log`
 // like an evicted one; a partly logged one is queued with the count of its logged

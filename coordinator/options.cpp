@@ -76,7 +76,7 @@ po::options_description describe_options() {
        "measurement, its row naming that one (measured_as); rank 0 keeps this many measurements (about 1 KB "
        "each), evicting the least recently used. In one batch identical candidates are always measured once. "
        "0: off, every candidate is measured (coordinator/README.md, \"Identical candidates\")");
-  po::options_description rewards("Reward table (DESIGN.md); `ok` earns the measured GFLOPS");
+  po::options_description rewards("Reward table (docs/design.md); `ok` earns the measured GFLOPS");
   RewardTable defaults;
   for (Status status : kAllStatuses) {
     if (status == Status::ok) continue;

@@ -1,5 +1,5 @@
 #pragma once
-// Status -> reward (DESIGN.md "Statuses and default rewards"). `ok` earns the measured
+// Status -> reward (docs/design.md "Statuses and default rewards"). `ok` earns the measured
 // GFLOPS; every failure earns its configured penalty. The table is configuration.
 #include <map>
 #include <string>
@@ -10,7 +10,7 @@ namespace hpcreward {
 
 class RewardTable {
  public:
-  RewardTable();  // the defaults of DESIGN.md
+  RewardTable();  // the defaults of docs/design.md
   // Sets the penalty of a failure status; `ok` is not configurable (it is the GFLOPS).
   void set_penalty(Status status, double reward);
   double penalty(Status status) const;

@@ -1,5 +1,5 @@
 #pragma once
-// The HDF5 reward log (DESIGN.md "HDF5 reward log"), schema version 5 (results/README.md
+// The HDF5 reward log (docs/design.md "HDF5 reward log"), schema version 5 (results/README.md
 // documents it for users):
 //
 //   /                 attributes: the Provenance fields (strings, schema_version an int)

@@ -65,7 +65,7 @@ struct Tally {
   }
 };
 
-// Statuses in the order of the status table in DESIGN.md, unknown ones last.
+// Statuses in the order of the status table in docs/design.md, unknown ones last.
 std::size_t status_rank(const std::string &status) {
   const auto known = parse_status(status);
   if (!known) return kAllStatuses.size();

@@ -1,5 +1,5 @@
 #pragma once
-// The audit of a compiled CUDA candidate before the GPU runner loads it (DESIGN.md "Running
+// The audit of a compiled CUDA candidate before the GPU runner loads it (docs/design.md "Running
 // untrusted code"), read with libelf and capstone in the rank's own process (no fork: GPU
 // ranks are multithreaded), never loaded or run. Refused, in this order:
 //   - no exported function matmul (format_error; a C++-mangled one is named: add extern "C"),

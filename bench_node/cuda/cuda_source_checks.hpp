@@ -1,5 +1,5 @@
 #pragma once
-// Static checks of a CUDA candidate's source before nvcc sees it (DESIGN.md "Running
+// Static checks of a CUDA candidate's source before nvcc sees it (docs/design.md "Running
 // untrusted code"), on the C checks' own lexer (bench_node/source_checks/c_lexer.hpp, in
 // C++ mode: digit separators, no trigraphs); the candidate is never compiled, parsed by a
 // compiler library, loaded or run here, and nothing forks.

@@ -151,7 +151,7 @@ void Harness::prepare_blocker() {
   cuda_call(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, 0), "multiprocessors");
 }
 
-// The clock's end (DESIGN.md: side streams count). An end event on the legacy stream right
+// The clock's end (docs/design.md: side streams count). An end event on the legacy stream right
 // after the call, then a device-wide synchronize and a second event. Work the end event could
 // miss (on non-blocking streams) shows as a second event later than the idle gap between such
 // events allows; then that counts, less the gap. An honest call reads its first event: no

@@ -1,5 +1,5 @@
 #pragma once
-// The audit of a compiled candidate before the runner loads it (DESIGN.md "Running
+// The audit of a compiled candidate before the runner loads it (docs/design.md "Running
 // untrusted code"): the shared object is read with libelf, never loaded, and refused when
 //   - it exports no function matmul (format_error), or matmul is data or an ifunc;
 //   - anything of it runs at load or unload time (constructor, destructor, ifunc, .init);

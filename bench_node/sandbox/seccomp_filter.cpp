@@ -95,7 +95,7 @@
 //   - Speculative store bypass mitigation is not forced on (SCMP_FLTATR_CTL_SSB): the
 //     candidate is already native code in a process of its own with nothing to protect
 //     from itself, and forcing it would slow the timed code down against the OpenBLAS
-//     peak the rank measures without it (DESIGN.md "Measuring honestly").
+//     peak the rank measures without it (docs/design.md "Measuring honestly").
 
 namespace hpcreward {
 

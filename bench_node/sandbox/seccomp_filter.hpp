@@ -1,5 +1,5 @@
 #pragma once
-// The runner's seccomp filter (DESIGN.md "Running untrusted code": no network, no new
+// The runner's seccomp filter (docs/design.md "Running untrusted code": no network, no new
 // processes, no file writes). An allow-list: every system call not named in
 // seccomp_filter.cpp kills the whole process with SIGSYS (SECCOMP_RET_KILL_PROCESS), which
 // the rank reports as `forbidden` (classify.cpp).

@@ -1,5 +1,5 @@
 #pragma once
-// The candidate ABI (DESIGN.md): the file must define
+// The candidate ABI (docs/design.md): the file must define
 //   void matmul(int m, int n, int k, const T *A, const T *B, T *C);
 // with external linkage, T the problem's element type. Missing, static, a C99 inline
 // definition (which emits no symbol), or another signature: format_error. const on the

@@ -1,5 +1,5 @@
 #pragma once
-// Static checks of a candidate's C source before it is compiled (DESIGN.md "Running
+// Static checks of a candidate's C source before it is compiled (docs/design.md "Running
 // untrusted code"): the candidate is never compiled, loaded or run here.
 //
 //   1. the text: no NUL bytes (format_error);

@@ -3,7 +3,7 @@
 
 Every top-level folder holding C, C++ or CUDA sources has a layer; a file may include
 headers of its own folder and of lower layers only, so every include points one way
-(DESIGN.md "Top-level layout"). Folders of one layer must not include each other.
+(docs/design.md "Top-level layout"). Folders of one layer must not include each other.
 A new top-level folder with sources must be given a layer here first.
 
 usage: include_layers.py [--root DIR]   (default: the repository holding this script)

@@ -1,4 +1,4 @@
-"""The trainer's client of a served hpcreward pipeline (DESIGN.md, "Trainer endpoint").
+"""The trainer's client of a served hpcreward pipeline (docs/design.md, "Trainer endpoint").
 
     client = Client.from_rendezvous("runs/serve")          # or Client(url, token)
     rewards = client.score(completions, problems="dgemm-256")
