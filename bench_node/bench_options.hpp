@@ -8,7 +8,7 @@
 
 namespace hpcreward {
 
-// A GPU rank (hpcreward-bench --gpu, issue 8): scores CUDA problems on one GPU.
+// A GPU rank (hpcreward-bench --gpu): scores CUDA problems on one GPU.
 struct GpuRankOptions {
   bool enabled = false;
   std::string device = "auto";  // "auto": the rank's index among the GPU ranks of its node; or N

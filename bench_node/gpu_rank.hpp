@@ -1,5 +1,5 @@
 #pragma once
-// hpcreward-bench --gpu: a benchmark rank that scores CUDA problems on one GPU (issue 8).
+// hpcreward-bench --gpu: a benchmark rank that scores CUDA problems on one GPU.
 // Probes its GPU in a child (properties, cuBLAS ceilings), says hello with them, then feeds
 // the coordinator's tasks through a GpuTaskPipeline until told to stop. After every candidate
 // that ended in timeout or runtime_error it checks the GPU with a canary in a fresh child; a GPU that

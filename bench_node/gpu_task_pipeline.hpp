@@ -1,5 +1,5 @@
 #pragma once
-// A GPU rank's pipeline (issue 8): the coordinator hands the rank up to `slots` tasks; worker
+// A GPU rank's pipeline: the coordinator hands the rank up to `slots` tasks; worker
 // threads run everything up to the GPU (source checks, nvcc, object audit, SASS techniques)
 // on the rank's CPU cores while one thread runs the prepared candidates on the GPU, one at a
 // time, in the order they became ready. No MPI here: the rank's main thread feeds tasks in

@@ -30,7 +30,7 @@ find_package(nlohmann_json 3.10 REQUIRED)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto SSL)
 find_package(GTest REQUIRED)
 
-# CUDA (GPU ranks, issue 8): built when the toolkit is found (no GPU is needed to build or to
+# CUDA (GPU ranks): built when the toolkit is found (no GPU is needed to build or to
 # run the tests that need none); HPCREWARD_CUDA=OFF forces a CPU-only build.
 # The default also needs cuobjdump and nvdisasm (jobs/install-deps.sh puts NVIDIA's wheels of
 # both in /usr/local/lib/hpcreward/cuda-tools where the toolkit lacks them); without them the

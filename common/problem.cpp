@@ -77,7 +77,7 @@ Problem make_gemm(Precision precision, int size) {
                  {Shape{size + 1, size - 1, size + 7}, Shape{31, 17, 23}}, tolerance};
 }
 
-// CUDA problems (issue 8). Normwise tolerances relative to ||C_ref||_F on zero-mean inputs:
+// CUDA problems. Normwise tolerances relative to ||C_ref||_F on zero-mean inputs:
 // f64 1e-12 (two fp64 summation orders differ near 1e-15); f32 2e-3 admits TF32 tensor-core
 // operands (about 5e-4) and refuses bf16 ones (about 3e-3); f16 2e-3 against an fp32-accumulated
 // reference admits fp32 accumulation with a rounded __half output (about 2e-4) and refuses

@@ -1,5 +1,5 @@
 #pragma once
-// What serve mode keeps in memory of a logged row after --resume (issue 11): only what tells
+// What serve mode keeps in memory of a logged row after --resume: only what tells
 // whether a resubmitted batch is the one the log holds (candidate id, problem, stage, the
 // source's SHA-256 as 32 bytes), about a tenth of a RewardRow. The rows themselves stay in
 // the log; the main thread reads a batch's rows back (RewardLogWriter::rows_of_batch) when

@@ -1,5 +1,5 @@
 #pragma once
-// Rank 0's memory of measurements by measurement key (issue 11), so an identical candidate
+// Rank 0's memory of measurements by measurement key, so an identical candidate
 // is answered from its earlier measurement instead of being benchmarked again.
 //
 // Which outcomes are kept (reusable()): those the code itself decides under the key's rules:

@@ -1,5 +1,5 @@
 #pragma once
-// The identity of a measurement (issue 11): two candidates with the same key would be
+// The identity of a measurement: two candidates with the same key would be
 // measured by the same rules, so one measurement may answer both. The key is the SHA-256
 // (64 hex digits) of everything that decides what a benchmark rank does with a candidate:
 // the extracted code (by its SHA-256, which the row keeps anyway), the problem (shapes, precision, tolerance come with its id), and the

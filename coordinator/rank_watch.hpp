@@ -1,5 +1,5 @@
 #pragma once
-// Whether the benchmark ranks are still answering (issue 9). A rank that hangs without dying
+// Whether the benchmark ranks are still answering. A rank that hangs without dying
 // (kill -STOP, a stalled node) would otherwise stall the run forever: Open MPI only notices
 // ranks that die.
 //

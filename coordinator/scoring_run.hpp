@@ -13,7 +13,7 @@
 // tasks the ranks hold and returns; tasks not answered by then have no row (cut_short()),
 // so a resume scores exactly them.
 //
-// Identical candidates (issue 11; same measurement key: code, problem, stage and its rules)
+// Identical candidates (same measurement key: code, problem, stage and its rules)
 // are measured once. In one batch (or coalesced group) the first is sent and the others wait
 // for its answer, whatever it is, and share its reward (shaping bonus included), so a GRPO
 // group of identical completions gets identical rewards. In a later batch a candidate whose

@@ -1,5 +1,5 @@
 #pragma once
-// The coordinator's staged quality-diversity state (issue 4): each problem's place on the
+// The coordinator's staged quality-diversity state: each problem's place on the
 // stage ladder and the archive of elites. ScoringRun asks it which stage a batch runs in
 // and tells it every row; after a restart it is rebuilt from the log's rows and events.
 #include <cstdint>

@@ -1,6 +1,6 @@
 #pragma once
-// Records beside /rewards: stage events and archive changes (schema v2, issue 4), rank
-// events (schema v4, issue 9). The
+// Records beside /rewards: stage events and archive changes (schema v2), rank
+// events (schema v4). The
 // results library keeps its own plain records so it does not depend on stages/; the
 // coordinator converts its StageEvent and archive updates into these.
 #include <cstdint>

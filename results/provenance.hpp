@@ -4,10 +4,10 @@
 
 namespace hpcreward {
 
-// 2 (issue 4): technique columns in /rewards, /stage_events and /archive.
-// 3 (issue 8): the device column in /rewards.
-// 4 (issue 9): /rank_events (quarantined benchmark ranks).
-// 5 (issue 11): /rewards measurement_key, measured_as, measured_batch (repeated candidates).
+// 2: technique columns in /rewards, /stage_events and /archive.
+// 3: the device column in /rewards.
+// 4: /rank_events (quarantined benchmark ranks).
+// 5: /rewards measurement_key, measured_as, measured_batch (repeated candidates).
 // Readers still read 1 to 4.
 inline constexpr int kRewardLogSchemaVersion = 5;
 

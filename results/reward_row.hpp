@@ -28,15 +28,15 @@ struct RewardRow {
   std::string host;           // at most 64 bytes
   double time = 0;            // seconds since the Unix epoch when the row was written
   std::uint64_t seed = 0;     // seed of the inputs
-  // Schema v2 (issue 4): the technique descriptor and what the row did to the archive.
+  // Schema v2: the technique descriptor and what the row did to the archive.
   std::string techniques;     // "openmp+avx512", "plain"; empty when detection did not run
   std::string loop_order;     // at most 8 bytes: "ikj", ...; empty when unknown
   std::string tile_sizes;     // at most 32 bytes: "64x64"; empty when none
   std::string archive;        // "new_niche", "new_elite" or empty
-  // Schema v3 (issue 8): what timed it, at most 64 bytes: "cpu" on CPU ranks, the GPU on GPU
+  // Schema v3: what timed it, at most 64 bytes: "cpu" on CPU ranks, the GPU on GPU
   // ranks ("cuda:0 NVIDIA H100 80GB HBM3"); empty when the coordinator decided alone.
   std::string device;
-  // Schema v5 (issue 11): repeated candidates. `measurement_key`: 64 hex digits, the SHA-256 of
+  // Schema v5: repeated candidates. `measurement_key`: 64 hex digits, the SHA-256 of
   // everything that decides a rank's measurement (coordinator/measurement_key.hpp); empty when
   // the coordinator decided alone. `measured_as`/`measured_batch`: the candidate and batch id
   // of the earlier row whose measurement this row reuses (an identical candidate); empty when

@@ -1,5 +1,5 @@
 #pragma once
-// Per-problem progression through the stage ladder (issue 4): the problem's current stage,
+// Per-problem progression through the stage ladder: the problem's current stage,
 // the statistics its advancement rules look at, and the decision to move on. Pure: the
 // caller feeds scored candidates and the clock, and logs the events it gets back.
 #include <cstddef>

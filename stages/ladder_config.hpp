@@ -1,5 +1,5 @@
 #pragma once
-// The stage ladder as configuration (issue 4): stages with their flags, allowed and
+// The stage ladder as configuration: stages with their flags, allowed and
 // required techniques and advancement rules, read from a JSON file and validated at start.
 #include <optional>
 #include <string>

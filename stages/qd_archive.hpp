@@ -1,5 +1,5 @@
 #pragma once
-// The quality-diversity archive (issue 4): per (problem, stage), niches keyed by the
+// The quality-diversity archive: per (problem, stage), niches keyed by the
 // candidate's technique descriptor, each keeping its elite, the best verified candidate.
 // Pure bookkeeping: the caller supplies the descriptor key and only decides what to log.
 #include <map>

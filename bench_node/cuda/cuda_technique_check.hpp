@@ -1,5 +1,5 @@
 #pragma once
-// Technique detection on a GPU rank (issue 8): which of smem, tensor and async a compiled
+// Technique detection on a GPU rank: which of smem, tensor and async a compiled
 // CUDA candidate's device code really uses (stages/techniques/sass_techniques.hpp, on the
 // SASS cuobjdump prints: sass_dump.hpp) and the stage's decision on it
 // (stages/ladder_config.hpp check_constraints against the task's allowed and required

@@ -4,7 +4,7 @@
 //            two CUDA events; the median (how GEMM speeds are usually quoted)
 //   harness  run_gpu_harness on a candidate entry that calls cuBLAS: full verification, then
 //            refilled inputs, an L2 flush and a device-wide synchronize around every call
-// and prints GFLOPS and their ratio (issue 8: within 5%). Not a test: a report's numbers.
+// and prints GFLOPS and their ratio (the target: within 5%). Not a test: a report's numbers.
 //   hpcreward-gpu-fidelity [--sizes 1024,4096,8192] [--json FILE]
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>

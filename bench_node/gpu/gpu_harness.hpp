@@ -1,6 +1,6 @@
 #pragma once
-// Verifies and times one CUDA candidate in the GPU runner (docs/design.md "Measuring honestly",
-// issue 8). Full checks against cuBLAS at the nominal and every check shape, twice on the
+// Verifies and times one CUDA candidate in the GPU runner (docs/design.md "Measuring
+// honestly"). Full checks against cuBLAS at the nominal and every check shape, twice on the
 // same buffers with new values; then warm-up and timed calls at the nominal shape over a
 // ring of buffer sets refilled before every call, L2 flushed, CUDA events around the call
 // with a device-wide synchronize before the end event, a wall-clock cross-check per call,

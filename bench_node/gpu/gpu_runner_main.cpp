@@ -1,5 +1,5 @@
 // hpcreward-gpu-runner: the child that loads one CUDA candidate and verifies and times it on
-// the GPU (issue 8), or probes the GPU for its rank. Each candidate gets a process, and so a
+// the GPU, or probes the GPU for its rank. Each candidate gets a process, and so a
 // CUDA context, of its own: an illegal address or a trap poisons that context for good, and
 // only this process dies with it.
 //

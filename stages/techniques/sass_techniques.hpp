@@ -1,5 +1,5 @@
 #pragma once
-// Which GPU techniques a CUDA candidate's device code really uses (issue 8), read from the
+// Which GPU techniques a CUDA candidate's device code really uses, read from the
 // SASS that `cuobjdump -sass -res-usage` prints for its compiled object: pure text parsing,
 // so it is tested on text and never runs a tool (bench_node/cuda/sass_dump.hpp runs it).
 //

@@ -1,5 +1,5 @@
 #pragma once
-// Which optimization techniques a candidate really uses (docs/design.md "Stages", issue 4):
+// Which optimization techniques a candidate really uses (docs/design.md "Stages"):
 // each technique needs evidence from the parsed syntax tree, and OpenMP and AVX-512 also
 // from the compiled object, so text in comments or strings, or a pragma that compiles away,
 // never counts. README.md says what each rule sees and misses.

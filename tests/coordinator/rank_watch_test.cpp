@@ -1,4 +1,4 @@
-// The liveness deadline of benchmark ranks (issue 9), on a clock the test moves by hand.
+// The liveness deadline of benchmark ranks, on a clock the test moves by hand.
 #include "coordinator/rank_watch.hpp"
 
 #include <gtest/gtest.h>

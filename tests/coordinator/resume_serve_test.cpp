@@ -1,4 +1,4 @@
-// Serve mode after --resume (issue 11): the registry keeps only the logged rows' identities;
+// Serve mode after --resume: the registry keeps only the logged rows' identities;
 // a resubmitted batch the log answers in full comes from the log (read on the main thread),
 // a partly logged one has only its missing candidates scored, and anything else under a
 // logged batch_id is a conflict.
@@ -158,7 +158,7 @@ TEST(ResumedServe, APartlyLoggedBatchWhoseLogRowsAreGoneWhenTakenFailsAndIsNotSc
 }
 
 // Everything a resubmitted batch can differ in from its log rows is a conflict at submit,
-// with the message of before issue 11; the identities stay for a correct retry.
+// with the message it had before identities were kept; the identities stay for a correct retry.
 TEST(ResumedRegistry, AMismatchWithTheLogIsAConflictAndARightRetryStillMatches) {
   BatchRegistry registry;
   RewardRow c0 = logged_row("m", "c0", 1);

@@ -1,4 +1,4 @@
-// ScoringRun when benchmark ranks fail without dying (issue 9): a silent rank is quarantined
+// ScoringRun when benchmark ranks fail without dying: a silent rank is quarantined
 // and its task scored elsewhere, a late answer is discarded, no rank left is an error that
 // keeps the rows, a stop drains within its grace and a resume scores exactly the rest. The
 // fake transport's virtual clock makes deadlines of seconds pass at once.

@@ -1,4 +1,4 @@
-// Identical candidates (issue 11): measured once, in a batch and across batches, each row
+// Identical candidates: measured once, in a batch and across batches, each row
 // saying whose measurement it reuses; identical rewards; nothing counted twice; a resume
 // rebuilds the cache from the log.
 #include <gtest/gtest.h>

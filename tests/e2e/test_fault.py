@@ -1,4 +1,4 @@
-"""End-to-end faults (issue 9): jobs/local.sh in file mode on 2 CPU ranks.
+"""End-to-end faults: jobs/local.sh in file mode on 2 CPU ranks.
 
 - A benchmark rank that hangs (SIGSTOP right after it says it is ready) is quarantined past
   its deadline; its task goes to the other rank; the run completes with one row per

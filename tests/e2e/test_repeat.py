@@ -1,4 +1,4 @@
-"""End-to-end repeated candidates (issue 11): jobs/local.sh with 2 CPU ranks over a small
+"""End-to-end repeated candidates: jobs/local.sh with 2 CPU ranks over a small
 GRPO-like corpus where a quarter of the candidates repeat an earlier one.
 
 Identical candidates are measured once: in a batch they share the first one's measurement, in a

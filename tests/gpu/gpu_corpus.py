@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""The GPU corpus through the whole pipeline (issue 8), on a machine with a GPU.
+"""The GPU corpus through the whole pipeline, on a machine with a GPU.
 
 Writes one mixed candidate file (C candidates for the CPU ranks, CUDA candidates for the GPU
 rank: honest kernels of different speeds, the hostile corpus with a good candidate after each
 fault, and the CUDA ladder's decisions), runs `jobs/local.sh --np N --gpus G` on it, reads the
 log and compares every row with its expected status. With --batch64 it also scores 64 honest
 CUDA candidates in one batch and reports the GPU's busy fraction and the latency split. With
---scaling N (issue 13, on a machine with G >= 2 GPUs) it scores N honest CUDA candidates with
+--scaling N (on a machine with G >= 2 GPUs) it scores N honest CUDA candidates with
 one GPU rank and then with G, and reports the throughput ratio and which devices the rows name.
 
   python3 tests/gpu/gpu_corpus.py --out DIR [--np 2] [--gpus G] [--batch64] [--scaling N] [--gpu-arg ARG ...]

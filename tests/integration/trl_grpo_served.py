@@ -1,5 +1,5 @@
 """A real TRL GRPOTrainer against a served hpcreward pipeline: three training steps, real C
-completions rewarded with measured GFLOPS (issue 10's real-trainer test; not part of ctest: it
+completions rewarded with measured GFLOPS (the real-trainer test; not part of ctest: it
 needs torch and TRL, see tests/integration/README.md).
 
 No model hub: the model is a one-layer GPT-2 built from a config, and the tokenizer is trained

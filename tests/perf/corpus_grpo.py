@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The GRPO-like dgemm-256 corpus (issue 11): groups of completions for one prompt, where a quarter
+"""The GRPO-like dgemm-256 corpus: groups of completions for one prompt, where a quarter
 of the completions repeat an earlier one exactly (same text, new id), as sampled policies do.
 
 Each group of 8 (one batch) holds 6 distinct completions, mostly good kernels of several speeds

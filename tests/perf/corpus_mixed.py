@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The mixed dgemm-256 corpus (issue 11): good kernels of several speeds, slow naive ones, compile
+"""The mixed dgemm-256 corpus: good kernels of several speeds, slow naive ones, compile
 errors, wrong answers, format errors, one hang, and hostile ones that only the pipeline runs (the
 plain loop skips lines whose kinds entry says pipeline_only). Stage `open` on every line,
 batches of 8, order shuffled with a fixed seed: the same file on every run.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Load benchmark of serve mode's HTTP endpoint (issue 11, "Endpoint"); not a unit test.
+"""Load benchmark of serve mode's HTTP endpoint ("Endpoint"); not a unit test.
 
 Starts a served run (jobs/local.sh --serve --listen 127.0.0.1:0 --np N --out DIR), opens
 IDLE TCP connections that send nothing (reopened whenever the coordinator closes one), runs

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The plain evaluation loop (issue 11): the per-core bar that hpcreward must beat.
+"""The plain evaluation loop: the per-core bar that hpcreward must beat.
 
 Per candidate of a JSON Lines corpus (train_bridge/samples format): take the code (`source`, or the
 first fenced block of `completion`), `gcc` it with its stage's flags into a shared object, then

@@ -1,4 +1,4 @@
-// What serve mode's batch registry holds per logged row after --resume (issue 11): reads a
+// What serve mode's batch registry holds per logged row after --resume: reads a
 // reward log's rows, then restores them into a BatchRegistry (restore_logged_batches, as the
 // coordinator does at start) and reports the heap bytes each step added, per row (glibc's
 // mallinfo2: bytes in use, mmap-ed blocks included; freed memory is not counted).

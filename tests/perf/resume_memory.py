@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The coordinator's memory in serve mode after --resume over a large log (issue 11).
+"""The coordinator's memory in serve mode after --resume over a large log.
 
 Makes a reward log of --rows rows with benchmark ranks that answer at once (hpcreward-bench
 --null-measurement, as dispatch_bench.py does; file mode, --batch candidates a batch_id), then

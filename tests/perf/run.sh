@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmark suite (issue 11): builds what it needs, runs every measurement, writes
+# The benchmark suite: builds what it needs, runs every measurement, writes
 # DIR/report.md and DIR/bench.json (tests/perf/README.md says how to read them).
 set -euo pipefail
 usage() {

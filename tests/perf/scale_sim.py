@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Discrete-event simulation of one hpcreward coordinator (rank 0) with many benchmark ranks.
 
-Issue 11 ("Scale past one machine"); the model, the inputs and the results are in SCALE.md.
+Scaling past one machine: the model, the inputs and the results are in SCALE.md.
 Inputs come from tests/perf/scale_sim_inputs.json (measured on this machine by
 scale_sim_micro.sh and scale_sim_inputs.py): per-candidate service times (compile_s +
 verify_s + time_s of real reward-log rows, bootstrapped) and rank 0's per-message costs.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Per-core throughput: hpcreward (one CPU rank) against the plain loop, interleaved (issue 11).
+"""Per-core throughput: hpcreward (one CPU rank) against the plain loop, interleaved.
 
 Runs PAIRS pairs, each hpcreward then the plain loop, both pinned to the same single core
 (`taskset -c CPU jobs/local.sh --np 1 ...`: coordinator, rank, compiles and timed children all
