@@ -49,10 +49,11 @@ def main():
     base.mkdir(parents=True, exist_ok=True)
     run = base / "run"
 
-    import openrlhf
     from openrlhf.utils.agent import SingleTurnAgentExecutor
     import hpcreward.openrlhf_reward as adapter
-    print(f"openrlhf {getattr(openrlhf, '__version__', '?')}", flush=True)
+    from importlib.metadata import version
+    versions = {name: version(name) for name in ("openrlhf", "torch", "transformers")}  # openrlhf has no __version__
+    print(", ".join(f"{name} {v}" for name, v in versions.items()), flush=True)
     tokenizer = train_tokenizer()
     names = KERNELS * args.copies
     engine = OneTokenEngine(tokenizer.convert_tokens_to_ids(fenced(name)) for name in names)
@@ -75,7 +76,7 @@ def main():
     rewards = [None if out["reward"] is None else float(out["reward"][0]) for out in outputs]
     scores = [None if out["scores"] is None else float(out["scores"][0]) for out in outputs]
     gflops = [float(out["extra_logs"]["hpcreward_gflops"][0]) if out["extra_logs"] else None for out in outputs]
-    report = {"samples": len(outputs), "rewards": rewards, "scores": scores, "gflops": gflops}
+    report = {"versions": versions, "samples": len(outputs), "rewards": rewards, "scores": scores, "gflops": gflops}
     print(json.dumps(report, indent=2))
     (base / "report.json").write_text(json.dumps(report, indent=2))
     assert all(reward is not None for reward in rewards), "every sample got a reward (none failed at INFO level)"

@@ -95,6 +95,9 @@ def main():
     try:
         worker = RewardLoopWorker(config)
         manager_name = type(worker.reward_manager).__name__
+        # rate_limited: the limits it applies (class-level semaphore size, per-call timeout)
+        limits = {"max_concurrent": getattr(type(worker.reward_manager), "_max_concurrent", None),
+                  "timeout": getattr(worker.reward_manager, "timeout", None)}
         outputs = worker.loop.run_until_complete(worker.compute_score_batch(data))
     finally:
         info = json.loads((run / "coordinator.json").read_text()) if (run / "coordinator.json").exists() else {}
@@ -106,11 +109,13 @@ def main():
     keys = list(infos[0])
     extra = {key: [info[key] for info in infos] for key in keys}  # RewardLoopManager.compute_rm_score
     rm_scores = resolve_reward_manager_cls(config).assemble_rm_scores(data, scores)
-    report = {"verl": verl.__version__, "manager": manager_name, "samples": len(scores), "scores": scores,
+    report = {"verl": verl.__version__, "manager": manager_name, "limits": limits, "samples": len(scores), "scores": scores,
               "extra_keys": keys, "statuses": extra.get("status"), "rm_scores_shape": list(rm_scores.shape)}
     print(json.dumps(report, indent=2, default=str))
     (base / "report.json").write_text(json.dumps(report, indent=2, default=str))
     assert keys == ["score", "gflops", "ok", "status", "stage"], keys
+    if args.manager == "rate_limited":
+        assert limits == {"max_concurrent": 64, "timeout": 1800}, limits
     statuses = extra["status"][:len(KERNELS)]
     assert all(want is None or got == want for got, want in zip(statuses, EXPECTED)), statuses
     assert all(g > 0 for g, s in zip(extra["gflops"], extra["status"]) if s == "ok"), "measured GFLOPS for ok ones"
