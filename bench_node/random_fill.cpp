@@ -38,11 +38,6 @@ std::uint64_t Rng::next() {
 
 double Rng::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-52 - 1.0; }
 
-std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream) {
-  std::uint64_t state = seed ^ (stream * 0xd1b54a32d192ed03ULL);
-  return splitmix64(state);
-}
-
 std::uint64_t kernel_random_u64() {
   std::uint64_t value = 0;
   auto *bytes = reinterpret_cast<unsigned char *>(&value);

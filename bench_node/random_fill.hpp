@@ -15,9 +15,6 @@ class Rng {
   std::uint64_t state_[4];
 };
 
-// A seed for one use of the task's seed (a shape, a call), so streams don't overlap.
-std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream);
-
 // 64 bits from the kernel's random source (getrandom). Every value a candidate must not
 // predict (input values, check vectors, canaries) starts from one of these, drawn for that
 // use alone: xoshiro's outputs reveal its state, so one generator must never feed two secrets.
