@@ -8,29 +8,6 @@
 namespace hpcreward::cuda_test {
 namespace {
 
-// Hands every request to the process's shared cache (the Scorer owns its compiler).
-class SharedCompiler : public Compiler {
- public:
-  CompileOutcome compile(const CompileRequest &request) override {
-    return Nvcc::get().compiler().compile(request);
-  }
-};
-
-class CountingRunner : public CandidateRunner {
- public:
-  explicit CountingRunner(int &runs) : runs_(runs) {}
-  Measurement run(const RunRequest &) override {
-    ++runs_;
-    Measurement measurement;
-    measurement.status = Status::ok;
-    measurement.gflops = 1;
-    return measurement;
-  }
-
- private:
-  int &runs_;
-};
-
 class CudaScorer : public ::testing::Test {
  protected:
   void SetUp() override {

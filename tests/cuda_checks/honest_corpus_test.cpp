@@ -24,26 +24,6 @@ const char *const kHonestCases[] = {
     "honest_splitk_workspace", "honest_constant_memory", "honest_streams", "honest_coop_shuffle",
     "honest_wmma_dgemm", "honest_wmma_hgemm"};
 
-class SharedCompiler : public Compiler {
- public:
-  CompileOutcome compile(const CompileRequest &request) override { return Nvcc::get().compiler().compile(request); }
-};
-
-class CountingRunner : public CandidateRunner {
- public:
-  explicit CountingRunner(int &runs) : runs_(runs) {}
-  Measurement run(const RunRequest &) override {
-    ++runs_;
-    Measurement measurement;
-    measurement.status = Status::ok;
-    measurement.gflops = 1;
-    return measurement;
-  }
-
- private:
-  int &runs_;
-};
-
 std::string read_text(const std::filesystem::path &path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;

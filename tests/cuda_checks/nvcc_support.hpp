@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include "bench_node/candidate_runner.hpp"
+#include "bench_node/compiler.hpp"
 #include "bench_node/cuda/caching_compiler.hpp"
 #include "bench_node/cuda/cuda_checks.hpp"
 #include "bench_node/cuda/cuda_object_audit.hpp"
@@ -262,4 +264,28 @@ inline std::string host_does(const std::string &top, const std::string &extra) {
 }
 
 }  // namespace samples
+// Hands every request to the process's shared cache (a Scorer owns its compiler).
+class SharedCompiler : public Compiler {
+ public:
+  CompileOutcome compile(const CompileRequest &request) override {
+    return Nvcc::get().compiler().compile(request);
+  }
+};
+
+// Stands in for the runner: counts the candidates that got past every pre-run check.
+class CountingRunner : public CandidateRunner {
+ public:
+  explicit CountingRunner(int &runs) : runs_(runs) {}
+  Measurement run(const RunRequest &) override {
+    ++runs_;
+    Measurement measurement;
+    measurement.status = Status::ok;
+    measurement.gflops = 1;
+    return measurement;
+  }
+
+ private:
+  int &runs_;
+};
+
 }  // namespace hpcreward::cuda_test
