@@ -9,7 +9,10 @@ The cases that are not C files (huge, empty, binary sources; completions without
 several blocks) are built here.
 """
 import pathlib
-import re
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "support"))
+from case_header import read_case_header  # noqa: E402
 
 CASES_DIR = pathlib.Path(__file__).resolve().parent / "cases"
 SIG = "void matmul(int m, int n, int k, const double *A, const double *B, double *C)"
@@ -21,7 +24,6 @@ GOOD = SIG + """ {
   }
 }
 """
-HEADER = re.compile(r"^//\s*(expect|stage|problem|why):\s*(.*)$")
 
 
 class Case:
@@ -37,12 +39,7 @@ def c_cases():
     cases = []
     for path in sorted(CASES_DIR.glob("*.c")):
         source = path.read_text()
-        meta = {}
-        for line in source.splitlines():
-            match = HEADER.match(line)
-            if not match:
-                break
-            meta[match.group(1)] = match.group(2).strip()
+        meta = read_case_header(source, ("expect", "stage", "problem", "why"))
         assert "expect" in meta, f"{path.name} has no '// expect:' line"
         expect = meta["expect"].split("|")
         assert "ok" not in expect, f"{path.name}: a hostile case can never expect ok"

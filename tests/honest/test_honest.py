@@ -11,15 +11,18 @@ import os
 import pathlib
 import re
 import subprocess
+import sys
 import warnings
 
 import h5py
 import pytest
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "support"))
+from case_header import read_case_header  # noqa: E402
+
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 CASES_DIR = HERE / "cases"
-HEADER = re.compile(r"^//\s*(stage|problem|idioms):\s*(.*)$")
 # Stages the coordinator skips on a host without AVX-512 (they require it or compile with
 # -mavx512*; README "Stages"): their lines get constraint_violation there.
 AVX512_STAGES = {"avx512", "blocking"}
@@ -34,12 +37,7 @@ def read_cases():
     cases = []
     for path in sorted(CASES_DIR.glob("*.c")):
         source = path.read_text()
-        meta = {}
-        for line in source.splitlines():
-            match = HEADER.match(line)
-            if not match:
-                break
-            meta[match.group(1)] = match.group(2).strip()
+        meta = read_case_header(source, ("stage", "problem", "idioms"))
         assert "stage" in meta, f"{path.name} has no '// stage:' line"
         cases.append({"id": path.stem, "problem": meta.get("problem", "dgemm-256"),
                       "stage": meta["stage"], "source": source})
