@@ -22,6 +22,7 @@
 #include <string>
 
 #include "bench_node/executor_protocol.hpp"
+#include "bench_node/sandbox/capabilities.hpp"
 #include "bench_node/sandbox/seccomp_filter.hpp"
 
 namespace hpcreward {
@@ -84,6 +85,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlives its measurer
+  if (!drop_all_capabilities()) return 3;  // sandbox/capabilities.hpp
   void *mapped = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, kExecutorRegionFd, 0);
   if (mapped == MAP_FAILED) return 3;
   ::close(kExecutorRegionFd);

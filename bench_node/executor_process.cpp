@@ -22,14 +22,6 @@ namespace hpcreward {
 
 namespace {
 
-// What the executor's control block says, as bounded text (the candidate may have written it).
-std::string untrusted_text(const char *text, std::size_t limit) {
-  std::string out(text, ::strnlen(text, limit));
-  for (char &c : out)
-    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) c = '?';
-  return out;
-}
-
 bool over_cpu_limit(double &limit_s) {
   rlimit limit{};
   rusage usage{};
@@ -42,6 +34,46 @@ bool over_cpu_limit(double &limit_s) {
 }
 
 }  // namespace
+
+std::string untrusted_text(const char *text, std::size_t limit) {
+  std::string out(text, ::strnlen(text, limit));
+  for (char &c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) c = '?';
+  return out;
+}
+
+Verdict executor_end_verdict(const siginfo_t &info) {
+  if (info.si_code == CLD_EXITED)
+    return {Status::runtime_error, "exited with code " + std::to_string(info.si_status) +
+                                       " in a call (the candidate ended its own process)"};
+  double cpu_limit_s = 0;
+  const bool over_cpu = over_cpu_limit(cpu_limit_s);
+  return verdict_for_signal(info.si_status, over_cpu, cpu_limit_s, "");
+}
+
+pid_t spawn_executor(std::vector<std::string> arguments, const std::vector<int> &descriptors) {
+  std::vector<char *> argv;
+  for (std::string &argument : arguments) argv.push_back(argument.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::system_error(errno, std::generic_category(), "fork of the executor");
+  if (pid > 0) return pid;
+  // The executor gets `descriptors` and the standard streams, nothing else: not the result
+  // pipe, the token or the progress pipe (async-signal-safe calls only until execv). Each is
+  // first copied above every target so no dup2 overwrites one still to be placed.
+  const int first = kExecutorRegionFd, count = static_cast<int>(descriptors.size());
+  int above[8];
+  if (count > 8) ::_exit(127);
+  for (int i = 0; i < count; ++i)
+    if ((above[i] = ::fcntl(descriptors[i], F_DUPFD, first + count)) < 0) ::_exit(127);
+  for (int i = 0; i < count; ++i)
+    if (::dup2(above[i], first + i) < 0) ::_exit(127);
+  ::syscall(SYS_close_range, first + count, ~0U, 0);
+  const rlimit no_files{0, 0};  // no file writes (pipes are not files); the region is sized
+  if (::setrlimit(RLIMIT_FSIZE, &no_files) != 0) ::_exit(127);
+  ::execv(argv[0], argv.data());
+  ::_exit(127);
+}
 
 ExecutorProcess::ExecutorProcess(const ExecutorOptions &options)
     : options_(options), region_(options.operand_bytes) {
@@ -74,35 +106,13 @@ Verdict ExecutorProcess::resume(double &seconds) {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (info.si_code == CLD_STOPPED) return {};
   pid_ = -1;  // reaped
-  if (info.si_code == CLD_EXITED)
-    return {Status::runtime_error, "exited with code " + std::to_string(info.si_status) +
-                                       " in a call (the candidate ended its own process)"};
-  double cpu_limit_s = 0;
-  const bool over_cpu = over_cpu_limit(cpu_limit_s);
-  return verdict_for_signal(info.si_status, over_cpu, cpu_limit_s, "");
+  return executor_end_verdict(info);
 }
 
 Verdict ExecutorProcess::start() {
-  const std::string bytes = std::to_string(region_.bytes());
-  std::vector<std::string> arguments = {options_.program, "--region-bytes", bytes, "--object", options_.object};
-  std::vector<char *> argv;
-  for (std::string &argument : arguments) argv.push_back(argument.data());
-  argv.push_back(nullptr);
-
-  pid_ = ::fork();
-  if (pid_ < 0) throw std::system_error(errno, std::generic_category(), "fork of the executor");
-  if (pid_ == 0) {
-    // The executor gets the region and the standard streams, nothing else: not the result
-    // pipe, the token or the progress pipe (async-signal-safe calls only until execv).
-    if (region_.fd() == kExecutorRegionFd ? ::fcntl(kExecutorRegionFd, F_SETFD, 0) < 0
-                                          : ::dup2(region_.fd(), kExecutorRegionFd) < 0)
-      ::_exit(127);
-    ::syscall(SYS_close_range, kExecutorRegionFd + 1, ~0U, 0);
-    const rlimit no_files{0, 0};  // no file writes (pipes are not files); the region is sized
-    if (::setrlimit(RLIMIT_FSIZE, &no_files) != 0) ::_exit(127);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
+  pid_ = spawn_executor({options_.program, "--region-bytes", std::to_string(region_.bytes()), "--object",
+                         options_.object},
+                        {region_.fd()});
   // The first stop: started, region mapped. Then the handshake, with no candidate loaded.
   if (next_change().si_code != CLD_STOPPED) {
     pid_ = -1;

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 #include "bench_node/candidate_calls.hpp"
 #include "bench_node/executor_protocol.hpp"
@@ -57,5 +58,14 @@ class ExecutorProcess : public CandidateCalls {
   pid_t pid_ = -1;
   double handshake_s_ = 0;
 };
+
+// Shared with the GPU measurer (gpu/gpu_executor.hpp).
+// What an executor wrote for the measurer to read, as bounded printable text.
+std::string untrusted_text(const char *text, std::size_t limit);
+// How an executor that ended during a command ended (waitid's report), as a verdict.
+Verdict executor_end_verdict(const siginfo_t &info);
+// fork + execv of `arguments` with `descriptors` as fds 3, 4, ... and, besides them, only the
+// standard streams; RLIMIT_FSIZE 0. Returns the pid (throws std::system_error).
+pid_t spawn_executor(std::vector<std::string> arguments, const std::vector<int> &descriptors);
 
 }  // namespace hpcreward

@@ -7,6 +7,7 @@
 // this process, which no candidate code runs in. It writes exactly one JSON object
 // {"token", "measurement"} to --result-fd and exits 0.
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -71,6 +72,7 @@ int main(int argc, char **argv) {
       std::fputs(runner_usage().c_str(), stdout);
       return 0;
     }
+  ::prctl(PR_SET_DUMPABLE, 0);  // out of reach of /proc/<pid>/mem (sandbox/capabilities.hpp)
   RunnerArgs args;
   try {
     args = parse_runner_args(argc, argv);

@@ -215,20 +215,6 @@ __global__ void compare_residual_kernel(const double *z, const double *z_sq, con
   if (worst > 0) atomic_max_double(&tally->worst_ratio, worst);
 }
 
-__device__ inline unsigned long long global_nanoseconds() {
-  unsigned long long now;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  return now;
-}
-
-__global__ void __launch_bounds__(1024, 2) blocker_kernel(volatile int *release, unsigned long long max_ns) {
-  if (threadIdx.x == 0) {
-    const unsigned long long start = global_nanoseconds();
-    while (*release == 0 && global_nanoseconds() - start < max_ns) {}
-  }
-  __syncthreads();
-}
-
 __global__ void canary_kernel(const float *a, const float *b, float *out, int count) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < count) out[i] = a[i] * b[i] + static_cast<float>(i);
@@ -345,11 +331,6 @@ void compare_residual(const double *z, const double *z_sq, const double *w, int 
   compare_residual_kernel<<<blocks_for(static_cast<std::size_t>(count)), kThreads>>>(z, z_sq, w, count,
                                                                                     row_bound, tally);
   cuda_check_launch("compare_residual");
-}
-
-void launch_blocker(int multiprocessors, volatile int *release, unsigned long long max_ns) {
-  blocker_kernel<<<2 * (multiprocessors > 0 ? multiprocessors : 1), 1024>>>(release, max_ns);
-  cuda_check_launch("blocker");
 }
 
 void canary(const float *a, const float *b, float *out, int count) {

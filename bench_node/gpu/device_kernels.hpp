@@ -1,8 +1,8 @@
 #pragma once
 // The runner's own device kernels: input values, NaN poison, guard patterns, checksums, the
 // comparison with the reference, the randomized residual (Freivalds) check, the canary. All
-// launch on the legacy default stream (the harness synchronizes the device around every
-// candidate call, so candidates' side streams are ordered too).
+// launch on the legacy default stream of the measurer's context (the candidate's runs in
+// another process: gpu_executor.hpp).
 #include <cstddef>
 #include <cstdint>
 
@@ -54,11 +54,6 @@ void fill_vector(double *x, double *x_sq, const double *norm, int count, std::ui
 // sum (z - w)^2 and ref_sq sum z_sq, so sqrt(error_sq / ref_sq) is the normwise residual.
 void compare_residual(const double *z, const double *z_sq, const double *w, int count,
                       double row_bound, DeviceTally *tally);
-// Fills every SM's thread slots (2 blocks of 1024 threads per SM) and holds them until the
-// host sets *release (mapped host memory) or `max_ns` pass: work queued behind it, on any
-// stream, starts only when it ends. The harness queues it before its start event, so the
-// candidate's launches are queued while it runs and their host latency stays out of the time.
-void launch_blocker(int multiprocessors, volatile int *release, unsigned long long max_ns);
 // out[i] = a[i] * b[i] + i for the canary.
 void canary(const float *a, const float *b, float *out, int count);
 

@@ -2,16 +2,14 @@
 
 #include <cuda_runtime.h>
 
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "bench_node/gpu/cuda_call.hpp"
 #include "bench_node/gpu/device_kernels.hpp"
 
 namespace hpcreward::gpu {
-
-namespace {
-std::size_t round_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
-}  // namespace
 
 DeviceMemory::DeviceMemory(std::size_t bytes) : bytes_(bytes) {
   cuda_call(cudaMalloc(&pointer_, bytes == 0 ? 1 : bytes), "cudaMalloc");
@@ -33,18 +31,25 @@ DeviceMemory &DeviceMemory::operator=(DeviceMemory &&other) noexcept {
   return *this;
 }
 
-GuardedDeviceBuffer::GuardedDeviceBuffer(std::size_t data_bytes, std::uint64_t guard_seed)
-    : memory_(2 * kGuardBytes + round_up(data_bytes)), data_bytes_(data_bytes), guard_seed_(guard_seed) {
-  // The front zone, then everything from the data's end to the allocation's end.
-  fill_guard(memory_.get(), kGuardBytes, guard_seed_);
-  fill_guard(static_cast<char *>(data()) + data_bytes_, memory_.bytes() - kGuardBytes - data_bytes_,
-             guard_seed_ ^ 0xa5a5a5a5ULL);
+void *DeviceArena::take(std::size_t bytes) {
+  const std::size_t size = rounded(bytes);
+  if (size > bytes_ - used_)
+    throw std::length_error("the operand pool is full (" + std::to_string(bytes_) + " bytes)");
+  void *piece = base_ + used_;
+  used_ += size;
+  return piece;
+}
+
+GuardedDeviceBuffer::GuardedDeviceBuffer(DeviceArena &arena, std::size_t data_bytes, std::uint64_t guard_seed)
+    : start_(static_cast<char *>(arena.take(footprint(data_bytes)))), data_bytes_(data_bytes), guard_seed_(guard_seed) {
+  // The front zone, then everything from the data's end to the piece's end.
+  fill_guard(start_, kGuardBytes, guard_seed_);
+  fill_guard(static_cast<char *>(data()) + data_bytes_, back_bytes(), guard_seed_ ^ 0xa5a5a5a5ULL);
 }
 
 void GuardedDeviceBuffer::count_guard_mismatches(unsigned long long *mismatches) const {
-  gpu::count_guard_mismatches(memory_.get(), kGuardBytes, guard_seed_, mismatches);
-  gpu::count_guard_mismatches(static_cast<char *>(data()) + data_bytes_,
-                              memory_.bytes() - kGuardBytes - data_bytes_, guard_seed_ ^ 0xa5a5a5a5ULL,
+  gpu::count_guard_mismatches(start_, kGuardBytes, guard_seed_, mismatches);
+  gpu::count_guard_mismatches(static_cast<char *>(data()) + data_bytes_, back_bytes(), guard_seed_ ^ 0xa5a5a5a5ULL,
                               mismatches);
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // Device allocations of the GPU runner: plain cudaMalloc (never managed memory, which can
-// hang a shared GPU), freed with the owner. GuardedDeviceBuffer puts a guard zone of known
-// bytes before and after the data, checked after every candidate call: a write just outside
-// an operand is caught even when it does not fault.
+// hang a shared GPU), freed with the owner. DeviceArena hands out pieces of one allocation
+// (the operand pool the candidate's process shares). GuardedDeviceBuffer puts a guard zone of
+// known bytes before and after the data, checked after every candidate call: a write just
+// outside an operand is caught even when it does not fault.
 #include <cstddef>
 #include <cstdint>
 
@@ -27,18 +28,37 @@ class DeviceMemory {
   std::size_t bytes_ = 0;
 };
 
+// Pieces of [base, base + bytes), 256-byte aligned, handed out in order until reset().
+class DeviceArena {
+ public:
+  DeviceArena(void *base, std::size_t bytes) : base_(static_cast<char *>(base)), bytes_(bytes) {}
+  void *take(std::size_t bytes);  // throws std::length_error when the arena is full
+  void reset() { used_ = 0; }
+  std::uint64_t offset_of(const void *pointer) const { return static_cast<const char *>(pointer) - base_; }
+  static std::size_t rounded(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+ private:
+  char *base_;
+  std::size_t bytes_;
+  std::size_t used_ = 0;
+};
+
 class GuardedDeviceBuffer {
  public:
   static constexpr std::size_t kGuardBytes = 64 * 1024;
+  // What one buffer of `data_bytes` takes of an arena.
+  static std::size_t footprint(std::size_t data_bytes) { return 2 * kGuardBytes + DeviceArena::rounded(data_bytes); }
 
-  GuardedDeviceBuffer(std::size_t data_bytes, std::uint64_t guard_seed);
-  void *data() const { return static_cast<char *>(memory_.get()) + kGuardBytes; }
+  GuardedDeviceBuffer(DeviceArena &arena, std::size_t data_bytes, std::uint64_t guard_seed);
+  void *data() const { return start_ + kGuardBytes; }
   std::size_t data_bytes() const { return data_bytes_; }
   // Adds the changed guard bytes (both zones) to *mismatches (device memory).
   void count_guard_mismatches(unsigned long long *mismatches) const;
 
  private:
-  DeviceMemory memory_;
+  std::size_t back_bytes() const { return footprint(data_bytes_) - kGuardBytes - data_bytes_; }
+
+  char *start_;
   std::size_t data_bytes_ = 0;
   std::uint64_t guard_seed_ = 0;
 };

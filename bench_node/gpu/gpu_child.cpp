@@ -7,6 +7,7 @@
 #include "bench_node/classify.hpp"
 #include "bench_node/result_envelope.hpp"
 #include "bench_node/runner_args.hpp"
+#include "bench_node/shared_region.hpp"
 #include "common/messages_json.hpp"
 
 namespace hpcreward {
@@ -14,8 +15,9 @@ namespace hpcreward {
 namespace {
 
 // CUDA reserves address space far beyond what it uses, so no RLIMIT_AS; RLIMIT_DATA bounds
-// host memory instead (it skips PROT_NONE reservations). No file writes (the driver's device
-// files are not files RLIMIT_FSIZE counts), CPU time scaled from the wall clock. No
+// host memory instead (it skips PROT_NONE reservations), for the measurer and the executor
+// each. No file writes beyond the measurer's one-page control memfd (the driver's device files
+// are not files RLIMIT_FSIZE counts; the executor gets 0), CPU time scaled from the wall clock. No
 // RLIMIT_NPROC: it counts every process of the user (ranks, nvcc, other jobs) and spares
 // root; the seccomp filter refuses new processes instead.
 ChildSpec base_spec(const GpuChildOptions &options, double deadline_s) {
@@ -24,7 +26,7 @@ ChildSpec base_spec(const GpuChildOptions &options, double deadline_s) {
   spec.environment = gpu_child_environment(options.visible_device);
   spec.limits.data_bytes = options.host_memory_bytes;
   spec.limits.cpu_seconds = static_cast<std::uint64_t>(deadline_s * 2) + 10;
-  spec.limits.file_size_bytes = 0;
+  spec.limits.file_size_bytes = SharedRegion::kControlBytes;
   spec.limits.open_files = 256;
   spec.deadline_s = deadline_s;
   spec.output_limit = 4096;

@@ -1,11 +1,15 @@
 #pragma once
-// Verifies and times one CUDA candidate in the GPU runner (docs/design.md "Measuring
-// honestly"). Full checks against cuBLAS at the nominal and every check shape, twice on the
-// same buffers with new values; then warm-up and timed calls at the nominal shape over a
-// ring of buffer sets refilled before every call, L2 flushed, CUDA events around the call
-// with a device-wide synchronize before the end event, a wall-clock cross-check per call,
-// and every output checked on the device (the row-wise residual check, residual_bound.hpp),
-// every guard zone and input checksum checked after every call.
+// Verifies and times one CUDA candidate from the GPU runner, the measurer (docs/design.md
+// "Measuring honestly", docs/reward-integrity.md): the candidate runs in its own process and
+// CUDA context (gpu_executor.hpp), which shares only the operand pool with the measurer.
+// Every check reads the measurer's own copies: the pristine inputs, and C as copied out of the
+// pool when the call's clock stopped.
+//
+// First the executor's round trip is calibrated (before the candidate is loaded); then full
+// checks against cuBLAS at the nominal and every check shape, twice on the same buffers with
+// new values; then warm-up and timed calls at the nominal shape over a ring of buffer sets,
+// new values before every call, L2 flushed, every output checked (the row-wise residual
+// check, residual_bound.hpp), every guard zone and input checked after every call.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -17,13 +21,8 @@
 namespace hpcreward::gpu {
 
 class Cublas;
-
-// The candidate's entry point, whatever its element type (all are pointers to the ABI).
-struct CandidateEntry {
-  void *symbol = nullptr;
-  Precision precision = Precision::f64;
-  void call(int m, int n, int k, const void *a, const void *b, void *c) const;
-};
+class ExportedDeviceMemory;
+class GpuExecutor;
 
 struct GpuHarnessConfig {
   Precision precision = Precision::f64;
@@ -39,20 +38,16 @@ struct GpuHarnessConfig {
   // Benchmarks only (hpcreward-gpu-fidelity attributes differences with them); ranks keep both.
   bool flush_l2 = true;
   bool reset_persisting_l2 = true;
-  // Hold the device behind a blocker while the candidate's launches are queued (device_kernels
-  // launch_blocker), at most this long; 0 (ranks): start the clock on an idle device. Off on
-  // ranks: on an H100 a kernel on a non-blocking stream read 16% faster than the same kernel
-  // on the legacy stream behind the blocker (REPORT.md), a reward a candidate could game.
-  double launch_lead_s = 0;
 };
 
-// Fraction of timed calls whose event time may fall short of half their wall time before the
-// run is refused (preemption of the harness between its clock and its event is rare).
-inline constexpr double kClockDisagreementAllowed = 0.1;
+// The operand pool `config` needs: the timing ring's buffer sets, or one set at the largest
+// check shape.
+std::size_t operand_pool_bytes(const GpuHarnessConfig &config);
 
+// Calibrates `executor` (its pool already open), loads the candidate, verifies and times it.
 // The Measurement: ok with timings, or the first failure. Throws CudaError for failures of
-// the harness's own CUDA calls before the candidate ran.
-Measurement run_gpu_harness(const CandidateEntry &candidate, const GpuHarnessConfig &config,
+// the measurer's own CUDA calls.
+Measurement run_gpu_harness(GpuExecutor &executor, ExportedDeviceMemory &pool, const GpuHarnessConfig &config,
                             Cublas &cublas);
 
 // Exponent range of input scaling per precision (device_kernels.hpp fill_operand): f32 inputs

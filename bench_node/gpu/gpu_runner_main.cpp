@@ -1,23 +1,26 @@
-// hpcreward-gpu-runner: the child that loads one CUDA candidate and verifies and times it on
-// the GPU, or probes the GPU for its rank. Each candidate gets a process, and so a
-// CUDA context, of its own: an illegal address or a trap poisons that context for good, and
-// only this process dies with it.
+// hpcreward-gpu-runner: the measurer of one CUDA candidate, or the GPU's probe for its rank.
+// It never loads the candidate: it starts hpcreward-gpu-executor (next to it), the process and
+// CUDA context the candidate runs in, and shares with it only a control page and the operand
+// pool (gpu_executor.hpp). An illegal address or a trap poisons the executor's context; this
+// process and its context, where every check is made, are out of the candidate's reach.
 //
 // Started by hpcreward-bench (GPU mode) with fork+execv inside its sandbox (own process group,
 // limits, private directory, deadline, CUDA_VISIBLE_DEVICES naming the rank's GPU). Modes:
-//   (default)  reads the token from --token-fd, creates the context and cuBLAS, loads the
-//              object, installs the GPU seccomp filter, runs the harness, writes
-//              {"token", "measurement"} to --result-fd
+//   (default)  reads the token from --token-fd, starts the executor, creates its own context,
+//              cuBLAS and the operand pool, runs the harness (which has the executor load the
+//              object under the GPU seccomp filter), writes {"token", "measurement"} to
+//              --result-fd
 //   --probe [--ceiling-size N]   writes {"token", "probe": {"gpu", "ceilings"}}
 //   --canary                     writes {"token", "canary": "" or what went wrong}
 #include <cuda_runtime.h>
-#include <dlfcn.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <new>
 #include <string>
 
@@ -25,36 +28,32 @@
 
 #include "bench_node/gpu/cublas_reference.hpp"
 #include "bench_node/gpu/cuda_call.hpp"
+#include "bench_node/gpu/exported_device_memory.hpp"
+#include "bench_node/gpu/gpu_executor.hpp"
 #include "bench_node/gpu/gpu_harness.hpp"
 #include "bench_node/gpu/gpu_probe.hpp"
 #include "bench_node/result_envelope.hpp"
 #include "bench_node/runner_pipes.hpp"
 #include "bench_node/write_all.hpp"
 #include "bench_node/runner_args.hpp"
-#include "bench_node/sandbox/gpu_seccomp_filter.hpp"
 #include "common/messages_json.hpp"
 
 namespace hpcreward {
 namespace {
 
+// hpcreward-gpu-executor, next to this program.
+std::string executor_program() {
+  return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "hpcreward-gpu-executor").string();
+}
+
 Measurement run_candidate(const RunnerArgs &args) {
-  // The context, cuBLAS and the harness's kernels first: their loading is not the candidate's
-  // time, and nothing of it happens after the filter is on.
+  // The executor first: it creates its context while this process creates its own.
+  gpu::GpuExecutor executor({.program = executor_program(), .object = args.object_path});
   gpu::cuda_call(cudaSetDevice(0), "cudaSetDevice");
   gpu::cuda_call(cudaFree(nullptr), "creating the CUDA context");
   gpu::Cublas cublas;
   if (std::string canary = gpu::run_canary(); !canary.empty())
     return failed_measurement(Status::runtime_error, "the GPU failed its check before the candidate: " + canary);
-
-  void *handle = ::dlopen(args.object_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    const char *error = ::dlerror();
-    return failed_measurement(Status::compile_error,
-                              std::string("cannot load the compiled object: ") + (error ? error : "unknown"));
-  }
-  ::dlerror();
-  void *symbol = ::dlsym(handle, "matmul");
-  if (symbol == nullptr) return failed_measurement(Status::format_error, "no matmul entry point");
 
   gpu::GpuHarnessConfig config;
   config.precision = args.precision;
@@ -66,12 +65,10 @@ Measurement run_candidate(const RunnerArgs &args) {
   if (args.ring_bytes > 0) config.ring_bytes = args.ring_bytes;
   if (args.l2_bytes > 0) config.l2_bytes = args.l2_bytes;
 
-  try {
-    install_gpu_candidate_filter({.result_fd = args.result_fd, .self = 0});
-  } catch (const SandboxError &error) {
-    return failed_measurement(Status::runtime_error, std::string("could not install the sandbox: ") + error.what());
-  }
-  return gpu::run_gpu_harness({symbol, args.precision}, config, cublas);
+  gpu::ExportedDeviceMemory pool(gpu::operand_pool_bytes(config));
+  if (Verdict verdict = executor.open_pool(pool.fd(), pool.bytes()); !verdict.ok())
+    return failed_measurement(verdict.status, verdict.reason);
+  return gpu::run_gpu_harness(executor, pool, config, cublas);
 }
 
 std::string probe(int ceiling_size) {
@@ -134,6 +131,7 @@ int main(int argc, char **argv) {
     write_all(result_fd, out.dump());
     ::_exit(0);
   }
+  ::prctl(PR_SET_DUMPABLE, 0);  // out of reach of /proc/<pid>/mem (sandbox/capabilities.hpp)
   RunnerArgs args;
   try {
     args = parse_runner_args(argc, argv);

@@ -38,6 +38,7 @@ PLAN = [
     ("wmma_hgemm", "cuda-hgemm-4096", "cuda-open", "ok"),
     ("async_sgemm", "cuda-sgemm-1024", "cuda-async", "ok"),
     ("side_stream_early", "cuda-sgemm-1024", "cuda-naive", "ok"),
+    ("scans_stack_for_clock", "cuda-sgemm-1024", "cuda-naive", "ok"),
     # Honest idioms every pre-run check must let through (tests/cuda_checks/honest_corpus_test.cpp).
     ("honest_device_helper", "cuda-dgemm-1024", "cuda-naive", "ok"),
     ("honest_templates", "cuda-sgemm-1024", "cuda-smem", "ok"),
@@ -78,6 +79,11 @@ PLAN = [
     ("smem_sgemm", "cuda-sgemm-1024", "cuda-async", "constraint_violation"),
     ("async_sgemm", "cuda-sgemm-1024", "cuda-smem", "constraint_violation"),
 ]
+# Hostile cases whose `ok` is right only at an honest speed: their GFLOPS may exceed their honest
+# twin's (same kernel, same problem, the first row of PLAN) by at most TWIN_SLACK.
+TWINS = {"side_stream_early": "naive_sgemm", "scans_stack_for_clock": "naive_sgemm"}
+TWIN_SLACK = 1.10
+
 # C candidates in the same run: the CPU ranks score them.
 C_PLAN = [
     ("ikj", "dgemm-256", "o3", "ok"),
@@ -176,6 +182,15 @@ def main():
             failures += got != status
             detail = f"{row['gflops']:9.1f} GFLOPS  {row['device'][:28]:28s} {row['techniques']:18s} {row['reason'][:90]}" if row else ""
             print(f"{mark} {cid:55s} expect {status:20s} got {got:20s} {detail}")
+        for cid, status in expected.items():
+            case, problem = cid.split("@")[0], cid.split("@")[1]
+            twin = next((c for c in expected if case in TWINS and c.startswith(f"{TWINS[case]}@{problem}@")), None)
+            if twin is None or cid not in by_id or twin not in by_id or by_id[cid]["status"] != "ok":
+                continue
+            ratio = by_id[cid]["gflops"] / by_id[twin]["gflops"] if by_id[twin]["gflops"] > 0 else float("inf")
+            inflated = ratio > TWIN_SLACK
+            failures += inflated
+            print(f"{'FAIL' if inflated else 'ok  '} {cid:55s} {ratio:.3f} x its honest twin {twin}")
         devices = {}
         for row in rows:
             devices[row["device"]] = devices.get(row["device"], 0) + 1

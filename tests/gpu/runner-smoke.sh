@@ -27,7 +27,7 @@ for case in tests/gpu/cases/*.cu; do
   # The rank's RLIMIT_DATA (--gpu-host-memory-mb 16384): host_memory_bomb must meet it here too.
   ( cd "$work" && ulimit -d $((16384 << 10)) && timeout 25 env CUDA_VISIBLE_DEVICES=0 CUDA_CACHE_DISABLE=1 "$OLDPWD/$bin/hpcreward-gpu-runner" --object "$work/$name.so" \
       --precision $precision --nominal ${size}x${size}x${size} --check $((size+1))x$((size-1))x$((size+7)) --check 31x17x23 \
-      --tolerance $tol --element-tolerance $etol --seed 7 --warmup-s 0.2 --min-reps 5 --max-reps 200 --target-rse 0.01 \
+      --tolerance $tol --element-tolerance $etol --warmup-s 0.2 --min-reps 5 --max-reps 200 --target-rse 0.01 \
       --time-cap-s 2 --l2-bytes 52428800 --ring-bytes 4294967296 3>"$work/$name.json" 4< <(echo tok) >"$work/$name.out" 2>&1 )
   rc=$?
   wall=$(echo "$(date +%s.%N) - $start" | bc)

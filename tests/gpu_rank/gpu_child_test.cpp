@@ -60,7 +60,7 @@ TEST(GpuSandboxedRunner, PassesTheProblemsToleranceAndTheDevicesL2) {
   EXPECT_TRUE(has_argument_pair(spec.arguments, "--l2-bytes", std::to_string(50 << 20)));
   EXPECT_TRUE(std::find(spec.arguments.begin(), spec.arguments.end(), "--element-tolerance") != spec.arguments.end());
   EXPECT_EQ(spec.deadline_s, 40);
-  EXPECT_EQ(spec.limits.file_size_bytes, std::optional<std::uint64_t>(0));
+  EXPECT_EQ(spec.limits.file_size_bytes, std::optional<std::uint64_t>(4096)) << "the control page's memfd only";
   EXPECT_FALSE(spec.limits.address_space_bytes.has_value()) << "CUDA reserves address space: no RLIMIT_AS";
   EXPECT_EQ(spec.limits.data_bytes, std::optional<std::uint64_t>(16ULL << 30)) << "RLIMIT_DATA: host memory";
   EXPECT_EQ(spec.limits.open_files, std::optional<std::uint64_t>(256));
@@ -77,7 +77,7 @@ TEST(GpuSandboxedRunner, CarriesTheRanksHostMemoryLimit) {
   const ChildSpec spec = GpuSandboxedRunner(options).child_spec({"/w/cand.so", "/w", &task}, "token");
   EXPECT_EQ(spec.limits.data_bytes, std::optional<std::uint64_t>(3ULL << 30));
   EXPECT_TRUE(spec.limits.cpu_seconds.has_value());
-  EXPECT_EQ(spec.limits.file_size_bytes, std::optional<std::uint64_t>(0));
+  EXPECT_EQ(spec.limits.file_size_bytes, std::optional<std::uint64_t>(4096)) << "the control page's memfd only";
 }
 
 TEST(GpuRunnerArgs, RoundTripTheGpuOptions) {

@@ -1,0 +1,222 @@
+#include "bench_node/gpu/gpu_executor.hpp"
+
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+
+#include "bench_node/executor_process.hpp"
+#include "bench_node/monotonic_clock.hpp"
+
+namespace hpcreward::gpu {
+
+namespace {
+
+std::uint64_t load_word(std::uint64_t &word) {
+  return std::atomic_ref<std::uint64_t>(word).load(std::memory_order_acquire);
+}
+void store_word(std::uint64_t &word, std::uint64_t value) {
+  std::atomic_ref<std::uint64_t>(word).store(value, std::memory_order_release);
+}
+
+// Waits in a spin for the first 5 ms (a call's end is read to a microsecond), then in sleeps
+// of a thousandth of the wait so far (a long call's end to 0.1%), up to 1 ms.
+class EndWait {
+ public:
+  void pause() {
+    const double waited = monotonic_seconds() - start_;
+    if (waited < 5e-3) {
+      __builtin_ia32_pause();
+      return;
+    }
+    const double sleep_s = std::min(1e-3, waited / 1000);
+    const timespec duration{0, static_cast<long>(sleep_s * 1e9)};
+    ::nanosleep(&duration, nullptr);
+  }
+
+ private:
+  double start_ = monotonic_seconds();
+};
+
+void send_descriptor(int socket, int fd) {
+  char byte = 'p';
+  iovec data{&byte, 1};
+  alignas(cmsghdr) char space[CMSG_SPACE(sizeof(int))] = {};
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = space;
+  message.msg_controllen = sizeof space;
+  cmsghdr *header = CMSG_FIRSTHDR(&message);
+  header->cmsg_level = SOL_SOCKET;
+  header->cmsg_type = SCM_RIGHTS;
+  header->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(header), &fd, sizeof fd);
+  if (::sendmsg(socket, &message, MSG_NOSIGNAL) != 1)
+    throw std::system_error(errno, std::generic_category(), "sending the operand pool to the executor");
+}
+
+}  // namespace
+
+GpuExecutor::GpuExecutor(GpuExecutorOptions options) : options_(std::move(options)), region_(0) {
+  static_assert(sizeof(GpuExecutorControl) <= SharedRegion::kControlBytes);
+  int sockets[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0)
+    throw std::system_error(errno, std::generic_category(), "socketpair for the executor");
+  pool_socket_ = sockets[0];
+  try {
+    pid_ = spawn_executor({options_.program, "--object", options_.object}, {region_.fd(), sockets[1]});
+  } catch (...) {
+    ::close(sockets[0]);
+    ::close(sockets[1]);
+    throw;
+  }
+  ::close(sockets[1]);
+}
+
+GpuExecutor::~GpuExecutor() {
+  if (pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {}
+  }
+  if (pool_socket_ >= 0) ::close(pool_socket_);
+}
+
+GpuExecutorControl &GpuExecutor::control() const { return *reinterpret_cast<GpuExecutorControl *>(region_.base()); }
+
+bool GpuExecutor::peek_change(siginfo_t &info) const {
+  info = {};
+  if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WSTOPPED | WNOHANG | WNOWAIT) != 0) return false;
+  return info.si_pid == pid_;
+}
+
+Verdict GpuExecutor::wait_for_stop() {
+  siginfo_t info{};
+  for (;;) {
+    if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WSTOPPED) == 0) break;
+    if (errno != EINTR) throw std::system_error(errno, std::generic_category(), "waitid on the GPU executor");
+  }
+  if (info.si_code == CLD_STOPPED) return {};
+  pid_ = -1;  // reaped
+  return executor_end_verdict(info);
+}
+
+Verdict GpuExecutor::ensure_started() {
+  if (started_) return {};
+  // Its first stop: its CUDA context is created, the control page mapped.
+  if (Verdict verdict = wait_for_stop(); !verdict.ok())
+    return {Status::runtime_error, "the GPU executor did not start (" + options_.program + "): " + verdict.reason};
+  started_ = true;
+  return {};
+}
+
+Verdict GpuExecutor::resume() {
+  if (Verdict verdict = ensure_started(); !verdict.ok()) return verdict;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (::kill(pid_, SIGCONT) != 0) throw std::system_error(errno, std::generic_category(), "SIGCONT to the executor");
+  Verdict verdict = wait_for_stop();
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  return verdict;
+}
+
+Verdict GpuExecutor::open_pool(int pool_fd, std::size_t pool_bytes) {
+  GpuExecutorControl &block = control();
+  block.command = GpuCommand::open_pool;
+  block.pool_bytes = pool_bytes;
+  block.load_status = LoadStatus::pending;
+  block.message[0] = '\0';
+  send_descriptor(pool_socket_, pool_fd);
+  ::close(pool_socket_);
+  pool_socket_ = -1;
+  if (Verdict verdict = resume(); !verdict.ok()) return verdict;
+  if (control().load_status != LoadStatus::loaded)
+    return {Status::runtime_error, "the GPU executor could not map the operand pool: " +
+                                       untrusted_text(control().message, sizeof control().message)};
+  return {};
+}
+
+GpuCallOutcome GpuExecutor::round(const CallSteps &steps) {
+  if (Verdict verdict = ensure_started(); !verdict.ok()) return {verdict, 0, ""};
+  GpuExecutorControl &block = control();
+  const std::uint64_t sequence = ++sequence_;
+  block.sequence = sequence;
+  block.cuda_error = 0;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (::kill(pid_, SIGCONT) != 0) throw std::system_error(errno, std::generic_category(), "SIGCONT to the executor");
+  // Untimed: the executor wakes and says it is ready. It has seen no input yet.
+  siginfo_t info{};
+  for (EndWait wait; load_word(block.armed) != sequence; wait.pause())
+    if (peek_change(info)) {
+      if (Verdict verdict = wait_for_stop(); !verdict.ok()) return {verdict, 0, ""};
+      return {{Status::runtime_error, "the GPU executor stopped before its call (it broke the protocol)"}, 0, ""};
+    }
+
+  const double start = monotonic_seconds();
+  steps.prepare();
+  store_word(block.go, sequence);
+  for (EndWait wait; load_word(block.done) != sequence; wait.pause())
+    if (peek_change(info)) break;  // stopped or ended without saying done: verified on what it left
+  steps.finish();
+  const double seconds = monotonic_seconds() - start;
+
+  if (Verdict verdict = wait_for_stop(); !verdict.ok()) return {verdict, seconds, ""};
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  GpuCallOutcome outcome{{}, seconds, ""};
+  if (block.cuda_error != 0) outcome.cuda_error = untrusted_text(block.message, sizeof block.message);
+  return outcome;
+}
+
+Verdict GpuExecutor::calibrate(const CallSteps &steps) {
+  control().command = GpuCommand::none;
+  double least = 1e9;
+  for (int i = 0; i < options_.calibration_rounds; ++i) {
+    const GpuCallOutcome outcome = round(steps);
+    if (!outcome.verdict.ok()) return outcome.verdict;
+    if (!outcome.cuda_error.empty())
+      return {Status::runtime_error, "the GPU executor's own kernel failed: " + outcome.cuda_error};
+    least = std::min(least, outcome.seconds);
+  }
+  handshake_s_ = least;
+  return {};
+}
+
+Verdict GpuExecutor::load() {
+  GpuExecutorControl &block = control();
+  block.command = GpuCommand::load;
+  block.load_status = LoadStatus::pending;
+  block.message[0] = '\0';
+  if (Verdict verdict = resume(); !verdict.ok()) return verdict;
+  const std::string message = untrusted_text(block.message, sizeof block.message);
+  switch (block.load_status) {
+    case LoadStatus::loaded: return {};
+    case LoadStatus::load_failed: return {Status::compile_error, "cannot load the compiled object: " + message};
+    case LoadStatus::no_entry_point: return {Status::format_error, "no matmul entry point"};
+    case LoadStatus::no_sandbox: return {Status::runtime_error, "could not install the sandbox: " + message};
+    default: return {Status::runtime_error, "the GPU executor did not report loading the candidate"};
+  }
+}
+
+GpuCallOutcome GpuExecutor::call(Precision precision, const Shape &shape, std::uint64_t a, std::uint64_t b,
+                                 std::uint64_t c, const CallSteps &steps) {
+  GpuExecutorControl &block = control();
+  block.command = GpuCommand::call;
+  block.precision = static_cast<std::uint32_t>(precision);
+  block.m = shape.m;
+  block.n = shape.n;
+  block.k = shape.k;
+  block.a = a;
+  block.b = b;
+  block.c = c;
+  GpuCallOutcome outcome = round(steps);
+  outcome.seconds = std::max(outcome.seconds - handshake_s_, outcome.seconds / 2);
+  return outcome;
+}
+
+}  // namespace hpcreward::gpu

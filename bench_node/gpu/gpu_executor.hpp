@@ -1,0 +1,85 @@
+#pragma once
+// The GPU measurer's side of the separation (docs/reward-integrity.md, "CUDA candidates"): the
+// candidate runs in hpcreward-gpu-executor, a child process with a CUDA context of its own,
+// which shares with the measurer only the control page and the operand pool. The protocol,
+// and why its clock cannot be beaten by work on other streams or after the call, is in
+// gpu_executor_protocol.hpp. No CUDA here: the measurer's device work before and after each
+// call comes in as `prepare` and `finish`.
+//
+// Each call is timed from before `prepare` to after `finish`, less the least such round trip
+// measured before the candidate was loaded (the same prepare and finish around an empty
+// kernel of the executor's own), at most half of the call's time.
+#include <signal.h>
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "bench_node/candidate_calls.hpp"
+#include "bench_node/gpu/gpu_executor_protocol.hpp"
+#include "bench_node/shared_region.hpp"
+#include "common/problem.hpp"
+
+namespace hpcreward::gpu {
+
+struct GpuExecutorOptions {
+  std::string program;  // hpcreward-gpu-executor
+  std::string object;   // the candidate's shared object
+  int calibration_rounds = 32;
+};
+
+// The measurer's device work around one call: inputs into the pool before, C out after.
+struct CallSteps {
+  std::function<void()> prepare;
+  std::function<void()> finish;
+};
+
+struct GpuCallOutcome {
+  Verdict verdict;         // not ok: the executor did not come back (it ended, or broke the protocol)
+  double seconds = 0;      // the call's time, less the calibrated round trip
+  std::string cuda_error;  // what the executor reported of the call's synchronize ("" none; untrusted)
+};
+
+class GpuExecutor {
+ public:
+  // Starts the executor (it creates its CUDA context while the measurer creates its own).
+  explicit GpuExecutor(GpuExecutorOptions options);
+  ~GpuExecutor();  // kills and reaps the executor
+  GpuExecutor(const GpuExecutor &) = delete;
+  GpuExecutor &operator=(const GpuExecutor &) = delete;
+
+  // Maps the pool (the descriptor of ExportedDeviceMemory) into the executor's context.
+  Verdict open_pool(int pool_fd, std::size_t pool_bytes);
+  // The round trip with `steps` around an empty kernel, `calibration_rounds` times; the least
+  // is what every call is charged less. Before load(): the candidate cannot slow it down.
+  Verdict calibrate(const CallSteps &steps);
+  // Loads the candidate under the seccomp filter. Not ok: compile_error for an object that
+  // won't load, format_error without matmul, or how the executor ended.
+  Verdict load();
+  GpuCallOutcome call(Precision precision, const Shape &shape, std::uint64_t a, std::uint64_t b, std::uint64_t c,
+                      const CallSteps &steps);
+
+  double handshake_s() const { return handshake_s_; }
+
+ private:
+  // One armed round: SIGCONT, armed, prepare, go, done (or the executor's stop or end), finish.
+  GpuCallOutcome round(const CallSteps &steps);
+  // SIGCONT, then the executor's next stop (commands with no clock).
+  Verdict resume();
+  Verdict wait_for_stop();
+  Verdict ensure_started();  // its first stop seen (it stops once its context exists)
+  bool peek_change(siginfo_t &info) const;  // a stop or end not yet reaped, without reaping it
+  GpuExecutorControl &control() const;
+
+  GpuExecutorOptions options_;
+  SharedRegion region_;
+  int pool_socket_ = -1;  // the measurer's end of the socket the pool's descriptor goes through
+  pid_t pid_ = -1;
+  bool started_ = false;  // its first stop seen
+  std::uint64_t sequence_ = 0;
+  double handshake_s_ = 0;
+};
+
+}  // namespace hpcreward::gpu

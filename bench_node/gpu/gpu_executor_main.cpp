@@ -1,0 +1,172 @@
+// hpcreward-gpu-executor: the process a CUDA candidate runs in, started by hpcreward-gpu-runner
+// (the measurer) with the control page on fd 3 and the socket the operand pool arrives on as
+// fd 4, nothing else of the measurer's: not its memory (execv), not its descriptors, not its
+// CUDA context. The protocol is in gpu_executor_protocol.hpp.
+//
+//   hpcreward-gpu-executor --object FILE
+//
+// It drops every capability (a root measurer's memory stays out of reach of /proc/<pid>/mem),
+// creates its context, stops; maps the pool; then loads the candidate and installs the GPU
+// seccomp filter before the first call. Not meant to be run by hand.
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+#include "bench_node/gpu/exported_device_memory.hpp"
+#include "bench_node/gpu/gpu_executor_protocol.hpp"
+#include "bench_node/sandbox/capabilities.hpp"
+#include "bench_node/sandbox/gpu_seccomp_filter.hpp"
+#include "bench_node/shared_region.hpp"
+#include "common/problem.hpp"
+
+namespace hpcreward::gpu {
+
+cudaError_t launch_empty_kernel();  // gpu_executor_kernel.cu
+
+namespace {
+
+void set_message(GpuExecutorControl &control, const char *text) {
+  std::snprintf(control.message, sizeof control.message, "%s", text ? text : "unknown");
+}
+
+int receive_descriptor(int socket) {
+  char byte = 0;
+  iovec data{&byte, 1};
+  alignas(cmsghdr) char space[CMSG_SPACE(sizeof(int))] = {};
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = space;
+  message.msg_controllen = sizeof space;
+  if (::recvmsg(socket, &message, MSG_CMSG_CLOEXEC) != 1) return -1;
+  const cmsghdr *header = CMSG_FIRSTHDR(&message);
+  if (header == nullptr || header->cmsg_type != SCM_RIGHTS) return -1;
+  int fd = -1;
+  std::memcpy(&fd, CMSG_DATA(header), sizeof fd);
+  return fd;
+}
+
+std::byte *open_pool(GpuExecutorControl &control) {
+  const int fd = receive_descriptor(kGpuPoolSocketFd);
+  ::close(kGpuPoolSocketFd);
+  if (fd < 0) {
+    set_message(control, "no operand pool arrived");
+    control.load_status = LoadStatus::load_failed;
+    return nullptr;
+  }
+  const char *error = nullptr;
+  void *pool = import_device_memory(fd, control.pool_bytes, error);
+  ::close(fd);
+  if (pool == nullptr) {
+    set_message(control, error);
+    control.load_status = LoadStatus::load_failed;
+    return nullptr;
+  }
+  control.load_status = LoadStatus::loaded;
+  return static_cast<std::byte *>(pool);
+}
+
+void *load(GpuExecutorControl &control, const char *object) {
+  void *handle = ::dlopen(object, RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    set_message(control, ::dlerror());
+    control.load_status = LoadStatus::load_failed;
+    return nullptr;
+  }
+  ::dlerror();
+  void *symbol = ::dlsym(handle, "matmul");
+  if (symbol == nullptr) {
+    control.load_status = LoadStatus::no_entry_point;
+    return nullptr;
+  }
+  try {
+    install_gpu_candidate_filter({.result_fd = -1, .progress_fd = -1, .self = 0});
+  } catch (const SandboxError &error) {
+    set_message(control, error.what());
+    control.load_status = LoadStatus::no_sandbox;
+    return nullptr;
+  }
+  control.load_status = LoadStatus::loaded;
+  return symbol;
+}
+
+template <typename T>
+void call_as(void *symbol, const GpuExecutorControl &control, std::byte *pool) {
+  reinterpret_cast<void (*)(int, int, int, const T *, const T *, T *)>(symbol)(
+      control.m, control.n, control.k, reinterpret_cast<const T *>(pool + control.a),
+      reinterpret_cast<const T *>(pool + control.b), reinterpret_cast<T *>(pool + control.c));
+}
+
+// One armed round: ready, the measurer's go, the call (or the empty kernel), the synchronize.
+void armed_round(GpuExecutorControl &control, void *symbol, std::byte *pool) {
+  const std::uint64_t sequence = control.sequence;
+  std::atomic_ref<std::uint64_t>(control.armed).store(sequence, std::memory_order_release);
+  while (std::atomic_ref<std::uint64_t>(control.go).load(std::memory_order_acquire) != sequence)
+    __builtin_ia32_pause();
+  cudaError_t error = cudaSuccess;
+  if (control.command == GpuCommand::none) {
+    error = launch_empty_kernel();
+  } else if (symbol != nullptr && pool != nullptr) {
+    switch (static_cast<Precision>(control.precision)) {
+      case Precision::f64: call_as<double>(symbol, control, pool); break;
+      case Precision::f32: call_as<float>(symbol, control, pool); break;
+      case Precision::f16: call_as<__half>(symbol, control, pool); break;
+    }
+  }
+  const cudaError_t synced = cudaDeviceSynchronize();
+  const cudaError_t last = cudaGetLastError();
+  if (error == cudaSuccess) error = synced != cudaSuccess ? synced : last;
+  if (error != cudaSuccess) {
+    std::snprintf(control.message, sizeof control.message, "%s (%s)", cudaGetErrorName(error),
+                  cudaGetErrorString(error));
+    control.cuda_error = static_cast<std::int32_t>(error);
+  }
+  std::atomic_ref<std::uint64_t>(control.done).store(sequence, std::memory_order_release);
+}
+
+}  // namespace
+}  // namespace hpcreward::gpu
+
+int main(int argc, char **argv) {
+  using namespace hpcreward;
+  using namespace hpcreward::gpu;
+  const char *object = nullptr;
+  for (int i = 1; i + 1 < argc; i += 2)
+    if (std::strcmp(argv[i], "--object") == 0) object = argv[i + 1];
+  if (object == nullptr) {
+    std::fputs("hpcreward-gpu-executor: started by hpcreward-gpu-runner, not by hand\n", stderr);
+    return 2;
+  }
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlives its measurer
+  if (!drop_all_capabilities()) return 3;
+  void *mapped = ::mmap(nullptr, SharedRegion::kControlBytes, PROT_READ | PROT_WRITE, MAP_SHARED, kGpuControlFd, 0);
+  if (mapped == MAP_FAILED) return 3;
+  ::close(kGpuControlFd);
+  auto &control = *static_cast<GpuExecutorControl *>(mapped);
+  // The context now, while the measurer creates its own; a failure shows as the pool's.
+  cudaSetDevice(0);
+  cudaFree(nullptr);
+
+  std::byte *pool = nullptr;
+  void *symbol = nullptr;
+  for (;;) {
+    ::raise(SIGSTOP);
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // the measurer wrote while we were stopped
+    switch (control.command) {
+      case GpuCommand::open_pool: pool = open_pool(control); break;
+      case GpuCommand::load: symbol = load(control, object); break;
+      case GpuCommand::none:
+      case GpuCommand::call: armed_round(control, symbol, pool); break;
+    }
+  }
+}
