@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <system_error>
+#include <vector>
 
 #include "bench_node/executor_process.hpp"
 #include "bench_node/monotonic_clock.hpp"
@@ -160,30 +161,36 @@ GpuCallOutcome GpuExecutor::round(const CallSteps &steps) {
 
   const double start = monotonic_seconds();
   steps.prepare();
+  const double prepared = monotonic_seconds();
   store_word(block.go, sequence);
   for (EndWait wait; load_word(block.done) != sequence; wait.pause())
     if (peek_change(info)) break;  // stopped or ended without saying done: verified on what it left
+  const double returned = monotonic_seconds();
   steps.finish();
-  const double seconds = monotonic_seconds() - start;
+  const double end = monotonic_seconds();
+  GpuCallOutcome outcome{{}, 0, "", end - start, 0, prepared - start, returned - prepared, end - returned};
 
-  if (Verdict verdict = wait_for_stop(); !verdict.ok()) return {verdict, seconds, ""};
+  if (Verdict verdict = wait_for_stop(); !verdict.ok()) return {verdict, outcome.seconds, ""};
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  GpuCallOutcome outcome{{}, seconds, ""};
   if (block.cuda_error != 0) outcome.cuda_error = untrusted_text(block.message, sizeof block.message);
   return outcome;
 }
 
 Verdict GpuExecutor::calibrate(const CallSteps &steps) {
   control().command = GpuCommand::none;
-  double least = 1e9;
+  std::vector<double> overheads;
+  least_parts_ = {{}, 0, "", 0, 0, 1e9, 1e9, 1e9};
   for (int i = 0; i < options_.calibration_rounds; ++i) {
     const GpuCallOutcome outcome = round(steps);
     if (!outcome.verdict.ok()) return outcome.verdict;
     if (!outcome.cuda_error.empty())
       return {Status::runtime_error, "the GPU executor's own kernel failed: " + outcome.cuda_error};
-    least = std::min(least, outcome.seconds);
+    overheads.push_back(std::max(outcome.window_s - outcome.event_s, 0.0));
+    least_parts_.prepare_s = std::min(least_parts_.prepare_s, outcome.prepare_s);
+    least_parts_.call_s = std::min(least_parts_.call_s, outcome.call_s);
+    least_parts_.finish_s = std::min(least_parts_.finish_s, outcome.finish_s);
   }
-  handshake_s_ = least;
+  overhead_ = call_overhead(overheads);
   return {};
 }
 
@@ -215,7 +222,7 @@ GpuCallOutcome GpuExecutor::call(Precision precision, const Shape &shape, std::u
   block.b = b;
   block.c = c;
   GpuCallOutcome outcome = round(steps);
-  outcome.seconds = std::max(outcome.seconds - handshake_s_, outcome.seconds / 2);
+  outcome.seconds = call_seconds(outcome.event_s, outcome.window_s, overhead_);
   return outcome;
 }
 

@@ -6,9 +6,13 @@
 // gpu_executor_protocol.hpp. No CUDA here: the measurer's device work before and after each
 // call comes in as `prepare` and `finish`.
 //
-// Each call is timed from before `prepare` to after `finish`, less the least such round trip
-// measured before the candidate was loaded (the same prepare and finish around an empty
-// kernel of the executor's own), at most half of the call's time.
+// Each call has two clocks: the window, from before `prepare` to after `finish` (trusted: the
+// measurer's), and the executor's CUDA events around the call (precise, untrusted). The
+// overhead, window less events, is calibrated before the candidate is loaded (the same
+// prepare and finish around an empty kernel of the executor's own, 32 rounds): its least and a
+// high one (the 90th percentile). A call's time is its events clamped to [window - high
+// overhead, window - least overhead]: an honest call reads its events; a forged one gains at
+// most the spread between the two overheads (docs/reward-integrity.md gives its size).
 #include <signal.h>
 #include <sys/types.h>
 
@@ -18,6 +22,7 @@
 #include <string>
 
 #include "bench_node/candidate_calls.hpp"
+#include "bench_node/gpu/call_clock.hpp"
 #include "bench_node/gpu/gpu_executor_protocol.hpp"
 #include "bench_node/shared_region.hpp"
 #include "common/problem.hpp"
@@ -38,8 +43,12 @@ struct CallSteps {
 
 struct GpuCallOutcome {
   Verdict verdict;         // not ok: the executor did not come back (it ended, or broke the protocol)
-  double seconds = 0;      // the call's time, less the calibrated round trip
+  double seconds = 0;      // the call's time: its events, clamped by the window
   std::string cuda_error;  // what the executor reported of the call's synchronize ("" none; untrusted)
+  double window_s = 0;     // the measurer's clock, prepare to finish
+  double event_s = 0;      // what the executor reported (untrusted)
+  // The window's parts, for reports: prepare, go to done (or the executor's stop), finish.
+  double prepare_s = 0, call_s = 0, finish_s = 0;
 };
 
 class GpuExecutor {
@@ -61,7 +70,10 @@ class GpuExecutor {
   GpuCallOutcome call(Precision precision, const Shape &shape, std::uint64_t a, std::uint64_t b, std::uint64_t c,
                       const CallSteps &steps);
 
-  double handshake_s() const { return handshake_s_; }
+  // The calibrated overhead (window less events; call_clock.hpp).
+  const CallOverhead &overhead() const { return overhead_; }
+  // The calibration's least parts (GpuCallOutcome's prepare_s, call_s, finish_s), for reports.
+  const GpuCallOutcome &least_parts() const { return least_parts_; }
 
  private:
   // One armed round: SIGCONT, armed, prepare, go, done (or the executor's stop or end), finish.
@@ -79,7 +91,8 @@ class GpuExecutor {
   pid_t pid_ = -1;
   bool started_ = false;  // its first stop seen
   std::uint64_t sequence_ = 0;
-  double handshake_s_ = 0;
+  CallOverhead overhead_;
+  GpuCallOutcome least_parts_;
 };
 
 }  // namespace hpcreward::gpu

@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -107,13 +108,56 @@ void call_as(void *symbol, const GpuExecutorControl &control, std::byte *pool) {
       reinterpret_cast<const T *>(pool + control.b), reinterpret_cast<T *>(pool + control.c));
 }
 
-// One armed round: ready, the measurer's go, the call (or the empty kernel), the synchronize.
-void armed_round(GpuExecutorControl &control, void *symbol, std::byte *pool) {
+// The call's time by CUDA events on the legacy stream, as the measurer had it when it shared
+// the candidate's process: a start event, the call, an end event right after it, a device-wide
+// synchronize and a second event. Work the end event could miss (on non-blocking streams)
+// shows as a second event later than the idle gap between such events allows; then that
+// counts, less the gap. Untrusted once the candidate is loaded: the measurer clamps it.
+class EventClock {
+ public:
+  EventClock() {
+    cudaEventCreate(&start_);
+    cudaEventCreate(&end_);
+    cudaEventCreate(&after_sync_);
+    for (int i = 0; i < 32; ++i) {  // the idle gap, before any candidate code
+      cudaEventRecord(end_, 0);
+      cudaDeviceSynchronize();
+      cudaEventRecord(after_sync_, 0);
+      cudaEventSynchronize(after_sync_);
+      float ms = 0;
+      cudaEventElapsedTime(&ms, end_, after_sync_);
+      gap_s_ = std::min(gap_s_, ms * 1e-3);
+    }
+  }
+  void start() { cudaEventRecord(start_, 0); }
+  // After the call: the end events and the device-wide synchronize; its error.
+  cudaError_t end(double &seconds) {
+    const cudaError_t recorded = cudaEventRecord(end_, 0);
+    const cudaError_t synced = cudaDeviceSynchronize();
+    if (recorded != cudaSuccess || synced != cudaSuccess) return synced != cudaSuccess ? synced : recorded;
+    cudaEventRecord(after_sync_, 0);
+    cudaEventSynchronize(after_sync_);
+    float call_ms = 0, all_ms = 0;
+    cudaEventElapsedTime(&call_ms, start_, end_);
+    cudaEventElapsedTime(&all_ms, start_, after_sync_);
+    seconds = std::max(call_ms * 1e-3, all_ms * 1e-3 - gap_s_);
+    return cudaSuccess;
+  }
+
+ private:
+  cudaEvent_t start_ = nullptr, end_ = nullptr, after_sync_ = nullptr;
+  double gap_s_ = 1;
+};
+
+// One armed round: ready, the measurer's go, the call (or the empty kernel) between events,
+// the synchronize, done.
+void armed_round(GpuExecutorControl &control, void *symbol, std::byte *pool, EventClock &clock) {
   const std::uint64_t sequence = control.sequence;
   std::atomic_ref<std::uint64_t>(control.armed).store(sequence, std::memory_order_release);
   while (std::atomic_ref<std::uint64_t>(control.go).load(std::memory_order_acquire) != sequence)
     __builtin_ia32_pause();
   cudaError_t error = cudaSuccess;
+  clock.start();
   if (control.command == GpuCommand::none) {
     error = launch_empty_kernel();
   } else if (symbol != nullptr && pool != nullptr) {
@@ -123,9 +167,11 @@ void armed_round(GpuExecutorControl &control, void *symbol, std::byte *pool) {
       case Precision::f16: call_as<__half>(symbol, control, pool); break;
     }
   }
-  const cudaError_t synced = cudaDeviceSynchronize();
+  double seconds = 0;
+  const cudaError_t ended = clock.end(seconds);
   const cudaError_t last = cudaGetLastError();
-  if (error == cudaSuccess) error = synced != cudaSuccess ? synced : last;
+  if (error == cudaSuccess) error = ended != cudaSuccess ? ended : last;
+  control.event_seconds = seconds;
   if (error != cudaSuccess) {
     std::snprintf(control.message, sizeof control.message, "%s (%s)", cudaGetErrorName(error),
                   cudaGetErrorString(error));
@@ -159,6 +205,7 @@ int main(int argc, char **argv) {
 
   std::byte *pool = nullptr;
   void *symbol = nullptr;
+  EventClock clock;
   for (;;) {
     ::raise(SIGSTOP);
     std::atomic_thread_fence(std::memory_order_seq_cst);  // the measurer wrote while we were stopped
@@ -166,7 +213,7 @@ int main(int argc, char **argv) {
       case GpuCommand::open_pool: pool = open_pool(control); break;
       case GpuCommand::load: symbol = load(control, object); break;
       case GpuCommand::none:
-      case GpuCommand::call: armed_round(control, symbol, pool); break;
+      case GpuCommand::call: armed_round(control, symbol, pool, clock); break;
     }
   }
 }

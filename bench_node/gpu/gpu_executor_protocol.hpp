@@ -20,8 +20,14 @@
 // candidate's code does to its own process, its streams or its contexts. Work after the copy
 // does not count and cannot change the result.
 //
-// The executor's words (armed, done, load_status, cuda_error, message) are untrusted: they can
-// only ever cost the candidate (an error reported, a call ended early).
+// [t0, t1] also holds two switches of the GPU between the contexts (about 140 us each on an
+// H200 without MPS), so the call's own time comes from CUDA events the executor records around
+// it (event_seconds, as precise as events are), trusted only as far as the window allows:
+// gpu_executor.hpp clamps it to [window - high overhead, window - least overhead], the two
+// overheads calibrated before the candidate is loaded.
+//
+// The executor's words (armed, done, event_seconds, load_status, cuda_error, message) are
+// untrusted: within that clamp they can only ever cost the candidate.
 #include <cstdint>
 
 #include "bench_node/executor_protocol.hpp"
@@ -47,6 +53,7 @@ struct GpuExecutorControl {
   std::uint64_t pool_bytes;
   LoadStatus load_status;
   std::int32_t cuda_error;  // cudaError_t after the call's synchronize
+  double event_seconds;     // the call by the executor's CUDA events
   char message[512];
 };
 

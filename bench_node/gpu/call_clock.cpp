@@ -1,0 +1,19 @@
+#include "bench_node/gpu/call_clock.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hpcreward::gpu {
+
+CallOverhead call_overhead(std::vector<double> overheads_s) {
+  std::sort(overheads_s.begin(), overheads_s.end());
+  return {overheads_s.front(), overheads_s[overheads_s.size() * 9 / 10]};
+}
+
+double call_seconds(double event_s, double window_s, const CallOverhead &overhead) {
+  const double lowest = std::max(window_s - overhead.high_s, 0.0);
+  const double highest = std::max(window_s - overhead.least_s, lowest);
+  return std::clamp(std::isfinite(event_s) ? event_s : 0.0, lowest, highest);
+}
+
+}  // namespace hpcreward::gpu

@@ -1,0 +1,61 @@
+// A GPU call's time from the measurer's window and the executor's events (call_clock.hpp):
+// honest events are read as they are; whatever the executor reports, the time stays within
+// the window less the calibrated overheads.
+#include "bench_node/gpu/call_clock.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include <gtest/gtest.h>
+
+namespace hpcreward::gpu {
+namespace {
+
+// Overheads as calibrated on an H200 without MPS: about 290 us, spread 40 us.
+CallOverhead h200() {
+  std::vector<double> rounds;
+  for (int i = 0; i < 32; ++i) rounds.push_back(290e-6 + 40e-6 * i / 31.0);
+  return call_overhead(rounds);
+}
+
+TEST(CallClock, TheOverheadIsTheLeastAndTheNinetiethPercentile) {
+  const CallOverhead overhead = call_overhead({5e-6, 1e-6, 9e-6, 2e-6, 3e-6, 4e-6, 6e-6, 7e-6, 8e-6, 100e-6});
+  EXPECT_DOUBLE_EQ(overhead.least_s, 1e-6);
+  EXPECT_DOUBLE_EQ(overhead.high_s, 100e-6) << "the 90th percentile of ten is the tenth";
+  const CallOverhead one = call_overhead({7e-6});
+  EXPECT_DOUBLE_EQ(one.least_s, 7e-6);
+  EXPECT_DOUBLE_EQ(one.high_s, 7e-6);
+}
+
+TEST(CallClock, HonestEventsAreReadAsTheyAre) {
+  const CallOverhead overhead = h200();
+  EXPECT_DOUBLE_EQ(call_seconds(17e-6, 17e-6 + 300e-6, overhead), 17e-6);    // a short HGEMM
+  EXPECT_DOUBLE_EQ(call_seconds(2.4e-3, 2.4e-3 + 310e-6, overhead), 2.4e-3);  // a long DGEMM
+}
+
+TEST(CallClock, AForgedReportGainsAtMostTheSpread) {
+  const CallOverhead overhead = h200();
+  const double true_call = 300e-6, window = true_call + 300e-6;
+  for (double forged : {0.0, 1e-9, -1.0, std::numeric_limits<double>::quiet_NaN(),
+                        -std::numeric_limits<double>::infinity()}) {
+    const double read = call_seconds(forged, window, overhead);
+    EXPECT_GE(read, true_call - (overhead.high_s - overhead.least_s)) << forged;
+    EXPECT_GE(read, window - overhead.high_s) << forged;
+  }
+}
+
+TEST(CallClock, AReportLongerThanTheWindowAllowsIsCutToIt) {
+  const CallOverhead overhead = h200();
+  EXPECT_DOUBLE_EQ(call_seconds(1.0, 1e-3, overhead), 1e-3 - overhead.least_s);
+  EXPECT_DOUBLE_EQ(call_seconds(std::numeric_limits<double>::infinity(), 1e-3, overhead), 1e-3 - overhead.high_s)
+      << "not finite reads as 0, then the clamp";
+}
+
+TEST(CallClock, AWindowShorterThanTheOverheadReadsNoLessThanZero) {
+  const CallOverhead overhead = h200();
+  EXPECT_DOUBLE_EQ(call_seconds(-5, 100e-6, overhead), 0);
+  EXPECT_DOUBLE_EQ(call_seconds(5e-6, 100e-6, overhead), 0);
+}
+
+}  // namespace
+}  // namespace hpcreward::gpu
