@@ -12,8 +12,7 @@ CallOverhead call_overhead(std::vector<double> overheads_s) {
 
 double call_seconds(double event_s, double window_s, const CallOverhead &overhead) {
   const double lowest = std::max(window_s - overhead.high_s, 0.0);
-  const double highest = std::max(window_s - overhead.least_s, lowest);
-  return std::clamp(std::isfinite(event_s) ? event_s : 0.0, lowest, highest);
+  return std::max(std::isfinite(event_s) ? event_s : 0.0, lowest);
 }
 
 }  // namespace hpcreward::gpu

@@ -16,8 +16,10 @@ struct CallOverhead {
 // From the calibration rounds' overheads (at least one).
 CallOverhead call_overhead(std::vector<double> overheads_s);
 
-// The call's time: the events, clamped to [window - high, window - least] (never below 0). An
-// honest call's events fall inside; a forged report gains at most high - least.
+// The call's time: the events, or the window less the high overhead when that is longer (a
+// report the window cannot hold). An honest call reads its events (its overhead is rarely
+// above the high one); a forged report gains at most the high overhead less the call's own.
+// A report longer than the window allows only costs the candidate, so it stands.
 double call_seconds(double event_s, double window_s, const CallOverhead &overhead);
 
 }  // namespace hpcreward::gpu

@@ -32,6 +32,8 @@ struct Failure {
   std::string reason;
 };
 
+constexpr double kCalibrationWarmup_s = 0.03;
+
 std::string at_shape(const Shape &shape) { return " at " + to_string(shape); }
 
 std::string element_name(std::size_t index, int n) {
@@ -110,7 +112,7 @@ class Harness {
  private:
   std::optional<Failure> verify_shape(const Shape &shape, double &max_error);
   std::optional<Failure> call_checked(const Shape &shape, Operands &operands, Private &own, CheckWorkspace &work,
-                                      double *seconds);
+                                      GpuCallOutcome *clocks);
   std::optional<Failure> residual_check(const Shape &shape, Private &own, CheckWorkspace &work, double &max_error);
   void fill_inputs(const Shape &shape, Private &own);
   CallSteps steps(const Shape &shape, Operands &operands, Private &own);
@@ -163,7 +165,7 @@ CallSteps Harness::steps(const Shape &shape, Operands &operands, Private &own) {
 // One candidate call in the executor, with every check that needs no reference: guard zones
 // and inputs left as they were given. The seconds are the executor's clock (gpu_executor.hpp).
 std::optional<Failure> Harness::call_checked(const Shape &shape, Operands &operands, Private &own,
-                                             CheckWorkspace &work, double *seconds) {
+                                             CheckWorkspace &work, GpuCallOutcome *clocks) {
   if (config_.reset_persisting_l2) cudaCtxResetPersistingL2Cache();  // belt and braces: the audit refuses windows
   const GpuCallOutcome outcome =
       executor_.call(config_.precision, shape, pool_.offset_of(operands.a.data()), pool_.offset_of(operands.b.data()),
@@ -171,7 +173,7 @@ std::optional<Failure> Harness::call_checked(const Shape &shape, Operands &opera
   if (!outcome.verdict.ok()) return Failure{outcome.verdict.status, outcome.verdict.reason};
   if (!outcome.cuda_error.empty())
     return Failure{Status::runtime_error, "CUDA error in the candidate's call: " + outcome.cuda_error};
-  if (seconds) *seconds = outcome.seconds;
+  if (clocks) *clocks = outcome;
 
   unsigned long long *mismatches = work.sum(2);
   cuda_call(cudaMemsetAsync(mismatches, 0, sizeof *mismatches), "guard reset");
@@ -283,8 +285,18 @@ Measurement Harness::run() {
     Operands operands(pool_, config_.precision, shape);
     Private own(config_.precision, shape);
     fill_inputs(shape, own);
+    // The GPU's clocks up first, as they are during timed calls: an idle GPU switches between
+    // the two contexts more slowly, which would loosen the bound on forged events.
+    for (const double start = monotonic_seconds(); monotonic_seconds() - start < kCalibrationWarmup_s;) {
+      cublas_.gemm(config_.precision, own.a.get(), own.b.get(), own.c.get(), shape.m, shape.n, shape.k);
+      cuda_call(cudaDeviceSynchronize(), "warming the GPU up");
+    }
     if (Verdict verdict = executor_.calibrate(steps(shape, operands, own)); !verdict.ok())
       return failed({verdict.status, "calibrating the GPU executor: " + verdict.reason}, 0, 0, 0);
+  }
+  if (config_.trace) {
+    config_.trace->least_overhead_s = executor_.overhead().least_s;
+    config_.trace->high_overhead_s = executor_.overhead().high_s;
   }
   if (Verdict verdict = executor_.load(); !verdict.ok()) return failed({verdict.status, verdict.reason}, 0, 0, 0);
 
@@ -311,8 +323,8 @@ Measurement Harness::run() {
   bool warming = true;
   for (std::uint64_t call = 0;; ++call) {
     fill_inputs(shape, own);
-    double seconds = 0;
-    if (auto failure = call_checked(shape, sets[call % sets.size()], own, work, &seconds))
+    GpuCallOutcome clocks;
+    if (auto failure = call_checked(shape, sets[call % sets.size()], own, work, &clocks))
       return failed(*failure, verify_s, monotonic_seconds() - time_start, max_error);
     if (auto failure = residual_check(shape, own, work, max_error))
       return failed(*failure, verify_s, monotonic_seconds() - time_start, max_error);
@@ -323,7 +335,11 @@ Measurement Harness::run() {
       }
       continue;
     }
-    samples.push_back(seconds);
+    samples.push_back(clocks.seconds);
+    if (config_.trace) {
+      config_.trace->window_s.push_back(clocks.window_s);
+      config_.trace->event_s.push_back(clocks.event_s);
+    }
     if (stopping.done(samples, monotonic_seconds() - loop_start)) break;
   }
 

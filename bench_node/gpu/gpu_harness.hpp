@@ -38,6 +38,12 @@ struct GpuHarnessConfig {
   // Benchmarks only (hpcreward-gpu-fidelity attributes differences with them); ranks keep both.
   bool flush_l2 = true;
   bool reset_persisting_l2 = true;
+  // Benchmarks only: every timed call's two clocks (gpu_executor.hpp), and the calibration.
+  struct Trace {
+    std::vector<double> window_s, event_s;
+    double least_overhead_s = 0, high_overhead_s = 0;
+  };
+  Trace *trace = nullptr;
 };
 
 // The operand pool `config` needs: the timing ring's buffer sets, or one set at the largest

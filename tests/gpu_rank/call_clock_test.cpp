@@ -1,6 +1,6 @@
 // A GPU call's time from the measurer's window and the executor's events (call_clock.hpp):
-// honest events are read as they are; whatever the executor reports, the time stays within
-// the window less the calibrated overheads.
+// honest events are read as they are; whatever the executor reports, the time is at least
+// the window less the high calibrated overhead.
 #include "bench_node/gpu/call_clock.hpp"
 
 #include <cmath>
@@ -33,28 +33,30 @@ TEST(CallClock, HonestEventsAreReadAsTheyAre) {
   EXPECT_DOUBLE_EQ(call_seconds(2.4e-3, 2.4e-3 + 310e-6, overhead), 2.4e-3);  // a long DGEMM
 }
 
-TEST(CallClock, AForgedReportGainsAtMostTheSpread) {
+TEST(CallClock, AForgedReportGainsAtMostTheHighOverheadLessTheCallsOwn) {
   const CallOverhead overhead = h200();
   const double true_call = 300e-6, window = true_call + 300e-6;
   for (double forged : {0.0, 1e-9, -1.0, std::numeric_limits<double>::quiet_NaN(),
                         -std::numeric_limits<double>::infinity()}) {
     const double read = call_seconds(forged, window, overhead);
-    EXPECT_GE(read, true_call - (overhead.high_s - overhead.least_s)) << forged;
+    EXPECT_GE(read, true_call - (overhead.high_s - 300e-6)) << forged;
     EXPECT_GE(read, window - overhead.high_s) << forged;
   }
 }
 
-TEST(CallClock, AReportLongerThanTheWindowAllowsIsCutToIt) {
+TEST(CallClock, AReportLongerThanTheWindowAllowsStands) {
+  // Only the candidate loses by it; cutting it to the window less the least overhead would cut
+  // honest calls whose overhead, with the GPU's clocks up, falls below the idle calibration's.
   const CallOverhead overhead = h200();
-  EXPECT_DOUBLE_EQ(call_seconds(1.0, 1e-3, overhead), 1e-3 - overhead.least_s);
+  EXPECT_DOUBLE_EQ(call_seconds(1.0, 1e-3, overhead), 1.0);
   EXPECT_DOUBLE_EQ(call_seconds(std::numeric_limits<double>::infinity(), 1e-3, overhead), 1e-3 - overhead.high_s)
-      << "not finite reads as 0, then the clamp";
+      << "not finite reads as 0, then the window's bound";
 }
 
 TEST(CallClock, AWindowShorterThanTheOverheadReadsNoLessThanZero) {
   const CallOverhead overhead = h200();
   EXPECT_DOUBLE_EQ(call_seconds(-5, 100e-6, overhead), 0);
-  EXPECT_DOUBLE_EQ(call_seconds(5e-6, 100e-6, overhead), 0);
+  EXPECT_DOUBLE_EQ(call_seconds(5e-6, 100e-6, overhead), 5e-6);
 }
 
 }  // namespace
