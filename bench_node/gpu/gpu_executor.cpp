@@ -170,8 +170,12 @@ GpuCallOutcome GpuExecutor::round(const CallSteps &steps) {
   const double end = monotonic_seconds();
   GpuCallOutcome outcome{{}, 0, "", end - start, 0, prepared - start, returned - prepared, end - returned};
 
-  if (Verdict verdict = wait_for_stop(); !verdict.ok()) return {verdict, outcome.seconds, ""};
+  if (Verdict verdict = wait_for_stop(); !verdict.ok()) {
+    outcome.verdict = verdict;
+    return outcome;
+  }
   std::atomic_thread_fence(std::memory_order_seq_cst);
+  outcome.event_s = block.event_seconds;  // untrusted: call_seconds() bounds it
   if (block.cuda_error != 0) outcome.cuda_error = untrusted_text(block.message, sizeof block.message);
   return outcome;
 }
