@@ -143,9 +143,18 @@ Verdict GpuExecutor::open_pool(int pool_fd, std::size_t pool_bytes) {
   return {};
 }
 
-GpuCallOutcome GpuExecutor::round(const CallSteps &steps) {
+GpuCallOutcome GpuExecutor::round(GpuCommand command, Precision precision, const Shape &shape, std::uint64_t a,
+                                  std::uint64_t b, std::uint64_t c, const CallSteps &steps) {
   if (Verdict verdict = ensure_started(); !verdict.ok()) return {verdict, 0, ""};
   GpuExecutorControl &block = control();
+  block.command = command;
+  block.precision = static_cast<std::uint32_t>(precision);
+  block.m = shape.m;
+  block.n = shape.n;
+  block.k = shape.k;
+  block.a = a;
+  block.b = b;
+  block.c = c;
   const std::uint64_t sequence = ++sequence_;
   block.sequence = sequence;
   block.cuda_error = 0;
@@ -180,12 +189,12 @@ GpuCallOutcome GpuExecutor::round(const CallSteps &steps) {
   return outcome;
 }
 
-Verdict GpuExecutor::calibrate(const CallSteps &steps) {
-  control().command = GpuCommand::none;
+Verdict GpuExecutor::calibrate(Precision precision, const Shape &shape, std::uint64_t a, std::uint64_t b,
+                               std::uint64_t c, const CallSteps &steps) {
   std::vector<double> overheads;
   least_parts_ = {{}, 0, "", 0, 0, 1e9, 1e9, 1e9};
   for (int i = 0; i < options_.calibration_rounds; ++i) {
-    const GpuCallOutcome outcome = round(steps);
+    const GpuCallOutcome outcome = round(GpuCommand::none, precision, shape, a, b, c, steps);
     if (!outcome.verdict.ok()) return outcome.verdict;
     if (!outcome.cuda_error.empty())
       return {Status::runtime_error, "the GPU executor's own kernel failed: " + outcome.cuda_error};
@@ -216,16 +225,7 @@ Verdict GpuExecutor::load() {
 
 GpuCallOutcome GpuExecutor::call(Precision precision, const Shape &shape, std::uint64_t a, std::uint64_t b,
                                  std::uint64_t c, const CallSteps &steps) {
-  GpuExecutorControl &block = control();
-  block.command = GpuCommand::call;
-  block.precision = static_cast<std::uint32_t>(precision);
-  block.m = shape.m;
-  block.n = shape.n;
-  block.k = shape.k;
-  block.a = a;
-  block.b = b;
-  block.c = c;
-  GpuCallOutcome outcome = round(steps);
+  GpuCallOutcome outcome = round(GpuCommand::call, precision, shape, a, b, c, steps);
   outcome.seconds = call_seconds(outcome.event_s, outcome.window_s, overhead_);
   return outcome;
 }

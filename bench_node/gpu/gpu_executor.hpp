@@ -9,7 +9,7 @@
 // Each call has two clocks: the window, from before `prepare` to after `finish` (trusted: the
 // measurer's), and the executor's CUDA events around the call (precise, untrusted). The
 // overhead, window less events, is calibrated before the candidate is loaded (the same
-// prepare and finish around an empty kernel of the executor's own, 32 rounds): its least and a
+// prepare and finish around a kernel of the executor's own, 32 rounds): its least and a
 // high one (the 90th percentile). A call's time is its events clamped to [window - high
 // overhead, window - least overhead]: an honest call reads its events; a forged one gains at
 // most the spread between the two overheads (docs/reward-integrity.md gives its size).
@@ -61,9 +61,11 @@ class GpuExecutor {
 
   // Maps the pool (the descriptor of ExportedDeviceMemory) into the executor's context.
   Verdict open_pool(int pool_fd, std::size_t pool_bytes);
-  // The round trip with `steps` around an empty kernel, `calibration_rounds` times; the least
-  // is what every call is charged less. Before load(): the candidate cannot slow it down.
-  Verdict calibrate(const CallSteps &steps);
+  // The overhead with `steps` around a kernel of the executor's own that reads A and B and
+  // writes C (offsets in the pool, as for call()), `calibration_rounds` times. Before load():
+  // the candidate cannot slow it down.
+  Verdict calibrate(Precision precision, const Shape &shape, std::uint64_t a, std::uint64_t b, std::uint64_t c,
+                    const CallSteps &steps);
   // Loads the candidate under the seccomp filter. Not ok: compile_error for an object that
   // won't load, format_error without matmul, or how the executor ended.
   Verdict load();
@@ -77,7 +79,8 @@ class GpuExecutor {
 
  private:
   // One armed round: SIGCONT, armed, prepare, go, done (or the executor's stop or end), finish.
-  GpuCallOutcome round(const CallSteps &steps);
+  GpuCallOutcome round(GpuCommand command, Precision precision, const Shape &shape, std::uint64_t a, std::uint64_t b,
+                       std::uint64_t c, const CallSteps &steps);
   // SIGCONT, then the executor's next stop (commands with no clock).
   Verdict resume();
   Verdict wait_for_stop();

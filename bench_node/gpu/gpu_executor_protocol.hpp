@@ -35,7 +35,7 @@
 namespace hpcreward::gpu {
 
 enum class GpuCommand : std::uint32_t {
-  none = 0,       // the round trip with an empty kernel of the executor's own (calibration)
+  none = 0,       // the round trip with a kernel of the executor's own on the operands (calibration)
   open_pool = 1,  // receive the operand pool on fd 4, map it into the executor's context
   load = 2,       // dlopen the candidate, find matmul, install the seccomp filter
   call = 3,       // call matmul on the operands named below

@@ -291,7 +291,10 @@ Measurement Harness::run() {
       cublas_.gemm(config_.precision, own.a.get(), own.b.get(), own.c.get(), shape.m, shape.n, shape.k);
       cuda_call(cudaDeviceSynchronize(), "warming the GPU up");
     }
-    if (Verdict verdict = executor_.calibrate(steps(shape, operands, own)); !verdict.ok())
+    if (Verdict verdict = executor_.calibrate(config_.precision, shape, pool_.offset_of(operands.a.data()),
+                                              pool_.offset_of(operands.b.data()), pool_.offset_of(operands.c.data()),
+                                              steps(shape, operands, own));
+        !verdict.ok())
       return failed({verdict.status, "calibrating the GPU executor: " + verdict.reason}, 0, 0, 0);
   }
   if (config_.trace) {
