@@ -102,6 +102,14 @@ Measurement harness_measurement(Precision precision, int size, std::uint64_t l2_
     std::printf("  (%s %d: timed calls' overhead least %.1f us, median %.1f us; calibrated high %.1f us)\n",
                 std::string(to_string(precision)).c_str(), size, overheads.front() * 1e6,
                 overheads[overheads.size() / 2] * 1e6, executor.overhead().high_s * 1e6);
+  auto median_us = [](std::vector<double> values) {
+    if (values.empty()) return 0.0;
+    std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+    return values[values.size() / 2] * 1e6;
+  };
+  std::printf("  (%s %d: timed calls' median parts: prepare %.1f, go to done %.1f (events %.1f), finish %.1f us)\n",
+              std::string(to_string(precision)).c_str(), size, median_us(trace.prepare_s), median_us(trace.call_s),
+              median_us(trace.event_s), median_us(trace.finish_s));
   last_gain_s = overheads.empty() ? 0 : executor.overhead().high_s - overheads.front();
   last_handshake_s = executor.overhead().least_s;
   last_spread_s = executor.overhead().high_s - executor.overhead().least_s;

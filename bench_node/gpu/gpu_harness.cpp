@@ -342,6 +342,9 @@ Measurement Harness::run() {
     if (config_.trace) {
       config_.trace->window_s.push_back(clocks.window_s);
       config_.trace->event_s.push_back(clocks.event_s);
+      config_.trace->prepare_s.push_back(clocks.prepare_s);
+      config_.trace->call_s.push_back(clocks.call_s);
+      config_.trace->finish_s.push_back(clocks.finish_s);
     }
     if (stopping.done(samples, monotonic_seconds() - loop_start)) break;
   }

@@ -40,7 +40,7 @@ struct GpuHarnessConfig {
   bool reset_persisting_l2 = true;
   // Benchmarks only: every timed call's two clocks (gpu_executor.hpp), and the calibration.
   struct Trace {
-    std::vector<double> window_s, event_s;
+    std::vector<double> window_s, event_s, prepare_s, call_s, finish_s;
     double least_overhead_s = 0, high_overhead_s = 0;
   };
   Trace *trace = nullptr;
