@@ -139,6 +139,7 @@ void Harness::fill_inputs(const Shape &shape, Private &own) {
   const std::uint64_t secret = kernel_random_u64();
   fill_operand(config_.precision, own.a.get(), shape.m, shape.k, secret, 0, range, true);
   fill_operand(config_.precision, own.b.get(), shape.k, shape.n, secret, 1, range, false);
+  cuda_call(cudaStreamSynchronize(0), "filling the inputs");  // done before the call's window opens
 }
 
 // The measurer's device work inside a call's clock (gpu_executor_protocol.hpp): before the
