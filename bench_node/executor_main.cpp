@@ -8,7 +8,6 @@
 // The seccomp filter goes on right after the candidate is loaded and before its first call,
 // with no writable descriptor but stdout and stderr; stopping itself (tgkill to itself) is
 // allowed. Not meant to be run by hand.
-#include <dlfcn.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -22,6 +21,7 @@
 #include <string>
 
 #include "bench_node/executor_protocol.hpp"
+#include "bench_node/sandbox/candidate_loader.hpp"
 #include "bench_node/sandbox/capabilities.hpp"
 #include "bench_node/sandbox/seccomp_filter.hpp"
 
@@ -31,33 +31,7 @@ namespace {
 template <typename T>
 using Matmul = void (*)(int, int, int, const T *, const T *, T *);
 
-void set_message(ExecutorControl &control, const char *text) {
-  std::snprintf(control.message, sizeof control.message, "%s", text ? text : "unknown");
-}
-
-void *load(ExecutorControl &control, const char *object) {
-  void *handle = ::dlopen(object, RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    set_message(control, ::dlerror());
-    control.load_status = LoadStatus::load_failed;
-    return nullptr;
-  }
-  ::dlerror();
-  void *symbol = ::dlsym(handle, "matmul");
-  if (symbol == nullptr) {
-    control.load_status = LoadStatus::no_entry_point;
-    return nullptr;
-  }
-  try {
-    install_candidate_filter({.result_fd = -1, .progress_fd = -1, .self = 0});
-  } catch (const SandboxError &error) {
-    set_message(control, error.what());
-    control.load_status = LoadStatus::no_sandbox;
-    return nullptr;
-  }
-  control.load_status = LoadStatus::loaded;
-  return symbol;
-}
+void install_filter() { install_candidate_filter({.result_fd = -1, .progress_fd = -1, .self = 0}); }
 
 void call(const ExecutorControl &control, std::byte *region, void *symbol) {
   std::byte *a = region + control.a, *b = region + control.b, *c = region + control.c;
@@ -98,7 +72,9 @@ int main(int argc, char **argv) {
     std::atomic_thread_fence(std::memory_order_seq_cst);  // the measurer wrote while we were stopped
     switch (control.command) {
       case ExecutorCommand::none: break;
-      case ExecutorCommand::load: symbol = load(control, object); break;
+      case ExecutorCommand::load:
+        symbol = load_candidate(object, install_filter, control.load_status, control.message, sizeof control.message);
+        break;
       case ExecutorCommand::call:
         if (symbol != nullptr) call(control, region, symbol);
         break;

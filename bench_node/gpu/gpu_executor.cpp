@@ -15,6 +15,7 @@
 
 #include "bench_node/executor_process.hpp"
 #include "bench_node/monotonic_clock.hpp"
+#include "bench_node/sandbox/descriptor_passing.hpp"
 
 namespace hpcreward::gpu {
 
@@ -45,24 +46,6 @@ class EndWait {
  private:
   double start_ = monotonic_seconds();
 };
-
-void send_descriptor(int socket, int fd) {
-  char byte = 'p';
-  iovec data{&byte, 1};
-  alignas(cmsghdr) char space[CMSG_SPACE(sizeof(int))] = {};
-  msghdr message{};
-  message.msg_iov = &data;
-  message.msg_iovlen = 1;
-  message.msg_control = space;
-  message.msg_controllen = sizeof space;
-  cmsghdr *header = CMSG_FIRSTHDR(&message);
-  header->cmsg_level = SOL_SOCKET;
-  header->cmsg_type = SCM_RIGHTS;
-  header->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(header), &fd, sizeof fd);
-  if (::sendmsg(socket, &message, MSG_NOSIGNAL) != 1)
-    throw std::system_error(errno, std::generic_category(), "sending the operand pool to the executor");
-}
 
 }  // namespace
 
@@ -133,7 +116,8 @@ Verdict GpuExecutor::open_pool(int pool_fd, std::size_t pool_bytes) {
   block.pool_bytes = pool_bytes;
   block.load_status = LoadStatus::pending;
   block.message[0] = '\0';
-  send_descriptor(pool_socket_, pool_fd);
+  if (!send_descriptor(pool_socket_, pool_fd))
+    throw std::system_error(errno, std::generic_category(), "sending the operand pool to the executor");
   ::close(pool_socket_);
   pool_socket_ = -1;
   if (Verdict verdict = resume(); !verdict.ok()) return verdict;

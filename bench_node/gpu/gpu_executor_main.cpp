@@ -10,11 +10,9 @@
 // seccomp filter before the first call. Not meant to be run by hand.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,7 +23,9 @@
 
 #include "bench_node/gpu/exported_device_memory.hpp"
 #include "bench_node/gpu/gpu_executor_protocol.hpp"
+#include "bench_node/sandbox/candidate_loader.hpp"
 #include "bench_node/sandbox/capabilities.hpp"
+#include "bench_node/sandbox/descriptor_passing.hpp"
 #include "bench_node/sandbox/gpu_seccomp_filter.hpp"
 #include "bench_node/shared_region.hpp"
 #include "common/problem.hpp"
@@ -40,23 +40,6 @@ namespace {
 
 void set_message(GpuExecutorControl &control, const char *text) {
   std::snprintf(control.message, sizeof control.message, "%s", text ? text : "unknown");
-}
-
-int receive_descriptor(int socket) {
-  char byte = 0;
-  iovec data{&byte, 1};
-  alignas(cmsghdr) char space[CMSG_SPACE(sizeof(int))] = {};
-  msghdr message{};
-  message.msg_iov = &data;
-  message.msg_iovlen = 1;
-  message.msg_control = space;
-  message.msg_controllen = sizeof space;
-  if (::recvmsg(socket, &message, MSG_CMSG_CLOEXEC) != 1) return -1;
-  const cmsghdr *header = CMSG_FIRSTHDR(&message);
-  if (header == nullptr || header->cmsg_type != SCM_RIGHTS) return -1;
-  int fd = -1;
-  std::memcpy(&fd, CMSG_DATA(header), sizeof fd);
-  return fd;
 }
 
 std::byte *open_pool(GpuExecutorControl &control) {
@@ -79,29 +62,7 @@ std::byte *open_pool(GpuExecutorControl &control) {
   return static_cast<std::byte *>(pool);
 }
 
-void *load(GpuExecutorControl &control, const char *object) {
-  void *handle = ::dlopen(object, RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    set_message(control, ::dlerror());
-    control.load_status = LoadStatus::load_failed;
-    return nullptr;
-  }
-  ::dlerror();
-  void *symbol = ::dlsym(handle, "matmul");
-  if (symbol == nullptr) {
-    control.load_status = LoadStatus::no_entry_point;
-    return nullptr;
-  }
-  try {
-    install_gpu_candidate_filter({.result_fd = -1, .progress_fd = -1, .self = 0});
-  } catch (const SandboxError &error) {
-    set_message(control, error.what());
-    control.load_status = LoadStatus::no_sandbox;
-    return nullptr;
-  }
-  control.load_status = LoadStatus::loaded;
-  return symbol;
-}
+void install_filter() { install_gpu_candidate_filter({.result_fd = -1, .progress_fd = -1, .self = 0}); }
 
 template <typename T>
 void call_as(void *symbol, const GpuExecutorControl &control, std::byte *pool) {
@@ -217,7 +178,9 @@ int main(int argc, char **argv) {
     std::atomic_thread_fence(std::memory_order_seq_cst);  // the measurer wrote while we were stopped
     switch (control.command) {
       case GpuCommand::open_pool: pool = open_pool(control); break;
-      case GpuCommand::load: symbol = load(control, object); break;
+      case GpuCommand::load:
+        symbol = load_candidate(object, install_filter, control.load_status, control.message, sizeof control.message);
+        break;
       case GpuCommand::none:
       case GpuCommand::call: armed_round(control, symbol, pool, clock); break;
     }

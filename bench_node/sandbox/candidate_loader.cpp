@@ -1,0 +1,42 @@
+#include "bench_node/sandbox/candidate_loader.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdio>
+
+#include "bench_node/sandbox/seccomp_filter.hpp"
+
+namespace hpcreward {
+
+namespace {
+void set_message(char *message, std::size_t bytes, const char *text) {
+  std::snprintf(message, bytes, "%s", text ? text : "unknown");
+}
+}  // namespace
+
+void *load_candidate(const char *object, InstallFilter install_filter, LoadStatus &status, char *message,
+                     std::size_t message_bytes) {
+  void *handle = ::dlopen(object, RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    set_message(message, message_bytes, ::dlerror());
+    status = LoadStatus::load_failed;
+    return nullptr;
+  }
+  ::dlerror();
+  void *symbol = ::dlsym(handle, "matmul");
+  if (symbol == nullptr) {
+    status = LoadStatus::no_entry_point;
+    return nullptr;
+  }
+  try {
+    install_filter();
+  } catch (const SandboxError &error) {
+    set_message(message, message_bytes, error.what());
+    status = LoadStatus::no_sandbox;
+    return nullptr;
+  }
+  status = LoadStatus::loaded;
+  return symbol;
+}
+
+}  // namespace hpcreward
