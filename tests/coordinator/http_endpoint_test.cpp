@@ -451,7 +451,7 @@ TEST_F(Endpoint, ProblemsThisRunCannotScoreAre422) {
   EXPECT_FALSE(registry_.snapshot("g")) << "a refused batch is not registered";
 }
 
-// Per-sample calls over HTTP (README "Coalescing per-sample requests"): two one-query
+// Per-sample calls over HTTP (coordinator/README.md, "Coalescing per-sample requests"): two one-query
 // /get_reward calls and one one-candidate batch are scored in one call; each gets its own row.
 TEST(HttpEndpointCoalescing, SingleCandidateRequestsAreScoredTogetherAndAnsweredApart) {
   BatchRegistry registry(CoalescePolicy{std::chrono::seconds(60), 3});  // the cap sends it

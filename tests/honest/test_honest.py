@@ -24,7 +24,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 CASES_DIR = HERE / "cases"
 # Stages the coordinator skips on a host without AVX-512 (they require it or compile with
-# -mavx512*; README "Stages"): their lines get constraint_violation there.
+# -mavx512*; docs/guide.md "Stages and quality-diversity"): their lines get constraint_violation there.
 AVX512_STAGES = {"avx512", "blocking"}
 # --peak-margin 0: the ceiling a fast honest case is held to is measured at rank start, so a
 # start on a busy machine lowers it (tests/bench_node has the guard's own tests).

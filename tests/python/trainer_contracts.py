@@ -2,7 +2,7 @@
 """What the READMEs tell a user to write for TRL, verl and OpenRLHF, checked against the releases.
 
 CONTRACTS below is the one list of every key, flag, manager name and call site that the docs
-(README.md, train_bridge/python/README.md, tests/integration/README.md) rely on, each with the
+(docs/guide.md, train_bridge/python/README.md, tests/integration/README.md) rely on, each with the
 release it holds in and where in that release's wheel it is read. Two checks use it:
 
   * docs_items() parses the docs' command blocks (```sh blocks running verl.trainer.main_ppo or
@@ -31,7 +31,7 @@ import zipfile
 from dataclasses import dataclass
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-DOCS = ["README.md", "train_bridge/python/README.md", "tests/integration/README.md"]
+DOCS = ["docs/guide.md", "train_bridge/python/README.md", "tests/integration/README.md"]
 SKIP = 77
 
 # The pinned releases: the newest on PyPI when the docs were checked, and verl 0.7.0, the last
