@@ -5,6 +5,13 @@
 #include <stdexcept>
 
 namespace hpcreward {
+
+StageObservation observation_from_row(const RewardRow &row, std::optional<double> blas_gflops) {
+  std::optional<Status> status = parse_status(row.status);
+  if (!status)
+    throw std::invalid_argument("reward row " + row.candidate_id + ": unknown status \"" + row.status + "\"");
+  return {row.problem, row.stage, *status, row.reward, row.gflops, row.batch_id, blas_gflops};
+}
 namespace {
 
 std::vector<std::string> split(const std::string &text, char separator) {

@@ -27,6 +27,10 @@ struct ArchiveOutcome {
   double bonus = 0;
 };
 
+// A row of the log as the stage rules see it; blas_gflops comes from the rank's baseline, not
+// the row. Throws std::invalid_argument when the row's status is not a known status name.
+StageObservation observation_from_row(const RewardRow &row, std::optional<double> blas_gflops = {});
+
 class SqdState {
  public:
   // `config` must outlive the state. Stages needing AVX-512 are skipped (or refused by the

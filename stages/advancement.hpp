@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "common/status.hpp"
-#include "results/reward_row.hpp"
 #include "stages/ladder_config.hpp"
 
 namespace hpcreward {
@@ -27,10 +26,6 @@ struct StageObservation {
   std::string batch_id;
   std::optional<double> blas_gflops;  // OpenBLAS on the rank that measured it, when known
 };
-
-// A row of the log read back; blas_gflops comes from the rank's baseline, not the row.
-// Throws std::invalid_argument when the row's status is not a known status name.
-StageObservation observation_from_row(const RewardRow &row, std::optional<double> blas_gflops = {});
 
 // An advance, as logged: rule is a RuleType name or "unsupported_stage".
 struct StageEvent {

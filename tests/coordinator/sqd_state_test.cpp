@@ -76,5 +76,19 @@ TEST(SqdState, OnlyVerifiedDetectedRowsEnterTheArchive) {
   EXPECT_EQ(outcome.record->row_index, 2u);
 }
 
+TEST(SqdState, ALogRowIsObservedWithItsStatus) {
+  RewardRow row;
+  row.problem = "dgemm-256";
+  row.stage = "o0";
+  row.status = "timeout";
+  row.batch_id = "z";
+  const StageObservation from_row = observation_from_row(row, 12.5);
+  EXPECT_EQ(from_row.status, Status::timeout);
+  EXPECT_EQ(from_row.batch_id, "z");
+  EXPECT_EQ(from_row.blas_gflops, std::optional<double>(12.5));
+  row.status = "bogus";
+  EXPECT_THROW(observation_from_row(row), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace hpcreward

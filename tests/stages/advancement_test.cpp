@@ -210,17 +210,6 @@ TEST(Advancement, RebuildFromLogEqualsLiveState) {
   EXPECT_EQ(rebuilt, live);
   EXPECT_EQ(rebuilt.current_stage(), "openmp");
   EXPECT_EQ(rebuilt.stats().candidates, 7u);
-
-  // The rows from a reward log give the same answer.
-  RewardRow row;
-  row.problem = "dgemm-256";
-  row.stage = "o0";
-  row.status = "timeout";
-  row.batch_id = "z";
-  StageObservation from_row = observation_from_row(row);
-  EXPECT_EQ(from_row.status, Status::timeout);
-  row.status = "bogus";
-  EXPECT_THROW(observation_from_row(row), std::invalid_argument);
 }
 
 TEST(Advancement, RebuildRejectsEventsOutsideTheLadder) {
