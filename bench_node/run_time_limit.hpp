@@ -14,7 +14,7 @@
 // the limit independent of how many cores the rank has, and the ceiling (not OpenBLAS alone)
 // of how well OpenBLAS was built for the CPU. The slowest candidates that deserve a reward
 // (a naive -O0 triple loop, single-threaded) run far below that ceiling, so the factor is
-// large (bench_node/benchmarks/REPORT.md has the measured ratio). f32 problems use the f64
+// large (docs/reports/cpu-harness.md has the measured ratio). f32 problems use the f64
 // rate: a naive loop is not faster in f32, so their limit is the more generous one.
 #include <string>
 

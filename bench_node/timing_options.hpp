@@ -6,8 +6,8 @@ struct TimingOptions {
   double warmup_s = 0.2;     // most warm-up: untimed, checked calls end once this much time has passed
   int min_reps = 5;          // timed calls before the relative standard error may stop the loop
   int max_reps = 200;        // hard bound on timed calls
-  // 2%: what the CV of repeated scorings can show on a shared node (bench_node/benchmarks/
-  // REPORT.md, "Timing precision"); 1% took up to 4x the calls and bought no measurable CV.
+  // 2%: what the CV of repeated scorings can show on a shared node (docs/reports/cpu-harness.md,
+  // "Timing precision"); 1% took up to 4x the calls and bought no measurable CV.
   double target_rse = 0.02;  // stop once stderr(median) / median falls below this
   double time_cap_s = 2.0;   // stop once the timing loop has run this long
   // The warm-up ends earlier once call times settle (WarmupRule, statistics.hpp): after at

@@ -2,7 +2,7 @@
 // Binary encoding of the two messages sent per candidate, BenchTask and BenchResult (the hello,
 // RankInfo, stays JSON and the stop is empty: once per rank). Rank 0 encodes a task and decodes a
 // result for every candidate, and as JSON texts these were two thirds of its instructions per
-// candidate (tests/perf/DISPATCH.md, third round).
+// candidate (docs/reports/dispatch.md, third round).
 //
 // Layout: 4 header bytes, 'H' 'R', the format version (kBinaryMessageVersion), the kind ('T' task,
 // 'R' result); then the sequence (int64) so a rank can answer even a task it cannot decode;

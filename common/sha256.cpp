@@ -9,7 +9,7 @@ namespace hpcreward {
 namespace {
 
 // Fetched once: EVP_sha256() makes EVP_DigestInit_ex fetch the implementation again on every
-// call under OpenSSL 3 (a fifth of a short digest's cost, tests/perf/DISPATCH.md third round).
+// call under OpenSSL 3 (a fifth of a short digest's cost, docs/reports/dispatch.md third round).
 const EVP_MD *sha256_method() {
 #if OPENSSL_VERSION_NUMBER >= 0x30000000L
   static const EVP_MD *const method = [] {

@@ -403,7 +403,7 @@ int HttpEndpoint::start(const std::string &host, int port) {
   }
   // Debian's libcpp-httplib listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, compiled
   // in): a burst of trainer connections overflowed it and a client got "connection reset by
-  // peer" (tests/perf/ENDPOINT.md). listen() again on the bound socket takes a larger one.
+  // peer" (docs/reports/endpoint.md). listen() again on the bound socket takes a larger one.
   if (listen_socket_ >= 0 && ::listen(listen_socket_, kListenBacklog) != 0)
     throw std::runtime_error(std::string("cannot set the listen backlog of ") + host + ":" + std::to_string(bound) +
                              ": " + std::strerror(errno));

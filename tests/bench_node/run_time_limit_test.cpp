@@ -41,7 +41,7 @@ TEST(RunTimeLimit, AHungDgemm256CostsSecondsNotAMinute) {
 
 TEST(RunTimeLimit, ANaiveO0LoopFitsComfortably) {
   // A naive -O0 i-j-k loop reaches 0.61 GFLOPS at 256^3 on a core whose f64 ceiling measured
-  // 15.2 (REPORT.md): a ratio of 25. Even at a ratio of 100 (a fast AVX-512 core), the limit
+  // 15.2 (docs/reports/cpu-harness.md): a ratio of 25. Even at a ratio of 100 (a fast AVX-512 core), the limit
   // leaves more than twice what the loop needs beyond the warm-up and timing bounds: the
   // flops of 2 calls per shape and of the 2 calls past those bounds.
   const Problem &problem = dgemm256();

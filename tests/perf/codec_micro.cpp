@@ -1,4 +1,4 @@
-// Rank 0's per-candidate message and digest costs in the binary encoding (tests/perf/DISPATCH.md,
+// Rank 0's per-candidate message and digest costs in the binary encoding (docs/reports/dispatch.md,
 // third round; its JSON figures were taken with this program at 6c506c9, before the JSON task
 // and result encoders left the product). Prints one JSON object of microseconds per operation,
 // with the message sizes. A dgemm-256 task with a 350-byte source and a null-measurement-sized

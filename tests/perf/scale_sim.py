@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Discrete-event simulation of one hpcreward coordinator (rank 0) with many benchmark ranks.
 
-Scaling past one machine: the model, the inputs and the results are in SCALE.md.
+Scaling past one machine: the model, the inputs and the results are in docs/reports/scale.md.
 Inputs come from tests/perf/scale_sim_inputs.json (measured on this machine by
 scale_sim_micro.sh and scale_sim_inputs.py): per-candidate service times (compile_s +
 verify_s + time_s of real reward-log rows, bootstrapped) and rank 0's per-message costs.
@@ -86,7 +86,7 @@ def rank_overhead(inputs):
 
 def service_sampler(inputs, rng, scale=1.0, source=None, overhead=0.0):
     # Rows the coordinator decided alone (rank 0: no code in the completion, duplicate id) never
-    # reach a rank; they are left out (SCALE.md).
+    # reach a rank; they are left out (docs/reports/scale.md).
     rows = [r for r in inputs["service_samples"]
             if source in (None, "all", r["source"]) and r.get("rank", 1) != 0]
     if not rows:

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Gathers scale_sim.py's measured inputs into one JSON file (SCALE.md, "Inputs").
+"""Gathers scale_sim.py's measured inputs into one JSON file (docs/reports/scale.md, "Inputs").
 
 usage: scale_sim_inputs.py --micro micro.json --pingpong pingpong.json
                             --log samples=RUN/rewards.h5 [--log generator=RUN2/rewards.h5]

@@ -1,6 +1,6 @@
-// Micro-benchmark of rank 0's per-candidate work, for tests/perf/scale_sim.py (SCALE.md).
+// Micro-benchmark of rank 0's per-candidate work, for tests/perf/scale_sim.py (docs/reports/scale.md).
 // It links the product's own code (no product change): the binary encoding of a BenchTask and
-// a BenchResult (common/messages_binary, the wire format since DISPATCH.md's third round), the Scheduler and RankWatch steps the scoring loop
+// a BenchResult (common/messages_binary, the wire format since docs/reports/dispatch.md's third round), the Scheduler and RankWatch steps the scoring loop
 // takes per result (coordinator/scoring_run.cpp), and RewardLogWriter::append (one HDF5 row,
 // under the coordinator's batched flush policy; the per-row flush is measured beside it). Prints one JSON object of seconds per operation. Build: see scale_sim_micro.sh.
 #include <chrono>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs the micro-benchmarks whose numbers feed scale_sim.py (SCALE.md):
+# Builds and runs the micro-benchmarks whose numbers feed scale_sim.py (docs/reports/scale.md):
 #   scale_sim_micro.cpp   rank 0's wire encoding, scheduler/watch steps, HDF5 append (product code)
 #   scale_sim_pingpong.c  MPI round trip of task-sized and result-sized messages
 # Usage: tests/perf/scale_sim_micro.sh [BUILD_DIR (default /work/main/build)] [OUT_DIR]

@@ -44,7 +44,7 @@ FIGURES = [
     ("timing_cv", "CV of repeated scorings of ikj.c -O3 (hpcreward-fidelity; 10 in full and quick)", "<= 0.03",
      lambda v: v <= 0.03),
     ("saturation_ranks", "ranks at which one coordinator saturates in the scale simulation (scale_sim.py, "
-     "SCALE.md's definition: coordinator busy 80%, or throughput growing less than half as fast as ranks); "
+     "docs/reports/scale.md's definition: coordinator busy 80%, or throughput growing less than half as fast as ranks); "
      "null: not within the sweep (saturation_sweep_max_ranks)", "(information)", None),
 ]
 

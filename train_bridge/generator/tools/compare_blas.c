@@ -1,6 +1,6 @@
 // Times a candidate's matmul against OpenBLAS dgemm on the same shape, interleaved (so both
 // see the same machine load), single-threaded unless OMP_NUM_THREADS / OPENBLAS_NUM_THREADS
-// say otherwise. Used for train_bridge/generator/REPORT.md; not part of the pipeline.
+// say otherwise. Used for docs/reports/generator.md; not part of the pipeline.
 //
 //   gcc -O2 -o compare_blas compare_blas.c -ldl -lopenblas
 //   taskset -c 1 ./compare_blas cand.so 256 [rounds]
