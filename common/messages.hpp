@@ -97,7 +97,7 @@ struct RankInfo {
   double peak_gflops_f16 = 0;
   GpuInfo gpu;  // GPU ranks only
   // The most wall-clock seconds one task can take on this rank (its compile and run limits;
-  // bench_node/bench_cli.hpp task_time_limit_s). The coordinator quarantines a rank that holds
+  // bench_node/rank/bench_cli.hpp task_time_limit_s). The coordinator quarantines a rank that holds
   // tasks and has not answered for this plus its margin. 0: not reported (no deadline).
   double task_limit_s = 0;
   // Why the rank's host may hide which CPUs share a physical core (a virtual machine: timed

@@ -1,6 +1,6 @@
 #pragma once
 // The starts of the compile_error reasons that the node decided (a limit, a tool that could
-// not start or crashed), not the candidate's code. Their producers (bench_node/compiler.cpp,
+// not start or crashed), not the candidate's code. Their producers (bench_node/checks/compiler.cpp,
 // cuda/nvcc_compiler.cpp, source_checks/, the object audits) begin such a reason with one of
 // these, and the repeat cache (coordinator/measurement_cache.cpp) never reuses a row whose
 // reason does: the same code may compile on a later try. One list, so a reworded message

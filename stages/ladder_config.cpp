@@ -356,4 +356,13 @@ Verdict check_constraints(const StageSpec &stage, const std::vector<std::string>
   return {Status::constraint_violation, reason};
 }
 
+Verdict check_constraints(const BenchTask &task, const std::vector<std::string> &techniques_used) {
+  StageSpec stage;
+  stage.name = task.stage;
+  stage.compiler_flags = task.compiler_flags;
+  stage.techniques_allowed = task.techniques_allowed;
+  stage.techniques_required = task.techniques_required;
+  return check_constraints(stage, techniques_used);
+}
+
 }  // namespace hpcreward

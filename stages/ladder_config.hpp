@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/messages.hpp"
 #include "common/problem.hpp"
 #include "common/status.hpp"
 #include "stages/qd_archive.hpp"
@@ -84,5 +85,7 @@ std::optional<std::string> unsupported_reason(const StageSpec &stage, bool host_
 // The stage's constraint decision on what detection found the candidate really uses: ok, or
 // constraint_violation naming each technique used but not allowed and each required one missing.
 Verdict check_constraints(const StageSpec &stage, const std::vector<std::string> &techniques_used);
+// The same for the stage a task names (its allowed and required techniques travel with it).
+Verdict check_constraints(const BenchTask &task, const std::vector<std::string> &techniques_used);
 
 }  // namespace hpcreward

@@ -21,15 +21,15 @@
 
 #include <boost/program_options.hpp>
 
-#include "bench_node/compiler.hpp"
-#include "bench_node/default_checks.hpp"
-#include "bench_node/guarded_buffer.hpp"
-#include "bench_node/harness.hpp"
-#include "bench_node/monotonic_clock.hpp"
-#include "bench_node/random_fill.hpp"
-#include "bench_node/scorer.hpp"
-#include "bench_node/statistics.hpp"
-#include "bench_node/work_dir.hpp"
+#include "bench_node/checks/compiler.hpp"
+#include "bench_node/rank/default_checks.hpp"
+#include "bench_node/cpu/guarded_buffer.hpp"
+#include "bench_node/cpu/harness.hpp"
+#include "bench_node/process/monotonic_clock.hpp"
+#include "bench_node/measure/random_fill.hpp"
+#include "bench_node/rank/scorer.hpp"
+#include "bench_node/measure/statistics.hpp"
+#include "bench_node/process/work_dir.hpp"
 #include "common/problem.hpp"
 
 namespace hpcreward {

@@ -1,6 +1,6 @@
 #include "bench_node/cuda/caching_compiler.hpp"
 
-#include "bench_node/monotonic_clock.hpp"
+#include "bench_node/process/monotonic_clock.hpp"
 #include "common/sha256.hpp"
 
 namespace hpcreward {

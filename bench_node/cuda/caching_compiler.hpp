@@ -20,8 +20,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "bench_node/compiler.hpp"
-#include "bench_node/work_dir.hpp"
+#include "bench_node/checks/compiler.hpp"
+#include "bench_node/process/work_dir.hpp"
 
 namespace hpcreward {
 

@@ -1,6 +1,6 @@
 #pragma once
 // Everything a GPU rank does to a CUDA candidate before it runs, assembled (the CUDA
-// counterpart of bench_node/default_checks.hpp):
+// counterpart of bench_node/rank/default_checks.hpp):
 //   compile      make_cuda_compiler: nvcc (nvcc_compiler.hpp) behind the compile cache
 //                (caching_compiler.hpp); the Scorer is built with it
 //   source       CudaSourceChecks (cuda_source_checks.hpp): includes, directives, pragmas,
@@ -17,10 +17,10 @@
 #include <memory>
 #include <string>
 
-#include "bench_node/compiler.hpp"
+#include "bench_node/checks/compiler.hpp"
 #include "bench_node/cuda/cuda_tools.hpp"
 #include "bench_node/cuda/nvcc_compiler.hpp"
-#include "bench_node/scorer.hpp"
+#include "bench_node/rank/scorer.hpp"
 
 namespace hpcreward {
 

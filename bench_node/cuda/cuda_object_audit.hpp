@@ -18,12 +18,12 @@
 #include <memory>
 #include <string_view>
 
-#include "bench_node/candidate_check.hpp"
-#include "bench_node/compiler.hpp"
+#include "bench_node/checks/candidate_check.hpp"
+#include "bench_node/checks/compiler.hpp"
 #include "bench_node/cuda/nvcc_compiler.hpp"
 #include "bench_node/object_audit/elf_object.hpp"
 #include "bench_node/object_audit/toolchain_baseline.hpp"
-#include "bench_node/work_dir.hpp"
+#include "bench_node/process/work_dir.hpp"
 
 namespace hpcreward {
 

@@ -12,7 +12,7 @@
 // Stateless and thread-safe: one instance may serve every worker thread of a rank.
 #include <string_view>
 
-#include "bench_node/candidate_check.hpp"
+#include "bench_node/checks/candidate_check.hpp"
 
 namespace hpcreward {
 

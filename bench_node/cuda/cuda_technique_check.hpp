@@ -14,7 +14,7 @@
 // stay empty for CUDA.
 #include <string>
 
-#include "bench_node/candidate_check.hpp"
+#include "bench_node/checks/candidate_check.hpp"
 #include "bench_node/cuda/sass_dump.hpp"
 
 namespace hpcreward {

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "bench_node/child_process.hpp"
+#include "bench_node/process/child_process.hpp"
 #include "bench_node/cuda/link_refusal.hpp"
-#include "bench_node/environment.hpp"
+#include "bench_node/process/environment.hpp"
 #include "common/node_failure.hpp"
 #include "common/number_text.hpp"
 

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "bench_node/compiler.hpp"
+#include "bench_node/checks/compiler.hpp"
 
 namespace hpcreward {
 

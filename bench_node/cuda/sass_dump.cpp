@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "bench_node/child_process.hpp"
-#include "bench_node/environment.hpp"
+#include "bench_node/process/child_process.hpp"
+#include "bench_node/process/environment.hpp"
 #include "common/number_text.hpp"
 
 namespace hpcreward {

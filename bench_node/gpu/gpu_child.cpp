@@ -4,10 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench_node/classify.hpp"
-#include "bench_node/result_envelope.hpp"
-#include "bench_node/runner_args.hpp"
-#include "bench_node/shared_region.hpp"
+#include "bench_node/process/classify.hpp"
+#include "bench_node/process/result_envelope.hpp"
+#include "bench_node/cpu/runner_args.hpp"
+#include "bench_node/cpu/shared_region.hpp"
 #include "common/messages_json.hpp"
 
 namespace hpcreward {

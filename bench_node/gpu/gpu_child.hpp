@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 
-#include "bench_node/candidate_runner.hpp"
+#include "bench_node/rank/candidate_runner.hpp"
 #include "bench_node/gpu/gpu_ceilings.hpp"
-#include "bench_node/timing_options.hpp"
+#include "bench_node/measure/timing_options.hpp"
 #include "common/messages.hpp"
 
 namespace hpcreward {

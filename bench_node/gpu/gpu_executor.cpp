@@ -13,8 +13,8 @@
 #include <system_error>
 #include <vector>
 
-#include "bench_node/executor_process.hpp"
-#include "bench_node/monotonic_clock.hpp"
+#include "bench_node/cpu/executor_process.hpp"
+#include "bench_node/process/monotonic_clock.hpp"
 #include "bench_node/sandbox/descriptor_passing.hpp"
 
 namespace hpcreward::gpu {

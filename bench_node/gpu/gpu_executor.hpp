@@ -21,10 +21,10 @@
 #include <functional>
 #include <string>
 
-#include "bench_node/candidate_calls.hpp"
+#include "bench_node/cpu/candidate_calls.hpp"
 #include "bench_node/gpu/call_clock.hpp"
 #include "bench_node/gpu/gpu_executor_protocol.hpp"
-#include "bench_node/shared_region.hpp"
+#include "bench_node/cpu/shared_region.hpp"
 #include "common/problem.hpp"
 
 namespace hpcreward::gpu {

@@ -27,7 +27,7 @@
 #include "bench_node/sandbox/capabilities.hpp"
 #include "bench_node/sandbox/descriptor_passing.hpp"
 #include "bench_node/sandbox/gpu_seccomp_filter.hpp"
-#include "bench_node/shared_region.hpp"
+#include "bench_node/cpu/shared_region.hpp"
 #include "common/problem.hpp"
 
 namespace hpcreward::gpu {

@@ -30,7 +30,7 @@
 // untrusted: within that clamp they can only ever cost the candidate.
 #include <cstdint>
 
-#include "bench_node/executor_protocol.hpp"
+#include "bench_node/sandbox/candidate_loader.hpp"  // LoadStatus
 
 namespace hpcreward::gpu {
 

@@ -14,10 +14,10 @@
 #include "bench_node/gpu/device_memory.hpp"
 #include "bench_node/gpu/exported_device_memory.hpp"
 #include "bench_node/gpu/gpu_executor.hpp"
-#include "bench_node/monotonic_clock.hpp"
-#include "bench_node/random_fill.hpp"
-#include "bench_node/residual_bound.hpp"
-#include "bench_node/statistics.hpp"
+#include "bench_node/process/monotonic_clock.hpp"
+#include "bench_node/measure/random_fill.hpp"
+#include "bench_node/measure/residual_bound.hpp"
+#include "bench_node/measure/statistics.hpp"
 #include "common/number_text.hpp"
 
 namespace hpcreward::gpu {

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "bench_node/timing_options.hpp"
+#include "bench_node/measure/timing_options.hpp"
 #include "common/messages.hpp"
 #include "common/problem.hpp"
 

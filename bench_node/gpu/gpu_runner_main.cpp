@@ -32,10 +32,10 @@
 #include "bench_node/gpu/gpu_executor.hpp"
 #include "bench_node/gpu/gpu_harness.hpp"
 #include "bench_node/gpu/gpu_probe.hpp"
-#include "bench_node/result_envelope.hpp"
-#include "bench_node/runner_pipes.hpp"
-#include "bench_node/write_all.hpp"
-#include "bench_node/runner_args.hpp"
+#include "bench_node/process/result_envelope.hpp"
+#include "bench_node/process/runner_pipes.hpp"
+#include "bench_node/process/write_all.hpp"
+#include "bench_node/cpu/runner_args.hpp"
 #include "common/messages_json.hpp"
 
 namespace hpcreward {

@@ -7,7 +7,7 @@
 
 #include "bench_node/object_audit/audit_rules.hpp"
 #include "bench_node/object_audit/elf_object.hpp"
-#include "bench_node/work_dir.hpp"
+#include "bench_node/process/work_dir.hpp"
 #include "common/node_failure.hpp"
 
 namespace hpcreward {

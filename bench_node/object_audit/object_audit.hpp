@@ -13,8 +13,8 @@
 #include <memory>
 #include <string_view>
 
-#include "bench_node/candidate_check.hpp"
-#include "bench_node/compiler.hpp"
+#include "bench_node/checks/candidate_check.hpp"
+#include "bench_node/checks/compiler.hpp"
 #include "bench_node/object_audit/library_symbols.hpp"
 #include "bench_node/object_audit/toolchain_baseline.hpp"
 

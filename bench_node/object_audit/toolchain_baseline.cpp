@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "bench_node/work_dir.hpp"
+#include "bench_node/process/work_dir.hpp"
 
 namespace hpcreward {
 

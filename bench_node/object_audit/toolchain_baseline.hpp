@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "bench_node/compiler.hpp"
+#include "bench_node/checks/compiler.hpp"
 #include "bench_node/object_audit/elf_object.hpp"
 
 namespace hpcreward {

@@ -3,10 +3,12 @@
 // dlopen the object, find matmul, and install their seccomp filter before any call into it.
 // The load's outcome goes back to the measurer in the control page, as untrusted text.
 #include <cstddef>
-
-#include "bench_node/executor_protocol.hpp"
+#include <cstdint>
 
 namespace hpcreward {
+
+// How loading went, as the executor reports it in its control page.
+enum class LoadStatus : std::int32_t { pending = 0, loaded = 1, load_failed = 2, no_entry_point = 3, no_sandbox = 4 };
 
 // The filter to install (throws SandboxError when it cannot).
 using InstallFilter = void (*)();

@@ -16,8 +16,8 @@
 #include <cstring>
 #include <new>
 
-#include "bench_node/child_process.hpp"
-#include "bench_node/write_all.hpp"
+#include "bench_node/process/child_process.hpp"
+#include "bench_node/process/write_all.hpp"
 
 namespace hpcreward::source_checks {
 

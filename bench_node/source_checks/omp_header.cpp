@@ -3,7 +3,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "bench_node/compiler.hpp"
+#include "bench_node/checks/compiler.hpp"
 
 namespace hpcreward::source_checks {
 

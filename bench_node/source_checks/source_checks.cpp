@@ -25,7 +25,7 @@
 #include "bench_node/source_checks/lex_options.hpp"
 #include "bench_node/source_checks/omp_header.hpp"
 #include "bench_node/source_checks/preprocessor_rules.hpp"
-#include "bench_node/work_dir.hpp"
+#include "bench_node/process/work_dir.hpp"
 #include "c_analysis/clang_parse.hpp"
 #include "c_analysis/parse_arguments.hpp"
 #include "c_analysis/preamble_cache.hpp"

@@ -28,7 +28,7 @@
 #include <utility>
 #include <vector>
 
-#include "bench_node/candidate_check.hpp"
+#include "bench_node/checks/candidate_check.hpp"
 #include "bench_node/source_checks/c_lexer.hpp"
 #include "bench_node/source_checks/forked_call.hpp"
 #include "bench_node/source_checks/technique_memo.hpp"

@@ -2,7 +2,7 @@
 // One parse per candidate: the source checks' forked child, having parsed and audited a
 // candidate, also reads its techniques from the same translation unit
 // (stages/techniques/source_techniques.hpp) and leaves them here; the technique step of the
-// same task (bench_node/technique_check.hpp) takes them instead of parsing again. A task is
+// same task (bench_node/rank/technique_check.hpp) takes them instead of parsing again. A task is
 // recognised by its sequence, source and flags (compared in full, never by a hash a
 // candidate could collide with). One memo per scoring thread, shared by its two checks.
 #include <cstddef>

@@ -1,6 +1,6 @@
 #pragma once
 // The two halves of detection as JSON text: how a forked child hands its findings to the
-// rank (bench_node/technique_check.cpp, bench_node/source_checks/). The rank applies the
+// rank (bench_node/rank/technique_check.cpp, bench_node/source_checks/). The rank applies the
 // rules (technique_detection.hpp); the child only reports what it found.
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "bench_node/bench_cli.hpp"
+#include "bench_node/rank/bench_cli.hpp"
 
 #include <cctype>
 

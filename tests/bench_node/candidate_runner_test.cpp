@@ -1,11 +1,11 @@
-#include "bench_node/candidate_runner.hpp"
+#include "bench_node/rank/candidate_runner.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "bench_node/cpu_affinity.hpp"
-#include "bench_node/runner_args.hpp"
+#include "bench_node/process/cpu_affinity.hpp"
+#include "bench_node/cpu/runner_args.hpp"
 
 namespace hpcreward {
 namespace {

@@ -1,5 +1,5 @@
 // The sandbox on ordinary programs (/bin/sh and friends).
-#include "bench_node/child_process.hpp"
+#include "bench_node/process/child_process.hpp"
 
 #include <signal.h>
 

@@ -1,10 +1,10 @@
-#include "bench_node/classify.hpp"
+#include "bench_node/process/classify.hpp"
 
 #include <signal.h>
 
 #include <gtest/gtest.h>
 
-#include "bench_node/result_envelope.hpp"
+#include "bench_node/process/result_envelope.hpp"
 
 namespace hpcreward {
 namespace {

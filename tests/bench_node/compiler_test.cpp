@@ -1,4 +1,4 @@
-#include "bench_node/compiler.hpp"
+#include "bench_node/checks/compiler.hpp"
 
 #include <unistd.h>
 
@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "bench_node/rank_info.hpp"
-#include "bench_node/work_dir.hpp"
+#include "bench_node/rank/rank_info.hpp"
+#include "bench_node/process/work_dir.hpp"
 #include "common/messages_json.hpp"
 #include "common/node_failure.hpp"
 

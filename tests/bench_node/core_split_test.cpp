@@ -1,5 +1,5 @@
 // The split of a node's CPUs among its benchmark ranks by physical cores.
-#include "bench_node/core_split.hpp"
+#include "bench_node/rank/core_split.hpp"
 
 #include <gtest/gtest.h>
 

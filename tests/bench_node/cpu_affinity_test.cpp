@@ -1,4 +1,4 @@
-#include "bench_node/cpu_affinity.hpp"
+#include "bench_node/process/cpu_affinity.hpp"
 
 #include <gtest/gtest.h>
 

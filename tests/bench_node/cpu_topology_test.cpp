@@ -1,5 +1,5 @@
 // The topology layer on nodes this machine is not: hwloc synthetic topologies and XML.
-#include "bench_node/cpu_topology.hpp"
+#include "bench_node/rank/cpu_topology.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "bench_node/cpu_affinity.hpp"
+#include "bench_node/process/cpu_affinity.hpp"
 #include "topology_fixtures.hpp"
 
 namespace hpcreward {

@@ -1,6 +1,6 @@
 // The measurer/executor separation on candidates compiled here (hostile ones included, which
 // therefore run only inside the built hpcreward-executor's sandbox).
-#include "bench_node/executor_process.hpp"
+#include "bench_node/cpu/executor_process.hpp"
 
 #include <unistd.h>
 
@@ -13,9 +13,9 @@
 
 #include <gtest/gtest.h>
 
-#include "bench_node/harness.hpp"
-#include "bench_node/operands.hpp"
-#include "bench_node/random_fill.hpp"
+#include "bench_node/cpu/harness.hpp"
+#include "bench_node/cpu/operands.hpp"
+#include "bench_node/measure/random_fill.hpp"
 
 namespace hpcreward {
 namespace {

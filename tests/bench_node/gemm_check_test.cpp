@@ -1,4 +1,4 @@
-#include "bench_node/gemm_check.hpp"
+#include "bench_node/cpu/gemm_check.hpp"
 
 #include <cmath>
 #include <limits>
@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "bench_node/random_fill.hpp"
-#include "bench_node/reference_gemm.hpp"
+#include "bench_node/measure/random_fill.hpp"
+#include "bench_node/cpu/reference_gemm.hpp"
 
 namespace hpcreward {
 namespace {

@@ -1,4 +1,4 @@
-#include "bench_node/guarded_buffer.hpp"
+#include "bench_node/cpu/guarded_buffer.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "bench_node/operands.hpp"
+#include "bench_node/cpu/operands.hpp"
 
 namespace hpcreward {
 namespace {

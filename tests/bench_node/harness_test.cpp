@@ -1,6 +1,6 @@
 // The harness in this process, on well-behaved functions written here (hostile candidates
 // only ever run through the sandbox: score_task_test.cpp).
-#include "bench_node/harness.hpp"
+#include "bench_node/cpu/harness.hpp"
 
 #include <gtest/gtest.h>
 

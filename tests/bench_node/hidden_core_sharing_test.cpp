@@ -1,5 +1,5 @@
 // Recognizing a virtual machine, whose topology hides which vCPUs share a host core.
-#include "bench_node/hidden_core_sharing.hpp"
+#include "bench_node/rank/hidden_core_sharing.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "bench_node/peak_guard.hpp"
+#include "bench_node/measure/peak_guard.hpp"
 
 #include <gtest/gtest.h>
 

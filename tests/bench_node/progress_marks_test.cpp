@@ -1,4 +1,4 @@
-#include "bench_node/progress_marks.hpp"
+#include "bench_node/process/progress_marks.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "bench_node/monotonic_clock.hpp"
+#include "bench_node/process/monotonic_clock.hpp"
 
 namespace hpcreward {
 namespace {

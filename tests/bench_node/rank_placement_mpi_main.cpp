@@ -9,9 +9,9 @@
 #include <cstdio>
 #include <set>
 
-#include "bench_node/cpu_affinity.hpp"
-#include "bench_node/cpu_topology.hpp"
-#include "bench_node/rank_placement.hpp"
+#include "bench_node/process/cpu_affinity.hpp"
+#include "bench_node/rank/cpu_topology.hpp"
+#include "bench_node/rank/rank_placement.hpp"
 
 int main(int argc, char **argv) {
   using namespace hpcreward;

@@ -11,9 +11,9 @@
 
 #include <gtest/gtest.h>
 
-#include "bench_node/gemm_check.hpp"
-#include "bench_node/random_fill.hpp"
-#include "bench_node/residual_bound.hpp"
+#include "bench_node/cpu/gemm_check.hpp"
+#include "bench_node/measure/random_fill.hpp"
+#include "bench_node/measure/residual_bound.hpp"
 
 namespace hpcreward {
 namespace {

@@ -1,10 +1,10 @@
-#include "bench_node/run_time_limit.hpp"
+#include "bench_node/cpu/run_time_limit.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "bench_node/harness.hpp"
+#include "bench_node/cpu/harness.hpp"
 
 namespace hpcreward {
 namespace {

@@ -1,8 +1,8 @@
-#include "bench_node/runner_args.hpp"
+#include "bench_node/cpu/runner_args.hpp"
 
 #include <gtest/gtest.h>
 
-#include "bench_node/result_envelope.hpp"
+#include "bench_node/process/result_envelope.hpp"
 
 namespace hpcreward {
 namespace {

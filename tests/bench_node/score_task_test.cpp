@@ -1,6 +1,6 @@
 // score_task end to end, without MPI: real candidates (tests/bench_node/candidates), the
 // real compiler, the built hpcreward-runner, always inside the sandbox.
-#include "bench_node/scorer.hpp"
+#include "bench_node/rank/scorer.hpp"
 
 #include <dirent.h>
 #include <unistd.h>
@@ -15,8 +15,8 @@
 #include "tests/bench_node/candidate_support.hpp"
 #include "tests/support/quick_bench_options.hpp"
 
-#include "bench_node/run_time_limit.hpp"
-#include "bench_node/work_dir.hpp"
+#include "bench_node/cpu/run_time_limit.hpp"
+#include "bench_node/process/work_dir.hpp"
 #include "common/number_text.hpp"
 
 namespace hpcreward {

@@ -1,5 +1,5 @@
 // The scoring pipeline with fake compiler, runner and checks (no processes).
-#include "bench_node/scorer.hpp"
+#include "bench_node/rank/scorer.hpp"
 
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "bench_node/work_dir.hpp"
+#include "bench_node/process/work_dir.hpp"
 
 namespace hpcreward {
 namespace {

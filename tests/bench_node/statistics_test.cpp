@@ -1,4 +1,4 @@
-#include "bench_node/statistics.hpp"
+#include "bench_node/measure/statistics.hpp"
 
 #include <cmath>
 #include <vector>

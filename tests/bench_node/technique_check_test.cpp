@@ -1,7 +1,7 @@
 // Technique detection on the rank, end to end: real candidates compiled by gcc under each
 // stage of stages/default_ladder.json and scored by a Scorer with every default check (source
 // checks, object audit, the technique step) and the built hpcreward-runner.
-#include "bench_node/technique_check.hpp"
+#include "bench_node/rank/technique_check.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -12,10 +12,10 @@
 
 #include <gtest/gtest.h>
 
-#include "bench_node/default_checks.hpp"
-#include "bench_node/rank_info.hpp"
-#include "bench_node/scorer.hpp"
-#include "bench_node/work_dir.hpp"
+#include "bench_node/rank/default_checks.hpp"
+#include "bench_node/rank/rank_info.hpp"
+#include "bench_node/rank/scorer.hpp"
+#include "bench_node/process/work_dir.hpp"
 #include "stages/ladder_config.hpp"
 #include "tests/bench_node/candidate_support.hpp"
 #include "tests/support/quick_bench_options.hpp"

@@ -1,5 +1,5 @@
 // Work directories: private, removed after use, and leftovers of killed ranks removed.
-#include "bench_node/work_dir.hpp"
+#include "bench_node/process/work_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "bench_node/work_dir.hpp"
+#include "bench_node/process/work_dir.hpp"
 
 namespace hpcreward {
 namespace {

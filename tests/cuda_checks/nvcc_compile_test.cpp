@@ -3,7 +3,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "bench_node/child_process.hpp"
+#include "bench_node/process/child_process.hpp"
 #include "bench_node/cuda/cuda_include_policy.hpp"
 #include "nvcc_support.hpp"
 

@@ -12,14 +12,14 @@
 
 #include <gtest/gtest.h>
 
-#include "bench_node/candidate_runner.hpp"
-#include "bench_node/compiler.hpp"
+#include "bench_node/rank/candidate_runner.hpp"
+#include "bench_node/checks/compiler.hpp"
 #include "bench_node/cuda/caching_compiler.hpp"
 #include "bench_node/cuda/cuda_checks.hpp"
 #include "bench_node/cuda/cuda_object_audit.hpp"
 #include "bench_node/cuda/nvcc_compiler.hpp"
-#include "bench_node/environment.hpp"
-#include "bench_node/work_dir.hpp"
+#include "bench_node/process/environment.hpp"
+#include "bench_node/process/work_dir.hpp"
 #include "common/problem.hpp"
 
 namespace hpcreward::cuda_test {

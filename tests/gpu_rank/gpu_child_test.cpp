@@ -6,7 +6,7 @@
 
 #include "bench_node/gpu/gpu_ceilings.hpp"
 #include "bench_node/gpu/gpu_child.hpp"
-#include "bench_node/runner_args.hpp"
+#include "bench_node/cpu/runner_args.hpp"
 #include "common/problem.hpp"
 
 namespace hpcreward {

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <thread>
 
-#include "bench_node/gpu_task_pipeline.hpp"
-#include "bench_node/monotonic_clock.hpp"
+#include "bench_node/gpu/gpu_task_pipeline.hpp"
+#include "bench_node/process/monotonic_clock.hpp"
 
 namespace hpcreward {
 namespace {

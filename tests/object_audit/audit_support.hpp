@@ -9,9 +9,9 @@
 
 #include <gtest/gtest.h>
 
-#include "bench_node/compiler.hpp"
+#include "bench_node/checks/compiler.hpp"
 #include "bench_node/object_audit/object_audit.hpp"
-#include "bench_node/work_dir.hpp"
+#include "bench_node/process/work_dir.hpp"
 
 namespace hpcreward::testing {
 

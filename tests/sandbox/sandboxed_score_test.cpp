@@ -1,6 +1,6 @@
 // score_task end to end through the real sandbox path (SandboxedRunner -> run_child ->
 // hpcreward-runner, which installs the seccomp filter before calling the candidate).
-#include "bench_node/scorer.hpp"
+#include "bench_node/rank/scorer.hpp"
 
 #include <unistd.h>
 
@@ -14,7 +14,7 @@
 
 #include "tests/support/quick_bench_options.hpp"
 
-#include "bench_node/work_dir.hpp"
+#include "bench_node/process/work_dir.hpp"
 
 namespace hpcreward {
 namespace {

@@ -9,11 +9,11 @@
 #include <regex>
 #include <set>
 
-#include "bench_node/child_process.hpp"
-#include "bench_node/environment.hpp"
+#include "bench_node/process/child_process.hpp"
+#include "bench_node/process/environment.hpp"
 #include "bench_node/source_checks/directives.hpp"
 #include "bench_node/source_checks/lex_options.hpp"
-#include "bench_node/work_dir.hpp"
+#include "bench_node/process/work_dir.hpp"
 
 namespace hpcreward::source_checks {
 namespace {

@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "bench_node/work_dir.hpp"
+#include "bench_node/process/work_dir.hpp"
 #include "check_support.hpp"
 
 namespace hpcreward::source_checks_test {

@@ -17,7 +17,7 @@
 
 #include "bench_node/source_checks/omp_header.hpp"
 #include "bench_node/source_checks/source_checks.hpp"
-#include "bench_node/technique_check.hpp"
+#include "bench_node/rank/technique_check.hpp"
 #include "check_support.hpp"
 #include "stages/techniques/technique_json.hpp"
 

@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "bench_node/bench_options.hpp"
+#include "bench_node/rank/bench_options.hpp"
 
 namespace hpcreward {
 

@@ -1,0 +1,83 @@
+// hpcreward-executor: the process a candidate runs in, started by hpcreward-runner (the
+// measurer) with the operand region on fd 3 and nothing else of the measurer's: not its
+// memory (execv), not its pipes (closed), not its secrets. The protocol is in
+// executor_protocol.hpp: stop, take the command the measurer wrote, do it, stop again.
+//
+//   hpcreward-executor --region-bytes N --object FILE
+//
+// The seccomp filter goes on right after the candidate is loaded and before its first call,
+// with no writable descriptor but stdout and stderr; stopping itself (tgkill to itself) is
+// allowed. Not meant to be run by hand.
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "bench_node/cpu/executor_protocol.hpp"
+#include "bench_node/sandbox/candidate_loader.hpp"
+#include "bench_node/sandbox/capabilities.hpp"
+#include "bench_node/sandbox/seccomp_filter.hpp"
+
+namespace hpcreward {
+namespace {
+
+template <typename T>
+using Matmul = void (*)(int, int, int, const T *, const T *, T *);
+
+void install_filter() { install_candidate_filter({.result_fd = -1, .progress_fd = -1, .self = 0}); }
+
+void call(const ExecutorControl &control, std::byte *region, void *symbol) {
+  std::byte *a = region + control.a, *b = region + control.b, *c = region + control.c;
+  if (control.element_bytes == sizeof(double))
+    reinterpret_cast<Matmul<double>>(symbol)(control.m, control.n, control.k, reinterpret_cast<const double *>(a),
+                                             reinterpret_cast<const double *>(b), reinterpret_cast<double *>(c));
+  else
+    reinterpret_cast<Matmul<float>>(symbol)(control.m, control.n, control.k, reinterpret_cast<const float *>(a),
+                                            reinterpret_cast<const float *>(b), reinterpret_cast<float *>(c));
+}
+
+}  // namespace
+}  // namespace hpcreward
+
+int main(int argc, char **argv) {
+  using namespace hpcreward;
+  std::size_t bytes = 0;
+  const char *object = nullptr;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--region-bytes") == 0) bytes = std::strtoull(argv[i + 1], nullptr, 10);
+    if (std::strcmp(argv[i], "--object") == 0) object = argv[i + 1];
+  }
+  if (bytes == 0 || object == nullptr) {
+    std::fputs("hpcreward-executor: started by hpcreward-runner, not by hand\n", stderr);
+    return 2;
+  }
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlives its measurer
+  if (!drop_all_capabilities()) return 3;  // sandbox/capabilities.hpp
+  void *mapped = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, kExecutorRegionFd, 0);
+  if (mapped == MAP_FAILED) return 3;
+  ::close(kExecutorRegionFd);
+  auto *region = static_cast<std::byte *>(mapped);
+  auto &control = *reinterpret_cast<ExecutorControl *>(region);
+
+  void *symbol = nullptr;
+  for (;;) {
+    ::raise(SIGSTOP);
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // the measurer wrote while we were stopped
+    switch (control.command) {
+      case ExecutorCommand::none: break;
+      case ExecutorCommand::load:
+        symbol = load_candidate(object, install_filter, control.load_status, control.message, sizeof control.message);
+        break;
+      case ExecutorCommand::call:
+        if (symbol != nullptr) call(control, region, symbol);
+        break;
+    }
+  }
+}

@@ -1,0 +1,131 @@
+#include "bench_node/cpu/gemm_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+namespace hpcreward {
+
+template <typename T>
+double frobenius_norm(std::span<const T> values) {
+  double sum = 0;
+  for (T value : values) sum += static_cast<double>(value) * static_cast<double>(value);
+  return std::sqrt(sum);
+}
+
+template <typename T>
+bool all_finite(std::span<const T> values) {
+  for (T value : values)
+    if (!std::isfinite(value)) return false;
+  return true;
+}
+
+namespace {
+
+double safe_ratio(double numerator, double denominator) {
+  if (std::isnan(numerator)) return numerator;
+  if (denominator > 0) return numerator / denominator;
+  return numerator == 0 ? 0 : std::numeric_limits<double>::infinity();
+}
+
+}  // namespace
+
+template <typename T>
+double normwise_error(std::span<const T> c, std::span<const T> c_ref, double norm_a, double norm_b) {
+  if (c.size() != c_ref.size()) return std::numeric_limits<double>::quiet_NaN();
+  if (!all_finite(c)) return std::numeric_limits<double>::quiet_NaN();
+  double sum = 0;
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    const double difference = static_cast<double>(c[i]) - static_cast<double>(c_ref[i]);
+    sum += difference * difference;
+  }
+  return safe_ratio(std::sqrt(sum), norm_a * norm_b);
+}
+
+namespace {
+
+template <typename T>
+using Accumulator = std::conditional_t<std::is_same_v<T, double>, long double, double>;
+
+}  // namespace
+
+template <typename T>
+double row_residual_roundoff() {
+  return std::numeric_limits<Accumulator<T>>::epsilon() / 2;
+}
+
+template <typename T>
+RowResidual row_residual(const Shape &shape, const T *a, const T *b, const T *c,
+                         std::span<const double> weights, const ResidualBound &bound) {
+  using Acc = Accumulator<T>;
+  const std::size_t m = shape.m, n = shape.n, k = shape.k;
+  RowResidual result;
+  if (weights.size() != n) {
+    result.finite = false;
+    return result;
+  }
+  std::vector<Acc> x(n, 0), x_sq(n, 0);
+  for (std::size_t p = 0; p < k; ++p)
+    for (std::size_t j = 0; j < n; ++j) x_sq[j] += static_cast<Acc>(b[p * n + j]) * static_cast<Acc>(b[p * n + j]);
+  for (std::size_t j = 0; j < n; ++j) {
+    const Acc norm = std::sqrt(x_sq[j]);
+    x[j] = norm > 0 ? static_cast<Acc>(weights[j]) / norm : static_cast<Acc>(weights[j]);
+    x_sq[j] = x[j] * x[j];
+  }
+  std::vector<Acc> bx(k, 0), bx_sq(k, 0);  // B x and B^2 x^2
+  for (std::size_t p = 0; p < k; ++p) {
+    Acc sum = 0, sum_sq = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      const Acc value = static_cast<Acc>(b[p * n + j]);
+      sum += value * x[j];
+      sum_sq += value * value * x_sq[j];
+    }
+    bx[p] = sum;
+    bx_sq[p] = sum_sq;
+  }
+  Acc residual_sq = 0, scale_sq = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    Acc abx = 0, s_sq = 0, cx = 0;
+    for (std::size_t p = 0; p < k; ++p) {
+      const Acc value = static_cast<Acc>(a[i * k + p]);
+      abx += value * bx[p];
+      s_sq += value * value * bx_sq[p];
+    }
+    for (std::size_t j = 0; j < n; ++j) cx += static_cast<Acc>(c[i * n + j]) * x[j];
+    if (!std::isfinite(static_cast<double>(cx))) {
+      result.finite = false;
+      return result;
+    }
+    const Acc r = std::fabs(cx - abx), s = std::sqrt(s_sq);
+    residual_sq += r * r;
+    scale_sq += s_sq;
+    // A zero row of A makes s_i zero: then only an exact zero passes.
+    if (r > static_cast<Acc>(bound.row) * s) {
+      if (result.failing_rows++ == 0) result.first_failing_row = i;
+    }
+    if (s > 0) result.worst_ratio = std::max(result.worst_ratio, static_cast<double>(r / s));
+  }
+  result.normwise = static_cast<double>(safe_ratio(static_cast<double>(std::sqrt(residual_sq)),
+                                                   static_cast<double>(std::sqrt(scale_sq))));
+  return result;
+}
+
+template double frobenius_norm<double>(std::span<const double>);
+template double frobenius_norm<float>(std::span<const float>);
+template bool all_finite<double>(std::span<const double>);
+template bool all_finite<float>(std::span<const float>);
+template double normwise_error<double>(std::span<const double>, std::span<const double>, double,
+                                       double);
+template double normwise_error<float>(std::span<const float>, std::span<const float>, double,
+                                      double);
+template RowResidual row_residual<double>(const Shape &, const double *, const double *, const double *,
+                                         std::span<const double>, const ResidualBound &);
+template RowResidual row_residual<float>(const Shape &, const float *, const float *, const float *,
+                                        std::span<const double>, const ResidualBound &);
+template double row_residual_roundoff<double>();
+template double row_residual_roundoff<float>();
+
+}  // namespace hpcreward

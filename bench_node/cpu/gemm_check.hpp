@@ -1,0 +1,50 @@
+#pragma once
+// Correctness checks of one GEMM output. All error measures are relative to the inputs:
+// ||error|| / (||A||_F ||B||_F), which a correct GEMM keeps near k * epsilon.
+#include <span>
+
+#include <cstddef>
+
+#include "bench_node/measure/residual_bound.hpp"
+#include "common/problem.hpp"
+
+namespace hpcreward {
+
+template <typename T>
+double frobenius_norm(std::span<const T> values);
+
+template <typename T>
+bool all_finite(std::span<const T> values);
+
+// Full check against a reference: ||C - C_ref||_F / (||A||_F ||B||_F). NaN when C holds a
+// NaN or an infinity (so any `error <= tolerance` comparison fails).
+template <typename T>
+double normwise_error(std::span<const T> c, std::span<const T> c_ref, double norm_a, double norm_b);
+
+// The randomized O(mn + nk + mk) residual check of one output (Freivalds, row by row; the
+// bound and its argument: residual_bound.hpp). `weights` are the secret w_j in +-[0.25, 1],
+// one per column; x_j = w_j / ||B_:j||, so every column of C counts alike whatever the
+// inputs' scales. Accumulates in long double for double operands, double otherwise.
+struct RowResidual {
+  bool finite = true;             // C x had no NaN or infinity
+  std::size_t failing_rows = 0;   // rows with |r_i| > bound.row * s_i
+  std::size_t first_failing_row = 0;
+  double worst_ratio = 0;         // max |r_i| / s_i
+  double normwise = 0;            // ||r|| / ||s||
+  bool ok(const ResidualBound &bound) const {
+    return finite && failing_rows == 0 && normwise <= bound.normwise;
+  }
+};
+
+template <typename T>
+RowResidual row_residual(const Shape &shape, const T *a, const T *b, const T *c,
+                         std::span<const double> weights, const ResidualBound &bound);
+
+// The unit roundoff of row_residual's accumulation for operands of type T.
+template <typename T>
+double row_residual_roundoff();
+
+// `error <= tolerance`, with NaN failing.
+inline bool within_tolerance(double error, double tolerance) { return error <= tolerance; }
+
+}  // namespace hpcreward

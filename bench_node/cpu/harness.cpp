@@ -1,0 +1,195 @@
+#include "bench_node/cpu/harness.hpp"
+
+#include <algorithm>
+#include <memory>
+
+#include "bench_node/cpu/gemm_check.hpp"
+#include "bench_node/process/monotonic_clock.hpp"
+#include "bench_node/measure/random_fill.hpp"
+#include "bench_node/cpu/reference_gemm.hpp"
+#include "bench_node/measure/residual_bound.hpp"
+#include "bench_node/measure/statistics.hpp"
+#include "common/number_text.hpp"
+
+namespace hpcreward {
+
+namespace {
+
+template <typename T>
+constexpr Precision precision_of() {
+  return std::is_same_v<T, double> ? Precision::f64 : Precision::f32;
+}
+
+template <typename T>
+class Harness {
+ public:
+  Harness(CandidateCalls &calls, const HarnessConfig &config)
+      : calls_(calls),
+        config_(config),
+        bound_(residual_bound(precision_of<T>(), Language::c, config.nominal, row_residual_roundoff<T>())) {}
+
+  Measurement run();
+
+ private:
+  Verdict verify_shape(const Shape &shape, double &max_error);
+  // Fresh input values and a poisoned output, one call, then guard zones and inputs checked.
+  Verdict call(Operands<T> &operands, const std::string &what, double *seconds);
+  Verdict check_residual(Operands<T> &operands, const std::string &what);
+
+  CandidateCalls &calls_;
+  const HarnessConfig &config_;
+  const ResidualBound bound_;
+};
+
+template <typename T>
+Verdict Harness<T>::call(Operands<T> &operands, const std::string &what, double *seconds) {
+  Rng inputs(kernel_random_u64());  // known to no one before this call
+  operands.refill(inputs);
+  if (config_.progress) config_.progress->mark();
+  const CallOutcome outcome = calls_.call(operands.shape(), operands.a_given(), operands.b_given(), operands.c_given());
+  if (!outcome.verdict.ok()) return outcome.verdict;
+  if (seconds) *seconds = outcome.seconds;
+  return operands.check_memory(what);
+}
+
+template <typename T>
+Verdict Harness<T>::check_residual(Operands<T> &operands, const std::string &what) {
+  // The weights are drawn after the call returned: nothing the candidate saw predicts them.
+  Rng secret(kernel_random_u64());
+  std::vector<double> weights(static_cast<std::size_t>(operands.shape().n));
+  for (double &weight : weights) {
+    const double u = secret.uniform();
+    weight = u < 0 ? u * 0.75 - 0.25 : u * 0.75 + 0.25;
+  }
+  const RowResidual residual = row_residual(operands.shape(), operands.a().data(), operands.b().data(),
+                                            operands.c().data(), std::span<const double>(weights), bound_);
+  if (!residual.finite) return {Status::wrong_answer, what + " left NaN or Inf in C"};
+  if (residual.failing_rows > 0)
+    return {Status::wrong_answer, what + " gave a wrong result: " + std::to_string(residual.failing_rows) +
+                                      " rows fail the residual check (first row " +
+                                      std::to_string(residual.first_failing_row) + ", worst " +
+                                      number_text(residual.worst_ratio, 3) + " > " + number_text(bound_.row, 3) +
+                                      " of an honest error's scale)"};
+  if (residual.normwise > bound_.normwise)
+    return {Status::wrong_answer, what + " gave a wrong result (normwise residual " +
+                                      number_text(residual.normwise, 3) + " > " + number_text(bound_.normwise, 3) + ")"};
+  return {};
+}
+
+template <typename T>
+Verdict Harness<T>::verify_shape(const Shape &shape, double &max_error) {
+  Operands<T> operands(shape, calls_.memory());
+  const std::string where = "at " + to_string(shape);
+  // The second call reuses the buffers with fresh values: a candidate that keys a cache
+  // on its pointers replays a stale result here, whatever the timing loop later does.
+  for (int call = 1; call <= kVerifyCallsPerShape; ++call) {
+    const std::string which = call == 1 ? where : where + " (same buffers, new values)";
+    if (Verdict verdict = this->call(operands, which, nullptr); !verdict.ok()) return verdict;
+    std::vector<T> reference(operands.c().size());
+    reference_gemm(shape, operands.a().data(), operands.b().data(), reference.data());
+    if (!all_finite(operands.c())) return {Status::wrong_answer, "output contains NaN or Inf " + which};
+    const double error =
+        normwise_error(operands.c(), std::span<const T>(reference), operands.norm_a(), operands.norm_b());
+    max_error = std::max(max_error, error);
+    if (!within_tolerance(error, config_.tolerance))
+      return {Status::wrong_answer, "wrong result " + which + ": relative error " + number_text(error, 3) +
+                                        " > tolerance " + number_text(config_.tolerance, 3)};
+  }
+  return {};
+}
+
+template <typename T>
+Measurement Harness<T>::run() {
+  Measurement measurement;
+  auto fail = [&](const Verdict &verdict) {
+    measurement.status = verdict.status;
+    measurement.reason = verdict.reason;
+    return measurement;
+  };
+
+  // Full checks: the nominal shape first, then every check shape.
+  const double verify_start = monotonic_seconds();
+  std::vector<Shape> shapes{config_.nominal};
+  shapes.insert(shapes.end(), config_.check_shapes.begin(), config_.check_shapes.end());
+  for (const Shape &shape : shapes) {
+    Verdict verdict = verify_shape(shape, measurement.max_error);
+    measurement.verify_s = monotonic_seconds() - verify_start;
+    if (!verdict.ok()) return fail(verdict);
+  }
+
+  // Timing at the nominal shape over a ring of buffer sets, fresh values every call.
+  const double time_start = monotonic_seconds();
+  std::vector<std::unique_ptr<Operands<T>>> ring;
+  for (int i = 0; i < kTimingRingSize; ++i)
+    ring.push_back(std::make_unique<Operands<T>>(config_.nominal, calls_.memory()));
+  std::size_t next = 0;
+  auto timed_call = [&](const std::string &what, double &seconds) -> Verdict {
+    Operands<T> &operands = *ring[next];
+    next = (next + 1) % ring.size();
+    if (Verdict verdict = call(operands, "in " + what, &seconds); !verdict.ok()) return verdict;
+    return check_residual(operands, what);
+  };
+
+  // Warm-up: untimed for the reward, but every output is still checked; its call times only
+  // decide when it ends (WarmupRule).
+  const WarmupRule warmup(config_.timing);
+  std::vector<double> warmup_call_s;
+  do {
+    double seconds = 0;
+    Verdict verdict = timed_call("warm-up call " + std::to_string(warmup_call_s.size() + 1), seconds);
+    if (!verdict.ok()) {
+      measurement.time_s = monotonic_seconds() - time_start;
+      return fail(verdict);
+    }
+    warmup_call_s.push_back(seconds);
+  } while (!warmup.done(warmup_call_s, monotonic_seconds() - time_start));
+
+  const StoppingRule stopping(config_.timing);
+  std::vector<double> samples;
+  const double loop_start = monotonic_seconds();
+  for (;;) {
+    double seconds = 0;
+    Verdict verdict = timed_call("timed call " + std::to_string(samples.size() + 1), seconds);
+    if (!verdict.ok()) {
+      measurement.time_s = monotonic_seconds() - time_start;
+      return fail(verdict);
+    }
+    samples.push_back(seconds);
+    if (stopping.done(samples, monotonic_seconds() - loop_start)) break;
+  }
+  measurement.time_s = monotonic_seconds() - time_start;
+
+  const SampleSummary summary = summarize(samples);
+  measurement.status = Status::ok;
+  measurement.reason.clear();
+  measurement.reps = summary.count;
+  measurement.median_s = summary.median;
+  measurement.min_s = summary.min;
+  measurement.iqr_s = summary.iqr();
+  measurement.cv = summary.cv();
+  measurement.gflops = summary.median > 0 ? config_.nominal.flops() / summary.median / 1e9 : 0;
+  return measurement;
+}
+
+}  // namespace
+
+template <typename T>
+std::size_t harness_operand_bytes(const HarnessConfig &config) {
+  std::size_t bytes = kTimingRingSize * Operands<T>::memory_bytes(config.nominal);
+  bytes += Operands<T>::memory_bytes(config.nominal);
+  for (const Shape &shape : config.check_shapes) bytes += Operands<T>::memory_bytes(shape);
+  return bytes;
+}
+
+template <typename T>
+Measurement run_harness(CandidateCalls &calls, const HarnessConfig &config) {
+  Harness<T> harness(calls, config);
+  return harness.run();
+}
+
+template Measurement run_harness<double>(CandidateCalls &, const HarnessConfig &);
+template Measurement run_harness<float>(CandidateCalls &, const HarnessConfig &);
+template std::size_t harness_operand_bytes<double>(const HarnessConfig &);
+template std::size_t harness_operand_bytes<float>(const HarnessConfig &);
+
+}  // namespace hpcreward

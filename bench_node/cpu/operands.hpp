@@ -1,0 +1,58 @@
+#pragma once
+// One set of GEMM operands for a candidate call: A, B and C in guarded buffers (in memory the
+// candidate can reach), with pristine copies of the inputs in the harness's own memory: a call
+// that modifies them is caught, and every check reads the copies.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "bench_node/cpu/guarded_buffer.hpp"
+#include "bench_node/measure/random_fill.hpp"
+#include "common/problem.hpp"
+#include "common/status.hpp"
+
+namespace hpcreward {
+
+template <typename T>
+using MatmulFn = void (*)(int m, int n, int k, const T *a, const T *b, T *c);
+
+template <typename T>
+class Operands {
+ public:
+  // Allocates fresh buffers from `memory` (throws std::bad_alloc); call refill() before use.
+  Operands(const Shape &shape, OperandMemory &memory);
+  // The bytes `memory` must hold for one set of this shape.
+  static std::size_t memory_bytes(const Shape &shape);
+
+  // Fresh input values in [-1, 1] from `rng`; C poisoned with NaN.
+  void refill(Rng &rng);
+  // Poisons C with NaN again (inputs unchanged).
+  void poison_output();
+
+  // After a call: guard zones intact (else runtime_error) and inputs unchanged (else
+  // wrong_answer). `where` names the call in the reason.
+  Verdict check_memory(const std::string &where) const;
+
+  const Shape &shape() const { return shape_; }
+  std::span<const T> a() const { return a_copy_; }  // the values the call was given
+  std::span<const T> b() const { return b_copy_; }
+  std::span<const T> c() { return c_.as<const T>(); }
+  // Where the candidate finds them.
+  const T *a_given() { return a_.as<const T>().data(); }
+  const T *b_given() { return b_.as<const T>().data(); }
+  T *c_given() { return c_.as<T>().data(); }
+  double norm_a() const { return norm_a_; }
+  double norm_b() const { return norm_b_; }
+  GuardedBuffer &c_buffer() { return c_; }  // for tests
+
+ private:
+  Shape shape_;
+  GuardedBuffer a_, b_, c_;
+  std::vector<T> a_copy_, b_copy_;
+  double norm_a_ = 0, norm_b_ = 0;
+};
+
+extern template class Operands<double>;
+extern template class Operands<float>;
+
+}  // namespace hpcreward

@@ -1,0 +1,126 @@
+#include "bench_node/cpu/runner_args.hpp"
+
+#include <sstream>
+#include <stdexcept>
+
+#include <boost/program_options.hpp>
+
+#include "common/number_text.hpp"
+
+namespace hpcreward {
+
+namespace po = boost::program_options;
+
+namespace {
+
+po::options_description runner_options() {
+  po::options_description options("hpcreward-runner: loads one candidate, verifies and times it");
+  options.add_options()
+      ("help", "this text")
+      ("object", po::value<std::string>()->required(), "candidate shared object (.so)")
+      ("precision", po::value<std::string>()->required(), "f64, f32 or f16 (GPU)")
+      ("nominal", po::value<std::string>()->required(), "nominal shape MxNxK (timed)")
+      ("check", po::value<std::vector<std::string>>()->composing(), "check shape MxNxK (repeatable)")
+      ("tolerance", po::value<double>()->required(), "bound on ||C-Cref||_F/(||A||_F ||B||_F)")
+      ("warmup-s", po::value<double>()->required(), "most warm-up time")
+      ("warmup-min-s", po::value<double>()->default_value(TimingOptions{}.warmup_min_s), "least warm-up time")
+      ("warmup-calls", po::value<int>()->default_value(TimingOptions{}.warmup_calls),
+       "warm-up calls whose times must agree")
+      ("warmup-settle", po::value<double>()->default_value(TimingOptions{}.warmup_settle),
+       "relative spread at which they agree (0: warm up for --warmup-s)")
+      ("min-reps", po::value<int>()->required(), "timed calls before the RSE may stop")
+      ("max-reps", po::value<int>()->required(), "most timed calls")
+      ("target-rse", po::value<double>()->required(), "relative standard error to stop at")
+      ("time-cap-s", po::value<double>()->required(), "timing loop time cap")
+      ("result-fd", po::value<int>()->default_value(3), "pipe the result JSON is written to")
+      ("token-fd", po::value<int>()->default_value(4), "pipe the result token is read from")
+      ("progress-fd", po::value<int>()->default_value(-1),
+       "pipe to mark progress on before calls into the candidate (the rank's watchdog); -1: none")
+      ("element-tolerance", po::value<double>()->default_value(0), "GPU: bound on |C-Cref|_ij/(|A||B|)_ij")
+      ("ring-bytes", po::value<std::uint64_t>()->default_value(0), "GPU: device memory for the timing ring")
+      ("l2-bytes", po::value<std::uint64_t>()->default_value(0), "GPU: the device's L2 size");
+  return options;
+}
+
+Shape shape_option(const std::string &text) {
+  auto shape = parse_shape(text);
+  if (!shape) throw std::invalid_argument("bad shape: " + text);
+  return *shape;
+}
+
+}  // namespace
+
+std::vector<std::string> to_arguments(const RunnerArgs &args) {
+  std::vector<std::string> out = {
+      "--object", args.object_path,
+      "--precision", std::string(to_string(args.precision)),
+      "--nominal", to_string(args.nominal),
+      "--tolerance", number_text(args.tolerance, 17),
+      "--warmup-s", number_text(args.timing.warmup_s, 17),
+      "--warmup-min-s", number_text(args.timing.warmup_min_s, 17),
+      "--warmup-calls", std::to_string(args.timing.warmup_calls),
+      "--warmup-settle", number_text(args.timing.warmup_settle, 17),
+      "--min-reps", std::to_string(args.timing.min_reps),
+      "--max-reps", std::to_string(args.timing.max_reps),
+      "--target-rse", number_text(args.timing.target_rse, 17),
+      "--time-cap-s", number_text(args.timing.time_cap_s, 17),
+      "--result-fd", std::to_string(args.result_fd),
+      "--token-fd", std::to_string(args.token_fd),
+  };
+  if (args.element_tolerance > 0) {
+    out.push_back("--element-tolerance");
+    out.push_back(number_text(args.element_tolerance, 17));
+  }
+  if (args.progress_fd >= 0) out.insert(out.end(), {"--progress-fd", std::to_string(args.progress_fd)});
+  if (args.ring_bytes > 0) out.insert(out.end(), {"--ring-bytes", std::to_string(args.ring_bytes)});
+  if (args.l2_bytes > 0) out.insert(out.end(), {"--l2-bytes", std::to_string(args.l2_bytes)});
+  for (const Shape &shape : args.check_shapes) {
+    out.push_back("--check");
+    out.push_back(to_string(shape));
+  }
+  return out;
+}
+
+RunnerArgs parse_runner_args(int argc, const char *const *argv) {
+  po::variables_map values;
+  po::store(po::parse_command_line(argc, argv, runner_options()), values);
+  po::notify(values);
+  RunnerArgs args;
+  args.object_path = values["object"].as<std::string>();
+  auto precision = parse_precision(values["precision"].as<std::string>());
+  if (!precision) throw std::invalid_argument("bad precision: " + values["precision"].as<std::string>());
+  args.precision = *precision;
+  args.nominal = shape_option(values["nominal"].as<std::string>());
+  if (values.count("check"))
+    for (const std::string &text : values["check"].as<std::vector<std::string>>())
+      args.check_shapes.push_back(shape_option(text));
+  args.tolerance = values["tolerance"].as<double>();
+  args.timing.warmup_s = values["warmup-s"].as<double>();
+  args.timing.warmup_min_s = values["warmup-min-s"].as<double>();
+  args.timing.warmup_calls = values["warmup-calls"].as<int>();
+  args.timing.warmup_settle = values["warmup-settle"].as<double>();
+  args.timing.min_reps = values["min-reps"].as<int>();
+  args.timing.max_reps = values["max-reps"].as<int>();
+  args.timing.target_rse = values["target-rse"].as<double>();
+  args.timing.time_cap_s = values["time-cap-s"].as<double>();
+  args.result_fd = values["result-fd"].as<int>();
+  args.token_fd = values["token-fd"].as<int>();
+  args.progress_fd = values["progress-fd"].as<int>();
+  args.element_tolerance = values["element-tolerance"].as<double>();
+  args.ring_bytes = values["ring-bytes"].as<std::uint64_t>();
+  args.l2_bytes = values["l2-bytes"].as<std::uint64_t>();
+  return args;
+}
+
+std::string runner_usage() {
+  std::ostringstream text;
+  text << runner_options()
+       << "\nStarted by hpcreward-bench inside its sandbox; not meant to be run by hand on\n"
+          "untrusted code. Writes {\"token\":..., \"measurement\":...} to --result-fd.\n"
+          "Never loads the candidate: it starts hpcreward-executor (next to it), which loads\n"
+          "the object, installs a seccomp filter before calling it (a disallowed system call\n"
+          "kills it with SIGSYS: bench_node/sandbox) and calls it on the runner's command.\n";
+  return text.str();
+}
+
+}  // namespace hpcreward

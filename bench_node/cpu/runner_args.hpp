@@ -1,0 +1,36 @@
+#pragma once
+// The runner child's command line: what the rank passes to hpcreward-runner, and how the
+// runner reads it back. Both directions live here so they cannot drift apart.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bench_node/measure/timing_options.hpp"
+#include "common/problem.hpp"
+
+namespace hpcreward {
+
+struct RunnerArgs {
+  std::string object_path;  // the candidate's shared object
+  Precision precision = Precision::f64;
+  Shape nominal;
+  std::vector<Shape> check_shapes;
+  double tolerance = 0;
+  TimingOptions timing;
+  int result_fd = 3;  // the runner writes its one result object here
+  int token_fd = 4;   // and reads the rank's token from here first
+  int progress_fd = -1;  // marks progress here before calls into the candidate (progress_marks.hpp); -1: none
+  // The GPU runner only (hpcreward-gpu-runner reads the same command line); 0: unused.
+  double element_tolerance = 0;   // Problem::element_tolerance
+  std::uint64_t ring_bytes = 0;   // device memory for the timing ring
+  std::uint64_t l2_bytes = 0;     // the device's L2 size (the flush writes twice this)
+};
+
+// Arguments after the program name.
+std::vector<std::string> to_arguments(const RunnerArgs &args);
+
+// Throws std::invalid_argument (or a Boost.Program_options error) on a bad command line.
+RunnerArgs parse_runner_args(int argc, const char *const *argv);
+std::string runner_usage();
+
+}  // namespace hpcreward

@@ -1,0 +1,95 @@
+// hpcreward-runner: the measurer of one candidate.
+//
+// Started by hpcreward-bench with fork+execv inside its sandbox (own process group, rlimits,
+// private directory, deadline). It reads the rank's token from --token-fd, then starts
+// hpcreward-executor, the process the candidate is loaded and called in (executor_process.hpp),
+// and runs the harness against it: inputs, checks, clocks, the verdict and the token stay in
+// this process, which no candidate code runs in. It writes exactly one JSON object
+// {"token", "measurement"} to --result-fd and exits 0.
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <new>
+#include <string>
+
+#include "bench_node/cpu/executor_process.hpp"
+#include "bench_node/cpu/harness.hpp"
+#include "bench_node/process/progress_marks.hpp"
+#include "bench_node/process/result_envelope.hpp"
+#include "bench_node/cpu/runner_args.hpp"
+#include "bench_node/process/runner_pipes.hpp"
+#include "bench_node/process/write_all.hpp"
+
+namespace hpcreward {
+namespace {
+
+// hpcreward-executor, next to this program.
+std::string executor_program() {
+  return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "hpcreward-executor").string();
+}
+
+template <typename T>
+Measurement measure(const RunnerArgs &args, const HarnessConfig &config) {
+  ExecutorProcess executor({.program = executor_program(),
+                            .object = args.object_path,
+                            .element_bytes = sizeof(T),
+                            .operand_bytes = harness_operand_bytes<T>(config)});
+  if (Verdict verdict = executor.start(); !verdict.ok()) return failed_measurement(verdict.status, verdict.reason);
+  return run_harness<T>(executor, config);
+}
+
+Measurement run_candidate(const RunnerArgs &args) {
+  if (args.precision == Precision::f16)  // __half problems are CUDA problems (GPU ranks)
+    return failed_measurement(Status::format_error, "f16 problems run on GPU ranks, not in hpcreward-runner");
+  HarnessConfig config;
+  config.nominal = args.nominal;
+  config.check_shapes = args.check_shapes;
+  config.tolerance = args.tolerance;
+  config.timing = args.timing;
+  // A mark must never block the harness: a full pipe drops it (the rank reads it as silence).
+  if (args.progress_fd >= 0) ::fcntl(args.progress_fd, F_SETFL, ::fcntl(args.progress_fd, F_GETFL) | O_NONBLOCK);
+  ProgressMarks progress(args.progress_fd);
+  config.progress = &progress;
+  // The executor inherits none of these (executor_process.cpp closes every descriptor past
+  // its region's), but a stray descriptor must never reach a later child either.
+  for (int fd : {args.result_fd, args.progress_fd})
+    if (fd >= 0) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+  return args.precision == Precision::f64 ? measure<double>(args, config) : measure<float>(args, config);
+}
+
+}  // namespace
+}  // namespace hpcreward
+
+int main(int argc, char **argv) {
+  using namespace hpcreward;
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::fputs(runner_usage().c_str(), stdout);
+      return 0;
+    }
+  ::prctl(PR_SET_DUMPABLE, 0);  // out of reach of /proc/<pid>/mem (sandbox/capabilities.hpp)
+  RunnerArgs args;
+  try {
+    args = parse_runner_args(argc, argv);
+  } catch (const std::exception &error) {
+    std::fprintf(stderr, "hpcreward-runner: %s\n", error.what());
+    return 2;
+  }
+  const std::string token = read_token(args.token_fd);
+
+  Measurement measurement;
+  try {
+    measurement = run_candidate(args);
+  } catch (const std::bad_alloc &) {
+    measurement = failed_measurement(Status::runtime_error, "out of memory (memory limit reached)");
+  } catch (const std::exception &error) {
+    measurement = failed_measurement(Status::runtime_error, std::string("harness error: ") + error.what());
+  }
+  write_all(args.result_fd, encode_result(token, measurement));
+  ::_exit(0);
+}

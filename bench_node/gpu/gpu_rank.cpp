@@ -1,0 +1,205 @@
+#include "bench_node/gpu/gpu_rank.hpp"
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "bench_node/rank/bench_cli.hpp"
+#include "bench_node/process/cpu_affinity.hpp"
+#include "bench_node/process/environment.hpp"
+#include "bench_node/gpu/gpu_child.hpp"
+#include "bench_node/cuda/cuda_checks.hpp"
+#include "bench_node/process/child_process.hpp"
+#include "bench_node/gpu/gpu_task_pipeline.hpp"
+#include "bench_node/process/monotonic_clock.hpp"
+#include "bench_node/rank/rank_info.hpp"
+#include "bench_node/rank/scorer.hpp"
+#include "common/messages_binary.hpp"
+#include "common/messages_json.hpp"
+#include "common/mpi_channel.hpp"
+#include "common/mpi_tags.hpp"
+#include "common/number_text.hpp"
+
+namespace hpcreward {
+
+namespace {
+
+[[noreturn]] void abort_job(int rank, const std::string &message) {
+  std::fprintf(stderr, "hpcreward-bench[%d] (GPU): %s\n", rank, message.c_str());
+  MPI_Abort(MPI_COMM_WORLD, 2);
+  std::exit(2);
+}
+
+// Ends that may leave the GPU in a bad state (a deadline, a signal, a CUDA error, a write out
+// of bounds) get the canary; telling them apart by their reasons would be a second, weaker
+// classification next to classify.cpp's, and a canary costs well under a second.
+bool may_have_hurt_the_gpu(const Measurement &measurement) {
+  return measurement.status == Status::timeout || measurement.status == Status::runtime_error;
+}
+
+// "Cuda compilation tools, release 13.0, V13.0.88" from nvcc --version.
+std::string nvcc_version(const std::string &nvcc) {
+  ChildSpec spec;
+  spec.program = find_executable(nvcc).value_or(nvcc);
+  spec.arguments = {"--version"};
+  spec.environment = inherited_environment();
+  spec.deadline_s = 30;
+  const ChildOutcome outcome = run_child(spec);
+  const std::size_t at = outcome.output.find("release");
+  if (at == std::string::npos) return first_line(outcome.output);
+  const std::size_t line_start = outcome.output.rfind('\n', at);
+  return first_line(outcome.output.substr(line_start == std::string::npos ? 0 : line_start + 1));
+}
+
+void report_progress(int rank, const BenchTask &task, const Measurement &m) {
+  std::fprintf(stderr,
+               "[gpu %d] %s seq=%lld %s %.1f GFLOPS (compile %.2f s, verify %.2f s, time %.2f s)%s%s\n", rank,
+               task.candidate_id.c_str(), static_cast<long long>(task.sequence),
+               std::string(to_string(m.status)).c_str(), m.gflops, m.compile_s, m.verify_s, m.time_s,
+               m.reason.empty() ? "" : ": ", m.reason.c_str());
+}
+
+}  // namespace
+
+int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
+  GpuRankOptions &gpu = options.gpu;
+  if (gpu.runner.empty()) gpu.runner = runner_next_to_executable("hpcreward-gpu-runner").string();
+  if (!find_executable(gpu.runner) || gpu.runner.find('/') == std::string::npos)
+    abort_job(rank, "GPU runner not found: " + gpu.runner + " (build with the CUDA Toolkit, or give --gpu-runner PATH)");
+  if (gpu.nvcc.empty()) gpu.nvcc = default_nvcc_path();
+  if (!find_executable(gpu.nvcc)) abort_job(rank, "nvcc not found: '" + gpu.nvcc + "' (give --nvcc PATH)");
+  if (gpu.cuobjdump.empty()) gpu.cuobjdump = default_cuobjdump_path();
+  if (!find_executable(gpu.cuobjdump))
+    abort_job(rank, "cuobjdump not found: '" + gpu.cuobjdump + "' (give --cuobjdump PATH; jobs/install-deps.sh installs it)");
+
+  GpuChildOptions child;
+  child.runner = gpu.runner;
+  try {
+    const int index = gpu.device == "auto" ? placement.kind_index : std::stoi(gpu.device);
+    child.visible_device = visible_device_for(index, std::getenv("CUDA_VISIBLE_DEVICES"));
+  } catch (const std::exception &error) {
+    abort_job(rank, error.what());
+  }
+  child.timeout_s = gpu.run_timeout_s;
+  child.timing = options.timing;
+  child.timing.warmup_s = std::max(child.timing.warmup_s, 0.2);  // at least 200 ms on a GPU
+  child.ring_bytes = gpu.ring_mb << 20;
+  child.host_memory_bytes = gpu.host_memory_mb << 20;
+
+  GpuProbe probe;
+  try {
+    probe = probe_gpu(child, gpu.ceiling_size);
+  } catch (const std::exception &error) {
+    abort_job(rank, "cannot use GPU " + child.visible_device + ": " + std::string(error.what()) +
+                        " (check nvidia-smi on " + host_name() + ", the driver, and CUDA_VISIBLE_DEVICES)");
+  }
+  child.l2_bytes = probe.gpu.l2_bytes;
+  if (gpu.arch.empty()) gpu.arch = probe.gpu.arch;
+  probe.gpu.ordinal = std::atoi(child.visible_device.c_str());
+
+  RankInfo info = collect_rank_info(rank, gpu.nvcc, true);
+  info.kind = "gpu";
+  info.slots = gpu.slots;
+  info.task_limit_s = task_time_limit_s(options);
+  info.compiler_version = nvcc_version(gpu.nvcc);
+  info.blas_version = "cuBLAS (CUDA " + probe.gpu.runtime_version + ")";
+  info.peak_gflops_f64 = probe.ceilings.f64;
+  info.peak_gflops_f32 = probe.ceilings.f32;
+  info.peak_gflops_f16 = probe.ceilings.f16;
+  info.gpu = probe.gpu;
+  mpi_send_json(nlohmann::json(info), 0, kTagHello);
+  const std::string device = "cuda:" + child.visible_device + " " + probe.gpu.name;
+  std::fprintf(stderr,
+               "[gpu %d] ready on %s (pid %ld, task limit %s s): %s (%s, cc %s, %s, %.0f GiB, L2 %.0f MiB), CPUs %s, ceilings %.0f/%.0f/%.0f "
+               "GFLOPS (cuBLAS f64/f32/f16 at %d^3), %d compile workers, %d slots\n",
+               rank, info.host.c_str(), static_cast<long>(getpid()), number_text(info.task_limit_s).c_str(), device.c_str(), probe.gpu.uuid.c_str(), probe.gpu.compute_capability.c_str(),
+               gpu.arch.c_str(), probe.gpu.memory_bytes / 1073741824.0, probe.gpu.l2_bytes / 1048576.0,
+               describe_cpus(placement.cpus).c_str(), probe.ceilings.f64, probe.ceilings.f32, probe.ceilings.f16,
+               gpu.ceiling_size, gpu.compile_workers, gpu.slots);
+
+  CudaCheckOptions checks;
+  checks.nvcc = gpu.nvcc;
+  checks.cuobjdump = gpu.cuobjdump;
+  checks.arch = gpu.arch;
+  checks.compile_timeout_s = gpu.compile_timeout_s;
+  checks.compile_memory_bytes = gpu.compile_memory_limit_mb << 20;
+  checks.work_root = options.work_root;
+  std::unique_ptr<Scorer> scorer_holder;
+  try {
+    scorer_holder = std::make_unique<Scorer>(options, make_cuda_compiler(checks), std::make_unique<GpuSandboxedRunner>(child));
+    add_cuda_checks(*scorer_holder, checks);
+  } catch (const std::exception &error) {
+    abort_job(rank, std::string("cannot set up the CUDA checks: ") + error.what());
+  }
+  Scorer &scorer = *scorer_holder;
+  const double margin = options.peak_margin;
+  auto finish = [&](const BenchTask &task, Measurement measurement) {
+    BenchResult result;
+    result.sequence = task.sequence;
+    result.rank = rank;
+    result.host = info.host;
+    result.device = device;
+    result.measurement =
+        apply_gpu_peak_guard(std::move(measurement), task.problem.precision, probe.ceilings, margin, gpu.ceiling_size);
+    report_progress(rank, task, result.measurement);
+    return result;
+  };
+  auto after_run = [&](const BenchTask &task, const Measurement &measurement) {
+    if (!may_have_hurt_the_gpu(measurement)) return true;
+    for (int attempt = 1; attempt <= 3; ++attempt) {
+      const std::string canary = check_gpu(child);
+      if (canary.empty()) {
+        std::fprintf(stderr, "[gpu %d] GPU checked after %s (%s): canary ok\n", rank, task.candidate_id.c_str(),
+                     std::string(to_string(measurement.status)).c_str());
+        return true;
+      }
+      std::fprintf(stderr, "[gpu %d] canary %d of 3 failed after %s: %s\n", rank, attempt, task.candidate_id.c_str(),
+                   canary.c_str());
+      std::this_thread::sleep_for(std::chrono::seconds(2 * attempt));
+    }
+    return false;
+  };
+
+  const double start = monotonic_seconds();
+  {
+    GpuTaskPipeline pipeline(scorer, gpu.compile_workers, finish, after_run);
+    bool stopping = false;
+    while (!stopping || !pipeline.idle()) {
+      if (!stopping) {
+        if (auto envelope = mpi_receive(0, MPI_ANY_TAG, std::chrono::milliseconds(2))) {
+          if (envelope->tag == kTagStop) {
+            stopping = true;
+          } else if (envelope->tag == kTagTask) {
+            try {
+              pipeline.submit(decode_task(envelope->payload));
+            } catch (const std::exception &error) {  // a task that does not decode
+              BenchResult result;
+              result.sequence = peek_task_sequence(envelope->payload).value_or(0);
+              result.rank = rank;
+              result.host = info.host;
+              result.device = device;
+              result.measurement = failed_measurement(Status::runtime_error, std::string("malformed task: ") + error.what());
+              mpi_send_bytes(encode_result(result), 0, kTagResult);
+            }
+          }
+        }
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+      for (const BenchResult &result : pipeline.take_results()) mpi_send_bytes(encode_result(result), 0, kTagResult);
+      if (pipeline.gpu_lost())
+        abort_job(rank, "GPU " + device + " failed its canary check three times; the job stops here. Check the GPU "
+                        "(nvidia-smi), then resume the run with --resume: every logged candidate is kept");
+    }
+    const double wall = monotonic_seconds() - start;
+    std::fprintf(stderr, "[gpu %d] done: the GPU ran candidates %.1f s of %.1f s (%.0f%%)\n", rank,
+                 pipeline.gpu_busy_s(), wall, wall > 0 ? 100 * pipeline.gpu_busy_s() / wall : 0.0);
+  }
+  return 0;
+}
+
+}  // namespace hpcreward

@@ -1,0 +1,63 @@
+#pragma once
+// A GPU rank's pipeline: the coordinator hands the rank up to `slots` tasks; worker
+// threads run everything up to the GPU (source checks, nvcc, object audit, SASS techniques)
+// on the rank's CPU cores while one thread runs the prepared candidates on the GPU, one at a
+// time, in the order they became ready. No MPI here: the rank's main thread feeds tasks in
+// and takes results out (gpu_rank.cpp), so this is tested with a fake runner.
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "bench_node/rank/scorer.hpp"
+#include "common/messages.hpp"
+
+namespace hpcreward {
+
+class GpuTaskPipeline {
+ public:
+  // `finish` turns a measurement into the result (peak guard, device, progress line); it runs
+  // on the GPU thread, or on a worker for a task refused before the GPU (so thread-safe). `after_run` is told whether the child ended abnormally; it
+  // runs the canary and returns false when the GPU is lost (the pipeline then stops running).
+  using Finish = std::function<BenchResult(const BenchTask &, Measurement)>;
+  using AfterRun = std::function<bool(const BenchTask &, const Measurement &)>;
+
+  GpuTaskPipeline(Scorer &scorer, int workers, Finish finish, AfterRun after_run);
+  ~GpuTaskPipeline();  // stops the threads; unfinished tasks are dropped
+  GpuTaskPipeline(const GpuTaskPipeline &) = delete;
+  GpuTaskPipeline &operator=(const GpuTaskPipeline &) = delete;
+
+  void submit(BenchTask task);
+  // Results finished since the last call (never blocks).
+  std::vector<BenchResult> take_results();
+  // Every submitted task has a result taken or waiting.
+  bool idle() const;
+  // The GPU failed its canary: nothing more runs; the rank must stop.
+  bool gpu_lost() const;
+  // Seconds the GPU thread spent running candidates (the children), for the rank's report.
+  double gpu_busy_s() const;
+
+ private:
+  void prepare_loop();
+  void gpu_loop();
+
+  Scorer &scorer_;
+  Finish finish_;
+  AfterRun after_run_;
+  mutable std::mutex mutex_;
+  std::condition_variable work_ready_;
+  std::deque<BenchTask> to_prepare_;
+  std::deque<PreparedTask> to_run_;
+  std::vector<BenchResult> results_;
+  int in_flight_ = 0;  // submitted, result not yet handed out
+  bool stopping_ = false;
+  bool gpu_lost_ = false;
+  double gpu_busy_s_ = 0;
+  std::vector<std::thread> workers_;
+  std::thread gpu_thread_;
+};
+
+}  // namespace hpcreward

@@ -1,0 +1,33 @@
+#include "bench_node/measure/residual_bound.hpp"
+
+#include <cmath>
+
+namespace hpcreward {
+
+namespace {
+
+constexpr double kFp64 = 0x1p-53, kFp32 = 0x1p-24, kHalf = 0x1p-11, kTf32 = 0x1p-11;
+
+double accumulation_roundoff(Precision precision) { return precision == Precision::f64 ? kFp64 : kFp32; }
+
+double input_roundoff(Precision precision, Language language) {
+  // Tensor cores may round fp32 inputs to TF32 (10-bit mantissa): allowed on CUDA sgemm.
+  return precision == Precision::f32 && language == Language::cuda ? 2 * kTf32 : 0;
+}
+
+double output_roundoff(Precision precision) { return precision == Precision::f16 ? kHalf : 0; }
+
+}  // namespace
+
+ResidualBound residual_bound(Precision precision, Language language, const Shape &shape,
+                             double check_unit_roundoff) {
+  const double k = shape.k, n = shape.n;
+  ResidualBound bound;
+  bound.error_scale = accumulation_roundoff(precision) * k + input_roundoff(precision, language) +
+                      output_roundoff(precision) + check_unit_roundoff * (n + k);
+  bound.row = kResidualRowFactor * bound.error_scale;
+  bound.normwise = kResidualNormwiseFactor * bound.error_scale;
+  return bound;
+}
+
+}  // namespace hpcreward

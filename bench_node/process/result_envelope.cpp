@@ -1,0 +1,37 @@
+#include "bench_node/process/result_envelope.hpp"
+
+#include <random>
+
+#include "common/messages_json.hpp"
+
+namespace hpcreward {
+
+std::string encode_result(const std::string &token, const Measurement &measurement) {
+  return nlohmann::json{{"token", token}, {"measurement", measurement}}.dump();
+}
+
+std::optional<DecodedResult> decode_result(const std::string &text) {
+  try {
+    const nlohmann::json body = nlohmann::json::parse(text);
+    if (!body.is_object() || body.size() != 2) return std::nullopt;
+    DecodedResult result;
+    result.token = body.at("token").get<std::string>();
+    result.measurement = body.at("measurement").get<Measurement>();
+    return result;
+  } catch (const std::exception &) {
+    return std::nullopt;
+  }
+}
+
+std::string make_token() {
+  std::random_device device;
+  static const char digits[] = "0123456789abcdef";
+  std::string token;
+  for (int i = 0; i < 4; ++i) {
+    std::uint32_t word = device();
+    for (int j = 0; j < 8; ++j) token.push_back(digits[(word >> (4 * j)) & 15]);
+  }
+  return token;
+}
+
+}  // namespace hpcreward

@@ -1,0 +1,71 @@
+#pragma once
+// How a benchmark rank compiles, sandboxes and times candidates (hpcreward-bench options).
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "bench_node/measure/timing_options.hpp"
+
+namespace hpcreward {
+
+// A GPU rank (hpcreward-bench --gpu): scores CUDA problems on one GPU.
+struct GpuRankOptions {
+  bool enabled = false;
+  std::string device = "auto";  // "auto": the rank's index among the GPU ranks of its node; or N
+  std::string nvcc;             // default: the nvcc this build found (HPCREWARD_NVCC)
+  std::string cuobjdump;        // default: the cuobjdump this build found
+  std::string runner;           // hpcreward-gpu-runner; default: next to this executable
+  std::string arch;             // nvcc target; default: from the probe (sm_90a on Hopper)
+  double compile_timeout_s = 120;
+  std::uint64_t compile_memory_limit_mb = 8192;
+  double run_timeout_s = 180;       // wall clock for one candidate's verification and timing
+  std::uint64_t ring_mb = 8192;     // device memory for the timing ring's buffer sets
+  std::uint64_t host_memory_mb = 16384;  // RLIMIT_DATA of each GPU child (bench_node/gpu/README.md)
+  int compile_workers = 2;          // threads preparing the next candidates while the GPU times
+  // Tasks the coordinator may hand this rank at once; 0: compile_workers + 2 (every worker busy,
+  // one candidate on the GPU, one ready behind it).
+  int slots = 0;
+  int ceiling_size = 8192;          // cuBLAS at this size^3 sets the ceilings (the largest problem)
+};
+
+struct BenchOptions {
+  std::string cc = "gcc";             // C compiler (a name on PATH or a path)
+  std::filesystem::path work_root;    // per-candidate directories go in here; empty: default_work_root(0)
+  std::string runner;                 // the hpcreward-runner executable
+  double compile_timeout_s = 30;      // wall clock, then the compiler's group is killed
+  double run_timeout_s = 60;          // wall clock for the runner: the cap of every run's limit
+  // Each run's wall-clock limit scales with its problem (run_time_limit.hpp): this factor x
+  // the time of its calls at the per-core peak rate, plus warm-up, timing and start, at least
+  // the floor, at most run_timeout_s. 0: every run gets run_timeout_s. Generous: a naive -O0
+  // loop runs 250x below an AVX-512 core's FMA peak, and 4x slower again on a loaded node
+  // (measured 2026-11-24: 0.4 GFLOPS quiet, 0.13 under load, peak 102 GFLOPS per core).
+  double time_limit_factor = 2000;
+  double time_limit_floor_s = 5;
+  // The rank's per-core f64 ceiling (the higher of OpenBLAS dgemm and the FMA units, measured
+  // at start, over its CPUs); 0: not measured, every run gets run_timeout_s.
+  double reference_gflops_per_core = 0;
+  std::uint64_t memory_limit_mb = 4096;          // RLIMIT_AS of the runner
+  std::uint64_t compile_memory_limit_mb = 2048;  // RLIMIT_AS of each compiler process
+  std::uint64_t compile_file_size_mb = 64;       // RLIMIT_FSIZE of the compiler
+  TimingOptions timing;
+  double peak_margin = 1.25;  // ok results above margin x measured OpenBLAS peak are forbidden
+  bool keep_workdir = false;  // leave each candidate's directory behind (debugging)
+  bool placement = true;      // split a node's CPUs among its ranks by physical cores (rank_placement.hpp)
+  // Bind the candidate's OpenMP threads within the rank's CPUs (OMP_PROC_BIND=close,
+  // OMP_PLACES=cores, unless set). Only right when no other rank shares those cores:
+  // two ranks binding "close" on one CPU set would both start on its first core.
+  bool pin_threads = true;
+  // The candidate's OpenMP and OpenBLAS threads: the rank's physical cores
+  // (rank_placement.hpp), so SMT siblings do not count twice; 0: one per CPU of its mask.
+  int threads = 0;
+  // Report this rank as lacking AVX-512 in its hello (RankInfo::avx512) even when its CPU
+  // has it, so the coordinator runs the ladder as on a host without it. Candidates the rank
+  // is sent are still compiled and run as usual.
+  bool no_avx512 = false;
+  GpuRankOptions gpu;  // used when gpu.enabled (--gpu)
+  // --null-measurement: answer every task at once with a runtime_error row ("null measurement")
+  // and never compile or run it, so a run measures the coordinator alone (tests/perf/dispatch_bench.py).
+  bool null_measurement = false;
+};
+
+}  // namespace hpcreward
