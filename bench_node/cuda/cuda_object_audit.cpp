@@ -14,12 +14,6 @@ namespace {
 
 Verdict forbidden(std::string reason) { return {Status::forbidden, std::move(reason)}; }
 
-bool exported(const ElfSymbol &symbol) {
-  return symbol.defined && !symbol.name.empty() &&
-         (symbol.binding == STB_GLOBAL || symbol.binding == STB_WEAK ||
-          symbol.binding == STB_GNU_UNIQUE);
-}
-
 std::unique_ptr<WorkDir> private_root(const std::filesystem::path &parent) {
   std::filesystem::path directory = parent;
   if (directory.empty())
@@ -52,7 +46,7 @@ Verdict check_cuda_entry_point(const ElfObject &object) {
   Verdict verdict = check_entry_point(object);
   if (verdict.status != Status::format_error) return verdict;
   for (const ElfSymbol &symbol : object.dynamic_symbols)
-    if (exported(symbol) && symbol.name.rfind("_Z6matmul", 0) == 0)
+    if (symbol.exported() && symbol.name.rfind("_Z6matmul", 0) == 0)
       return {Status::format_error, "no matmul entry point: the object exports " + symbol.name +
                                         ", a C++ name (declare matmul extern \"C\")"};
   return verdict;
@@ -77,7 +71,7 @@ Verdict check_cuda_imports(const ElfObject &object, const ToolchainBaseline &bas
 
 Verdict check_cuda_exports(const ElfObject &object, const ToolchainBaseline &baseline) {
   for (const ElfSymbol &symbol : object.dynamic_symbols) {
-    if (!exported(symbol) || symbol.name == "matmul" || baseline.exports.count(symbol.name) != 0)
+    if (!symbol.exported() || symbol.name == "matmul" || baseline.exports.count(symbol.name) != 0)
       continue;
     if (auto why = cuda_symbol_policy::export_refusal(symbol.name))
       return forbidden("the object defines " + symbol.name + ", " + *why);

@@ -10,17 +10,11 @@ namespace {
 
 Verdict forbidden(std::string reason) { return {Status::forbidden, std::move(reason)}; }
 
-bool exported(const ElfSymbol &symbol) {
-  return symbol.defined && !symbol.name.empty() &&
-         (symbol.binding == STB_GLOBAL || symbol.binding == STB_WEAK ||
-          symbol.binding == STB_GNU_UNIQUE);
-}
-
 }  // namespace
 
 Verdict check_entry_point(const ElfObject &object) {
   for (const ElfSymbol &symbol : object.dynamic_symbols) {
-    if (symbol.name != "matmul" || !exported(symbol)) continue;
+    if (symbol.name != "matmul" || !symbol.exported()) continue;
     if (symbol.type == STT_FUNC) return {};
     if (symbol.type == STT_GNU_IFUNC)
       return forbidden("matmul is an ifunc (its resolver would run when the object is loaded)");
@@ -107,7 +101,7 @@ Verdict check_imports(const ElfObject &object, const ToolchainBaseline &baseline
 Verdict check_exports(const ElfObject &object, const ToolchainBaseline &baseline,
                       const LibrarySymbols &libraries) {
   for (const ElfSymbol &symbol : object.dynamic_symbols) {
-    if (!exported(symbol) || symbol.name == "matmul" || baseline.exports.count(symbol.name) != 0)
+    if (!symbol.exported() || symbol.name == "matmul" || baseline.exports.count(symbol.name) != 0)
       continue;
     const std::string defines = "the object defines " + symbol.name;
     if (symbol_policy::reserved_identifier(symbol.name))

@@ -20,6 +20,11 @@ struct ElfSymbol {
   unsigned binding = STB_LOCAL;
   unsigned visibility = STV_DEFAULT;
   bool defined = false;  // false: an import (st_shndx == SHN_UNDEF)
+
+  // Defined here and visible to a loader: what the object exports.
+  bool exported() const {
+    return defined && !name.empty() && (binding == STB_GLOBAL || binding == STB_WEAK || binding == STB_GNU_UNIQUE);
+  }
 };
 
 struct ElfObject {

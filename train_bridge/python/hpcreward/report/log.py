@@ -1,7 +1,8 @@
 """Reads a reward log (results/README.md) into plain NumPy columns, by column name.
 
-Columns a log's schema lacks (schema 1 has no techniques, ...; a later schema may add columns)
-read as empty strings or zeros, so every caller sees the same names whatever wrote the file.
+The columns are the file's own (results/row_fields.hpp writes them); those an older schema lacks
+read as empty strings or zeros, and a table an older log lacks reads as empty, so every caller
+sees the same names whatever wrote the file.
 A file that is not a reward log raises LogError with a message that says what is wrong.
 """
 import json
@@ -15,19 +16,13 @@ class LogError(Exception):
     """The file cannot be read as a reward log; the message says why and what to do."""
 
 
-REWARD_TEXT = ["candidate_id", "batch_id", "problem", "stage", "status", "reason", "source_sha256", "host",
-               "techniques", "loop_order", "tile_sizes", "archive", "device"]
-REWARD_NUMBERS = ["reward", "gflops", "median_s", "min_s", "iqr_s", "cv", "reps", "max_error", "compile_s",
-                  "verify_s", "time_s", "rank", "time"]
-STAGE_EVENT_TEXT = ["problem", "from", "to", "rule", "detail"]
-STAGE_EVENT_NUMBERS = ["time", "rows_before"]
-ARCHIVE_TEXT = ["problem", "stage", "niche", "change", "candidate_id", "batch_id", "source_sha256",
-                "previous_candidate_id"]
-ARCHIVE_NUMBERS = ["gflops", "previous_gflops", "time", "row_index"]
-RANK_EVENT_TEXT = ["host", "event", "reason"]
-RANK_EVENT_NUMBERS = ["time", "rank"]
-PROVENANCE_TEXT = ["created_utc", "git_revision", "config_json", "hosts_json", "compiler_version",
-                   "blas_version", "mpi_version", "hdf5_version", "seed"]
+# The columns come from the file itself (results/row_fields.hpp defines them). A log written by
+# an older schema lacks the /rewards columns added since, which read as empty text or 0:
+LATER_REWARD_COLUMNS = {
+    "techniques": "", "loop_order": "", "tile_sizes": "", "archive": "",  # schema 2
+    "device": "",                                                          # schema 3
+    "measurement_key": "", "measured_as": "", "measured_batch": "",        # schema 5
+}
 
 
 @dataclass
@@ -39,7 +34,11 @@ class Table:
         return len(next(iter(self.columns.values()))) if self.columns else 0
 
     def __getitem__(self, name):
-        return self.columns[name]
+        if name in self.columns:
+            return self.columns[name]
+        if not self.columns:  # a table the log does not have (an older schema): every column is empty
+            return np.zeros(0)
+        raise KeyError(f"no column {name!r} in this table (it has {', '.join(self.columns)})")
 
     def where(self, mask):
         return Table({name: values[mask] for name, values in self.columns.items()})
@@ -85,15 +84,20 @@ def _text(values):
                      for value in values], dtype=object)
 
 
-def _table(dataset, text_names, number_names):
-    records = dataset[()] if dataset is not None else None
-    names = set(records.dtype.names or ()) if records is not None else set()
-    count = len(records) if records is not None else 0
+def _table(dataset, later_columns=None):
+    """Every column of `dataset` (text decoded, numbers as float64), plus `later_columns` the file
+    lacks; an empty Table when the log has no such dataset."""
+    if dataset is None:
+        return Table()
+    records = dataset[()]
     columns = {}
-    for name in text_names:
-        columns[name] = _text(records[name]) if name in names else np.full(count, "", dtype=object)
-    for name in number_names:
-        columns[name] = records[name].astype(np.float64) if name in names else np.zeros(count)
+    for name in records.dtype.names or ():
+        kind = records.dtype[name].kind
+        columns[name] = _text(records[name]) if kind in "SOU" else records[name].astype(np.float64)
+    for name, default in (later_columns or {}).items():
+        if name not in columns:
+            columns[name] = (np.full(len(records), default, dtype=object) if isinstance(default, str)
+                             else np.full(len(records), float(default)))
     return Table(columns)
 
 
@@ -130,12 +134,13 @@ def read_log(path):
     with open_log(path) as log:
         check_is_reward_log(log, path)
         try:
-            provenance = {name: _attribute_text(log.attrs[name]) for name in PROVENANCE_TEXT if name in log.attrs}
+            provenance = {name: _attribute_text(value) for name, value in log.attrs.items()
+                          if name != "schema_version"}
             schema = int(np.asarray(log.attrs["schema_version"]).item())
-            rewards = _table(log["rewards"], REWARD_TEXT, REWARD_NUMBERS)
-            events = _table(log.get("stage_events"), STAGE_EVENT_TEXT, STAGE_EVENT_NUMBERS)
-            archive = _table(log.get("archive"), ARCHIVE_TEXT, ARCHIVE_NUMBERS)
-            rank_events = _table(log.get("rank_events"), RANK_EVENT_TEXT, RANK_EVENT_NUMBERS)
+            rewards = _table(log["rewards"], LATER_REWARD_COLUMNS)
+            events = _table(log.get("stage_events"))
+            archive = _table(log.get("archive"))
+            rank_events = _table(log.get("rank_events"))
         except (OSError, KeyError, ValueError, TypeError) as error:
             raise LogError(f"{path}: a reward log whose records cannot be read ({error}); was its writer killed "
                            "mid-write? see results/README.md, 'A log whose writer died'") from None
