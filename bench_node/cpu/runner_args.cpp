@@ -50,6 +50,18 @@ Shape shape_option(const std::string &text) {
 
 }  // namespace
 
+RunnerArgs runner_args_for(const std::string &object_path, const Problem &problem, const TimingOptions &timing) {
+  RunnerArgs args;
+  args.object_path = object_path;
+  args.precision = problem.precision;
+  args.nominal = problem.nominal;
+  args.check_shapes = problem.check_shapes;
+  args.tolerance = problem.tolerance;
+  args.element_tolerance = problem.element_tolerance;
+  args.timing = timing;
+  return args;
+}
+
 std::vector<std::string> to_arguments(const RunnerArgs &args) {
   std::vector<std::string> out = {
       "--object", args.object_path,

@@ -26,6 +26,9 @@ struct RunnerArgs {
   std::uint64_t l2_bytes = 0;     // the device's L2 size (the flush writes twice this)
 };
 
+// What every runner (CPU and GPU) is told of a task: its object, problem and timing.
+RunnerArgs runner_args_for(const std::string &object_path, const Problem &problem, const TimingOptions &timing);
+
 // Arguments after the program name.
 std::vector<std::string> to_arguments(const RunnerArgs &args);
 

@@ -67,14 +67,7 @@ Environment gpu_child_environment(const std::string &visible_device) {
 
 ChildSpec GpuSandboxedRunner::child_spec(const RunRequest &request, const std::string &token) const {
   const BenchTask &task = *request.task;
-  RunnerArgs args;
-  args.object_path = request.object.string();
-  args.precision = task.problem.precision;
-  args.nominal = task.problem.nominal;
-  args.check_shapes = task.problem.check_shapes;
-  args.tolerance = task.problem.tolerance;
-  args.element_tolerance = task.problem.element_tolerance;
-  args.timing = options_.timing;
+  RunnerArgs args = runner_args_for(request.object.string(), task.problem, options_.timing);
   args.ring_bytes = options_.ring_bytes;
   args.l2_bytes = options_.l2_bytes;
   ChildSpec spec = base_spec(options_, options_.timeout_s);

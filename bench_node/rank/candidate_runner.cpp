@@ -33,13 +33,7 @@ RunTimeLimit SandboxedRunner::silence_limit(const BenchTask &task) const {
 
 ChildSpec SandboxedRunner::child_spec(const RunRequest &request, const std::string &token) const {
   const BenchTask &task = *request.task;
-  RunnerArgs args;
-  args.object_path = request.object.string();
-  args.precision = task.problem.precision;
-  args.nominal = task.problem.nominal;
-  args.check_shapes = task.problem.check_shapes;
-  args.tolerance = task.problem.tolerance;
-  args.timing = options_.timing;
+  RunnerArgs args = runner_args_for(request.object.string(), task.problem, options_.timing);
   const RunTimeLimit silence = silence_limit(task);
   if (silence.seconds > 0) args.progress_fd = kChildProgressFd;
 
