@@ -14,7 +14,6 @@
 #include <iostream>
 #include <optional>
 
-#include "common/number_text.hpp"
 #include "coordinator/batch_registry.hpp"
 #include "coordinator/candidate_file.hpp"
 #include "coordinator/flush_before_wait.hpp"
@@ -27,6 +26,7 @@
 #include "coordinator/rendezvous.hpp"
 #include "coordinator/run_outcome.hpp"
 #include "coordinator/run_report.hpp"
+#include "coordinator/run_start.hpp"
 #include "coordinator/scoring_run.hpp"
 #include "coordinator/serve_loop.hpp"
 #include "coordinator/stop_signals.hpp"
@@ -154,12 +154,7 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
   if (world_size < 2)
     throw std::runtime_error("no benchmark ranks: start hpcreward-bench beside the coordinator "
                              "(jobs/local.sh does this)");
-  const std::filesystem::path log_path = options.out / "rewards.h5";
-  const bool log_exists = std::filesystem::exists(log_path);
-  if (options.resume && !log_exists)
-    throw std::invalid_argument("--resume: " + log_path.string() + " does not exist; start without --resume");
-  if (!options.resume && log_exists)
-    throw std::invalid_argument(log_path.string() + " already exists: add --resume to go on with it, or choose a new --out");
+  const std::filesystem::path log_path = checked_log_path(options);
   LoggedRun logged;
   if (options.resume) {
     logged = read_logged_run(log_path);
@@ -180,19 +175,8 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
   if (!options.serve) candidates = read_candidate_file(options.candidates, defaults);
   std::vector<RankInfo> ranks =
       gather_rank_info(world_size, std::chrono::seconds(options.rank_start_timeout_s));
-  for (const RankInfo &info : ranks)
-    if (std::optional<std::string> error = rank_info_error(info)) throw std::runtime_error(*error);
-  const std::size_t nulls = static_cast<std::size_t>(
-      std::count_if(ranks.begin(), ranks.end(), [](const RankInfo &rank) { return rank.null_measurement; }));
-  // Null ranks answer runtime_error: a reward table that pays for it would reward nothing.
-  if (nulls > 0 && options.rewards.penalty(Status::runtime_error) >= 0)
-    throw std::invalid_argument("benchmark ranks run --null-measurement (rows of status runtime_error) but the "
-                                "reward of runtime_error is " + number_text(options.rewards.penalty(Status::runtime_error)) +
-                                ": give it a negative reward (--reward.runtime_error), or start the ranks without --null-measurement");
-  // C stages run on the CPU ranks only, so only their CPUs decide about AVX-512.
-  const bool host_has_avx512 = std::all_of(ranks.begin(), ranks.end(), [](const RankInfo &rank) {
-    return rank.kind != kCpuRankKind || rank.avx512;
-  });
+  const std::size_t nulls = check_ranks(ranks, options.rewards);
+  const bool host_has_avx512 = cpu_ranks_have_avx512(ranks);
   // A problem no rank can score is refused now, before the log exists, not left queued.
   const RunCapabilities run = run_capabilities(ranks, &options.ladder, options.ladder_source);
   const std::optional<std::string> refusal =
@@ -200,16 +184,7 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
                     : candidates_refusal(candidates, match_logged(candidates, logged.rows), run);
   if (refusal) throw std::invalid_argument(*refusal);
 
-  ScoringContext context;
-  for (const RankInfo &info : ranks) {
-    context.ranks.push_back(info.rank);
-    context.rank_info[info.rank] = info;
-  }
-  context.host = this_host();
-  context.seed = options.seed;
-  context.rank_deadline_margin_s = options.rank_deadline_margin_s;
-  context.stop_grace_s = options.stop_grace_s;
-  context.repeat_cache_entries = options.repeat_cache_entries;
+  ScoringContext context = scoring_context(options, ranks, this_host());
 
   std::vector<ArchiveRecord> missing_archive;
   SqdState sqd = options.resume
