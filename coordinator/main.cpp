@@ -239,21 +239,35 @@ int run(CoordinatorOptions options, int world_size, RunOutcome &outcome) {
   RunSummary summary;
   for (const RewardRow &row : logged.rows) summary.add(row);
   const std::size_t rows_before = logged.rows.size();
-  ScoringRun scoring(
-      transport, sink, options.rewards, sqd, context,
-      [&](const RewardRow &row, std::size_t done, std::size_t total) {
-        if (options.serve) registry.row_written(row.batch_id);
-        summary.add(row);
-        ++outcome.rows_written;
-        outcome.rows_in_log = rows_before + outcome.rows_written;
-        print_progress_line(format_progress_line(row, done, total));
-      },
-      [](const StageEvent &event) { print_line(format_stage_event(event)); },
-      [&](const RankEventRecord &event) {
-        outcome.lost_ranks.push_back(event);
-        print_line("quarantined: rank " + std::to_string(event.rank) + " on " + event.host + ": " + event.reason);
-      },
-      print_line);
+  // What the run prints as it goes, and what it keeps for the outcome and the summary.
+  class ConsoleObserver : public ScoringObserver {
+   public:
+    ConsoleObserver(bool serve, BatchRegistry &registry, RunSummary &summary, RunOutcome &outcome,
+                    std::size_t rows_before)
+        : serve_(serve), registry_(registry), summary_(summary), outcome_(outcome), rows_before_(rows_before) {}
+    void row_written(const RewardRow &row, std::size_t done, std::size_t total) override {
+      if (serve_) registry_.row_written(row.batch_id);
+      summary_.add(row);
+      ++outcome_.rows_written;
+      outcome_.rows_in_log = rows_before_ + outcome_.rows_written;
+      print_progress_line(format_progress_line(row, done, total));
+    }
+    void stage_advanced(const StageEvent &event) override { print_line(format_stage_event(event)); }
+    void rank_lost(const RankEventRecord &event) override {
+      outcome_.lost_ranks.push_back(event);
+      print_line("quarantined: rank " + std::to_string(event.rank) + " on " + event.host + ": " + event.reason);
+    }
+    void note(const std::string &line) override { print_line(line); }
+
+   private:
+    bool serve_;
+    BatchRegistry &registry_;
+    RunSummary &summary_;
+    RunOutcome &outcome_;
+    std::size_t rows_before_;
+  };
+  ConsoleObserver console(options.serve, registry, summary, outcome, rows_before);
+  ScoringRun scoring(transport, sink, options.rewards, sqd, context, &console);
   for (const std::string &line : format_rank_deadlines(ranks, options.rank_deadline_margin_s)) print_line(line);
   bool stopped = false;
   if (options.serve) {

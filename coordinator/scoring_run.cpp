@@ -83,17 +83,13 @@ std::optional<double> rank_blas_gflops(const std::map<int, RankInfo> &ranks, int
 }
 
 ScoringRun::ScoringRun(BenchTransport &transport, RowSink &sink, const RewardTable &rewards,
-                       SqdState &sqd, ScoringContext context, ProgressCallback progress,
-                       StageEventCallback on_event, RankEventCallback on_rank_event, NoteCallback note)
+                       SqdState &sqd, ScoringContext context, ScoringObserver *observer)
     : transport_(transport),
       sink_(sink),
       rewards_(rewards),
       sqd_(sqd),
       context_(std::move(context)),
-      progress_(std::move(progress)),
-      on_event_(std::move(on_event)),
-      on_rank_event_(std::move(on_rank_event)),
-      note_(std::move(note)),
+      observer_(observer),
       watch_(RankWatch::Seconds(context_.rank_deadline_margin_s)),
       cache_(context_.repeat_cache_entries) {
   if (context_.ranks.empty()) throw std::invalid_argument("a scoring run needs benchmark ranks");
@@ -168,7 +164,7 @@ void ScoringRun::quarantine_overdue(Scheduler &scheduler, const std::vector<Prep
                     " + margin " + seconds_text(watch_.margin().count()) + "); " + fate;
     sink_.append_rank_event(record);
     lost_.push_back(record);
-    if (on_rank_event_) on_rank_event_(record);
+    if (observer_) observer_->rank_lost(record);
   }
   if (stopping_) return;
   for (const std::string &kind : scheduler.stranded_kinds()) {
@@ -253,14 +249,14 @@ RewardRow ScoringRun::append_row(RewardRow row) {
   sqd_.observe(row, blas_gflops(row));
   ++rows_in_log_;
   ++rows_written_;
-  if (progress_) progress_(row, rows_written_ + skipped_, total_);
+  if (observer_) observer_->row_written(row, rows_written_ + skipped_, total_);
   return row;
 }
 
 void ScoringRun::log_advances(const std::vector<std::string> &problems) {
   for (const StageEvent &event : sqd_.advance(problems, unix_seconds())) {
     sink_.append_event(to_record(event, rows_in_log_));
-    if (on_event_) on_event_(event);
+    if (observer_) observer_->stage_advanced(event);
   }
 }
 

@@ -74,19 +74,26 @@ class NoRanksLeft : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Called after each row is written, with how many rows are done out of how many.
-using ProgressCallback = std::function<void(const RewardRow &, std::size_t done, std::size_t total)>;
-using StageEventCallback = std::function<void(const StageEvent &)>;
-// Called after a rank event (a quarantine) is in the sink.
-using RankEventCallback = std::function<void(const RankEventRecord &)>;
-// Lines for the operator: a stop begins or ends, a late answer is discarded.
-using NoteCallback = std::function<void(const std::string &)>;
+// What a run tells its caller as it goes: the coordinator prints it, serve mode also tells
+// its batch registry, tests record it. Every method does nothing unless overridden.
+class ScoringObserver {
+ public:
+  virtual ~ScoringObserver() = default;
+  // A row is in the sink; `done` of `total` candidates of this call have their rows.
+  virtual void row_written(const RewardRow &row, std::size_t done, std::size_t total) {}
+  // A problem moved up its stage ladder (the event is in the sink).
+  virtual void stage_advanced(const StageEvent &event) {}
+  // A rank was quarantined (the event is in the sink).
+  virtual void rank_lost(const RankEventRecord &event) {}
+  // A line for the operator: a stop begins or ends, a late answer is discarded.
+  virtual void note(const std::string &line) {}
+};
 
 class ScoringRun {
  public:
+  // `observer` (may be null) must outlive the run.
   ScoringRun(BenchTransport &transport, RowSink &sink, const RewardTable &rewards, SqdState &sqd,
-             ScoringContext context, ProgressCallback progress = {}, StageEventCallback on_event = {},
-             RankEventCallback on_rank_event = {}, NoteCallback note = {});
+             ScoringContext context, ScoringObserver *observer = nullptr);
 
   // `already_logged`: the rows a resumed run's log holds. Their candidates (by id) are not
   // scored again, and their measurements answer identical candidates as before the restart; a batch they partly cover keeps the stage its logged rows had.
@@ -173,7 +180,7 @@ class ScoringRun {
     return ids_per_batch_ ? candidate.batch_id + '\n' + candidate.id : candidate.id;
   }
   void note(const std::string &line) const {
-    if (note_) note_(line);
+    if (observer_) observer_->note(line);
   }
 
   BenchTransport &transport_;
@@ -181,10 +188,7 @@ class ScoringRun {
   const RewardTable &rewards_;
   SqdState &sqd_;
   ScoringContext context_;
-  ProgressCallback progress_;
-  StageEventCallback on_event_;
-  RankEventCallback on_rank_event_;
-  NoteCallback note_;
+  ScoringObserver *observer_;
   RankWatch watch_;
   MeasurementCache cache_;
   std::vector<RankEventRecord> lost_;

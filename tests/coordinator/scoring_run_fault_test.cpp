@@ -64,11 +64,14 @@ struct FaultRun {
     context.stop_grace_s = 5;
     context.now = transport.clock();
   }
-  ScoringRun make() {
-    return ScoringRun(
-        transport, sink, rewards, sqd, context, {}, {}, [this](const RankEventRecord &event) { lost.push_back(event); },
-        [this](const std::string &line) { notes.push_back(line); });
-  }
+  // Records what the run reports of lost ranks and its notes.
+  struct Recorder : ScoringObserver {
+    explicit Recorder(FaultRun &run) : run(run) {}
+    void rank_lost(const RankEventRecord &event) override { run.lost.push_back(event); }
+    void note(const std::string &line) override { run.notes.push_back(line); }
+    FaultRun &run;
+  };
+  ScoringRun make() { return ScoringRun(transport, sink, rewards, sqd, context, &recorder); }
   bool noted(const std::string &text) const {
     return std::any_of(notes.begin(), notes.end(), [&](const std::string &n) { return n.find(text) != std::string::npos; });
   }
@@ -79,6 +82,7 @@ struct FaultRun {
   ScoringContext context;
   std::vector<RankEventRecord> lost;
   std::vector<std::string> notes;
+  Recorder recorder{*this};
 };
 
 // Each candidate id exactly once among `rows`.
