@@ -1,5 +1,7 @@
 #include "bench_node/sandbox/gpu_seccomp_filter.hpp"
 
+#include "bench_node/sandbox/seccomp_context.hpp"
+
 #include <fcntl.h>
 #include <linux/sched.h>
 #include <seccomp.h>
@@ -16,11 +18,6 @@ namespace hpcreward {
 
 namespace {
 
-struct ContextDeleter {
-  void operator()(void *ctx) const { seccomp_release(static_cast<scmp_filter_ctx>(ctx)); }
-};
-using Context = std::unique_ptr<void, ContextDeleter>;
-
 [[noreturn]] void fail(const std::string &what, int rc) {
   throw SandboxError("seccomp (GPU): " + what + ": " + ::strerror(rc < 0 ? -rc : rc));
 }
@@ -35,20 +32,13 @@ void add(scmp_filter_ctx ctx, std::uint32_t action, const char *name,
   if (rc != 0) fail(std::string("adding the rule for ") + name, rc);
 }
 
-Context build(const CandidateFilter &filter) {
+SeccompContext build(const CandidateFilter &filter) {
 #if !defined(__x86_64__) || defined(__ILP32__)
   (void)filter;
   throw SandboxError("seccomp (GPU): the filter is written for x86_64 only");
 #else
-  if (seccomp_api_get() < 3) throw SandboxError("seccomp (GPU): the kernel lacks SECCOMP_RET_KILL_PROCESS");
-  Context ctx(seccomp_init(SCMP_ACT_ALLOW));
-  if (!ctx) throw SandboxError("seccomp (GPU): seccomp_init failed");
-  scmp_filter_ctx raw = ctx.get();
-  int rc;
-  if ((rc = seccomp_attr_set(raw, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS)) != 0)
-    fail("setting the bad-architecture action", rc);
-  if ((rc = seccomp_attr_set(raw, SCMP_FLTATR_CTL_NNP, 1)) != 0) fail("setting no_new_privs", rc);
-  if ((rc = seccomp_attr_set(raw, SCMP_FLTATR_CTL_TSYNC, 1)) != 0) fail("setting TSYNC", rc);
+  SeccompContext ctx(SCMP_ACT_ALLOW, "seccomp (GPU)");
+  const auto raw = static_cast<scmp_filter_ctx>(ctx.get());
   const std::uint32_t kill = SCMP_ACT_KILL_PROCESS;
   const pid_t self = filter.self != 0 ? filter.self : ::getpid();
 
@@ -104,16 +94,8 @@ Context build(const CandidateFilter &filter) {
 
 }  // namespace
 
-void install_gpu_candidate_filter(const CandidateFilter &filter) {
-  Context ctx = build(filter);
-  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("prctl(PR_SET_NO_NEW_PRIVS)", errno);
-  const int rc = seccomp_load(static_cast<scmp_filter_ctx>(ctx.get()));
-  if (rc != 0) fail("loading the filter", rc);
-}
+void install_gpu_candidate_filter(const CandidateFilter &filter) { build(filter).load(); }
 
-std::string gpu_candidate_filter_text(const CandidateFilter &filter) {
-  Context ctx = build(filter);
-  return pseudo_filter_code(ctx.get());
-}
+std::string gpu_candidate_filter_text(const CandidateFilter &filter) { return pseudo_filter_code(build(filter).get()); }
 
 }  // namespace hpcreward

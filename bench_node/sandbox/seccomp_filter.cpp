@@ -1,5 +1,7 @@
 #include "bench_node/sandbox/seccomp_filter.hpp"
 
+#include "bench_node/sandbox/seccomp_context.hpp"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/mempolicy.h>
@@ -101,11 +103,6 @@ namespace hpcreward {
 
 namespace {
 
-struct ContextDeleter {
-  void operator()(void *ctx) const { seccomp_release(static_cast<scmp_filter_ctx>(ctx)); }
-};
-using Context = std::unique_ptr<void, ContextDeleter>;
-
 [[noreturn]] void fail(const std::string &what, int rc) {
   throw SandboxError("seccomp: " + what + ": " + ::strerror(rc < 0 ? -rc : rc));
 }
@@ -140,26 +137,15 @@ class FilterBuilder {
   scmp_filter_ctx ctx_;
 };
 
-Context build_filter(const CandidateFilter &filter) {
+SeccompContext build_filter(const CandidateFilter &filter) {
 #if !defined(__x86_64__) || defined(__ILP32__)
   (void)filter;
   throw SandboxError("seccomp: the candidate filter is written for x86_64 only; refusing to run "
                      "candidates on this architecture");
 #else
-  if (seccomp_arch_native() != SCMP_ARCH_X86_64)
-    throw SandboxError("seccomp: the candidate filter is written for x86_64 only");
-  // API level 3: SECCOMP_RET_KILL_PROCESS (kernel 4.14); level 2, included, is TSYNC.
-  if (seccomp_api_get() < 3)
-    throw SandboxError("seccomp: the kernel or libseccomp lacks SECCOMP_RET_KILL_PROCESS");
-
-  Context ctx(seccomp_init(SCMP_ACT_KILL_PROCESS));
-  if (!ctx) throw SandboxError("seccomp: seccomp_init failed");
-  scmp_filter_ctx raw = ctx.get();
+  SeccompContext ctx(SCMP_ACT_KILL_PROCESS, "seccomp");
+  const auto raw = static_cast<scmp_filter_ctx>(ctx.get());
   int rc;
-  if ((rc = seccomp_attr_set(raw, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS)) != 0)
-    fail("setting the bad-architecture action", rc);
-  if ((rc = seccomp_attr_set(raw, SCMP_FLTATR_CTL_NNP, 1)) != 0) fail("setting no_new_privs", rc);
-  if ((rc = seccomp_attr_set(raw, SCMP_FLTATR_CTL_TSYNC, 1)) != 0) fail("setting TSYNC", rc);
   if (seccomp_api_get() >= 4 && (rc = seccomp_attr_set(raw, SCMP_FLTATR_CTL_SSB, 1)) != 0)
     fail("leaving speculative store bypass alone", rc);
 
@@ -234,19 +220,10 @@ Context build_filter(const CandidateFilter &filter) {
 
 }  // namespace
 
-void install_candidate_filter(const CandidateFilter &filter) {
-  Context ctx = build_filter(filter);
-  // libseccomp sets it too (SCMP_FLTATR_CTL_NNP); done here first so a failure is reported
-  // as what it is. Without it an unprivileged process could not load a filter, and execve of
-  // a setuid program could gain privileges (execve is killed anyway).
-  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("prctl(PR_SET_NO_NEW_PRIVS)", errno);
-  const int rc = seccomp_load(static_cast<scmp_filter_ctx>(ctx.get()));
-  if (rc != 0) fail("loading the filter", rc);
-}
+void install_candidate_filter(const CandidateFilter &filter) { build_filter(filter).load(); }
 
 std::string candidate_filter_text(const CandidateFilter &filter) {
-  Context ctx = build_filter(filter);
-  return pseudo_filter_code(ctx.get());
+  return pseudo_filter_code(build_filter(filter).get());
 }
 
 std::string pseudo_filter_code(void *libseccomp_context) {
