@@ -92,6 +92,12 @@ Verdict GpuExecutor::wait_for_stop() {
   return executor_end_verdict(info);
 }
 
+Verdict GpuExecutor::with_last_words(Verdict verdict) const {
+  const std::string words = untrusted_text(control().message, sizeof control().message);
+  if (!words.empty()) verdict.reason = words + "; " + verdict.reason;
+  return verdict;
+}
+
 Verdict GpuExecutor::ensure_started() {
   if (started_) return {};
   // Its first stop: its CUDA context is created, the control page mapped.
@@ -142,13 +148,14 @@ GpuCallOutcome GpuExecutor::round(GpuCommand command, Precision precision, const
   const std::uint64_t sequence = ++sequence_;
   block.sequence = sequence;
   block.cuda_error = 0;
+  block.message[0] = '\0';
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (::kill(pid_, SIGCONT) != 0) throw std::system_error(errno, std::generic_category(), "SIGCONT to the executor");
   // Untimed: the executor wakes and says it is ready. It has seen no input yet.
   siginfo_t info{};
   for (EndWait wait; load_word(block.armed) != sequence; wait.pause())
     if (peek_change(info)) {
-      if (Verdict verdict = wait_for_stop(); !verdict.ok()) return {verdict, 0, ""};
+      if (Verdict verdict = wait_for_stop(); !verdict.ok()) return {with_last_words(verdict), 0, ""};
       return {{Status::runtime_error, "the GPU executor stopped before its call (it broke the protocol)"}, 0, ""};
     }
 
@@ -164,7 +171,7 @@ GpuCallOutcome GpuExecutor::round(GpuCommand command, Precision precision, const
   GpuCallOutcome outcome{{}, 0, "", end - start, 0, prepared - start, returned - prepared, end - returned};
 
   if (Verdict verdict = wait_for_stop(); !verdict.ok()) {
-    outcome.verdict = verdict;
+    outcome.verdict = with_last_words(verdict);
     return outcome;
   }
   std::atomic_thread_fence(std::memory_order_seq_cst);

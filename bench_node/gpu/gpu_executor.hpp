@@ -85,6 +85,9 @@ class GpuExecutor {
   Verdict resume();
   Verdict wait_for_stop();
   Verdict ensure_started();  // its first stop seen (it stops once its context exists)
+  // An executor that ended in a call: its verdict, after what it wrote in its control page
+  // before it ended (untrusted text: "out of host memory (...)" when `new` failed).
+  Verdict with_last_words(Verdict verdict) const;
   bool peek_change(siginfo_t &info) const;  // a stop or end not yet reaped, without reaping it
   GpuExecutorControl &control() const;
 

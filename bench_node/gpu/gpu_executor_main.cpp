@@ -20,9 +20,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <new>
+#include <string>
 
 #include "bench_node/gpu/exported_device_memory.hpp"
 #include "bench_node/gpu/gpu_executor_protocol.hpp"
+#include "bench_node/process/host_memory.hpp"
 #include "bench_node/sandbox/candidate_loader.hpp"
 #include "bench_node/sandbox/capabilities.hpp"
 #include "bench_node/sandbox/descriptor_passing.hpp"
@@ -37,6 +41,26 @@ cudaError_t launch_touch_kernel(const void *a, std::size_t a_bytes, const void *
                                 std::size_t c_bytes);
 
 namespace {
+
+GpuExecutorControl *the_control = nullptr;  // for the terminate handler
+
+// An exception out of the candidate's call ends the executor; the measurer reports the signal
+// with this, as untrusted text: most often `new` past the host-memory limit.
+[[noreturn]] void report_and_abort() {
+  if (the_control != nullptr) {
+    std::string what = "an uncaught exception";
+    try {
+      if (std::exception_ptr error = std::current_exception()) std::rethrow_exception(error);
+    } catch (const std::bad_alloc &) {
+      what = out_of_host_memory();
+    } catch (const std::exception &error) {
+      what = std::string("an uncaught exception: ") + error.what();
+    } catch (...) {
+    }
+    std::snprintf(the_control->message, sizeof the_control->message, "%s", what.c_str());
+  }
+  std::abort();
+}
 
 void set_message(GpuExecutorControl &control, const char *text) {
   std::snprintf(control.message, sizeof control.message, "%s", text ? text : "unknown");
@@ -166,6 +190,8 @@ int main(int argc, char **argv) {
   if (mapped == MAP_FAILED) return 3;
   ::close(kGpuControlFd);
   auto &control = *static_cast<GpuExecutorControl *>(mapped);
+  the_control = &control;
+  std::set_terminate(report_and_abort);
   // The context now, while the measurer creates its own; a failure shows as the pool's.
   cudaSetDevice(0);
   cudaFree(nullptr);

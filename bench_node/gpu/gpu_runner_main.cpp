@@ -14,7 +14,6 @@
 //   --canary                     writes {"token", "canary": "" or what went wrong}
 #include <cuda_runtime.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -32,6 +31,7 @@
 #include "bench_node/gpu/gpu_executor.hpp"
 #include "bench_node/gpu/gpu_harness.hpp"
 #include "bench_node/gpu/gpu_probe.hpp"
+#include "bench_node/process/host_memory.hpp"
 #include "bench_node/process/result_envelope.hpp"
 #include "bench_node/process/runner_pipes.hpp"
 #include "bench_node/process/write_all.hpp"
@@ -94,14 +94,6 @@ bool has_flag(int argc, char **argv, const char *name) {
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], name) == 0) return true;
   return false;
-}
-
-// The reason for a bad_alloc, with the rank's limit (--gpu-host-memory-mb) when one is set.
-std::string out_of_host_memory() {
-  rlimit limit;
-  if (::getrlimit(RLIMIT_DATA, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return "out of host memory";
-  return "out of host memory (the limit is " + std::to_string(limit.rlim_cur >> 20) +
-         " MiB of heap and private mappings)";
 }
 
 }  // namespace
