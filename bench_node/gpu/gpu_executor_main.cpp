@@ -47,17 +47,18 @@ GpuExecutorControl *the_control = nullptr;  // for the terminate handler
 // An exception out of the candidate's call ends the executor; the measurer reports the signal
 // with this, as untrusted text: most often `new` past the host-memory limit.
 [[noreturn]] void report_and_abort() {
-  if (the_control != nullptr) {
-    std::string what = "an uncaught exception";
+  if (the_control != nullptr) {  // no allocation here: the heap may be what ran out
+    char *message = the_control->message;
+    const std::size_t bytes = sizeof the_control->message;
+    std::snprintf(message, bytes, "an uncaught exception");
     try {
       if (std::exception_ptr error = std::current_exception()) std::rethrow_exception(error);
     } catch (const std::bad_alloc &) {
-      what = out_of_host_memory();
+      out_of_host_memory(message, bytes);
     } catch (const std::exception &error) {
-      what = std::string("an uncaught exception: ") + error.what();
+      std::snprintf(message, bytes, "an uncaught exception: %s", error.what());
     } catch (...) {
     }
-    std::snprintf(the_control->message, sizeof the_control->message, "%s", what.c_str());
   }
   std::abort();
 }
