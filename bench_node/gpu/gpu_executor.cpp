@@ -21,6 +21,12 @@ namespace hpcreward::gpu {
 
 namespace {
 
+GpuCallOutcome ended(Verdict verdict) {
+  GpuCallOutcome outcome;
+  outcome.verdict = std::move(verdict);
+  return outcome;
+}
+
 std::uint64_t load_word(std::uint64_t &word) {
   return std::atomic_ref<std::uint64_t>(word).load(std::memory_order_acquire);
 }
@@ -92,12 +98,6 @@ Verdict GpuExecutor::wait_for_stop() {
   return executor_end_verdict(info);
 }
 
-Verdict GpuExecutor::with_last_words(Verdict verdict) const {
-  const std::string words = untrusted_text(control().message, sizeof control().message);
-  if (!words.empty()) verdict.reason = words + "; " + verdict.reason;
-  return verdict;
-}
-
 Verdict GpuExecutor::ensure_started() {
   if (started_) return {};
   // Its first stop: its CUDA context is created, the control page mapped.
@@ -135,7 +135,7 @@ Verdict GpuExecutor::open_pool(int pool_fd, std::size_t pool_bytes) {
 
 GpuCallOutcome GpuExecutor::round(GpuCommand command, Precision precision, const Shape &shape, std::uint64_t a,
                                   std::uint64_t b, std::uint64_t c, const CallSteps &steps) {
-  if (Verdict verdict = ensure_started(); !verdict.ok()) return {verdict, 0, ""};
+  if (Verdict verdict = ensure_started(); !verdict.ok()) return ended(verdict);
   GpuExecutorControl &block = control();
   block.command = command;
   block.precision = static_cast<std::uint32_t>(precision);
@@ -148,6 +148,7 @@ GpuCallOutcome GpuExecutor::round(GpuCommand command, Precision precision, const
   const std::uint64_t sequence = ++sequence_;
   block.sequence = sequence;
   block.cuda_error = 0;
+  block.threw = 0;
   block.message[0] = '\0';
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (::kill(pid_, SIGCONT) != 0) throw std::system_error(errno, std::generic_category(), "SIGCONT to the executor");
@@ -155,8 +156,8 @@ GpuCallOutcome GpuExecutor::round(GpuCommand command, Precision precision, const
   siginfo_t info{};
   for (EndWait wait; load_word(block.armed) != sequence; wait.pause())
     if (peek_change(info)) {
-      if (Verdict verdict = wait_for_stop(); !verdict.ok()) return {with_last_words(verdict), 0, ""};
-      return {{Status::runtime_error, "the GPU executor stopped before its call (it broke the protocol)"}, 0, ""};
+      if (Verdict verdict = wait_for_stop(); !verdict.ok()) return ended(verdict);
+      return ended({Status::runtime_error, "the GPU executor stopped before its call (it broke the protocol)"});
     }
 
   const double start = monotonic_seconds();
@@ -168,22 +169,30 @@ GpuCallOutcome GpuExecutor::round(GpuCommand command, Precision precision, const
   const double returned = monotonic_seconds();
   steps.finish();
   const double end = monotonic_seconds();
-  GpuCallOutcome outcome{{}, 0, "", end - start, 0, prepared - start, returned - prepared, end - returned};
+  GpuCallOutcome outcome;
+  outcome.window_s = end - start;
+  outcome.prepare_s = prepared - start;
+  outcome.call_s = returned - prepared;
+  outcome.finish_s = end - returned;
 
   if (Verdict verdict = wait_for_stop(); !verdict.ok()) {
-    outcome.verdict = with_last_words(verdict);
+    outcome.verdict = verdict;
     return outcome;
   }
   std::atomic_thread_fence(std::memory_order_seq_cst);
   outcome.event_s = block.event_seconds;  // untrusted: call_seconds() bounds it
-  if (block.cuda_error != 0) outcome.cuda_error = untrusted_text(block.message, sizeof block.message);
+  if (block.threw != 0)
+    outcome.exception = untrusted_text(block.message, sizeof block.message);
+  else if (block.cuda_error != 0)
+    outcome.cuda_error = untrusted_text(block.message, sizeof block.message);
   return outcome;
 }
 
 Verdict GpuExecutor::calibrate(Precision precision, const Shape &shape, std::uint64_t a, std::uint64_t b,
                                std::uint64_t c, const CallSteps &steps) {
   std::vector<double> overheads;
-  least_parts_ = {{}, 0, "", 0, 0, 1e9, 1e9, 1e9};
+  least_parts_ = {};
+  least_parts_.prepare_s = least_parts_.call_s = least_parts_.finish_s = 1e9;
   for (int i = 0; i < options_.calibration_rounds; ++i) {
     const GpuCallOutcome outcome = round(GpuCommand::none, precision, shape, a, b, c, steps);
     if (!outcome.verdict.ok()) return outcome.verdict;

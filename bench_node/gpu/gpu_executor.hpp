@@ -45,6 +45,7 @@ struct GpuCallOutcome {
   Verdict verdict;         // not ok: the executor did not come back (it ended, or broke the protocol)
   double seconds = 0;      // the call's time: its events, clamped by the window
   std::string cuda_error;  // what the executor reported of the call's synchronize ("" none; untrusted)
+  std::string exception;   // what the call threw, as the executor reported it ("" none; untrusted)
   double window_s = 0;     // the measurer's clock, prepare to finish
   double event_s = 0;      // what the executor reported (untrusted)
   // The window's parts, for reports: prepare, go to done (or the executor's stop), finish.
@@ -85,9 +86,7 @@ class GpuExecutor {
   Verdict resume();
   Verdict wait_for_stop();
   Verdict ensure_started();  // its first stop seen (it stops once its context exists)
-  // An executor that ended in a call: its verdict, after what it wrote in its control page
-  // before it ended (untrusted text: "out of host memory (...)" when `new` failed).
-  Verdict with_last_words(Verdict verdict) const;
+
   bool peek_change(siginfo_t &info) const;  // a stop or end not yet reaped, without reaping it
   GpuExecutorControl &control() const;
 

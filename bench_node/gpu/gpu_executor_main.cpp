@@ -42,27 +42,6 @@ cudaError_t launch_touch_kernel(const void *a, std::size_t a_bytes, const void *
 
 namespace {
 
-GpuExecutorControl *the_control = nullptr;  // for the terminate handler
-
-// An exception out of the candidate's call ends the executor; the measurer reports the signal
-// with this, as untrusted text: most often `new` past the host-memory limit.
-[[noreturn]] void report_and_abort() {
-  if (the_control != nullptr) {  // no allocation here: the heap may be what ran out
-    char *message = the_control->message;
-    const std::size_t bytes = sizeof the_control->message;
-    std::snprintf(message, bytes, "an uncaught exception");
-    try {
-      if (std::exception_ptr error = std::current_exception()) std::rethrow_exception(error);
-    } catch (const std::bad_alloc &) {
-      out_of_host_memory(message, bytes);
-    } catch (const std::exception &error) {
-      std::snprintf(message, bytes, "an uncaught exception: %s", error.what());
-    } catch (...) {
-    }
-  }
-  std::abort();
-}
-
 void set_message(GpuExecutorControl &control, const char *text) {
   std::snprintf(control.message, sizeof control.message, "%s", text ? text : "unknown");
 }
@@ -153,10 +132,23 @@ void armed_round(GpuExecutorControl &control, void *symbol, std::byte *pool, Eve
                                   bytes * control.k * control.n, pool + control.c, bytes * control.m * control.n);
     }
   } else if (symbol != nullptr && pool != nullptr) {
-    switch (static_cast<Precision>(control.precision)) {
-      case Precision::f64: call_as<double>(symbol, control, pool); break;
-      case Precision::f32: call_as<float>(symbol, control, pool); break;
-      case Precision::f16: call_as<__half>(symbol, control, pool); break;
+    // An exception out of the call (most often `new` past the host-memory limit) is the
+    // candidate's failure; its reason is written without allocating (the heap may be full).
+    try {
+      switch (static_cast<Precision>(control.precision)) {
+        case Precision::f64: call_as<double>(symbol, control, pool); break;
+        case Precision::f32: call_as<float>(symbol, control, pool); break;
+        case Precision::f16: call_as<__half>(symbol, control, pool); break;
+      }
+    } catch (const std::bad_alloc &) {
+      out_of_host_memory(control.message, sizeof control.message);
+      control.threw = 1;
+    } catch (const std::exception &error) {
+      std::snprintf(control.message, sizeof control.message, "%s", error.what());
+      control.threw = 1;
+    } catch (...) {
+      std::snprintf(control.message, sizeof control.message, "an exception that is not a std::exception");
+      control.threw = 1;
     }
   }
   double seconds = 0;
@@ -164,7 +156,7 @@ void armed_round(GpuExecutorControl &control, void *symbol, std::byte *pool, Eve
   const cudaError_t last = cudaGetLastError();
   if (error == cudaSuccess) error = ended != cudaSuccess ? ended : last;
   control.event_seconds = seconds;
-  if (error != cudaSuccess) {
+  if (error != cudaSuccess && control.threw == 0) {
     std::snprintf(control.message, sizeof control.message, "%s (%s)", cudaGetErrorName(error),
                   cudaGetErrorString(error));
     control.cuda_error = static_cast<std::int32_t>(error);
@@ -191,8 +183,6 @@ int main(int argc, char **argv) {
   if (mapped == MAP_FAILED) return 3;
   ::close(kGpuControlFd);
   auto &control = *static_cast<GpuExecutorControl *>(mapped);
-  the_control = &control;
-  std::set_terminate(report_and_abort);
   // The context now, while the measurer creates its own; a failure shows as the pool's.
   cudaSetDevice(0);
   cudaFree(nullptr);

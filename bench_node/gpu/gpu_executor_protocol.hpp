@@ -53,6 +53,7 @@ struct GpuExecutorControl {
   std::uint64_t pool_bytes;
   LoadStatus load_status;
   std::int32_t cuda_error;  // cudaError_t after the call's synchronize
+  std::int32_t threw;       // 1: the call threw (message says what)
   double event_seconds;     // the call by the executor's CUDA events
   char message[512];
 };

@@ -172,6 +172,8 @@ std::optional<Failure> Harness::call_checked(const Shape &shape, Operands &opera
       executor_.call(config_.precision, shape, pool_.offset_of(operands.a.data()), pool_.offset_of(operands.b.data()),
                      pool_.offset_of(operands.c.data()), steps(shape, operands, own));
   if (!outcome.verdict.ok()) return Failure{outcome.verdict.status, outcome.verdict.reason};
+  if (!outcome.exception.empty())
+    return Failure{Status::runtime_error, "the candidate's call threw: " + outcome.exception};
   if (!outcome.cuda_error.empty())
     return Failure{Status::runtime_error, "CUDA error in the candidate's call: " + outcome.cuda_error};
   if (clocks) *clocks = outcome;

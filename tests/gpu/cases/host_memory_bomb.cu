@@ -1,8 +1,8 @@
 // expect: runtime_error   problem: cuda-sgemm-1024   stage: cuda-naive
 // Takes and touches 64 GiB of host memory with operator new (malloc and new are allowed; pinned
 // and mapped host memory are refused by the audit) before an honest product. The child's
-// RLIMIT_DATA (--gpu-host-memory-mb, 16 GiB) makes new throw; the runner reports the
-// bad_alloc as runtime_error "out of host memory".
+// RLIMIT_DATA (--gpu-host-memory-mb, 16 GiB) makes new throw; the executor catches the
+// bad_alloc and the measurer reports runtime_error "... out of host memory (the limit is ...)".
 #include <cuda_runtime.h>
 #include <cstring>
 __global__ void naive(int m, int n, int k, const float *A, const float *B, float *C) {
