@@ -191,17 +191,12 @@ GpuCallOutcome GpuExecutor::round(GpuCommand command, Precision precision, const
 Verdict GpuExecutor::calibrate(Precision precision, const Shape &shape, std::uint64_t a, std::uint64_t b,
                                std::uint64_t c, const CallSteps &steps) {
   std::vector<double> overheads;
-  least_parts_ = {};
-  least_parts_.prepare_s = least_parts_.call_s = least_parts_.finish_s = 1e9;
   for (int i = 0; i < options_.calibration_rounds; ++i) {
     const GpuCallOutcome outcome = round(GpuCommand::none, precision, shape, a, b, c, steps);
     if (!outcome.verdict.ok()) return outcome.verdict;
     if (!outcome.cuda_error.empty())
       return {Status::runtime_error, "the GPU executor's own kernel failed: " + outcome.cuda_error};
     overheads.push_back(std::max(outcome.window_s - outcome.event_s, 0.0));
-    least_parts_.prepare_s = std::min(least_parts_.prepare_s, outcome.prepare_s);
-    least_parts_.call_s = std::min(least_parts_.call_s, outcome.call_s);
-    least_parts_.finish_s = std::min(least_parts_.finish_s, outcome.finish_s);
   }
   overhead_ = call_overhead(overheads);
   return {};

@@ -75,8 +75,6 @@ class GpuExecutor {
 
   // The calibrated overhead (window less events; call_clock.hpp).
   const CallOverhead &overhead() const { return overhead_; }
-  // The calibration's least parts (GpuCallOutcome's prepare_s, call_s, finish_s), for reports.
-  const GpuCallOutcome &least_parts() const { return least_parts_; }
 
  private:
   // One armed round: SIGCONT, armed, prepare, go, done (or the executor's stop or end), finish.
@@ -97,7 +95,6 @@ class GpuExecutor {
   bool started_ = false;  // its first stop seen
   std::uint64_t sequence_ = 0;
   CallOverhead overhead_;
-  GpuCallOutcome least_parts_;
 };
 
 }  // namespace hpcreward::gpu

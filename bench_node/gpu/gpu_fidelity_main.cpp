@@ -35,9 +35,6 @@ namespace hpcreward::gpu {
 namespace {
 
 Cublas *library = nullptr;  // the plain loop's
-double last_handshake_s = 0;  // the last harness run's least calibrated overhead
-double last_spread_s = 0;     // and its high overhead less the least
-double last_gain_s = 0;       // the high overhead less the timed calls' least: what a forged event gains at most
 
 std::string program_directory() { return std::filesystem::read_symlink("/proc/self/exe").parent_path().string(); }
 
@@ -73,7 +70,21 @@ double plain_loop_gflops(Precision precision, int size) {
   return 2.0 * size * size * static_cast<double>(size) / seconds[25] / 1e9;
 }
 
-Measurement harness_measurement(Precision precision, int size, std::uint64_t l2_bytes, bool flush, bool reset) {
+// One run of the harness as ranks run it, and what its clocks say: the calibrated overheads
+// (window less events) and what a forged event could gain at most (the high overhead less the
+// least overhead of the timed calls themselves).
+struct HarnessRun {
+  Measurement measurement;
+  double least_overhead_s = 0, high_overhead_s = 0, forged_gain_s = 0;
+};
+
+double median_us(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2), values.end());
+  return values[values.size() / 2] * 1e6;
+}
+
+HarnessRun harness_run(Precision precision, int size, std::uint64_t l2_bytes, bool flush, bool reset) {
   const char *prefix = precision == Precision::f64 ? "cuda-dgemm-" : precision == Precision::f32 ? "cuda-sgemm-" : "cuda-hgemm-";
   const Problem *problem = find_problem(prefix + std::to_string(size));
   GpuHarnessConfig config;
@@ -85,39 +96,29 @@ Measurement harness_measurement(Precision precision, int size, std::uint64_t l2_
   config.l2_bytes = l2_bytes;
   config.flush_l2 = flush;
   config.reset_persisting_l2 = reset;
+  GpuHarnessConfig::Trace trace;
+  config.trace = &trace;
   GpuExecutor executor({.program = program_directory() + "/hpcreward-gpu-executor",
                         .object = candidate_object(precision)});
   ExportedDeviceMemory pool(operand_pool_bytes(config));
-  if (Verdict verdict = executor.open_pool(pool.fd(), pool.bytes()); !verdict.ok())
-    return failed_measurement(verdict.status, verdict.reason);
-  GpuHarnessConfig::Trace trace;
-  config.trace = &trace;
-  Measurement measurement = run_gpu_harness(executor, pool, config, *library);
-  // The overhead of the timed calls themselves (window less events): how far a forged event
-  // could take a call below its true time is the calibrated high overhead less their least.
+  HarnessRun run;
+  if (Verdict verdict = executor.open_pool(pool.fd(), pool.bytes()); !verdict.ok()) {
+    run.measurement = failed_measurement(verdict.status, verdict.reason);
+    return run;
+  }
+  run.measurement = run_gpu_harness(executor, pool, config, *library);
+  run.least_overhead_s = trace.least_overhead_s;
+  run.high_overhead_s = trace.high_overhead_s;
   std::vector<double> overheads;
   for (std::size_t i = 0; i < trace.window_s.size(); ++i) overheads.push_back(trace.window_s[i] - trace.event_s[i]);
-  std::sort(overheads.begin(), overheads.end());
   if (!overheads.empty())
-    std::printf("  (%s %d: timed calls' overhead least %.1f us, median %.1f us; calibrated high %.1f us)\n",
-                std::string(to_string(precision)).c_str(), size, overheads.front() * 1e6,
-                overheads[overheads.size() / 2] * 1e6, executor.overhead().high_s * 1e6);
-  auto median_us = [](std::vector<double> values) {
-    if (values.empty()) return 0.0;
-    std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
-    return values[values.size() / 2] * 1e6;
-  };
-  std::printf("  (%s %d: timed calls' median parts: prepare %.1f, go to done %.1f (events %.1f), finish %.1f us)\n",
-              std::string(to_string(precision)).c_str(), size, median_us(trace.prepare_s), median_us(trace.call_s),
-              median_us(trace.event_s), median_us(trace.finish_s));
-  last_gain_s = overheads.empty() ? 0 : executor.overhead().high_s - overheads.front();
-  last_handshake_s = executor.overhead().least_s;
-  last_spread_s = executor.overhead().high_s - executor.overhead().least_s;
-  const GpuCallOutcome &parts = executor.least_parts();
-  std::printf("  (%s %d: overhead least %.1f us, high %.1f us; least parts: prepare %.1f, go to done %.1f, finish %.1f us)\n",
-              std::string(to_string(precision)).c_str(), size, executor.overhead().least_s * 1e6,
-              executor.overhead().high_s * 1e6, parts.prepare_s * 1e6, parts.call_s * 1e6, parts.finish_s * 1e6);
-  return measurement;
+    run.forged_gain_s = trace.high_overhead_s - *std::min_element(overheads.begin(), overheads.end());
+  std::printf("  (%s %d: calibrated overhead least %.1f, high %.1f us; timed calls' median overhead %.1f us, "
+              "parts: prepare %.1f, go to done %.1f (events %.1f), finish %.1f us)\n",
+              std::string(to_string(precision)).c_str(), size, run.least_overhead_s * 1e6, run.high_overhead_s * 1e6,
+              median_us(overheads), median_us(trace.prepare_s), median_us(trace.call_s), median_us(trace.event_s),
+              median_us(trace.finish_s));
+  return run;
 }
 
 std::vector<int> parse_sizes(const char *text) {
@@ -152,18 +153,18 @@ int main(int argc, char **argv) {
       for (int size : sizes) {
         const double plain = plain_loop_gflops(precision, size);
         const auto l2 = static_cast<std::uint64_t>(properties.l2CacheSize);
-        const Measurement measured = harness_measurement(precision, size, l2, true, true);
-        const double handshake_s = last_handshake_s, spread_s = last_spread_s, gain_s = last_gain_s;
+        const HarnessRun run = harness_run(precision, size, l2, true, true);
+        const Measurement &measured = run.measurement;
         // Attribution: the same harness without one of its L2 steps (ranks always keep both).
-        const Measurement no_reset = harness_measurement(precision, size, l2, true, false);
-        const Measurement no_flush = harness_measurement(precision, size, l2, false, false);
+        const Measurement no_reset = harness_run(precision, size, l2, true, false).measurement;
+        const Measurement no_flush = harness_run(precision, size, l2, false, false).measurement;
         const char *name = precision == Precision::f64 ? "dgemm" : precision == Precision::f32 ? "sgemm" : "hgemm";
         std::printf("%-6s %6d %13.0f %13.0f %7.3f %5d %6.3f %9.1f %13.0f %13.0f %s%s\n", name, size, plain, measured.gflops,
-                    plain > 0 ? measured.gflops / plain : 0.0, measured.reps, measured.cv, gain_s * 1e6,
+                    plain > 0 ? measured.gflops / plain : 0.0, measured.reps, measured.cv, run.forged_gain_s * 1e6,
                     no_reset.gflops, no_flush.gflops, std::string(to_string(measured.status)).c_str(),
                     measured.reason.empty() ? "" : (": " + measured.reason).c_str());
         rows.push_back({{"gemm", name}, {"size", size}, {"plain_gflops", plain}, {"harness_gflops", measured.gflops},
-                        {"no_persisting_reset_gflops", no_reset.gflops}, {"no_flush_gflops", no_flush.gflops}, {"least_overhead_s", handshake_s}, {"overhead_spread_s", spread_s}, {"forged_event_gain_s", gain_s},
+                        {"no_persisting_reset_gflops", no_reset.gflops}, {"no_flush_gflops", no_flush.gflops}, {"least_overhead_s", run.least_overhead_s}, {"high_overhead_s", run.high_overhead_s}, {"forged_event_gain_s", run.forged_gain_s},
                         {"status", to_string(measured.status)}, {"reps", measured.reps}, {"cv", measured.cv},
                         {"verify_s", measured.verify_s}, {"time_s", measured.time_s}});
       }

@@ -116,7 +116,6 @@ class Harness {
   std::optional<Failure> residual_check(const Shape &shape, Private &own, CheckWorkspace &work, double &max_error);
   void fill_inputs(const Shape &shape, Private &own);
   CallSteps steps(const Shape &shape, Operands &operands, Private &own);
-  std::size_t ring_size() const;
 
   GpuExecutor &executor_;
   DeviceArena pool_;
@@ -129,8 +128,6 @@ std::size_t ring_size_for(const GpuHarnessConfig &config) {
   const std::size_t set_bytes = Operands::footprint(config.precision, config.nominal);
   return std::clamp<std::size_t>(config.ring_bytes / std::max<std::size_t>(set_bytes, 1), 2, 8);
 }
-
-std::size_t Harness::ring_size() const { return ring_size_for(config_); }
 
 // Values known to no one before this call: a fresh secret from the kernel for every fill, into
 // the measurer's own buffers (copied into the pool inside the call's clock).
@@ -318,8 +315,9 @@ Measurement Harness::run() {
   const double time_start = monotonic_seconds();
   pool_.reset();
   std::vector<Operands> sets;
-  sets.reserve(ring_size());
-  for (std::size_t i = 0; i < ring_size(); ++i) sets.emplace_back(pool_, config_.precision, shape);
+  const std::size_t ring = ring_size_for(config_);
+  sets.reserve(ring);
+  for (std::size_t i = 0; i < ring; ++i) sets.emplace_back(pool_, config_.precision, shape);
   Private own(config_.precision, shape);
   CheckWorkspace work(shape.m, shape.k, shape.n);
 
