@@ -1,5 +1,6 @@
 #include "bench_node/gpu/gpu_child.hpp"
 
+#include <bitset>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -98,9 +99,16 @@ class GatedGpuRun : public StagedRun {
   Measurement finish() override { return classify_run(child_.finish(), {token_, timeout_s_, cpu_limit_s_}); }
 
  private:
+  // Returns at once for a byte seen before, or once the child has closed the gate.
   void await(char byte) {
-    for (int got = 0; got != byte && got >= 0;) got = child_.receive(timeout_s_);
+    while (!seen_.test(static_cast<unsigned char>(byte)) && !closed_) {
+      const int got = child_.receive(timeout_s_);
+      if (got < 0) closed_ = true;
+      else seen_.set(static_cast<unsigned char>(got));
+    }
   }
+  std::bitset<256> seen_;
+  bool closed_ = false;
   std::string token_;
   double timeout_s_, cpu_limit_s_;
   RunningChild child_;

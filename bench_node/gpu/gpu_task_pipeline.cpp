@@ -1,5 +1,7 @@
 #include "bench_node/gpu/gpu_task_pipeline.hpp"
 
+#include <future>
+
 #include "bench_node/process/monotonic_clock.hpp"
 
 namespace hpcreward {
@@ -127,15 +129,15 @@ void GpuTaskPipeline::gpu_loop() {
     const double start = monotonic_seconds();
     current->run->go();
     // The next candidate sets up while this one verifies: after its calibration, before its
-    // timed calls (staged_run.hpp). A run that ends early has said both.
-    std::thread herald([&] {
-      current->run->await_calibrated();
-      next = next_turn(false);
-      if (next) next->run->await_ready();
-      current->run->allow_timing();
-    });
-    Measurement measurement = current->run->finish();
-    herald.join();
+    // timed calls (staged_run.hpp). A run that ends early has said both. Children are started
+    // on this thread only: their parent-death signal follows the thread that forked them.
+    std::future<Measurement> finished =
+        std::async(std::launch::async, [&run = *current->run] { return run.finish(); });
+    current->run->await_calibrated();
+    next = next_turn(false);
+    if (next) next->run->await_ready();
+    current->run->allow_timing();
+    Measurement measurement = finished.get();
     const double busy = monotonic_seconds() - start;
     measurement = scorer_.complete(*current->prepared, std::move(measurement));
     const BenchTask &task = current->prepared->task;

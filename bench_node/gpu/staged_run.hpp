@@ -13,6 +13,7 @@
 
 namespace hpcreward {
 
+// The awaits return at once for what the run has said before (the pipeline may ask twice).
 class StagedRun {
  public:
   virtual ~StagedRun() = default;  // a run not finished is ended

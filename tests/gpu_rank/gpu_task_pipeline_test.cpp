@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <bitset>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -13,6 +14,7 @@
 #include <thread>
 
 #include "bench_node/gpu/gpu_task_pipeline.hpp"
+#include "bench_node/process/child_process.hpp"
 #include "bench_node/process/monotonic_clock.hpp"
 
 namespace hpcreward {
@@ -107,6 +109,50 @@ class FakeStagedRun : public StagedRun {
   StageLog &log_;
   std::string id_;
   std::function<void()> on_calibrated_;
+};
+
+// A real child speaking the measurer's side of the gate (start_gate.hpp) in sh: it must live
+// from its start, ahead of its turn, until its turn has ended.
+class ShellStagedRun : public StagedRun {
+ public:
+  ShellStagedRun() : child_(spec()) {}
+  void prepare() override { child_.send('p'); }
+  void await_ready() override { await('r'); }
+  void go() override { child_.send('g'); }
+  void await_calibrated() override { await('c'); }
+  void allow_timing() override { child_.send('t'); }
+  Measurement finish() override {
+    const ChildOutcome outcome = child_.finish();
+    Measurement measurement;
+    measurement.status = outcome.exited && outcome.exit_code == 0 && outcome.result == "timed" ? Status::ok
+                                                                                                : Status::runtime_error;
+    measurement.reason = outcome.signaled ? describe_signal(outcome.signal) : outcome.result;
+    return measurement;
+  }
+
+ private:
+  static ChildSpec spec() {
+    ChildSpec spec;
+    spec.program = "/bin/sh";
+    const std::string byte = "$(dd bs=1 count=1 <&7 2>/dev/null)";
+    spec.arguments = {"-c", "[ " + byte + " = p ] && printf r >&7 && [ " + byte + " = g ] && printf c >&7 && [ " +
+                                byte + " = t ] && printf timed >&3"};
+    spec.environment = inherited_environment();
+    spec.deadline_s = 60;
+    spec.result_pipe = true;
+    spec.gate = true;
+    return spec;
+  }
+  void await(char byte) {
+    while (!seen_.test(static_cast<unsigned char>(byte)) && !closed_) {
+      const int got = child_.receive(60);
+      if (got < 0) closed_ = true;
+      else seen_.set(static_cast<unsigned char>(got));
+    }
+  }
+  std::bitset<256> seen_;
+  bool closed_ = false;
+  RunningChild child_;
 };
 
 class GpuTaskPipelineTest : public ::testing::Test {
@@ -213,6 +259,21 @@ TEST_F(GpuTaskPipelineTest, TheNextRunPreparesOnlyWhileTheCurrentOneVerifies) {
     EXPECT_LT(log.at("ready " + next), log.at("time " + current)) << all;
     EXPECT_LT(log.at("finish " + current), log.at("go " + next)) << all;
   }
+}
+
+TEST_F(GpuTaskPipelineTest, ChildrenStartedAheadLiveUntilTheirTurnEnds) {
+  BenchOptions options;
+  options.work_root = root_;
+  Scorer scorer(options, std::make_unique<SlowCompiler>(0ms), std::make_unique<TimedRunner>(0ms));
+  GpuTaskPipeline pipeline(
+      scorer, 2, [](const BenchTask &t, Measurement m) { return BenchResult{t.sequence, std::move(m), 1, "h", "gpu"}; },
+      [](const BenchTask &, const Measurement &) { return true; },
+      [](PreparedTask &) -> std::unique_ptr<StagedRun> { return std::make_unique<ShellStagedRun>(); });
+  for (int i = 0; i < 6; ++i) pipeline.submit(task(i, "ok"));
+  const std::vector<BenchResult> results = run_all(pipeline, 6);
+  ASSERT_EQ(results.size(), 6u);
+  for (const BenchResult &result : results)
+    EXPECT_EQ(result.measurement.status, Status::ok) << result.measurement.reason;
 }
 
 TEST_F(GpuTaskPipelineTest, ARefusedTaskDoesNotWaitForTheGpu) {
