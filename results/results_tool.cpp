@@ -6,7 +6,7 @@
 //   hpcreward-results source FILE.h5 SHA256
 //   hpcreward-results provenance FILE.h5
 //   hpcreward-results plot FILE.h5 --out DIR | report FILE.h5 [--out FILE.html] | watch FILE.h5
-//     (drawn by the Python package hpcreward.report: results/python_report.hpp)
+//     (drawn by the Python package hpcreward_report: results/python_report.hpp)
 // Exit status: 0 done, 1 the log could not be read, has no such source or lacks the dataset
 // asked for (a schema 1 log has no stage events or archive, a log before schema 4 no rank
 // events), 2 usage error or no such file, 3 a live writer holds the log but has not made it

@@ -1,4 +1,4 @@
-// Writes a reward log with the real writer for the tests of hpcreward.report (tests/results/report).
+// Writes a reward log with the real writer for the tests of hpcreward_report (tests/results/report).
 //   results_report_log_writer LOG ROWS DELAY_MS [--die] [--pause-after N]
 // ROWS rows over two problems (dgemm-256, sgemm-512), each moving from o0 to o3 a third of the
 // way in (a stage event), with every status, archive records, sources and one rank event;
