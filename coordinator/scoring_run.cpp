@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <set>
 #include <stdexcept>
 
@@ -12,7 +11,6 @@
 #include "coordinator/measurement_key.hpp"
 #include "coordinator/problem_support.hpp"
 #include "coordinator/scheduler.hpp"
-#include "results/summary.hpp"
 
 namespace hpcreward {
 namespace {
@@ -32,19 +30,6 @@ constexpr std::chrono::milliseconds kStopPollInterval(250);
 void forget_code(PreparedCandidate &candidate) {
   std::string().swap(candidate.code);
   std::string().swap(candidate.code_sha256);
-}
-
-// "c12, c13, c14 and 5 more".
-std::string id_list(const std::vector<std::string> &ids, std::size_t shown = 8) {
-  std::string text;
-  for (std::size_t i = 0; i < ids.size() && i < shown; ++i) text += (i ? ", " : "") + ids[i];
-  if (ids.size() > shown) text += " and " + std::to_string(ids.size() - shown) + " more";
-  return text;
-}
-
-std::string kind_of(const std::map<int, RankInfo> &ranks, int rank) {
-  auto it = ranks.find(rank);
-  return it != ranks.end() ? it->second.kind : std::string(kCpuRankKind);
 }
 
 }  // namespace
@@ -90,13 +75,9 @@ ScoringRun::ScoringRun(BenchTransport &transport, RowSink &sink, const RewardTab
       sqd_(sqd),
       context_(std::move(context)),
       observer_(observer),
-      watch_(RankWatch::Seconds(context_.rank_deadline_margin_s)),
+      quarantine_(context_.ranks, context_.rank_info, RankWatch::Seconds(context_.rank_deadline_margin_s)),
       cache_(context_.repeat_cache_entries) {
   if (context_.ranks.empty()) throw std::invalid_argument("a scoring run needs benchmark ranks");
-  for (int rank : context_.ranks) {
-    auto info = context_.rank_info.find(rank);
-    watch_.add_rank(rank, RankWatch::Seconds(info == context_.rank_info.end() ? 0.0 : info->second.task_limit_s));
-  }
 }
 
 bool ScoringRun::poll_stop(std::size_t held) {
@@ -115,64 +96,18 @@ bool ScoringRun::poll_stop(std::size_t held) {
 std::chrono::milliseconds ScoringRun::wait_time() const {
   const Clock::time_point now = clock();
   Clock::time_point until = now + kStopPollInterval;
-  if (const auto deadline = watch_.next_deadline()) until = std::min(until, *deadline);
+  if (const auto deadline = quarantine_.next_deadline()) until = std::min(until, *deadline);
   if (stopping_) until = std::min(until, stop_deadline_);
   if (until <= now) return std::chrono::milliseconds(0);
   return std::chrono::ceil<std::chrono::milliseconds>(until - now);
 }
 
-std::string ScoringRun::no_ranks_message(const std::string &kind, std::size_t waiting, const std::string &ids) const {
-  std::string lost;
-  for (const RankEventRecord &event : lost_) {
-    if (kind_of(context_.rank_info, event.rank) != kind) continue;
-    lost += "\n  rank " + std::to_string(event.rank) + " on " + event.host + ", " + utc_time_text(event.time) +
-            " UTC: " + event.reason;
-  }
-  return "no " + kind + " benchmark rank is left for the " + std::to_string(waiting) + " candidate" +
-         (waiting == 1 ? "" : "s") + " still to score (" + ids + "): every " + kind +
-         " rank was quarantined for not answering:" + lost +
-         "\nThe log keeps every row written so far; check those nodes, then rerun with --resume";
-}
-
 void ScoringRun::quarantine_overdue(Scheduler &scheduler, const std::vector<PreparedCandidate> &candidates) {
-  for (const RankWatch::Overdue &late : watch_.overdue(clock())) {
-    const std::vector<std::int64_t> held = scheduler.held_by(late.rank);
-    scheduler.remove_rank(late.rank);
-    watch_.quarantine(late.rank);
-    std::vector<std::string> ids;
-    for (std::int64_t sequence : held) {
-      ids.push_back(candidates[static_cast<std::size_t>(sequence)].id);
-      abandoned_[{late.rank, sequence}] = ids.back();
-    }
-    const std::string kind = kind_of(context_.rank_info, late.rank);
-    const std::string tasks = ids.size() == 1 ? "held candidate " : "held candidates ";
-    std::string fate;
-    if (stopping_)
-      fate = tasks + id_list(ids) + " left without a row (the run is stopping; a resume scores them)";
-    else if (scheduler.has_kind(kind))
-      fate = tasks + id_list(ids) + " sent to other ranks";
-    else
-      fate = tasks + id_list(ids) + " have no " + kind + " rank left to go to";
-    RankEventRecord record;
-    record.time = unix_seconds();
-    record.rank = late.rank;
-    auto info = context_.rank_info.find(late.rank);
-    record.host = info != context_.rank_info.end() ? info->second.host : "";
-    record.event = "quarantined";
-    record.reason = "no answer for " + seconds_text(std::round(late.silent.count() * 10) / 10) + "; deadline " +
-                    seconds_text(late.deadline.count()) + " (task limit " + seconds_text(late.limit.count()) +
-                    " + margin " + seconds_text(watch_.margin().count()) + "); " + fate;
+  for (const RankEventRecord &record : quarantine_.quarantine_overdue(scheduler, candidates, clock(), stopping_)) {
     sink_.append_rank_event(record);
-    lost_.push_back(record);
     if (observer_) observer_->rank_lost(record);
   }
-  if (stopping_) return;
-  for (const std::string &kind : scheduler.stranded_kinds()) {
-    std::vector<std::string> ids;
-    const std::vector<std::int64_t> waiting = scheduler.queued_of(kind);
-    for (std::int64_t sequence : waiting) ids.push_back(candidates[static_cast<std::size_t>(sequence)].id);
-    throw NoRanksLeft(no_ranks_message(kind, waiting.size(), id_list(ids)));
-  }
+  if (!stopping_) quarantine_.check_stranded(scheduler, candidates);
 }
 
 std::optional<double> ScoringRun::blas_gflops(const RewardRow &row) const {
@@ -328,18 +263,7 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
   }
   if (!partly_logged) log_advances(problems);
 
-  std::vector<RankCapacity> capacities;
-  std::set<std::string> kinds;  // of every rank of the run, quarantined ones included
-  for (int rank : context_.ranks) {
-    kinds.insert(kind_of(context_.rank_info, rank));
-    if (watch_.quarantined(rank)) continue;  // no more work for the rest of the run
-    auto info = context_.rank_info.find(rank);
-    capacities.push_back(info == context_.rank_info.end() ? RankCapacity{rank, "cpu", 1}
-                                                          : RankCapacity{rank, info->second.kind, info->second.slots});
-  }
-  RunCapabilities ranks_only;
-  for (const RankCapacity &capacity : capacities) ++ranks_only.ranks_by_kind[capacity.kind];
-  Scheduler scheduler(std::move(capacities));
+  Scheduler scheduler(quarantine_.ranks_in_service());
   // Identical candidates of this batch: the measurement key of each candidate sent (by
   // sequence), the first candidate sent for each key, and those waiting for its answer.
   std::map<std::int64_t, std::string> keys;
@@ -388,14 +312,16 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
     }
     keys.emplace(sequence, key);
     if (!scheduler.enqueue(sequence, kind)) {
-      if (kinds.count(kind)) {  // it had ranks of this kind: all quarantined
+      if (quarantine_.had_kind(kind)) {  // all quarantined
         std::vector<std::string> ids;
         for (std::size_t j = i; j < end; ++j)
           if (!logged_row[j] && candidates[j].verdict.ok() && find_problem(candidates[j].problem) &&
               rank_kind_for(find_problem(candidates[j].problem)->language) == kind)
             ids.push_back(candidates[j].id);
-        throw NoRanksLeft(no_ranks_message(kind, ids.size(), id_list(ids)));
+        throw quarantine_.no_ranks_left(kind, ids);
       }
+      RunCapabilities ranks_only;
+      for (const RankCapacity &capacity : quarantine_.ranks_in_service()) ++ranks_only.ranks_by_kind[capacity.kind];
       throw std::invalid_argument("candidate " + candidate.id + ": " +
                                   problem_refusal(problem, ranks_only).value_or(problem.id));
     }
@@ -431,24 +357,20 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
         task.source = candidate.code;
         task.seed = candidate_seed(context_.seed, sequence_base_ + assignment->sequence);
         transport_.send_task(assignment->rank, task);
-        watch_.sent(assignment->rank, assignment->sequence, clock());
+        quarantine_.sent(assignment->rank, assignment->sequence, clock());
       }
     }
     std::optional<BenchResult> result = transport_.receive_result(wait_time());
     if (!result) continue;  // deadlines and the stop request are looked at again above
-    if (watch_.quarantined(result->rank)) {
-      auto abandoned = abandoned_.find({result->rank, result->sequence});
-      note("note: rank " + std::to_string(result->rank) + " answered " +
-           (abandoned != abandoned_.end() ? "candidate " + abandoned->second
-                                          : "task " + std::to_string(result->sequence)) +
-           " after it was quarantined; the answer is discarded (the candidate was sent to another rank)");
+    if (quarantine_.quarantined(result->rank)) {
+      note(quarantine_.late_answer_note(result->rank, result->sequence));
       continue;
     }
     if (!scheduler.complete(result->rank, result->sequence))
       throw std::runtime_error("rank " + std::to_string(result->rank) +
                                " reported a task it was not given (sequence " +
                                std::to_string(result->sequence) + ")");
-    watch_.answered(result->rank, result->sequence, clock());
+    quarantine_.answered(result->rank, result->sequence, clock());
     record_result(*result, candidates, begin, out, keys, followers);
   }
   return out;

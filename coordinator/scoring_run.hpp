@@ -35,7 +35,7 @@
 #include "common/messages.hpp"
 #include "coordinator/candidate_input.hpp"
 #include "coordinator/measurement_cache.hpp"
-#include "coordinator/rank_watch.hpp"
+#include "coordinator/rank_quarantine.hpp"
 #include "coordinator/reward_table.hpp"
 #include "coordinator/row_sink.hpp"
 #include "coordinator/scheduler.hpp"
@@ -65,13 +65,6 @@ struct ScoringContext {
   // Measurements kept for identical candidates of later batches (--repeat-cache-entries);
   // 0 turns reuse off altogether, in-batch sharing included: every candidate is measured.
   std::size_t repeat_cache_entries = kDefaultRepeatCacheEntries;
-};
-
-// No benchmark rank is left for a kind that still has tasks: every rank of that kind was
-// quarantined. what() names those ranks and why; the rows written so far stay in the sink.
-class NoRanksLeft : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
 };
 
 // What a run tells its caller as it goes: the coordinator prints it, serve mode also tells
@@ -134,7 +127,7 @@ class ScoringRun {
   // busy with them for up to their task limit before they read the stop.
   std::size_t unanswered_at_stop() const { return unanswered_at_stop_; }
   // The ranks quarantined in this run, in order, as logged.
-  const std::vector<RankEventRecord> &lost_ranks() const { return lost_; }
+  const std::vector<RankEventRecord> &lost_ranks() const { return quarantine_.lost(); }
 
  private:
   // Scores candidates [begin, end); `logged_row[i]` is candidate i's row from before a resume.
@@ -167,10 +160,9 @@ class ScoringRun {
   Clock::time_point clock() const { return context_.now ? context_.now() : Clock::now(); }
   // True once a stop was requested (starting the grace period the first time).
   bool poll_stop(std::size_t held);
-  // Quarantines every overdue rank (the scheduler gives its tasks back); throws NoRanksLeft
-  // when a kind with queued tasks has no rank left (unless the run is stopping).
+  // Quarantines every overdue rank (the scheduler gives its tasks back) and logs it; throws
+  // NoRanksLeft when a kind with queued tasks has no rank left (unless the run is stopping).
   void quarantine_overdue(Scheduler &scheduler, const std::vector<PreparedCandidate> &candidates);
-  std::string no_ranks_message(const std::string &kind, std::size_t waiting, const std::string &ids) const;
   // How long the next wait for a result may last: until the next deadline, the end of the
   // grace, or the next look at the stop request.
   std::chrono::milliseconds wait_time() const;
@@ -189,12 +181,8 @@ class ScoringRun {
   SqdState &sqd_;
   ScoringContext context_;
   ScoringObserver *observer_;
-  RankWatch watch_;
+  RankQuarantine quarantine_;
   MeasurementCache cache_;
-  std::vector<RankEventRecord> lost_;
-  // (rank, sequence) -> candidate id of the tasks quarantined ranks held, for the note when
-  // one of them answers late.
-  std::map<std::pair<int, std::int64_t>, std::string> abandoned_;
   bool ids_per_batch_ = false;  // serve mode
   bool stopping_ = false;
   bool cut_short_ = false;
