@@ -76,7 +76,7 @@ ScoringRun::ScoringRun(BenchTransport &transport, RowSink &sink, const RewardTab
       context_(std::move(context)),
       observer_(observer),
       quarantine_(context_.ranks, context_.rank_info, RankWatch::Seconds(context_.rank_deadline_margin_s)),
-      cache_(context_.repeat_cache_entries) {
+      repeats_(context_.repeat_cache_entries) {
   if (context_.ranks.empty()) throw std::invalid_argument("a scoring run needs benchmark ranks");
 }
 
@@ -199,7 +199,7 @@ std::size_t ScoringRun::score(std::vector<PreparedCandidate> candidates,
                                          const std::vector<RewardRow> &already_logged) {
   total_ = candidates.size();
   rows_in_log_ = already_logged.size();
-  cache_.recall(already_logged);
+  repeats_.recall(already_logged);
   const std::vector<const RewardRow *> logged_row = match_logged(candidates, already_logged);
 
   std::set<std::string> seen_ids, problems;
@@ -264,11 +264,7 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
   if (!partly_logged) log_advances(problems);
 
   Scheduler scheduler(quarantine_.ranks_in_service());
-  // Identical candidates of this batch: the measurement key of each candidate sent (by
-  // sequence), the first candidate sent for each key, and those waiting for its answer.
-  std::map<std::int64_t, std::string> keys;
-  std::map<std::string, std::int64_t> first_of_key;
-  std::map<std::int64_t, std::vector<std::size_t>> followers;
+  repeats_.start_batch();
   for (std::size_t i = begin; i < end; ++i) {
     if (logged_row[i]) {
       ++skipped_;
@@ -298,19 +294,13 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
     const std::int64_t sequence = static_cast<std::int64_t>(i);
     candidate.code_sha256 = sha256_hex(candidate.code);  // once: the key and the row both need it
     const std::string key = measurement_key(candidate.code_sha256, candidate.problem, *sqd_.config().find(candidate.stage));
-    if (context_.repeat_cache_entries > 0) {
-      if (const CachedMeasurement *earlier = cache_.find(key)) {
-        out[i - begin] = write_reused(candidate, key, *earlier, 0);
-        forget_code(candidate);
-        continue;
-      }
-      auto [first, inserted] = first_of_key.emplace(key, sequence);
-      if (!inserted) {
-        followers[first->second].push_back(i);
-        continue;
-      }
+    const RepeatSharing::Route route = repeats_.route(sequence, key);
+    if (route.kind == RepeatSharing::Route::reuse) {
+      out[i - begin] = write_reused(candidate, key, *route.earlier, 0);
+      forget_code(candidate);
+      continue;
     }
-    keys.emplace(sequence, key);
+    if (route.kind == RepeatSharing::Route::wait) continue;  // for the identical candidate sent
     if (!scheduler.enqueue(sequence, kind)) {
       if (quarantine_.had_kind(kind)) {  // all quarantined
         std::vector<std::string> ids;
@@ -331,8 +321,7 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
     quarantine_overdue(scheduler, candidates);
     if (poll_stop(scheduler.running())) {
       if (scheduler.running() == 0 || clock() >= stop_deadline_) {
-        std::size_t left = scheduler.running() + scheduler.queued();
-        for (const auto &[sequence, waiting] : followers) left += waiting.size();  // unanswered ones stay
+        const std::size_t left = scheduler.running() + scheduler.queued() + repeats_.waiting();
         const bool coalesced = candidates[begin].batch_id != candidates[end - 1].batch_id;
         note("stopped: " + std::to_string(left) + (left == 1 ? " candidate" : " candidates") +
              (coalesced ? " of the coalesced batch from " : " of batch ") + candidates[begin].batch_id +
@@ -371,35 +360,30 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
                                " reported a task it was not given (sequence " +
                                std::to_string(result->sequence) + ")");
     quarantine_.answered(result->rank, result->sequence, clock());
-    record_result(*result, candidates, begin, out, keys, followers);
+    record_result(*result, candidates, begin, out);
   }
   return out;
 }
 
 void ScoringRun::record_result(const BenchResult &result, std::vector<PreparedCandidate> &candidates,
-                               std::size_t begin, std::vector<RewardRow> &out,
-                               const std::map<std::int64_t, std::string> &keys,
-                               std::map<std::int64_t, std::vector<std::size_t>> &followers) {
+                               std::size_t begin, std::vector<RewardRow> &out) {
   PreparedCandidate &candidate = candidates[static_cast<std::size_t>(result.sequence)];
   const std::uint64_t seed = candidate_seed(context_.seed, sequence_base_ + result.sequence);
-  const std::string &key = keys.at(result.sequence);
+  const RepeatSharing::Answered shared = repeats_.answered(result.sequence);
   RewardRow row = make_row(candidate, result.measurement, seed, result.rank, result.host, device_of(result));
-  row.measurement_key = key;
+  row.measurement_key = shared.key;
   double bonus = 0;
   out[static_cast<std::size_t>(result.sequence) - begin] = write(std::move(row), candidate, result.measurement, &bonus);
   forget_code(candidate);
-  if (context_.repeat_cache_entries == 0) return;
   CachedMeasurement origin{result.measurement, candidate.id,       candidate.batch_id, result.rank,
                            result.host,        device_of(result), seed};
   // The batch's identical candidates share this answer, whatever it is, and its bonus.
-  if (auto waiting = followers.find(result.sequence); waiting != followers.end()) {
-    for (std::size_t i : waiting->second) {
-      out[i - begin] = write_reused(candidates[i], key, origin, bonus);
-      forget_code(candidates[i]);
-    }
-    followers.erase(waiting);
+  for (std::int64_t waiting : shared.waiting) {
+    PreparedCandidate &identical = candidates[static_cast<std::size_t>(waiting)];
+    out[static_cast<std::size_t>(waiting) - begin] = write_reused(identical, shared.key, origin, bonus);
+    forget_code(identical);
   }
-  cache_.remember(key, std::move(origin));
+  repeats_.remember(shared.key, std::move(origin));
 }
 
 }  // namespace hpcreward

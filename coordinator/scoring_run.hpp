@@ -34,8 +34,8 @@
 
 #include "common/messages.hpp"
 #include "coordinator/candidate_input.hpp"
-#include "coordinator/measurement_cache.hpp"
 #include "coordinator/rank_quarantine.hpp"
+#include "coordinator/repeat_sharing.hpp"
 #include "coordinator/reward_table.hpp"
 #include "coordinator/row_sink.hpp"
 #include "coordinator/scheduler.hpp"
@@ -112,7 +112,7 @@ class ScoringRun {
   // The same, given the log's rows: their measurements also answer identical candidates.
   void continue_log(const std::vector<RewardRow> &rows) {
     continue_log(rows.size());
-    cache_.recall(rows);
+    repeats_.recall(rows);
   }
   // Logs the advances due for these problems now (serve mode calls it when it drains).
   void finish(const std::vector<std::string> &problems) { log_advances(problems); }
@@ -150,10 +150,9 @@ class ScoringRun {
   // Counts an appended row toward its stage and reports it (progress); returns it.
   RewardRow append_row(RewardRow row);
   // A rank's answer: its row, then the rows of the identical candidates of the batch that
-  // waited for it (`followers`); the cache keeps the measurement.
+  // waited for it; the cache keeps the measurement.
   void record_result(const BenchResult &result, std::vector<PreparedCandidate> &candidates, std::size_t begin,
-                     std::vector<RewardRow> &out, const std::map<std::int64_t, std::string> &keys,
-                     std::map<std::int64_t, std::vector<std::size_t>> &followers);
+                     std::vector<RewardRow> &out);
   std::optional<double> blas_gflops(const RewardRow &row) const;
 
   using Clock = std::chrono::steady_clock;
@@ -182,7 +181,7 @@ class ScoringRun {
   ScoringContext context_;
   ScoringObserver *observer_;
   RankQuarantine quarantine_;
-  MeasurementCache cache_;
+  RepeatSharing repeats_;
   bool ids_per_batch_ = false;  // serve mode
   bool stopping_ = false;
   bool cut_short_ = false;
