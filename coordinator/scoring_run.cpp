@@ -4,7 +4,6 @@
 #include <chrono>
 #include <stdexcept>
 
-#include "common/number_text.hpp"
 #include "common/problem.hpp"
 #include "common/sha256.hpp"
 #include "coordinator/measurement_key.hpp"
@@ -34,21 +33,6 @@ std::uint64_t candidate_seed(std::uint64_t run_seed, std::int64_t sequence) {
   return z ^ (z >> 31);
 }
 
-std::vector<const RewardRow *> match_logged(const std::vector<PreparedCandidate> &candidates,
-                                            const std::vector<RewardRow> &logged) {
-  // Each logged row accounts for one candidate with its id, in order; the rest are scored.
-  std::map<std::string, std::vector<const RewardRow *>> by_id;
-  for (const RewardRow &row : logged) by_id[row.candidate_id].push_back(&row);
-  std::vector<const RewardRow *> matched(candidates.size(), nullptr);
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    auto it = by_id.find(candidates[i].id);
-    if (it == by_id.end() || it->second.empty()) continue;
-    matched[i] = it->second.front();
-    it->second.erase(it->second.begin());
-  }
-  return matched;
-}
-
 ScoringRun::ScoringRun(BenchTransport &transport, RowSink &sink, const RewardTable &rewards, SqdState &sqd,
                        ScoringContext context, ScoringObserver *observer)
     : transport_(transport),
@@ -58,7 +42,8 @@ ScoringRun::ScoringRun(BenchTransport &transport, RowSink &sink, const RewardTab
       observer_(observer),
       rows_(sink, rewards, sqd, context_.rank_info, observer),
       quarantine_(context_.ranks, context_.rank_info, RankWatch::Seconds(context_.rank_deadline_margin_s)),
-      repeats_(context_.repeat_cache_entries) {
+      repeats_(context_.repeat_cache_entries),
+      grace_(context_.stop_requested, context_.stop_grace_s) {
   if (context_.ranks.empty()) throw std::invalid_argument("a scoring run needs benchmark ranks");
 }
 
@@ -132,21 +117,13 @@ std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &c
   return std::move(batch.rows);
 }
 
-ScoringRun::LoggedPart ScoringRun::take_logged_rows(Batch &batch, std::set<std::string> &seen_ids) {
-  LoggedPart logged;
-  for (std::size_t i = batch.begin; i < batch.end; ++i) {
-    const RewardRow *row = batch.logged_row[i];
-    if (!row) {
-      logged.all = false;
-      continue;
+LoggedPart ScoringRun::take_logged_rows(Batch &batch, std::set<std::string> &seen_ids) {
+  for (std::size_t i = batch.begin; i < batch.end; ++i)
+    if (const RewardRow *row = batch.logged_row[i]) {
+      batch.row_of(i) = *row;
+      seen_ids.insert(seen_key(batch.candidates[i]));
     }
-    logged.any = true;
-    batch.row_of(i) = *row;
-    const PreparedCandidate &candidate = batch.candidates[i];
-    seen_ids.insert(seen_key(candidate));
-    if (!candidate.stage_named && !row->stage.empty()) logged.stages.emplace(candidate.problem, row->stage);
-  }
-  return logged;
+  return logged_part(batch.candidates, batch.begin, batch.end, batch.logged_row);
 }
 
 void ScoringRun::settle(PreparedCandidate &candidate, const LoggedPart &logged, std::set<std::string> &seen_ids) {
@@ -206,7 +183,7 @@ void ScoringRun::collect_answers(Batch &batch, Scheduler &scheduler) {
     quarantine_overdue(scheduler, batch);
     if (!poll_stop(scheduler.running())) {
       send_tasks(batch, scheduler);
-    } else if (scheduler.running() == 0 || clock() >= stop_deadline_) {
+    } else if (scheduler.running() == 0 || grace_.over(clock())) {
       give_up_batch(batch, scheduler);
       return;
     }
@@ -278,31 +255,24 @@ void ScoringRun::give_up_batch(const Batch &batch, const Scheduler &scheduler) {
 }
 
 void ScoringRun::quarantine_overdue(Scheduler &scheduler, const Batch &batch) {
-  for (const RankEventRecord &record : quarantine_.quarantine_overdue(scheduler, batch.candidates, clock(), stopping_)) {
+  for (const RankEventRecord &record :
+       quarantine_.quarantine_overdue(scheduler, batch.candidates, clock(), grace_.stopping())) {
     sink_.append_rank_event(record);
     if (observer_) observer_->rank_lost(record);
   }
-  if (!stopping_) quarantine_.check_stranded(scheduler, batch.candidates);
+  if (!grace_.stopping()) quarantine_.check_stranded(scheduler, batch.candidates);
 }
 
 bool ScoringRun::poll_stop(std::size_t held) {
-  if (stopping_) return true;
-  if (!context_.stop_requested || !context_.stop_requested()) return false;
-  stopping_ = true;
-  stop_deadline_ = clock() + std::chrono::duration_cast<Clock::duration>(
-                                 std::chrono::duration<double>(std::max(context_.stop_grace_s, 0.0)));
-  note("stopping: no new tasks; " +
-       (held == 0 ? std::string("no task is out on a rank")
-                  : "waiting up to " + seconds_text(context_.stop_grace_s) + " for the " + std::to_string(held) +
-                        (held == 1 ? " task" : " tasks") + " the ranks hold"));
-  return true;
+  if (std::optional<std::string> line = grace_.check(clock(), held)) note(*line);
+  return grace_.stopping();
 }
 
 std::chrono::milliseconds ScoringRun::wait_time() const {
   const Clock::time_point now = clock();
   Clock::time_point until = now + kStopPollInterval;
   if (const auto deadline = quarantine_.next_deadline()) until = std::min(until, *deadline);
-  if (stopping_) until = std::min(until, stop_deadline_);
+  if (const auto grace_ends = grace_.deadline()) until = std::min(until, *grace_ends);
   if (until <= now) return std::chrono::milliseconds(0);
   return std::chrono::ceil<std::chrono::milliseconds>(until - now);
 }

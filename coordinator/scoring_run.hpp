@@ -8,8 +8,9 @@
 //
 // Ranks that stop answering are quarantined for the rest of the run (rank_quarantine.hpp).
 // A stop request (a requeue: SIGUSR1) sends no new task, waits at most the grace for the
-// tasks the ranks hold and returns; tasks not answered by then have no row (cut_short()),
-// so a resume scores exactly them.
+// tasks the ranks hold and returns (stop_grace.hpp); tasks not answered by then have no row
+// (cut_short()), so a resume scores exactly them: candidates the log holds get their logged
+// rows (logged_rows.hpp).
 //
 // Identical candidates (same measurement key: code, problem, stage and its rules) are
 // measured once (repeat_sharing.hpp): in one batch they share the first one's answer and
@@ -27,6 +28,7 @@
 
 #include "common/messages.hpp"
 #include "coordinator/candidate_input.hpp"
+#include "coordinator/logged_rows.hpp"
 #include "coordinator/rank_quarantine.hpp"
 #include "coordinator/repeat_sharing.hpp"
 #include "coordinator/reward_table.hpp"
@@ -35,6 +37,7 @@
 #include "coordinator/scheduler.hpp"
 #include "coordinator/scoring_observer.hpp"
 #include "coordinator/sqd_state.hpp"
+#include "coordinator/stop_grace.hpp"
 #include "coordinator/transport.hpp"
 
 namespace hpcreward {
@@ -105,7 +108,7 @@ class ScoringRun {
   // some of its batch, whose other rows it returned default-constructed).
   bool cut_short() const { return cut_short_; }
   // A stop was requested (whether or not it cut anything short).
-  bool stopping() const { return stopping_; }
+  bool stopping() const { return grace_.stopping(); }
   // Tasks still out on (not quarantined) ranks when the stop's grace ended: those ranks are
   // busy with them for up to their task limit before they read the stop.
   std::size_t unanswered_at_stop() const { return unanswered_at_stop_; }
@@ -122,17 +125,12 @@ class ScoringRun {
     std::vector<RewardRow> rows;  // rows[i - begin]: candidate i's
     RewardRow &row_of(std::size_t i) { return rows[i - begin]; }
   };
-  // What the log held of a batch before a resume.
-  struct LoggedPart {
-    bool any = false, all = true;
-    // A batch a crash cut short goes on in the stage its logged rows had, per problem.
-    std::map<std::string, std::string> stages;
-  };
 
   // The batch's steps, in order (score_batch).
   std::vector<RewardRow> score_batch(std::vector<PreparedCandidate> &candidates, std::size_t begin, std::size_t end,
                                      const std::vector<const RewardRow *> &logged_row,
                                      std::set<std::string> &seen_ids);
+  // The rows the log holds of the batch (a resume): they are its rows, their ids are taken.
   LoggedPart take_logged_rows(Batch &batch, std::set<std::string> &seen_ids);
   // Gives a candidate its stage and refuses a duplicate id or a stage this host cannot run.
   void settle(PreparedCandidate &candidate, const LoggedPart &logged, std::set<std::string> &seen_ids);
@@ -155,7 +153,7 @@ class ScoringRun {
 
   using Clock = std::chrono::steady_clock;
   Clock::time_point clock() const { return context_.now ? context_.now() : Clock::now(); }
-  // True once a stop was requested (starting the grace period the first time).
+  // True once a stop was requested (starting its grace the first time; `held`: tasks out).
   bool poll_stop(std::size_t held);
   // How long the next wait for a result may last: until the next deadline, the end of the
   // grace, or the next look at the stop request.
@@ -177,20 +175,14 @@ class ScoringRun {
   RowWriter rows_;
   RankQuarantine quarantine_;
   RepeatSharing repeats_;
+  StopGrace grace_;
   bool ids_per_batch_ = false;  // serve mode
-  bool stopping_ = false;
   bool cut_short_ = false;
   std::size_t unanswered_at_stop_ = 0;
-  Clock::time_point stop_deadline_;
   std::int64_t sequence_base_ = 0;  // serve mode: candidates of earlier batches, for seeds
 };
 
 // A well-mixed per-candidate seed (splitmix64 of the run seed and the sequence number).
 std::uint64_t candidate_seed(std::uint64_t run_seed, std::int64_t sequence);
-
-// For each candidate, the logged row (from before a resume) that accounts for it, or null.
-// Each logged row accounts for one candidate with its id, in input order.
-std::vector<const RewardRow *> match_logged(const std::vector<PreparedCandidate> &candidates,
-                                            const std::vector<RewardRow> &logged);
 
 }  // namespace hpcreward
