@@ -58,7 +58,7 @@ TEST(NvccBuild, TheCacheHandsOutTheSameObjectWithoutCompiling) {
 TEST(NvccBuild, EveryAllowedHeaderIsOneTheToolkitHas) {
   REQUIRE_NVCC();
   std::string source;
-  for (std::string_view header : cuda_source::allowed_cuda_headers())
+  for (std::string_view header : cuda_source::cuda_include_table().headers.allowed)
     source += "#include <" + std::string(header) + ">\n";
   WorkDir directory(Nvcc::get().root(), "headers");
   ASSERT_TRUE(write_private_file(directory.path() / "headers.cu", source));
