@@ -35,8 +35,7 @@ void add_cuda_checks(Scorer &scorer, const CudaCheckOptions &options) {
 
   // Source first: nothing reaches nvcc that these refuse (includes outside the toolkit).
   scorer.add_check(std::make_unique<CudaSourceChecks>());
-  scorer.add_check(std::make_unique<CudaObjectAudit>(
-      CudaObjectAuditOptions{nvcc_options(options), options.work_root}));
+  scorer.add_check(cuda_object_audit(CudaObjectAuditOptions{nvcc_options(options), options.work_root}));
   scorer.set_technique_step(std::move(step));
 }
 

@@ -5,8 +5,8 @@
 //                (caching_compiler.hpp); the Scorer is built with it
 //   source       CudaSourceChecks (cuda_source_checks.hpp): includes, directives, pragmas,
 //                attributes, on the project's own lexer
-//   object       CudaObjectAudit (cuda_object_audit.hpp): imports, libraries, load-time
-//                code, exports, host instructions
+//   object       the object audit with CUDA's tables (cuda_object_audit.hpp): imports,
+//                libraries, load-time code, exports, host instructions
 //   techniques   CudaTechniqueStep (cuda_technique_check.hpp): smem, tensor, async from the
 //                SASS, and the stage's allowed and required techniques
 // Nothing here forks without exec or needs a GPU; every check is thread-safe, so one Scorer's

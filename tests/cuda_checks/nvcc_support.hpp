@@ -17,6 +17,7 @@
 #include "bench_node/cuda/caching_compiler.hpp"
 #include "bench_node/cuda/cuda_checks.hpp"
 #include "bench_node/cuda/cuda_object_audit.hpp"
+#include "bench_node/object_audit/object_audit.hpp"
 #include "bench_node/cuda/nvcc_compiler.hpp"
 #include "bench_node/process/environment.hpp"
 #include "bench_node/process/work_dir.hpp"
@@ -44,7 +45,7 @@ class Nvcc {
   const std::string &tools_missing() const { return tools_missing_; }
   const std::filesystem::path &root() const { return root_->path(); }
   CachingCompiler &compiler() { return *compiler_; }
-  CudaObjectAudit &audit() { return *audit_; }
+  ObjectAudit &audit() { return *audit_; }
 
   // The build of `source` with the stage flags `flags` (once per process).
   const CompileOutcome &build(const std::string &source, const std::vector<std::string> &flags = {"-O3"}) {
@@ -77,13 +78,13 @@ class Nvcc {
     compiler_ = std::make_unique<CachingCompiler>(std::make_unique<NvccCompiler>(nvcc_options(options)),
                                                   nvcc_identity(nvcc_options(options)),
                                                   CompileCacheOptions{root()});
-    audit_ = std::make_unique<CudaObjectAudit>(CudaObjectAuditOptions{nvcc_options(options), root()});
+    audit_ = cuda_object_audit(CudaObjectAuditOptions{nvcc_options(options), root()});
   }
 
   std::unique_ptr<WorkDir> root_;
   std::string missing_, tools_missing_;
   std::unique_ptr<CachingCompiler> compiler_;
-  std::unique_ptr<CudaObjectAudit> audit_;
+  std::unique_ptr<ObjectAudit> audit_;
   std::vector<std::unique_ptr<WorkDir>> directories_;
   std::map<std::string, CompileOutcome> builds_;
 };
