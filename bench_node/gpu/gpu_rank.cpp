@@ -122,11 +122,11 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
                gpu.ceiling_size, gpu.compile_workers, gpu.slots);
 
   CudaCheckOptions checks;
-  checks.nvcc = gpu.nvcc;
+  checks.compiler.nvcc = gpu.nvcc;
+  checks.compiler.arch = gpu.arch;
+  checks.compiler.timeout_s = gpu.compile_timeout_s;
+  checks.compiler.memory_bytes = gpu.compile_memory_limit_mb << 20;
   checks.cuobjdump = gpu.cuobjdump;
-  checks.arch = gpu.arch;
-  checks.compile_timeout_s = gpu.compile_timeout_s;
-  checks.compile_memory_bytes = gpu.compile_memory_limit_mb << 20;
   checks.work_root = options.work_root;
   std::unique_ptr<Scorer> scorer_holder;
   try {

@@ -63,7 +63,7 @@ TEST(NvccBuild, EveryAllowedHeaderIsOneTheToolkitHas) {
   WorkDir directory(Nvcc::get().root(), "headers");
   ASSERT_TRUE(write_private_file(directory.path() / "headers.cu", source));
   ChildSpec spec;
-  spec.program = *find_executable(check_options({}).nvcc);
+  spec.program = *find_executable(check_options({}).compiler.nvcc);
   spec.arguments = {"-E", "-std=c++17", "-o", "/dev/null", "headers.cu"};
   spec.environment = inherited_environment();
   spec.working_directory = directory.path().string();

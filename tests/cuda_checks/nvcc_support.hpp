@@ -28,7 +28,7 @@ namespace hpcreward::cuda_test {
 inline CudaCheckOptions check_options(const std::filesystem::path &root) {
   CudaCheckOptions options;
   options.work_root = root;
-  options.compile_timeout_s = 180;  // two cores shared with other builds
+  options.compiler.timeout_s = 180;  // two cores shared with other builds
   return options;
 }
 
@@ -71,14 +71,13 @@ class Nvcc {
     root_ = std::make_unique<WorkDir>(std::filesystem::path(::testing::TempDir()),
                                       "hpcreward-cuda-checks-" + std::to_string(::getpid()));
     const CudaCheckOptions options = check_options(root());
-    if (!find_executable(options.nvcc)) missing_ = "nvcc not found at " + options.nvcc;
+    if (!find_executable(options.compiler.nvcc)) missing_ = "nvcc not found at " + options.compiler.nvcc;
     for (const std::string &tool : {options.cuobjdump, options.nvdisasm})
       if (!find_executable(tool)) tools_missing_ += tool + " not found; ";
     if (!available()) return;
-    compiler_ = std::make_unique<CachingCompiler>(std::make_unique<NvccCompiler>(nvcc_options(options)),
-                                                  nvcc_identity(nvcc_options(options)),
-                                                  CompileCacheOptions{root()});
-    audit_ = cuda_object_audit(CudaObjectAuditOptions{nvcc_options(options), root()});
+    compiler_ = std::make_unique<CachingCompiler>(std::make_unique<NvccCompiler>(options.compiler),
+                                                  nvcc_identity(options.compiler), CompileCacheOptions{root()});
+    audit_ = cuda_object_audit(CudaObjectAuditOptions{options.compiler, root()});
   }
 
   std::unique_ptr<WorkDir> root_;
