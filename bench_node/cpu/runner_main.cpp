@@ -5,25 +5,17 @@
 // hpcreward-executor, the process the candidate is loaded and called in (executor_process.hpp),
 // and runs the harness against it: inputs, checks, clocks, the verdict and the token stay in
 // this process, which no candidate code runs in. It writes exactly one JSON object
-// {"token", "measurement"} to --result-fd and exits 0.
+// {"token", "measurement"} to --result-fd and exits 0 (runner_frame.hpp, the frame it shares
+// with hpcreward-gpu-runner).
 #include <fcntl.h>
-#include <sys/prctl.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <new>
 #include <string>
 
 #include "bench_node/cpu/executor_process.hpp"
 #include "bench_node/cpu/harness.hpp"
+#include "bench_node/cpu/runner_frame.hpp"
 #include "bench_node/process/progress_marks.hpp"
-#include "bench_node/process/result_envelope.hpp"
-#include "bench_node/cpu/runner_args.hpp"
-#include "bench_node/process/runner_pipes.hpp"
-#include "bench_node/process/write_all.hpp"
 
 namespace hpcreward {
 namespace {
@@ -66,30 +58,5 @@ Measurement run_candidate(const RunnerArgs &args) {
 }  // namespace hpcreward
 
 int main(int argc, char **argv) {
-  using namespace hpcreward;
-  for (int i = 1; i < argc; ++i)
-    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      std::fputs(runner_usage().c_str(), stdout);
-      return 0;
-    }
-  ::prctl(PR_SET_DUMPABLE, 0);  // out of reach of /proc/<pid>/mem (sandbox/capabilities.hpp)
-  RunnerArgs args;
-  try {
-    args = parse_runner_args(argc, argv);
-  } catch (const std::exception &error) {
-    std::fprintf(stderr, "hpcreward-runner: %s\n", error.what());
-    return 2;
-  }
-  const std::string token = read_token(args.token_fd);
-
-  Measurement measurement;
-  try {
-    measurement = run_candidate(args);
-  } catch (const std::bad_alloc &) {
-    measurement = failed_measurement(Status::runtime_error, "out of memory (memory limit reached)");
-  } catch (const std::exception &error) {
-    measurement = failed_measurement(Status::runtime_error, std::string("harness error: ") + error.what());
-  }
-  write_all(args.result_fd, encode_result(token, measurement));
-  ::_exit(0);
+  return hpcreward::run_measurer(argc, argv, {"hpcreward-runner", "", &hpcreward::run_candidate});
 }

@@ -7,20 +7,9 @@
 
 namespace hpcreward {
 
-NvccOptions nvcc_options(const CudaCheckOptions &options) {
-  NvccOptions nvcc;
-  nvcc.nvcc = options.nvcc;
-  nvcc.arch = options.arch;
-  nvcc.timeout_s = options.compile_timeout_s;
-  nvcc.memory_bytes = options.compile_memory_bytes;
-  nvcc.file_size_bytes = options.compile_file_size_bytes;
-  return nvcc;
-}
-
 std::unique_ptr<Compiler> make_cuda_compiler(const CudaCheckOptions &options) {
-  const NvccOptions nvcc = nvcc_options(options);
   return std::make_unique<CachingCompiler>(
-      std::make_unique<NvccCompiler>(nvcc), nvcc_identity(nvcc),
+      std::make_unique<NvccCompiler>(options.compiler), nvcc_identity(options.compiler),
       CompileCacheOptions{options.work_root, options.compile_cache_entries});
 }
 
@@ -30,13 +19,12 @@ void add_cuda_checks(Scorer &scorer, const CudaCheckOptions &options) {
   techniques.dump.nvdisasm = options.nvdisasm;
   techniques.dump.timeout_s = options.detect_timeout_s;
   techniques.dump.memory_bytes = options.detect_memory_bytes;
-  techniques.arch = options.arch;
+  techniques.arch = options.compiler.arch;
   auto step = std::make_unique<CudaTechniqueStep>(techniques);  // validates the tools first
 
   // Source first: nothing reaches nvcc that these refuse (includes outside the toolkit).
   scorer.add_check(std::make_unique<CudaSourceChecks>());
-  scorer.add_check(std::make_unique<CudaObjectAudit>(
-      CudaObjectAuditOptions{nvcc_options(options), options.work_root}));
+  scorer.add_check(cuda_object_audit(CudaObjectAuditOptions{options.compiler, options.work_root}));
   scorer.set_technique_step(std::move(step));
 }
 

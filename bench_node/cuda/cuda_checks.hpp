@@ -5,8 +5,8 @@
 //                (caching_compiler.hpp); the Scorer is built with it
 //   source       CudaSourceChecks (cuda_source_checks.hpp): includes, directives, pragmas,
 //                attributes, on the project's own lexer
-//   object       CudaObjectAudit (cuda_object_audit.hpp): imports, libraries, load-time
-//                code, exports, host instructions
+//   object       the object audit with CUDA's tables (cuda_object_audit.hpp): imports,
+//                libraries, load-time code, exports, host instructions
 //   techniques   CudaTechniqueStep (cuda_technique_check.hpp): smem, tensor, async from the
 //                SASS, and the stage's allowed and required techniques
 // Nothing here forks without exec or needs a GPU; every check is thread-safe, so one Scorer's
@@ -25,13 +25,11 @@
 namespace hpcreward {
 
 struct CudaCheckOptions {
-  std::string nvcc = default_nvcc_path();
+  // The candidates' compiler, also the audit's for its baselines; its arch is the rank's GPU
+  // (GpuInfo::arch), which the techniques are read for.
+  NvccOptions compiler{.nvcc = default_nvcc_path()};
   std::string cuobjdump = default_cuobjdump_path();
   std::string nvdisasm = default_nvdisasm_path();
-  std::string arch = "sm_90a";  // the rank's GPU (GpuInfo::arch)
-  double compile_timeout_s = 120;
-  std::uint64_t compile_memory_bytes = 4ULL << 30;
-  std::uint64_t compile_file_size_bytes = 256ULL << 20;
   double detect_timeout_s = 60;                    // cuobjdump
   std::uint64_t detect_memory_bytes = 4ULL << 30;
   // The audit's baseline builds and the compile cache make private directories in here,
@@ -39,8 +37,6 @@ struct CudaCheckOptions {
   std::filesystem::path work_root;
   std::size_t compile_cache_entries = 256;
 };
-
-NvccOptions nvcc_options(const CudaCheckOptions &options);
 
 // nvcc behind the compile cache. Throws std::invalid_argument for a bad arch, and
 // std::filesystem::filesystem_error when the cache directory can't be made.

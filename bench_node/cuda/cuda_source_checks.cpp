@@ -1,24 +1,49 @@
 #include "bench_node/cuda/cuda_source_checks.hpp"
 
-#include "bench_node/cuda/cuda_source_rules.hpp"
+#include "bench_node/cuda/cuda_attribute_policy.hpp"
+#include "bench_node/cuda/cuda_preprocessor_policy.hpp"
+#include "bench_node/source_checks/attribute_rules.hpp"
 #include "bench_node/source_checks/finding.hpp"
+#include "bench_node/source_checks/preprocessor_rules.hpp"
 
 namespace hpcreward {
+
+namespace {
+
+namespace sc = source_checks;
+
+std::vector<sc::Finding> findings_of(const std::vector<sc::Token> &tokens) {
+  std::vector<sc::Finding> findings = sc::preprocessor_findings(tokens, cuda_source::cuda_preprocessor_table());
+  for (const sc::Token &token : tokens)
+    if (token.is("__managed__"))
+      findings.push_back({Status::forbidden, token.line,
+                          "__managed__ at line " + std::to_string(token.line) +
+                              " makes managed memory (page faults and migrations can hang a shared GPU)"});
+  for (sc::Finding &finding : sc::attribute_findings(tokens, cuda_source::cuda_attribute_table()))
+    findings.push_back(std::move(finding));
+  return findings;
+}
+
+// Whether `matmul` appears as an identifier (not in a comment or a string).
+bool mentions_matmul(const std::vector<sc::Token> &tokens) {
+  for (const sc::Token &token : tokens)
+    if (token.kind == sc::TokenKind::identifier && token.text == "matmul") return true;
+  return false;
+}
+
+}  // namespace
 
 Verdict CudaSourceChecks::check_source(const BenchTask &task) {
   if (task.source.find('\0') != std::string::npos)
     return {Status::format_error, "the source contains a NUL byte (it must be CUDA C++ text)"};
-  const std::vector<source_checks::Token> tokens =
-      source_checks::lex_c(task.source, cuda_source::cuda_lex_options());
-  if (std::vector<source_checks::Finding> findings = cuda_source::cuda_source_findings(tokens);
-      !findings.empty())
-    return source_checks::verdict_for(std::move(findings));
-  if (!cuda_source::mentions_matmul(tokens))
-    return {Status::format_error,
-            "no matmul in the source (expected extern \"C\" void matmul(int m, int n, int k, "
-            "const " + element_type(task.problem.precision) + " *A, const " +
-                element_type(task.problem.precision) + " *B, " +
-                element_type(task.problem.precision) + " *C))"};
+  const std::vector<sc::Token> tokens = sc::lex_c(task.source, cuda_source::cuda_lex_options());
+  if (std::vector<sc::Finding> findings = findings_of(tokens); !findings.empty())
+    return sc::verdict_for(std::move(findings));
+  if (!mentions_matmul(tokens)) {
+    const std::string type = element_type(task.problem.precision);
+    return {Status::format_error, "no matmul in the source (expected extern \"C\" void matmul(int m, int n, int k, const " +
+                                      type + " *A, const " + type + " *B, " + type + " *C))"};
+  }
   return {};
 }
 

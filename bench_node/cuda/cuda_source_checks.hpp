@@ -5,10 +5,13 @@
 // compiler library, loaded or run here, and nothing forks.
 //
 //   1. the text: no NUL bytes (format_error);
-//   2. the preprocessor, pragma and attribute rules (cuda_source_rules.hpp) with CUDA's
-//      include allow-list (cuda_include_policy.hpp): forbidden;
+//   2. the C checks' preprocessor and attribute rules (source_checks/preprocessor_rules.hpp,
+//      attribute_rules.hpp) with CUDA's tables (cuda_preprocessor_policy.hpp,
+//      cuda_attribute_policy.hpp), and no __managed__ (managed memory): forbidden;
 //   3. `matmul` must appear as an identifier (format_error); whether the object really
 //      exports it, extern "C", is the object audit's to say.
+// Not here, by design: asm. Device code uses inline PTX (mma, cp.async, ldmatrix), and a
+// token rule cannot tell host asm from device asm; the object audit reads the host code.
 // Stateless and thread-safe: one instance may serve every worker thread of a rank.
 #include <string_view>
 

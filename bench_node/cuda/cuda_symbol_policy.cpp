@@ -1,11 +1,8 @@
 #include "bench_node/cuda/cuda_symbol_policy.hpp"
 
-#include <algorithm>
-#include <iterator>
+#include "bench_node/object_audit/c_symbol_policy.hpp"
 
-#include "bench_node/object_audit/symbol_policy.hpp"
-
-namespace hpcreward::cuda_symbol_policy {
+namespace hpcreward {
 
 namespace {
 
@@ -49,6 +46,12 @@ constexpr std::string_view kRuntimeCalls[] = {
     "cudaDeviceGetCacheConfig", "cudaRuntimeGetVersion", "cudaDriverGetVersion",
 };
 
+// Occupancy queries, whatever their spelling.
+constexpr std::string_view kRuntimeFamilies[] = {"cudaOccupancy*"};
+
+constexpr std::string_view kLibraries[] = {"libcudart.so.*", "libstdc++.so.6", "libm.so.6",
+                                           "libgcc_s.so.1",  "libc.so.6",      "ld-linux*"};
+
 // The C++ runtime glue nvcc's host code and g++ emit.
 constexpr std::string_view kCxxGlue[] = {
     "__cxa_atexit", "__cxa_finalize", "__cxa_guard_acquire", "__cxa_guard_release",
@@ -69,13 +72,8 @@ constexpr std::string_view kCxxGlue[] = {
     "_ZTVN10__cxxabiv121__vmi_class_type_infoE",
 };
 
-struct Refusal {
-  std::string_view name;  // exact, or a prefix when it ends in '*'
-  std::string_view why;
-};
-
-// What the issue names, each with its reason. Checked before the allow-lists.
-constexpr Refusal kRefusals[] = {
+// Refused for what they do, each with its reason. Read before the allow-lists.
+constexpr RefusedName kRefusals[] = {
     // libraries
     {"cublas*", "cuBLAS: the multiplication must be the candidate's own kernels"},
     {"cusparse*", "a CUDA math library: the multiplication must be the candidate's own kernels"},
@@ -206,79 +204,50 @@ constexpr Refusal kRefusals[] = {
     {"mprotect", "changes memory protection (it could make code)"},
 };
 
-bool starts_with(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
-
-template <std::size_t N>
-bool contains(const std::string_view (&list)[N], std::string_view name) {
-  return std::find(std::begin(list), std::end(list), name) != std::end(list);
-}
-
-bool matches(const Refusal &refusal, std::string_view name) {
-  if (!refusal.name.empty() && refusal.name.back() == '*')
-    return starts_with(name, refusal.name.substr(0, refusal.name.size() - 1));
-  return name == refusal.name;
-}
-
-// cudaMemcpyAsync_ptsz -> cudaMemcpyAsync: the per-thread default stream spellings
-// (--default-stream per-thread) of the same calls.
-std::string_view without_stream_suffix(std::string_view name) {
-  for (std::string_view suffix : {"_ptsz", "_ptds"})
-    if (name.size() > suffix.size() && name.substr(name.size() - suffix.size()) == suffix)
-      return name.substr(0, name.size() - suffix.size());
-  return name;
-}
-
 // cuInit, cuLaunchKernel, cuCtxCreate, cuModuleLoadData, ...
 bool driver_api(std::string_view name) {
-  return name.size() > 2 && starts_with(name, "cu") && name[2] >= 'A' && name[2] <= 'Z';
+  return name.size() > 2 && name.starts_with("cu") && name[2] >= 'A' && name[2] <= 'Z';
+}
+
+std::optional<std::string_view> refused_family(std::string_view name) {
+  if (driver_api(name)) return "the CUDA driver API: candidates use the runtime API, in the harness's context";
+  return std::nullopt;
 }
 
 // std::__throw_length_error(char const*) and friends: _ZSt<length>__throw_<what>...
 bool throw_helper(std::string_view name) {
-  if (!starts_with(name, "_ZSt")) return false;
+  if (!name.starts_with("_ZSt")) return false;
   std::size_t at = 4;
   while (at < name.size() && name[at] >= '0' && name[at] <= '9') ++at;
-  return at > 4 && starts_with(name.substr(at), "__throw_");
+  return at > 4 && name.substr(at).starts_with("__throw_");
 }
+
+// What no list names: libm with its vector variants (shared with C), std::__throw_*.
+bool allowed_family(std::string_view name) { return math_import(name) || throw_helper(name); }
 
 }  // namespace
 
-std::optional<std::string> named_refusal(std::string_view raw) {
-  const std::string_view name = without_stream_suffix(raw);
-  for (const Refusal &refusal : kRefusals)
-    if (matches(refusal, name)) return std::string(refusal.why);
-  if (driver_api(name))
-    return "the CUDA driver API: candidates use the runtime API, in the harness's context";
-  return std::nullopt;
+const ImportTable &cuda_import_table() {
+  static const ImportTable table{
+      .symbols = {.allowed = joined<std::string_view>({kNvccGlue, kRuntimeCalls, kCxxGlue, memory_imports(),
+                                                       kRuntimeFamilies}),
+                  .refused = {std::begin(kRefusals), std::end(kRefusals)}},
+      .allowed_family = &allowed_family,
+      .refused_family = &refused_family,
+      .unlisted = kNotListed,
+      .per_thread_stream_names = true,
+      .libraries = {.allowed = {std::begin(kLibraries), std::end(kLibraries)}}};
+  return table;
 }
 
-std::optional<std::string> import_refusal(std::string_view raw) {
-  if (std::optional<std::string> why = named_refusal(raw)) return why;
-  const std::string_view name = without_stream_suffix(raw);
-  if (contains(kNvccGlue, name) || contains(kRuntimeCalls, name) || contains(kCxxGlue, name) ||
-      starts_with(name, "cudaOccupancy") || throw_helper(name) ||
-      symbol_policy::math_import(name) || symbol_policy::memory_import(name))
-    return std::nullopt;
-  return std::string(kNotListed);
+const ExportTable &cuda_export_table() {
+  static const ExportTable table{.mangled_names = true, .taken = [](const std::string &name) -> std::optional<std::string> {
+                                   if (name.starts_with("cuda") || driver_api(name) || name.starts_with("cublas"))
+                                     return "a name of the CUDA runtime, driver or libraries; give helpers other "
+                                            "names or make them static";
+                                   return std::nullopt;
+                                 }};
+  return table;
 }
 
-bool allowed_library(std::string_view soname) {
-  return starts_with(soname, "libcudart.so.") || soname == "libstdc++.so.6" ||
-         soname == "libm.so.6" || soname == "libgcc_s.so.1" || soname == "libc.so.6" ||
-         starts_with(soname, "ld-linux");
-}
-
-std::optional<std::string> export_refusal(std::string_view name) {
-  if (symbol_policy::harness_name(name)) return "a symbol of the harness or the loader";
-  if (symbol_policy::reserved_identifier(name) && !starts_with(name, "_Z"))
-    return "a reserved identifier (names starting with __ or _ and a capital letter belong to "
-           "the implementation)";
-  if (starts_with(name, "cuda") || driver_api(name) || starts_with(name, "cublas"))
-    return "a name of the CUDA runtime, driver or libraries; give helpers other names or make "
-           "them static";
-  return std::nullopt;
-}
-
-}  // namespace hpcreward::cuda_symbol_policy
+}  // namespace hpcreward

@@ -34,7 +34,7 @@ std::vector<std::string> undefined_references(const std::string &log) {
 
 std::optional<Verdict> link_refusal(const std::string &log) {
   for (const std::string &name : undefined_references(log))
-    if (std::optional<std::string> why = cuda_symbol_policy::named_refusal(name))
+    if (std::optional<std::string> why = named_import_refusal(name, cuda_import_table()))
       return Verdict{Status::forbidden,
                      "the code calls " + name + " (" + *why + "); the linker found no " + name};
   return std::nullopt;

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "bench_node/rank/bench_cli.hpp"
+#include "bench_node/rank/job_abort.hpp"
 #include "bench_node/process/cpu_affinity.hpp"
 #include "bench_node/process/environment.hpp"
 #include "bench_node/gpu/gpu_child.hpp"
@@ -28,11 +29,7 @@ namespace hpcreward {
 
 namespace {
 
-[[noreturn]] void abort_job(int rank, const std::string &message) {
-  std::fprintf(stderr, "hpcreward-bench[%d] (GPU): %s\n", rank, message.c_str());
-  MPI_Abort(MPI_COMM_WORLD, 2);
-  std::exit(2);
-}
+[[noreturn]] void abort_job(int rank, const std::string &message) { hpcreward::abort_job(rank, " (GPU)", message); }
 
 // Ends that may leave the GPU in a bad state (a deadline, a signal, a CUDA error, a write out
 // of bounds) get the canary; telling them apart by their reasons would be a second, weaker
@@ -122,11 +119,11 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
                gpu.ceiling_size, gpu.compile_workers, gpu.slots);
 
   CudaCheckOptions checks;
-  checks.nvcc = gpu.nvcc;
+  checks.compiler.nvcc = gpu.nvcc;
+  checks.compiler.arch = gpu.arch;
+  checks.compiler.timeout_s = gpu.compile_timeout_s;
+  checks.compiler.memory_bytes = gpu.compile_memory_limit_mb << 20;
   checks.cuobjdump = gpu.cuobjdump;
-  checks.arch = gpu.arch;
-  checks.compile_timeout_s = gpu.compile_timeout_s;
-  checks.compile_memory_bytes = gpu.compile_memory_limit_mb << 20;
   checks.work_root = options.work_root;
   std::unique_ptr<Scorer> scorer_holder;
   try {

@@ -13,14 +13,11 @@
 //   --probe [--ceiling-size N]   writes {"token", "probe": {"gpu", "ceilings"}}
 //   --canary                     writes {"token", "canary": "" or what went wrong}
 #include <cuda_runtime.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <new>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -33,11 +30,9 @@
 #include "bench_node/gpu/gpu_probe.hpp"
 #include "bench_node/gpu/start_gate.hpp"
 #include "bench_node/process/child_process.hpp"
-#include "bench_node/process/host_memory.hpp"
-#include "bench_node/process/result_envelope.hpp"
+#include "bench_node/cpu/runner_frame.hpp"
 #include "bench_node/process/runner_pipes.hpp"
 #include "bench_node/process/write_all.hpp"
-#include "bench_node/cpu/runner_args.hpp"
 #include "common/messages_json.hpp"
 
 namespace hpcreward {
@@ -50,7 +45,8 @@ std::string executor_program() {
 
 // With a gate (start_gate.hpp) the measurer is started ahead of its candidate's turn: it sets
 // up on 'p', says 'r', and touches the GPU again only on 'g'.
-Measurement run_candidate(const RunnerArgs &args, const gpu::StartGate &gate) {
+Measurement run_candidate(const RunnerArgs &args) {
+  const gpu::StartGate gate(args.gated ? kChildGateFd : -1);
   gpu::GpuHarnessConfig config;
   config.precision = args.precision;
   config.nominal = args.nominal;
@@ -84,6 +80,15 @@ Measurement run_candidate(const RunnerArgs &args, const gpu::StartGate &gate) {
   return gpu::run_gpu_harness(executor, pool, config, cublas);
 }
 
+// A CUDA error says which call failed; the frame reports anything else.
+Measurement measure_candidate(const RunnerArgs &args) {
+  try {
+    return run_candidate(args);
+  } catch (const gpu::CudaError &error) {
+    return failed_measurement(Status::runtime_error, std::string("CUDA error: ") + error.what());
+  }
+}
+
 std::string probe(int ceiling_size) {
   gpu::cuda_call(cudaSetDevice(0), "cudaSetDevice");
   gpu::cuda_call(cudaFree(nullptr), "creating the CUDA context");
@@ -109,53 +114,33 @@ bool has_flag(int argc, char **argv, const char *name) {
   return false;
 }
 
+// --probe and --canary: {"token", "probe" or "canary"} (or "error") on --result-fd.
+int probe_or_canary(int argc, char **argv) {
+  const int result_fd = option_int(argc, argv, "--result-fd", 3);
+  const std::string token = read_token(option_int(argc, argv, "--token-fd", 4));
+  nlohmann::json out{{"token", token}};
+  try {
+    if (has_flag(argc, argv, "--probe"))
+      out["probe"] = nlohmann::json::parse(probe(option_int(argc, argv, "--ceiling-size", 8192)));
+    else
+      out["canary"] = gpu::run_canary();
+  } catch (const std::exception &error) {
+    out["error"] = error.what();
+  }
+  write_all(result_fd, out.dump());
+  ::_exit(0);
+}
+
 }  // namespace
 }  // namespace hpcreward
 
 int main(int argc, char **argv) {
   using namespace hpcreward;
-  if (has_flag(argc, argv, "--help") || has_flag(argc, argv, "-h")) {
-    std::fputs(runner_usage().c_str(), stdout);
-    std::fputs("\nhpcreward-gpu-runner also takes --probe [--ceiling-size N] and --canary (with\n"
-               "--result-fd and --token-fd only); see bench_node/gpu/README.md.\n",
-               stdout);
-    return 0;
-  }
-  if (has_flag(argc, argv, "--probe") || has_flag(argc, argv, "--canary")) {
-    const int result_fd = option_int(argc, argv, "--result-fd", 3);
-    const std::string token = read_token(option_int(argc, argv, "--token-fd", 4));
-    nlohmann::json out{{"token", token}};
-    try {
-      if (has_flag(argc, argv, "--probe"))
-        out["probe"] = nlohmann::json::parse(probe(option_int(argc, argv, "--ceiling-size", 8192)));
-      else
-        out["canary"] = gpu::run_canary();
-    } catch (const std::exception &error) {
-      out["error"] = error.what();
-    }
-    write_all(result_fd, out.dump());
-    ::_exit(0);
-  }
-  ::prctl(PR_SET_DUMPABLE, 0);  // out of reach of /proc/<pid>/mem (sandbox/capabilities.hpp)
-  RunnerArgs args;
-  try {
-    args = parse_runner_args(argc, argv);
-  } catch (const std::exception &error) {
-    std::fprintf(stderr, "hpcreward-gpu-runner: %s\n", error.what());
-    return 2;
-  }
-  const std::string token = read_token(args.token_fd);
-  const gpu::StartGate gate(args.gated ? kChildGateFd : -1);
-  Measurement measurement;
-  try {
-    measurement = run_candidate(args, gate);
-  } catch (const gpu::CudaError &error) {
-    measurement = failed_measurement(Status::runtime_error, std::string("CUDA error: ") + error.what());
-  } catch (const std::bad_alloc &) {
-    measurement = failed_measurement(Status::runtime_error, out_of_host_memory());
-  } catch (const std::exception &error) {
-    measurement = failed_measurement(Status::runtime_error, std::string("harness error: ") + error.what());
-  }
-  write_all(args.result_fd, encode_result(token, measurement));
-  ::_exit(0);
+  if (!asks_for_help(argc, argv) && (has_flag(argc, argv, "--probe") || has_flag(argc, argv, "--canary")))
+    return probe_or_canary(argc, argv);
+  return run_measurer(argc, argv,
+                      {"hpcreward-gpu-runner",
+                       "\nhpcreward-gpu-runner also takes --probe [--ceiling-size N] and --canary (with\n"
+                       "--result-fd and --token-fd only); see bench_node/gpu/README.md.\n",
+                       &measure_candidate});
 }

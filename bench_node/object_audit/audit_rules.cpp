@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include "bench_node/object_audit/symbol_policy.hpp"
 
 namespace hpcreward {
 
@@ -20,6 +19,10 @@ Verdict check_entry_point(const ElfObject &object) {
       return forbidden("matmul is an ifunc (its resolver would run when the object is loaded)");
     return forbidden("matmul is not a function but " + symbol_type_name(symbol.type));
   }
+  for (const ElfSymbol &symbol : object.dynamic_symbols)
+    if (symbol.exported() && symbol.name.starts_with("_Z6matmul"))
+      return {Status::format_error, "no matmul entry point: the object exports " + symbol.name +
+                                        ", a C++ name (declare matmul extern \"C\")"};
   return {Status::format_error, "no matmul entry point (the object exports no function matmul)"};
 }
 
@@ -32,7 +35,7 @@ Verdict check_load_time_code(const ElfObject &object, const ToolchainBaseline &b
       if (symbol.type == STT_GNU_IFUNC)
         return forbidden("the object defines " + symbol.name +
                          " as an ifunc (its resolver runs when the object is loaded)");
-      if (symbol_policy::startup_hook(symbol.name) || baseline.imports.count(symbol.name) != 0)
+      if (startup_hook(symbol.name) || baseline.imports.count(symbol.name) != 0)
         return forbidden("the object defines " + symbol.name + ", which the toolchain's " +
                          "start-up code calls when it is loaded or unloaded");
     }
@@ -73,24 +76,18 @@ Verdict check_segments(const ElfObject &object) {
   return {};
 }
 
-const ImportPolicy &c_import_policy() {
-  static const ImportPolicy policy{&symbol_policy::allowed_library, symbol_policy::kAllowedLibraries,
-                                   &symbol_policy::import_refusal};
-  return policy;
-}
-
-Verdict check_libraries(const ElfObject &object, const ToolchainBaseline &baseline, const ImportPolicy &policy) {
+Verdict check_libraries(const ElfObject &object, const ToolchainBaseline &baseline, const ImportTable &table) {
   for (const std::string &soname : object.needed)
-    if (!policy.allowed_library(soname) && baseline.needed.count(soname) == 0)
-      return forbidden("the object needs " + soname + " (only " + std::string(policy.allowed_libraries) +
+    if (!allowed_library(soname, table) && baseline.needed.count(soname) == 0)
+      return forbidden("the object needs " + soname + " (only " + allowed_names_text(table.libraries) +
                        " may be linked)");
   return {};
 }
 
-Verdict check_imports(const ElfObject &object, const ToolchainBaseline &baseline, const ImportPolicy &policy) {
+Verdict check_imports(const ElfObject &object, const ToolchainBaseline &baseline, const ImportTable &table) {
   for (const ElfSymbol &symbol : object.dynamic_symbols) {
     if (symbol.defined || symbol.name.empty() || baseline.imports.count(symbol.name) != 0) continue;
-    if (auto why = policy.import_refusal(symbol.name)) {
+    if (auto why = import_refusal(symbol.name, table)) {
       const char *verb = symbol.type == STT_OBJECT || symbol.type == STT_TLS ? "uses" : "calls";
       return forbidden("the object " + std::string(verb) + " " + symbol.name + " (" + *why + ")");
     }
@@ -98,20 +95,10 @@ Verdict check_imports(const ElfObject &object, const ToolchainBaseline &baseline
   return {};
 }
 
-Verdict check_exports(const ElfObject &object, const ToolchainBaseline &baseline,
-                      const LibrarySymbols &libraries) {
+Verdict check_exports(const ElfObject &object, const ToolchainBaseline &baseline, const ExportTable &table) {
   for (const ElfSymbol &symbol : object.dynamic_symbols) {
-    if (!symbol.exported() || symbol.name == "matmul" || baseline.exports.count(symbol.name) != 0)
-      continue;
-    const std::string defines = "the object defines " + symbol.name;
-    if (symbol_policy::reserved_identifier(symbol.name))
-      return forbidden(defines + ", a reserved identifier (names starting with __ or _ and a "
-                                 "capital letter belong to the implementation)");
-    if (symbol_policy::harness_name(symbol.name))
-      return forbidden(defines + ", a symbol of the harness");
-    if (auto library = libraries.library_defining(symbol.name))
-      return forbidden(defines + ", a library symbol (of " + *library +
-                       "); give helpers other names or make them static");
+    if (!symbol.exported() || symbol.name == "matmul" || baseline.exports.count(symbol.name) != 0) continue;
+    if (auto why = export_refusal(symbol.name, table)) return forbidden("the object defines " + symbol.name + ", " + *why);
   }
   return {};
 }

@@ -15,6 +15,7 @@ namespace hpcreward {
 namespace {
 
 // One per audit (two audits in one process don't share, so neither removes the other's).
+// Made on the first baseline build (WorkDir makes it mode 0700).
 std::filesystem::path private_audit_root(const std::filesystem::path &parent) {
   static std::atomic<int> audits{0};
   return (parent.empty() ? std::filesystem::temp_directory_path() : parent) /
@@ -23,12 +24,11 @@ std::filesystem::path private_audit_root(const std::filesystem::path &parent) {
 
 }  // namespace
 
-ObjectAudit::ObjectAudit(const ObjectAuditOptions &options)
-    : ObjectAudit(std::make_unique<GccCompiler>(options.compiler), options.work_root) {}
-
-ObjectAudit::ObjectAudit(std::unique_ptr<Compiler> baseline_compiler,
-                         std::filesystem::path work_root)
-    : owned_root_(private_audit_root(work_root)), baselines_(std::move(baseline_compiler), owned_root_) {}
+ObjectAudit::ObjectAudit(std::unique_ptr<Compiler> baseline_compiler, const std::filesystem::path &work_root,
+                         AuditTable table)
+    : table_(std::move(table)),
+      owned_root_(private_audit_root(work_root)),
+      baselines_(std::move(baseline_compiler), owned_root_, table_.baseline_source) {}
 
 ObjectAudit::~ObjectAudit() { remove_tree(owned_root_); }
 
@@ -42,10 +42,11 @@ Verdict ObjectAudit::check_object(const BenchTask &task, const std::filesystem::
   if (Verdict verdict = check_entry_point(object); !verdict.ok()) return verdict;
   const ToolchainBaseline &baseline = baselines_.for_flags(task.compiler_flags);
   for (Verdict verdict : {check_load_time_code(object, baseline), check_segments(object),
-                          check_libraries(object, baseline), check_imports(object, baseline),
-                          check_exports(object, baseline, libraries_)})
+                          check_libraries(object, baseline, *table_.imports),
+                          check_imports(object, baseline, *table_.imports),
+                          check_exports(object, baseline, table_.exports)})
     if (!verdict.ok()) return verdict;
-  return {};
+  return table_.own_rule ? table_.own_rule(path) : Verdict{};
 }
 
 }  // namespace hpcreward

@@ -35,19 +35,12 @@ struct ToolchainBaseline {
 
 ToolchainBaseline baseline_of(const ElfObject &object);
 
-// The empty candidate the baseline is compiled from.
-inline constexpr const char *kBaselineSource =
-    "void matmul(int m, int n, int k, const double *A, const double *B, double *C) {\n"
-    "  (void)m; (void)n; (void)k; (void)A; (void)B; (void)C;\n"
-    "}\n";
-
 // Baselines per set of stage flags, compiled on first use and kept. Thread-safe.
 class BaselineCache {
  public:
   // `work_root`: where the baseline builds go (a fresh directory each, removed after).
-  // `source`: the empty candidate in the compiler's language (kBaselineSource for C).
-  BaselineCache(std::unique_ptr<Compiler> compiler, std::filesystem::path work_root,
-                std::string source = kBaselineSource);
+  // `source`: the empty candidate in the compiler's language (the language's AuditTable).
+  BaselineCache(std::unique_ptr<Compiler> compiler, std::filesystem::path work_root, std::string source);
 
   // Throws std::runtime_error when the empty candidate does not compile or read: an
   // internal failure (the compiler or its limits), not the candidate's. Not cached then.

@@ -15,6 +15,7 @@
 #include "bench_node/rank/bench_cli.hpp"
 #include "bench_node/process/cpu_affinity.hpp"
 #include "bench_node/rank/default_checks.hpp"
+#include "bench_node/rank/job_abort.hpp"
 #include "bench_node/process/environment.hpp"
 #ifdef HPCREWARD_HAVE_CUDA
 #include "bench_node/gpu/gpu_rank.hpp"
@@ -33,11 +34,7 @@
 namespace hpcreward {
 namespace {
 
-[[noreturn]] void abort_job(int rank, const std::string &message) {
-  std::fprintf(stderr, "hpcreward-bench[%d]: %s\n", rank, message.c_str());
-  MPI_Abort(MPI_COMM_WORLD, 2);
-  std::exit(2);
-}
+[[noreturn]] void abort_job(int rank, const std::string &message) { hpcreward::abort_job(rank, "", message); }
 
 void report_progress(int rank, const BenchTask &task, const Measurement &m) {
   std::fprintf(stderr,

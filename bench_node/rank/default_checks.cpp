@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "bench_node/object_audit/object_audit.hpp"
+#include "bench_node/object_audit/c_object_audit.hpp"
 #include "bench_node/source_checks/source_checks.hpp"
 #include "bench_node/rank/technique_check.hpp"
 
@@ -23,7 +23,7 @@ void add_default_checks(Scorer &scorer, const BenchOptions &options) {
   // The audit's baseline builds and the detector's omp.h copy get private directories inside
   // the rank's work root, removed with the checks; a killed rank's go with its root
   // (remove_stale_work_roots).
-  scorer.add_check(std::make_unique<ObjectAudit>(ObjectAuditOptions{gcc_options(options), options.work_root}));
+  scorer.add_check(c_object_audit(ObjectAuditOptions{gcc_options(options), options.work_root}));
   // Only objects the audit passed are disassembled; the parse gets the source checks' limits.
   TechniqueCheckOptions techniques;
   techniques.cc = options.cc;

@@ -3,7 +3,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "bench_node/source_checks/attribute_policy.hpp"
+#include "bench_node/source_checks/attribute_rules.hpp"
+#include "bench_node/source_checks/c_attribute_policy.hpp"
 #include "bench_node/source_checks/call_policy.hpp"
 #include "c_analysis/cursor_utils.hpp"
 #include "c_analysis/libclang_handles.hpp"
@@ -89,8 +90,10 @@ class Audit {
   }
 
   void check_attributes(CXCursor declaration, unsigned line) {
-    for (const std::string &name : printed_attributes(printed_declaration(declaration)))
-      if (!allowed_attribute(name)) add(line, attribute_refusal(name, static_cast<int>(line)));
+    // The declaration as clang prints it: every attribute, however the source spelled it.
+    for (const WrittenAttribute &attribute : written_attributes(lex_c(printed_declaration(declaration))))
+      if (auto why = attribute_refusal(attribute.name, static_cast<int>(line), c_attribute_table()))
+        add(line, std::move(*why));
   }
 
   void function_declaration(CXCursor function, unsigned line) {

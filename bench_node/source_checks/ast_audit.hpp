@@ -3,7 +3,7 @@
 // reads only allowed system headers). Only what is written in the candidate's own file
 // counts - the code of the headers is trusted - and macros count where they are used.
 //   - inline assembly: asm statements, file-scope asm, asm labels (also `register ... asm`)
-//   - attributes outside attribute_policy.hpp's allow-list
+//   - attributes outside C's allow-list (c_attribute_policy.hpp, read by attribute_rules.hpp)
 //   - a function declared without a definition in the file (a hand-written prototype:
 //     `int fork(void);`, `void cblas_dgemm(...);`)
 //   - extern variable declarations (`extern char **environ;`)

@@ -2,7 +2,8 @@
 
 #include <string>
 
-#include "bench_node/source_checks/attribute_policy.hpp"
+#include "bench_node/source_checks/attribute_rules.hpp"
+#include "bench_node/source_checks/c_attribute_policy.hpp"
 #include "c_analysis/cursor_utils.hpp"
 #include "c_analysis/libclang_handles.hpp"
 
@@ -53,8 +54,9 @@ std::vector<Finding> diagnostic_findings(CXTranslationUnit unit,
                               " (a GCC extension whose body the checks can't see)"});
     } else if (option == "-Wunknown-attributes" || option == "-Wignored-attributes") {
       const std::string name = quoted_word(message);
-      if (!name.empty() && !allowed_attribute(name))
-        findings.push_back({Status::forbidden, line, attribute_refusal(name, line)});
+      if (name.empty()) return;
+      if (auto why = attribute_refusal(name, line, c_attribute_table()))
+        findings.push_back({Status::forbidden, line, std::move(*why)});
     } else if ((option == "-Wunknown-pragmas" || option == "-Wignored-pragmas") &&
                vetted_pragma_lines.count(line) == 0) {
       findings.push_back({Status::forbidden, line,

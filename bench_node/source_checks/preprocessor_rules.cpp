@@ -3,8 +3,7 @@
 #include <string_view>
 
 #include "bench_node/source_checks/directives.hpp"
-#include "bench_node/source_checks/include_policy.hpp"
-#include "bench_node/source_checks/pragma_policy.hpp"
+#include "bench_node/source_checks/pragma_rules.hpp"
 
 namespace hpcreward::source_checks {
 
@@ -24,24 +23,24 @@ std::string at_line(int line) {
   return " at line " + std::to_string(line);
 }
 
-std::optional<std::string> macro_name_refusal(const Directive &directive, const PreprocessorPolicy &policy) {
+std::optional<std::string> macro_name_refusal(const Directive &directive, const PreprocessorTable &table) {
   if (directive.operands.empty()) return std::nullopt;  // the compiler rejects it
   const std::string &name = directive.operands[0]->text;
   const std::string shown = "#" + directive.name + " " + name + at_line(directive.line);
-  if (policy.keyword(name)) return shown + " redefines a keyword";
+  if (table.keyword(name)) return shown + " redefines a keyword";
   if (!name.empty() && name[0] == '_' && !feature_test_macro(name))
     return shown + ": macro names starting with _ belong to the compiler and its headers";
   return std::nullopt;
 }
 
-std::optional<std::string> directive_refusal(const Directive &directive, const PreprocessorPolicy &policy) {
+std::optional<std::string> directive_refusal(const Directive &directive, const PreprocessorTable &table) {
   const std::string &name = directive.name;
   if (one_of(name, {"", "define", "undef", "if", "ifdef", "ifndef", "elif", "else", "endif",
                     "error", "warning"}))
-    return one_of(name, {"define", "undef"}) ? macro_name_refusal(directive, policy) : std::nullopt;
-  if (one_of(name, {"include", "include_next", "import"})) return policy.include_refusal(directive);
-  if (name == "pragma") return policy.pragma_refusal(directive.operands, at_line(directive.line));
-  if (policy.libclang_parses && (name == "elifdef" || name == "elifndef"))
+    return one_of(name, {"define", "undef"}) ? macro_name_refusal(directive, table) : std::nullopt;
+  if (one_of(name, {"include", "include_next", "import"})) return include_refusal(directive, table.includes);
+  if (name == "pragma") return pragma_refusal(directive.operands, at_line(directive.line), table.pragmas);
+  if (table.libclang_parses && (name == "elifdef" || name == "elifndef"))
     return "#" + name + at_line(directive.line) +
            " is refused (the checker's parser does not know it; write #elif defined(...))";
   if (directive.name_token->kind == TokenKind::number || name == "line")
@@ -52,16 +51,16 @@ std::optional<std::string> directive_refusal(const Directive &directive, const P
 
 // `_Pragma` at tokens[i]: must be _Pragma ( string-literal ) with an allowed pragma inside.
 std::optional<std::string> pragma_operator_refusal(const std::vector<Token> &tokens, std::size_t i,
-                                                   const PreprocessorPolicy &policy) {
+                                                   const PreprocessorTable &table) {
   const std::string where = " (from _Pragma" + at_line(tokens[i].line) + ")";
   if (i + 3 >= tokens.size() || !tokens[i + 1].is("(") || tokens[i + 2].kind != TokenKind::string ||
       !tokens[i + 3].is(")"))
     return "_Pragma" + at_line(tokens[i].line) +
            " without one literal string operand (write _Pragma(\"...\"))";
-  const std::vector<Token> inside = lex_c(destringize(tokens[i + 2].text), policy.lex);
+  const std::vector<Token> inside = lex_c(destringize(tokens[i + 2].text), table.lex);
   std::vector<const Token *> words;
   for (const Token &token : inside) words.push_back(&token);
-  return policy.pragma_refusal(words, where);
+  return pragma_refusal(words, where, table.pragmas);
 }
 
 bool pastes_into_pragma(const Token &token) {
@@ -76,39 +75,22 @@ bool feature_test_macro(std::string_view name) {
                        "_ISOC11_SOURCE", "_ISOC99_SOURCE", "_USE_MATH_DEFINES"});
 }
 
-bool c_keyword(std::string_view name) {
-  return one_of(
-      name,
-      {"auto",     "break",  "case",   "char",     "const",    "continue", "default",  "do",
-       "double",   "else",   "enum",   "extern",   "float",    "for",      "goto",     "if",
-       "inline",   "int",    "long",   "register", "restrict", "return",   "short",    "signed",
-       "sizeof",   "static", "struct", "switch",   "typedef",  "union",    "unsigned", "void",
-       "volatile", "while",  "asm",    "typeof",   "defined"});
-}
-
-const PreprocessorPolicy &c_preprocessor_policy() {
-  // gcc ends a raw string elsewhere than a lexer without them would (and than clang).
-  static const PreprocessorPolicy policy{&include_refusal, &pragma_refusal, &c_keyword, LexOptions{},
-                                         " (a GNU extension)", true};
-  return policy;
-}
-
-std::vector<Finding> preprocessor_findings(const std::vector<Token> &tokens, const PreprocessorPolicy &policy) {
+std::vector<Finding> preprocessor_findings(const std::vector<Token> &tokens, const PreprocessorTable &table) {
   std::vector<Finding> findings;
   auto add = [&](int line, std::string reason) {
     findings.push_back({Status::forbidden, line, std::move(reason)});
   };
   for (const Directive &directive : directives_of(tokens))
-    if (auto why = directive_refusal(directive, policy)) add(directive.line, *why);
+    if (auto why = directive_refusal(directive, table)) add(directive.line, *why);
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const Token &token = tokens[i];
     if (token.is(kPragmaOperator)) {
-      if (auto why = pragma_operator_refusal(tokens, i, policy)) add(token.line, *why);
+      if (auto why = pragma_operator_refusal(tokens, i, table)) add(token.line, *why);
     } else if (pastes_into_pragma(token)) {
       add(token.line, "identifier " + token.text + at_line(token.line) +
                           " is refused (## could paste it into _Pragma)");
     } else if (raw_string_prefix(token, i + 1 < tokens.size() ? &tokens[i + 1] : nullptr)) {
-      add(token.line, "raw string literal" + at_line(token.line) + policy.raw_string_note);
+      add(token.line, "raw string literal" + at_line(token.line) + std::string(table.raw_string_note));
       break;  // past it, this lexer and the compiler's may disagree
     }
   }

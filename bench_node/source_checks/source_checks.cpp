@@ -24,7 +24,7 @@
 #include "bench_node/source_checks/finding.hpp"
 #include "bench_node/source_checks/lex_options.hpp"
 #include "bench_node/source_checks/omp_header.hpp"
-#include "bench_node/source_checks/preprocessor_rules.hpp"
+#include "bench_node/source_checks/c_preprocessor_policy.hpp"
 #include "bench_node/process/work_dir.hpp"
 #include "c_analysis/clang_parse.hpp"
 #include "c_analysis/parse_arguments.hpp"
@@ -163,7 +163,7 @@ Verdict SourceChecks::check_source(const BenchTask &task) {
     return {Status::format_error, "the source contains a NUL byte (it must be C text)"};
   const std::vector<sc::Token> tokens =
       sc::lex_c(task.source, sc::lex_options(task.compiler_flags));
-  std::vector<sc::Finding> findings = sc::preprocessor_findings(tokens);
+  std::vector<sc::Finding> findings = sc::preprocessor_findings(tokens, sc::c_preprocessor_table());
   for (sc::Finding &finding : sc::conditional_findings(tokens))
     findings.push_back(std::move(finding));
   if (!findings.empty()) return sc::verdict_for(std::move(findings));

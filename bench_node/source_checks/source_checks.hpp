@@ -4,7 +4,8 @@
 //
 //   1. the text: no NUL bytes (format_error);
 //   2. the preprocessor rules on a lexer of its own, before any compiler reads the file:
-//      includes (include_policy.hpp), directives and pragmas (preprocessor_rules.hpp),
+//      includes, directives and pragmas (preprocessor_rules.hpp with C's tables,
+//      c_preprocessor_policy.hpp),
 //      conditions gcc and clang would read alike (conditional_rules.hpp);
 //   3. a parse by libclang, in a forked child with time and memory limits: its diagnostics
 //      (diagnostic_rules.hpp), the syntax tree (ast_audit.hpp) and the entry point

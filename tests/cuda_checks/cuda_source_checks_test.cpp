@@ -143,8 +143,8 @@ TEST(CudaIncludePolicy, EveryListedHeaderExistsInTheToolkitOrIsStandard) {
   // The list names real headers: each is either a C/C++ standard header or one that CUDA 13
   // ships (checked by tests/cuda_checks/nvcc_checks_test.cpp when nvcc is there). Here: no
   // listed header has a refusal reason as well.
-  for (std::string_view header : cuda_source::allowed_cuda_headers())
-    EXPECT_FALSE(cuda_source::header_refusal_reason(header)) << header;
+  const NameTable &headers = cuda_source::cuda_include_table().headers;
+  for (std::string_view header : headers.allowed) EXPECT_FALSE(refusal_reason(headers, header)) << header;
 }
 
 }  // namespace

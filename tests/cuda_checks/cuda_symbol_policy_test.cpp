@@ -8,7 +8,13 @@
 namespace hpcreward {
 namespace {
 
-namespace policy = cuda_symbol_policy;
+// The CUDA tables through the shared rules.
+namespace policy {
+std::optional<std::string> import_refusal(std::string_view name) { return hpcreward::import_refusal(name, cuda_import_table()); }
+std::optional<std::string> named_refusal(std::string_view name) { return named_import_refusal(name, cuda_import_table()); }
+bool allowed_library(std::string_view soname) { return hpcreward::allowed_library(soname, cuda_import_table()); }
+std::optional<std::string> export_refusal(const std::string &name) { return hpcreward::export_refusal(name, cuda_export_table()); }
+}  // namespace policy
 
 void expect_refused(const std::string &name, const std::string &reason_part) {
   const auto why = policy::import_refusal(name);
@@ -45,7 +51,7 @@ TEST(CudaSymbolPolicy, WhatNvccAndRealKernelsImportIsAllowed) {
   }
 }
 
-TEST(CudaSymbolPolicy, WhatTheIssueNamesIsRefusedWithItsReason) {
+TEST(CudaSymbolPolicy, NamedDangersAreRefusedWithTheirReason) {
   expect_refused("cublasDgemm_v2", "cuBLAS");
   expect_refused("cublasCreate_v2", "cuBLAS");
   expect_refused("cublasLtMatmul", "cuBLAS");

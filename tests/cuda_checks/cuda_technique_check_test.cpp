@@ -13,7 +13,7 @@ CudaTechniqueOptions technique_options() {
   CudaTechniqueOptions techniques;
   techniques.dump.cuobjdump = options.cuobjdump;
   techniques.dump.nvdisasm = options.nvdisasm;
-  techniques.arch = options.arch;
+  techniques.arch = options.compiler.arch;
   return techniques;
 }
 

@@ -58,12 +58,12 @@ TEST(NvccBuild, TheCacheHandsOutTheSameObjectWithoutCompiling) {
 TEST(NvccBuild, EveryAllowedHeaderIsOneTheToolkitHas) {
   REQUIRE_NVCC();
   std::string source;
-  for (std::string_view header : cuda_source::allowed_cuda_headers())
+  for (std::string_view header : cuda_source::cuda_include_table().headers.allowed)
     source += "#include <" + std::string(header) + ">\n";
   WorkDir directory(Nvcc::get().root(), "headers");
   ASSERT_TRUE(write_private_file(directory.path() / "headers.cu", source));
   ChildSpec spec;
-  spec.program = *find_executable(check_options({}).nvcc);
+  spec.program = *find_executable(check_options({}).compiler.nvcc);
   spec.arguments = {"-E", "-std=c++17", "-o", "/dev/null", "headers.cu"};
   spec.environment = inherited_environment();
   spec.working_directory = directory.path().string();

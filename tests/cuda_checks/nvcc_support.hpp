@@ -17,6 +17,7 @@
 #include "bench_node/cuda/caching_compiler.hpp"
 #include "bench_node/cuda/cuda_checks.hpp"
 #include "bench_node/cuda/cuda_object_audit.hpp"
+#include "bench_node/object_audit/object_audit.hpp"
 #include "bench_node/cuda/nvcc_compiler.hpp"
 #include "bench_node/process/environment.hpp"
 #include "bench_node/process/work_dir.hpp"
@@ -27,7 +28,7 @@ namespace hpcreward::cuda_test {
 inline CudaCheckOptions check_options(const std::filesystem::path &root) {
   CudaCheckOptions options;
   options.work_root = root;
-  options.compile_timeout_s = 180;  // two cores shared with other builds
+  options.compiler.timeout_s = 180;  // two cores shared with other builds
   return options;
 }
 
@@ -44,7 +45,7 @@ class Nvcc {
   const std::string &tools_missing() const { return tools_missing_; }
   const std::filesystem::path &root() const { return root_->path(); }
   CachingCompiler &compiler() { return *compiler_; }
-  CudaObjectAudit &audit() { return *audit_; }
+  ObjectAudit &audit() { return *audit_; }
 
   // The build of `source` with the stage flags `flags` (once per process).
   const CompileOutcome &build(const std::string &source, const std::vector<std::string> &flags = {"-O3"}) {
@@ -70,20 +71,19 @@ class Nvcc {
     root_ = std::make_unique<WorkDir>(std::filesystem::path(::testing::TempDir()),
                                       "hpcreward-cuda-checks-" + std::to_string(::getpid()));
     const CudaCheckOptions options = check_options(root());
-    if (!find_executable(options.nvcc)) missing_ = "nvcc not found at " + options.nvcc;
+    if (!find_executable(options.compiler.nvcc)) missing_ = "nvcc not found at " + options.compiler.nvcc;
     for (const std::string &tool : {options.cuobjdump, options.nvdisasm})
       if (!find_executable(tool)) tools_missing_ += tool + " not found; ";
     if (!available()) return;
-    compiler_ = std::make_unique<CachingCompiler>(std::make_unique<NvccCompiler>(nvcc_options(options)),
-                                                  nvcc_identity(nvcc_options(options)),
-                                                  CompileCacheOptions{root()});
-    audit_ = std::make_unique<CudaObjectAudit>(CudaObjectAuditOptions{nvcc_options(options), root()});
+    compiler_ = std::make_unique<CachingCompiler>(std::make_unique<NvccCompiler>(options.compiler),
+                                                  nvcc_identity(options.compiler), CompileCacheOptions{root()});
+    audit_ = cuda_object_audit(CudaObjectAuditOptions{options.compiler, root()});
   }
 
   std::unique_ptr<WorkDir> root_;
   std::string missing_, tools_missing_;
   std::unique_ptr<CachingCompiler> compiler_;
-  std::unique_ptr<CudaObjectAudit> audit_;
+  std::unique_ptr<ObjectAudit> audit_;
   std::vector<std::unique_ptr<WorkDir>> directories_;
   std::map<std::string, CompileOutcome> builds_;
 };

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "bench_node/object_audit/c_symbol_policy.hpp"
+
 namespace hpcreward {
 namespace {
 
@@ -44,9 +46,9 @@ TEST(AuditRules, HonestObjectPasses) {
   EXPECT_TRUE(check_entry_point(object).ok());
   EXPECT_TRUE(check_load_time_code(object, gcc_baseline()).ok());
   EXPECT_TRUE(check_segments(object).ok());
-  EXPECT_TRUE(check_libraries(object, gcc_baseline()).ok());
-  EXPECT_TRUE(check_imports(object, gcc_baseline()).ok());
-  EXPECT_TRUE(check_exports(object, gcc_baseline(), LibrarySymbols()).ok());
+  EXPECT_TRUE(check_libraries(object, gcc_baseline(), c_import_table()).ok());
+  EXPECT_TRUE(check_imports(object, gcc_baseline(), c_import_table()).ok());
+  EXPECT_TRUE(check_exports(object, gcc_baseline(), c_export_table(std::make_shared<const LibrarySymbols>())).ok());
 }
 
 TEST(AuditRules, EntryPoint) {
@@ -62,6 +64,11 @@ TEST(AuditRules, EntryPoint) {
   EXPECT_EQ(verdict.reason, "matmul is not a function but an untyped symbol");
   object.dynamic_symbols = {exported("matmul", STT_OBJECT)};
   EXPECT_EQ(check_entry_point(object).reason, "matmul is not a function but a data object");
+  object.dynamic_symbols = {exported("_Z6matmuliiiPKdS0_Pd")};  // C++ linkage
+  verdict = check_entry_point(object);
+  EXPECT_EQ(verdict.status, Status::format_error);
+  EXPECT_EQ(verdict.reason, "no matmul entry point: the object exports _Z6matmuliiiPKdS0_Pd, a C++ name "
+                            "(declare matmul extern \"C\")");
 }
 
 TEST(AuditRules, LoadTimeCode) {
@@ -113,33 +120,33 @@ TEST(AuditRules, Segments) {
 TEST(AuditRules, Libraries) {
   ElfObject object = honest_object();
   object.needed = {"libm.so.6", "libgomp.so.1", "libopenblas.so.0"};
-  EXPECT_EQ(check_libraries(object, gcc_baseline()).reason,
-            "the object needs libopenblas.so.0 (only libc, libm, libmvec, libgomp, libgcc_s, "
-            "ld-linux may be linked)");
+  EXPECT_EQ(check_libraries(object, gcc_baseline(), c_import_table()).reason,
+            "the object needs libopenblas.so.0 (only libc.so.6, libm.so.6, libmvec.so.1, "
+            "libgomp.so.1, libgcc_s.so.1, ld-linux* may be linked)");
   ToolchainBaseline profiling = gcc_baseline();  // a toolchain that links its own runtime
   profiling.needed = {"libopenblas.so.0"};
-  EXPECT_TRUE(check_libraries(object, profiling).ok());
+  EXPECT_TRUE(check_libraries(object, profiling, c_import_table()).ok());
 }
 
 TEST(AuditRules, Imports) {
   ElfObject object = honest_object();
   object.dynamic_symbols.push_back(imported("cblas_dgemm", STT_FUNC, STB_WEAK));
-  EXPECT_EQ(check_imports(object, gcc_baseline()).reason,
+  EXPECT_EQ(check_imports(object, gcc_baseline(), c_import_table()).reason,
             "the object calls cblas_dgemm (only libm, memory and OpenMP runtime functions are "
             "allowed)");
   object = honest_object();
   object.dynamic_symbols.push_back(imported("environ", STT_OBJECT));
-  EXPECT_EQ(check_imports(object, gcc_baseline()).reason,
+  EXPECT_EQ(check_imports(object, gcc_baseline(), c_import_table()).reason,
             "the object uses environ (only libm, memory and OpenMP runtime functions are allowed)");
   ToolchainBaseline baseline = gcc_baseline();  // the toolchain's own references pass
   baseline.imports.insert("__cyg_profile_func_enter");
   object = honest_object();
   object.dynamic_symbols.push_back(imported("__cyg_profile_func_enter"));
-  EXPECT_TRUE(check_imports(object, baseline).ok());
+  EXPECT_TRUE(check_imports(object, baseline, c_import_table()).ok());
 }
 
 TEST(AuditRules, Exports) {
-  const LibrarySymbols libraries;
+  const ExportTable libraries = c_export_table(std::make_shared<const LibrarySymbols>());
   ElfObject object = honest_object();
   object.dynamic_symbols.push_back(exported("gettimeofday"));
   EXPECT_EQ(check_exports(object, gcc_baseline(), libraries).reason,
@@ -152,7 +159,7 @@ TEST(AuditRules, Exports) {
   object = honest_object();
   object.dynamic_symbols.push_back(exported("_start"));
   EXPECT_EQ(check_exports(object, gcc_baseline(), libraries).reason,
-            "the object defines _start, a symbol of the harness");
+            "the object defines _start, a symbol of the harness or the loader");
   object = honest_object();  // local and undefined symbols are not exports
   object.dynamic_symbols.push_back({"clock_gettime", STT_FUNC, STB_LOCAL, STV_DEFAULT, true});
   object.dynamic_symbols.push_back(imported("malloc"));

@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "bench_node/checks/compiler.hpp"
-#include "bench_node/object_audit/object_audit.hpp"
+#include "bench_node/object_audit/c_object_audit.hpp"
 #include "bench_node/process/work_dir.hpp"
 
 namespace hpcreward::testing {
@@ -28,8 +28,8 @@ class RemoveTestRoot : public ::testing::Environment {
 
 // One audit for the whole test program, so each flag set's baseline is compiled once.
 inline ObjectAudit &shared_audit() {
-  static ObjectAudit audit(ObjectAuditOptions{GccOptions{}, test_root() / "baselines"});
-  return audit;
+  static const std::unique_ptr<ObjectAudit> audit = c_object_audit(ObjectAuditOptions{GccOptions{}, test_root() / "baselines"});
+  return *audit;
 }
 
 // The verdict on `source` compiled with `flags`; a compile failure fails the test.

@@ -430,8 +430,8 @@ TEST(ObjectAudit, DefaultWorkRootIsRemoved) {
     return found;
   };
   {
-    ObjectAudit audit;
-    EXPECT_TRUE(audit.check_object(task, compiled.object).ok());
+    const std::unique_ptr<ObjectAudit> audit = c_object_audit();
+    EXPECT_TRUE(audit->check_object(task, compiled.object).ok());
     EXPECT_EQ(roots(), 1);
   }
   EXPECT_EQ(roots(), 0);

@@ -3,7 +3,8 @@
 
 #include <algorithm>
 
-#include "bench_node/source_checks/attribute_policy.hpp"
+#include "bench_node/source_checks/attribute_rules.hpp"
+#include "bench_node/source_checks/c_attribute_policy.hpp"
 #include "bench_node/source_checks/call_policy.hpp"
 #include "bench_node/source_checks/omp_header.hpp"
 #include "bench_node/source_checks/lex_options.hpp"
@@ -72,7 +73,16 @@ TEST(CallPolicy, LibraryNames) {
   EXPECT_FALSE(library_name("pack_panel"));
 }
 
-TEST(AttributePolicy, NamesFromPrintedDeclarations) {
+// The attribute names in a declaration as clang prints it.
+std::vector<std::string> printed_attributes(std::string_view printed) {
+  std::vector<std::string> names;
+  for (const WrittenAttribute &attribute : written_attributes(lex_c(printed))) names.push_back(attribute.name);
+  return names;
+}
+
+bool allowed_attribute(std::string_view name) { return !attribute_refusal(name, 1, c_attribute_table()); }
+
+TEST(AttributeRules, NamesFromPrintedDeclarations) {
   EXPECT_EQ(
       printed_attributes(
           "static void f() __attribute__((constructor(101))) __attribute__((section(\".x\")))"),
@@ -85,19 +95,24 @@ TEST(AttributePolicy, NamesFromPrintedDeclarations) {
             std::vector<std::string>{});
   EXPECT_EQ(printed_attributes("__declspec(dllexport) int x"),
             (std::vector<std::string>{"dllexport"}));
+  EXPECT_EQ(printed_attributes("__declspec(dllexport) __attribute__((constructor)) int x"),
+            (std::vector<std::string>{"dllexport", "constructor"}));
 }
 
-TEST(AttributePolicy, AllowList) {
+TEST(AttributeRules, CAllowList) {
   for (const char *name : {"aligned", "__aligned__", "always_inline", "noinline", "hot", "cold",
                            "const", "pure", "vector_size", "__vector_size__", "unused"})
     EXPECT_TRUE(allowed_attribute(name)) << name;
   for (const char *name :
        {"constructor", "__destructor__", "ifunc", "section", "alias", "weak", "visibility", "used",
-        "optimize", "target", "target_clones", "cleanup", "naked", "symver"})
+        "optimize", "target", "target_clones", "cleanup", "naked", "symver", "dllexport"})
     EXPECT_FALSE(allowed_attribute(name)) << name;
-  EXPECT_EQ(attribute_refusal("__constructor__", 3),
+  EXPECT_EQ(attribute_refusal("__constructor__", 3, c_attribute_table()),
             "attribute constructor at line 3 runs code when the object is loaded or unloaded");
-  EXPECT_NE(attribute_refusal("optimize", 1).find("changes code generation"), std::string::npos);
+  EXPECT_NE(attribute_refusal("optimize", 1, c_attribute_table())->find("changes code generation"),
+            std::string::npos);
+  EXPECT_NE(attribute_refusal("dllexport", 2, c_attribute_table())->find("is not on the allow-list (allowed: aligned, "),
+            std::string::npos);
 }
 
 TEST(LexOptions, TrigraphsAndDigitSeparatorsFollowTheStandard) {

@@ -2,13 +2,15 @@
 // file; a mention in a comment or a string never counts.
 #include "bench_node/source_checks/preprocessor_rules.hpp"
 
+#include "bench_node/source_checks/c_preprocessor_policy.hpp"
+
 #include <gtest/gtest.h>
 
 namespace hpcreward::source_checks {
 namespace {
 
 std::vector<Finding> findings(const std::string &source) {
-  return preprocessor_findings(lex_c(source));
+  return preprocessor_findings(lex_c(source), c_preprocessor_table());
 }
 
 // The reason of the single finding (or "" when there is none; several fail the test).

@@ -1,11 +1,14 @@
-#include "bench_node/object_audit/symbol_policy.hpp"
+#include "bench_node/object_audit/c_symbol_policy.hpp"
 
 #include <gtest/gtest.h>
 
-namespace hpcreward::symbol_policy {
+namespace hpcreward {
 namespace {
 
-TEST(SymbolPolicy, AllowsMathMemoryOpenMpAndTheToolchain) {
+std::optional<std::string> import_refusal(std::string_view name) { return hpcreward::import_refusal(name, c_import_table()); }
+bool allowed_library(std::string_view soname) { return hpcreward::allowed_library(soname, c_import_table()); }
+
+TEST(CSymbolPolicy, AllowsMathMemoryOpenMpAndTheToolchain) {
   for (const char *name :
        {"sqrt", "sqrtf", "sqrtl", "fma", "fmaf", "fabs", "exp", "expf", "exp10", "sincos", "pow",
         "erf", "erff", "modff", "_ZGVdN4v_exp", "_ZGVeN16v_expf", "_ZGVbN2vv_pow", "memcpy",
@@ -19,7 +22,7 @@ TEST(SymbolPolicy, AllowsMathMemoryOpenMpAndTheToolchain) {
     EXPECT_EQ(import_refusal(name), std::nullopt) << name;
 }
 
-TEST(SymbolPolicy, RefusesEverythingElse) {
+TEST(CSymbolPolicy, RefusesEverythingElse) {
   for (const char *name :
        {"cblas_dgemm", "dgemm_", "dlopen", "dlsym", "clock_gettime", "gettimeofday", "time",
         "pthread_create", "fork", "system", "execve", "write", "open", "fopen", "printf",
@@ -31,7 +34,7 @@ TEST(SymbolPolicy, RefusesEverythingElse) {
             "only libm, memory and OpenMP runtime functions are allowed");
 }
 
-TEST(SymbolPolicy, RefusesOpenMpClocksOutputAndOffloading) {
+TEST(CSymbolPolicy, RefusesOpenMpClocksOutputAndOffloading) {
   EXPECT_EQ(import_refusal("omp_get_wtime"), "a clock: the harness owns the clock");
   for (const char *name : {"omp_get_wtime_", "omp_get_wtick", "omp_display_env",
                            "omp_display_affinity", "GOMP_error", "GOMP_warning", "GOMP_target_ext",
@@ -39,7 +42,7 @@ TEST(SymbolPolicy, RefusesOpenMpClocksOutputAndOffloading) {
     EXPECT_NE(import_refusal(name), std::nullopt) << name;
 }
 
-TEST(SymbolPolicy, Libraries) {
+TEST(CSymbolPolicy, Libraries) {
   for (const char *name : {"libc.so.6", "libm.so.6", "libmvec.so.1", "libgomp.so.1",
                            "libgcc_s.so.1", "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1"})
     EXPECT_TRUE(allowed_library(name)) << name;
@@ -48,7 +51,7 @@ TEST(SymbolPolicy, Libraries) {
     EXPECT_FALSE(allowed_library(name)) << name;
 }
 
-TEST(SymbolPolicy, ReservedAndHarnessNames) {
+TEST(CSymbolPolicy, ReservedAndHarnessNames) {
   for (const char *name : {"__x", "__libc_start_main", "_Exit", "_ZN9hpcreward4mainEv", "_ITM_x"})
     EXPECT_TRUE(reserved_identifier(name)) << name;
   for (const char *name : {"_", "_x", "x__", "matmul", "kernel_8x8", ""})
@@ -62,4 +65,4 @@ TEST(SymbolPolicy, ReservedAndHarnessNames) {
 }
 
 }  // namespace
-}  // namespace hpcreward::symbol_policy
+}  // namespace hpcreward

@@ -1,19 +1,8 @@
-#include "bench_node/cuda/cuda_attribute_rules.hpp"
+#include "bench_node/source_checks/attribute_rules.hpp"
 
-#include "bench_node/source_checks/attribute_policy.hpp"
-
-namespace hpcreward::cuda_source {
+namespace hpcreward::source_checks {
 
 namespace {
-
-using source_checks::Token;
-using source_checks::TokenKind;
-
-bool one_of(std::string_view word, std::initializer_list<std::string_view> words) {
-  for (std::string_view w : words)
-    if (w == word) return true;
-  return false;
-}
 
 // The names of an attribute list starting at tokens[i] (just inside the brackets), up to the
 // closing `close` at depth 0; returns the index after it.
@@ -48,24 +37,12 @@ std::size_t list_names(const std::vector<Token> &tokens, std::size_t i, std::str
   return i;
 }
 
-std::string cuda_refusal(std::string_view spelled, int line) {
-  const std::string name = source_checks::normalized_attribute(spelled);
-  const std::string shown = "attribute " + name + " at line " + std::to_string(line);
-  if (name == "init_priority") return shown + " orders code that runs when the object is loaded";
-  if (name == "managed")
-    return shown + " makes managed memory (page faults and migrations can hang a shared GPU)";
-  return source_checks::attribute_refusal(spelled, line);
-}
-
 }  // namespace
 
-bool allowed_cuda_attribute(std::string_view spelled) {
-  const std::string name = source_checks::normalized_attribute(spelled);
-  if (one_of(name, {"constructor", "destructor", "init_priority", "managed"})) return false;
-  return source_checks::allowed_attribute(name) ||
-         one_of(name, {"launch_bounds", "global", "device", "host", "shared", "constant",
-                       "grid_constant", "cluster_dims", "maxnreg", "nodiscard", "likely",
-                       "unlikely", "no_unique_address", "carries_dependency"});
+std::string normalized_attribute(std::string_view spelled) {
+  if (spelled.size() > 4 && spelled.starts_with("__") && spelled.ends_with("__"))
+    return std::string(spelled.substr(2, spelled.size() - 4));
+  return std::string(spelled);
 }
 
 std::vector<WrittenAttribute> written_attributes(const std::vector<Token> &tokens) {
@@ -83,12 +60,20 @@ std::vector<WrittenAttribute> written_attributes(const std::vector<Token> &token
   return names;
 }
 
-std::vector<source_checks::Finding> attribute_findings(const std::vector<Token> &tokens) {
-  std::vector<source_checks::Finding> findings;
+std::optional<std::string> attribute_refusal(std::string_view spelled, int line, const NameTable &table) {
+  const std::string name = normalized_attribute(spelled);
+  const std::string shown = "attribute " + name + " at line " + std::to_string(line);
+  if (std::optional<std::string_view> why = refusal_reason(table, name)) return shown + " " + std::string(*why);
+  if (allowed_name(table, name)) return std::nullopt;
+  return shown + " is not on the allow-list (allowed: " + allowed_names_text(table) + ")";
+}
+
+std::vector<Finding> attribute_findings(const std::vector<Token> &tokens, const NameTable &table) {
+  std::vector<Finding> findings;
   for (const WrittenAttribute &attribute : written_attributes(tokens))
-    if (!allowed_cuda_attribute(attribute.name))
-      findings.push_back({Status::forbidden, attribute.line, cuda_refusal(attribute.name, attribute.line)});
+    if (std::optional<std::string> why = attribute_refusal(attribute.name, attribute.line, table))
+      findings.push_back({Status::forbidden, attribute.line, std::move(*why)});
   return findings;
 }
 
-}  // namespace hpcreward::cuda_source
+}  // namespace hpcreward::source_checks

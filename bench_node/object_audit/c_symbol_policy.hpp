@@ -1,5 +1,6 @@
 #pragma once
-// The allow-lists of the object audit, in one place (symbol_policy.cpp holds the lists).
+// The lists of the C object audit (the rules: symbol_rules.hpp; c_symbol_policy.cpp holds
+// the lists).
 //
 // A candidate object may import only
 //   - libm: the C99/C11 <math.h> functions with their f and l variants, sincos and exp10,
@@ -21,38 +22,25 @@
 // Everything else (a BLAS, dlopen/dlsym, clocks, threads, processes, I/O, signals, exit,
 // syscall, __libc_* ...) is refused. The audit also accepts whatever an empty candidate
 // compiled with the same compiler and flags imports (toolchain_baseline.hpp).
-#include <optional>
-#include <string>
+//
+// It may need only libc, libm, libmvec, libgomp, libgcc_s and the dynamic loader (ld-linux*).
+// It may export no name of the harness, no reserved identifier (C++ names included) and no
+// symbol of the system libraries (library_symbols.hpp).
+#include <memory>
+#include <span>
 #include <string_view>
 
-namespace hpcreward::symbol_policy {
+#include "bench_node/object_audit/library_symbols.hpp"
+#include "bench_node/object_audit/symbol_rules.hpp"
 
-// nullopt when a candidate may import `name`; otherwise why not, for the reason
-// ("only libm, memory and OpenMP runtime functions are allowed", "a clock: ...").
-std::optional<std::string> import_refusal(std::string_view name);
+namespace hpcreward {
 
-// Parts of the allow-list above, for other audits (bench_node/cuda/) to share: libm with its
+const ImportTable &c_import_table();
+ExportTable c_export_table(std::shared_ptr<const LibrarySymbols> libraries);
+
+// Parts of the import list above, which CUDA's (bench_node/cuda/) shares: libm with its
 // libmvec variants, and the memory functions.
 bool math_import(std::string_view name);
-bool memory_import(std::string_view name);
+std::span<const std::string_view> memory_imports();
 
-// Libraries a candidate object may need (DT_NEEDED): libc, libm, libmvec, libgomp,
-// libgcc_s and the dynamic loader (ld-linux*). Nothing else can be linked.
-bool allowed_library(std::string_view soname);
-inline constexpr std::string_view kAllowedLibraries =
-    "libc, libm, libmvec, libgomp, libgcc_s, ld-linux";
-
-// The crtbeginS.o references (__gmon_start__, __cxa_finalize, _ITM_*TMCloneTable) that the
-// toolchain's own load and unload code calls when something defines them: a candidate that
-// defines one, even hidden, runs code at load or unload time.
-bool startup_hook(std::string_view name);
-
-// Names C reserves for the implementation in every scope: `__x` and `_X`. The toolchain's,
-// C++'s mangled (_Z...) and the harness's internal names all look like this.
-bool reserved_identifier(std::string_view name);
-
-// Names the harness or the loader owns besides the libraries' exports: main, _start,
-// _init, _fini.
-bool harness_name(std::string_view name);
-
-}  // namespace hpcreward::symbol_policy
+}  // namespace hpcreward
