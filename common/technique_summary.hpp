@@ -1,7 +1,7 @@
 #pragma once
 // The technique descriptor of one candidate as it travels from a benchmark rank to the
 // coordinator and into the log. The rank fills it from technique detection
-// (stages/techniques/); the coordinator keys the quality-diversity archive on it.
+// (techniques/); the coordinator keys the quality-diversity archive on it.
 #include <string>
 #include <vector>
 

@@ -5,7 +5,7 @@
 #include "bench_node/cuda/nvcc_compiler.hpp"
 #include "bench_node/process/environment.hpp"
 #include "stages/ladder_config.hpp"
-#include "stages/techniques/sass_techniques.hpp"
+#include "techniques/sass_techniques.hpp"
 
 namespace hpcreward {
 

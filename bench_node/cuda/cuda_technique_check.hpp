@@ -1,6 +1,6 @@
 #pragma once
 // Technique detection on a GPU rank: which of smem, tensor and async a compiled
-// CUDA candidate's device code really uses (stages/techniques/sass_techniques.hpp, on the
+// CUDA candidate's device code really uses (techniques/sass_techniques.hpp, on the
 // SASS cuobjdump prints: sass_dump.hpp) and the stage's decision on it
 // (stages/ladder_config.hpp check_constraints against the task's allowed and required
 // techniques). Runs after the object audit passed, before the runner loads the object.

@@ -1,7 +1,7 @@
 #pragma once
 // Runs `cuobjdump -sass -res-usage cand.so` as a limited child (child_process.hpp: its own
 // process group, time, memory and file-size limits, a wall-clock deadline) and hands back
-// its output for stages/techniques/sass_techniques.hpp to parse. cuobjdump disassembles
+// its output for techniques/sass_techniques.hpp to parse. cuobjdump disassembles
 // through nvdisasm, which it finds through NVDISASM_PATH (set to nvdisasm's directory here)
 // or PATH; without it cuobjdump prints headers and no code, and says nothing: the parser
 // refuses such a dump (a kernel listed without code), and the technique step checks at

@@ -11,8 +11,8 @@
 #include "bench_node/source_checks/omp_header.hpp"
 #include "common/number_text.hpp"
 #include "stages/ladder_config.hpp"
-#include "stages/techniques/technique_detection.hpp"
-#include "stages/techniques/technique_json.hpp"
+#include "techniques/technique_detection.hpp"
+#include "techniques/technique_json.hpp"
 
 namespace hpcreward {
 

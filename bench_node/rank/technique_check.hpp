@@ -1,6 +1,6 @@
 #pragma once
 // Technique detection on a benchmark rank: which of openmp, avx512 and blocking a
-// compiled candidate really uses (stages/techniques/), and the stage's decision on it
+// compiled candidate really uses (techniques/), and the stage's decision on it
 // (stages/ladder_config.hpp check_constraints against the allowed and required techniques
 // the task carries). Runs after the object audit passed, before the runner loads the object.
 //

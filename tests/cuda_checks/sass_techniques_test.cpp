@@ -1,6 +1,6 @@
 // The SASS parser on text shaped like cuobjdump 13's `-sass -res-usage` output (the lines
 // below are taken from real dumps of sm_90a builds, trimmed).
-#include "stages/techniques/sass_techniques.hpp"
+#include "techniques/sass_techniques.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Both halves together, on objects compiled by gcc (read, never loaded).
-#include "stages/techniques/technique_detection.hpp"
+#include "techniques/technique_detection.hpp"
 
 #include <gtest/gtest.h>
 

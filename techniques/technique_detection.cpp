@@ -1,4 +1,4 @@
-#include "stages/techniques/technique_detection.hpp"
+#include "techniques/technique_detection.hpp"
 
 #include <sstream>
 

@@ -1,4 +1,4 @@
-#include "stages/techniques/sass_techniques.hpp"
+#include "techniques/sass_techniques.hpp"
 
 #include <algorithm>
 #include <map>
