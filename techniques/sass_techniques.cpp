@@ -276,4 +276,12 @@ std::string sass_evidence(const SassTechniques &found) {
          " cubin" + (found.cubins == 1 ? "" : "s") + ")";
 }
 
+TechniqueSummary summarise(const SassTechniques &found) {
+  TechniqueSummary summary;
+  summary.detected = true;
+  summary.techniques = sass_technique_names(found);
+  summary.evidence = sass_evidence(found);
+  return summary;
+}
+
 }  // namespace hpcreward::techniques

@@ -71,6 +71,16 @@ TEST(SassTechniques, FindsEachTechniqueWithItsFirstInstruction) {
   EXPECT_NE(evidence.find("2 kernels in 2 cubins"), std::string::npos) << evidence;
 }
 
+TEST(SassTechniques, SummaryIsWhatTheRankReports) {
+  const SassTechniques found = parse_sass(realistic_dump(), "sm_90a");
+  const TechniqueSummary summary = summarise(found);
+  EXPECT_TRUE(summary.detected);
+  EXPECT_EQ(summary.techniques, sass_technique_names(found));
+  EXPECT_EQ(summary.evidence, sass_evidence(found));
+  EXPECT_EQ(summary.loop_order, "");
+  EXPECT_TRUE(summary.tile_sizes.empty());
+}
+
 TEST(SassTechniques, NamesHeadersAndCommentsNeverCount) {
   const std::string name = "HMMA_LDGSTS_LDS_UTMALDG_kernel";
   std::string dump = header("sm_90a") + "Resource usage:\n" + resources(name, 0) + code_for("sm_90a") +
