@@ -19,6 +19,36 @@ const char *outcome_name(int exit_code) {
   }
 }
 
+int conclude(RunOutcome &outcome, const ScoringEnd &end) {
+  if (end.stopped) {
+    outcome.message =
+        end.serve ? "stopped by " + end.signal +
+                        " for a requeue: batches not done were failed with \"retry\"; rerun with --resume"
+                  : "stopped by " + end.signal + " before the end: " + std::to_string(end.to_score - outcome.rows_written) +
+                        " of " + std::to_string(end.to_score) +
+                        " candidates to score have no row; requeue the job or rerun with --resume";
+    return kExitStopped;
+  }
+  outcome.message = end.serve ? "serve mode stopped by " + end.signal + ": " + std::to_string(end.batches) +
+                                    " batches answered"
+                              : "every candidate has a row";
+  return kExitComplete;
+}
+
+std::string finalize_blocker(const RunOutcome &outcome) {
+  if (!outcome.lost_ranks.empty()) {
+    std::string ranks;
+    for (const RankEventRecord &event : outcome.lost_ranks)
+      ranks += (ranks.empty() ? "" : ", ") + std::to_string(event.rank);
+    return "MPI_Finalize would wait forever for quarantined rank" +
+           std::string(outcome.lost_ranks.size() == 1 ? " " : "s ") + ranks;
+  }
+  if (outcome.exit_code == kExitStopped && outcome.unanswered_at_stop > 0)
+    return "MPI_Finalize would wait for ranks still busy with " + std::to_string(outcome.unanswered_at_stop) +
+           " task(s) the stop's grace did not cover";
+  return "";
+}
+
 nlohmann::json outcome_json(const RunOutcome &outcome, double now) {
   nlohmann::json lost = nlohmann::json::array();
   for (const RankEventRecord &event : outcome.lost_ranks)

@@ -36,6 +36,23 @@ struct RunOutcome {
   std::size_t unanswered_at_stop = 0;
 };
 
+// How scoring ended (the run's last phase reads it).
+struct ScoringEnd {
+  bool serve = false;
+  bool stopped = false;      // by a stop signal before the end
+  std::string signal;        // the first stop signal ("SIGUSR1")
+  std::size_t to_score = 0;  // file mode: candidates without a row when the run started
+  std::size_t batches = 0;   // serve mode: batches answered
+};
+// Says how the run ended in outcome.message (from outcome.rows_written too) and returns the
+// exit code: kExitStopped or kExitComplete.
+int conclude(RunOutcome &outcome, const ScoringEnd &end);
+
+// Why the job must end with MPI_Abort: MPI_Finalize waits for every rank, forever for a
+// quarantined one, and up to their task limit for ranks still busy with tasks a stop's grace
+// did not cover (past a Slurm warning). Empty: MPI_Finalize is safe.
+std::string finalize_blocker(const RunOutcome &outcome);
+
 // "complete", "stopped", "no_ranks", "error" or "config_error", by exit code.
 const char *outcome_name(int exit_code);
 

@@ -73,4 +73,36 @@ std::vector<std::string> format_rank_deadlines(const std::vector<RankInfo> &rank
   return lines;
 }
 
+std::string format_run_start(const CoordinatorOptions &options, std::size_t candidates, const StartedRanks &ranks,
+                             const std::filesystem::path &log_path, const LoggedRun &logged, const SqdState &state) {
+  const std::string on_ranks = std::to_string(ranks.ranks.size()) + " benchmark ranks (" +
+                               format_rank_kinds(ranks.capabilities) + "), ladder " + options.ladder_source + " -> " +
+                               log_path.string() + "\n";
+  std::string text = "hpcreward: ";
+  if (options.serve)
+    text += std::string(options.resume ? "serving (resumed)" : "serving") + " on " + on_ranks;
+  else
+    text += std::string(options.resume ? "resuming " : "scoring ") + std::to_string(candidates) + " candidates on " +
+            on_ranks;
+  if (ranks.null_ranks > 0)
+    text += "NULL MEASUREMENT: " + std::to_string(ranks.null_ranks) + " of " + std::to_string(ranks.ranks.size()) +
+            " benchmark ranks run hpcreward-bench --null-measurement: they answer every candidate at once with "
+            "runtime_error \"null measurement\" and measure nothing. This run measures the coordinator only; the "
+            "log's provenance (hosts) marks those ranks null_measurement\n";
+  if (logged.resumed)
+    text += "resume: the log holds " + std::to_string(logged.rows.size()) + " rows, " +
+            std::to_string(logged.events.size()) + " stage events; their candidates are not scored again\n" +
+            format_sqd_state(state);
+  for (const std::string &line : format_rank_deadlines(ranks.ranks, options.rank_deadline_margin_s)) text += line + "\n";
+  return text;
+}
+
+std::string format_run_end(const RunSummary &summary, const SqdState &state, const std::vector<RankEventRecord> &lost,
+                           const std::filesystem::path &log_path, std::size_t rows, std::size_t rows_written) {
+  std::string text = "\n" + summary.format() + "\n" + format_sqd_state(state);
+  if (!lost.empty()) text += "\n" + format_rank_events(lost);
+  return text + "reward log: " + log_path.string() + " (" + std::to_string(rows) + " rows, " +
+         std::to_string(rows_written) + " written now)\n";
+}
+
 }  // namespace hpcreward

@@ -1,11 +1,11 @@
 #include "coordinator/run_start.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 #include <stdexcept>
 
 #include "common/number_text.hpp"
-#include "coordinator/problem_support.hpp"
 
 namespace hpcreward {
 
@@ -18,6 +18,16 @@ std::filesystem::path checked_log_path(const CoordinatorOptions &options) {
     throw std::invalid_argument(log_path.string() +
                                 " already exists: add --resume to go on with it, or choose a new --out");
   return log_path;
+}
+
+CandidateDefaults candidate_defaults(const CoordinatorOptions &options) {
+  CandidateDefaults defaults;
+  defaults.problem = options.problem;
+  defaults.stage = options.stage;
+  defaults.batch_id = options.batch_id;
+  defaults.max_source_bytes = options.max_source_bytes;
+  for (const StageSpec &stage : options.ladder.stages) defaults.known_stages.push_back({stage.name, stage.language});
+  return defaults;
 }
 
 std::size_t check_ranks(const std::vector<RankInfo> &ranks, const RewardTable &rewards) {
@@ -37,6 +47,34 @@ std::size_t check_ranks(const std::vector<RankInfo> &ranks, const RewardTable &r
 bool cpu_ranks_have_avx512(const std::vector<RankInfo> &ranks) {
   return std::all_of(ranks.begin(), ranks.end(),
                      [](const RankInfo &rank) { return rank.kind != kCpuRankKind || rank.avx512; });
+}
+
+StartedRanks start_ranks(BenchWorld &world, const CoordinatorOptions &options) {
+  StartedRanks started;
+  started.ranks = world.gather_hellos(std::chrono::seconds(options.rank_start_timeout_s));
+  started.null_ranks = check_ranks(started.ranks, options.rewards);
+  started.avx512 = cpu_ranks_have_avx512(started.ranks);
+  started.capabilities = run_capabilities(started.ranks, &options.ladder, options.ladder_source);
+  return started;
+}
+
+void refuse_unscorable(const CoordinatorOptions &options, const std::vector<PreparedCandidate> &candidates,
+                       const std::vector<RewardRow> &logged_rows, const RunCapabilities &capabilities) {
+  const std::optional<std::string> refusal =
+      options.serve ? default_problem_refusal(options.problem, capabilities)
+                    : candidates_refusal(candidates, match_logged(candidates, logged_rows), capabilities);
+  if (refusal) throw std::invalid_argument(*refusal);
+}
+
+std::vector<std::string> host_support_notes(const SqdState &state) {
+  std::vector<std::string> notes;
+  for (const UnsupportedStage &stage : state.unsupported()) {
+    if (state.config().avx512_unsupported == UnsupportedPolicy::refuse)
+      throw std::runtime_error(stage.reason + "; the ladder says \"avx512_unsupported\": \"refuse\". "
+                               "Run on ranks with AVX-512, or set it to \"skip\"");
+    notes.push_back("note: " + stage.reason + "; problems skip it (avx512_unsupported: skip)");
+  }
+  return notes;
 }
 
 ScoringContext scoring_context(const CoordinatorOptions &options, const std::vector<RankInfo> &ranks,

@@ -4,42 +4,40 @@
 // and every candidate that names no stage gets its problem's current stage; decided
 // candidates (format errors) are logged at once, the rest go to ranks of their problem's kind
 // (C to "cpu" ranks, CUDA to "gpu" ranks) as each has a free slot (Scheduler). Every
-// candidate ends as exactly one row in the sink.
+// candidate ends as exactly one row in the sink (row_writer.hpp).
 //
-// Ranks that stop answering (rank_watch.hpp) are quarantined for the rest of the run: the
-// event goes to the sink (/rank_events), their tasks go to other ranks of their kind, their
-// late answers are discarded. With no rank left for a kind that still has tasks, NoRanksLeft.
+// Ranks that stop answering are quarantined for the rest of the run (rank_quarantine.hpp).
 // A stop request (a requeue: SIGUSR1) sends no new task, waits at most the grace for the
-// tasks the ranks hold and returns; tasks not answered by then have no row (cut_short()),
-// so a resume scores exactly them.
+// tasks the ranks hold and returns (stop_grace.hpp); tasks not answered by then have no row
+// (cut_short()), so a resume scores exactly them: candidates the log holds get their logged
+// rows (logged_rows.hpp).
 //
-// Identical candidates (same measurement key: code, problem, stage and its rules)
-// are measured once. In one batch (or coalesced group) the first is sent and the others wait
-// for its answer, whatever it is, and share its reward (shaping bonus included), so a GRPO
-// group of identical completions gets identical rewards. In a later batch a candidate whose
-// key the cache holds (measurement_cache.hpp: reusable outcomes only) is answered at once,
-// its reward recomputed from the measurement by the reward table (no archive bonus: the archive
-// already holds it). A reused row names the row it reuses (measured_as, measured_batch); it is
-// never offered to the archive again, but counts toward stage rules like any row.
+// Identical candidates (same measurement key: code, problem, stage and its rules) are
+// measured once (repeat_sharing.hpp): in one batch they share the first one's answer and
+// reward; in a later batch a cached measurement answers at once, its reward recomputed by the
+// reward table (no archive bonus: the archive already holds it). A reused row names the row
+// it reuses (measured_as, measured_batch) and counts toward stage rules like any row.
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
 #include <set>
-#include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "common/messages.hpp"
 #include "coordinator/candidate_input.hpp"
-#include "coordinator/measurement_cache.hpp"
-#include "coordinator/rank_watch.hpp"
+#include "coordinator/logged_rows.hpp"
+#include "coordinator/rank_quarantine.hpp"
+#include "coordinator/repeat_sharing.hpp"
 #include "coordinator/reward_table.hpp"
 #include "coordinator/row_sink.hpp"
+#include "coordinator/row_writer.hpp"
 #include "coordinator/scheduler.hpp"
+#include "coordinator/scoring_observer.hpp"
 #include "coordinator/sqd_state.hpp"
+#include "coordinator/stop_grace.hpp"
 #include "coordinator/transport.hpp"
 
 namespace hpcreward {
@@ -67,40 +65,21 @@ struct ScoringContext {
   std::size_t repeat_cache_entries = kDefaultRepeatCacheEntries;
 };
 
-// No benchmark rank is left for a kind that still has tasks: every rank of that kind was
-// quarantined. what() names those ranks and why; the rows written so far stay in the sink.
-class NoRanksLeft : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// What a run tells its caller as it goes: the coordinator prints it, serve mode also tells
-// its batch registry, tests record it. Every method does nothing unless overridden.
-class ScoringObserver {
- public:
-  virtual ~ScoringObserver() = default;
-  // A row is in the sink; `done` of `total` candidates of this call have their rows.
-  virtual void row_written(const RewardRow &row, std::size_t done, std::size_t total) {}
-  // A problem moved up its stage ladder (the event is in the sink).
-  virtual void stage_advanced(const StageEvent &event) {}
-  // A rank was quarantined (the event is in the sink).
-  virtual void rank_lost(const RankEventRecord &event) {}
-  // A line for the operator: a stop begins or ends, a late answer is discarded.
-  virtual void note(const std::string &line) {}
-};
-
 class ScoringRun {
  public:
   // `observer` (may be null) must outlive the run.
   ScoringRun(BenchTransport &transport, RowSink &sink, const RewardTable &rewards, SqdState &sqd,
              ScoringContext context, ScoringObserver *observer = nullptr);
+  // Its parts refer to each other (the row writer to the context's ranks): never copied or moved.
+  ScoringRun(const ScoringRun &) = delete;
+  ScoringRun &operator=(const ScoringRun &) = delete;
 
   // `already_logged`: the rows a resumed run's log holds. Their candidates (by id) are not
-  // scored again, and their measurements answer identical candidates as before the restart; a batch they partly cover keeps the stage its logged rows had.
+  // scored again, and their measurements answer identical candidates as before the restart;
+  // a batch they partly cover keeps the stage its logged rows had.
   // Returns how many rows it wrote now; the rows themselves went to the sink (and the
-  // progress callback), in order: none is kept, so memory does not grow with the run.
-  std::size_t score(std::vector<PreparedCandidate> candidates,
-                               const std::vector<RewardRow> &already_logged = {});
+  // observer), in order: none is kept, so memory does not grow with the run.
+  std::size_t score(std::vector<PreparedCandidate> candidates, const std::vector<RewardRow> &already_logged = {});
 
   // Serve mode: one batch as it arrives (ids need only be unique within it), or a coalesced
   // group of single-candidate requests as one batch (candidates of several batch_ids: ids
@@ -113,64 +92,69 @@ class ScoringRun {
   // Serve mode after a restart: the log already holds `rows` rows (archive row indexes and
   // input seeds go on from there).
   void continue_log(std::size_t rows) {
-    rows_in_log_ = rows;
+    rows_.continue_log(rows);
     sequence_base_ = static_cast<std::int64_t>(rows);
   }
   // The same, given the log's rows: their measurements also answer identical candidates.
   void continue_log(const std::vector<RewardRow> &rows) {
     continue_log(rows.size());
-    cache_.recall(rows);
+    repeats_.recall(rows);
   }
   // Logs the advances due for these problems now (serve mode calls it when it drains).
-  void finish(const std::vector<std::string> &problems) { log_advances(problems); }
+  void finish(const std::vector<std::string> &problems) { rows_.log_advances(problems); }
   // Rows in the log: those before this session plus those written since.
-  std::size_t rows_in_log() const { return rows_in_log_; }
+  std::size_t rows_in_log() const { return rows_.rows_in_log(); }
   // A stop request left candidates without a row (score: the ones after; score_one_batch:
   // some of its batch, whose other rows it returned default-constructed).
   bool cut_short() const { return cut_short_; }
   // A stop was requested (whether or not it cut anything short).
-  bool stopping() const { return stopping_; }
+  bool stopping() const { return grace_.stopping(); }
   // Tasks still out on (not quarantined) ranks when the stop's grace ended: those ranks are
   // busy with them for up to their task limit before they read the stop.
   std::size_t unanswered_at_stop() const { return unanswered_at_stop_; }
   // The ranks quarantined in this run, in order, as logged.
-  const std::vector<RankEventRecord> &lost_ranks() const { return lost_; }
+  const std::vector<RankEventRecord> &lost_ranks() const { return quarantine_.lost(); }
 
  private:
-  // Scores candidates [begin, end); `logged_row[i]` is candidate i's row from before a resume.
-  // Returns their rows in order, logged ones included.
+  // One batch being scored: candidates [begin, end) of `candidates` (a task's sequence is the
+  // candidate's index there), the row each had before a resume, and their rows so far.
+  struct Batch {
+    std::vector<PreparedCandidate> &candidates;
+    std::size_t begin, end;
+    const std::vector<const RewardRow *> &logged_row;
+    std::vector<RewardRow> rows;  // rows[i - begin]: candidate i's
+    RewardRow &row_of(std::size_t i) { return rows[i - begin]; }
+  };
+
+  // The batch's steps, in order (score_batch).
   std::vector<RewardRow> score_batch(std::vector<PreparedCandidate> &candidates, std::size_t begin, std::size_t end,
-                   const std::vector<const RewardRow *> &logged_row, std::set<std::string> &seen_ids);
-  void log_advances(const std::vector<std::string> &problems);
-  RewardRow make_row(const PreparedCandidate &candidate, const Measurement &measurement,
-                     std::uint64_t seed, int rank, const std::string &host, const std::string &device) const;
-  // The device column of a rank's row: what the rank reported, else its kind ("cpu").
-  std::string device_of(const BenchResult &result) const;
-  // Applies the archive to a measured row (its shaping bonus goes into the reward and, if
-  // asked, `*bonus`), appends it and counts it toward its stage; returns it as written.
-  RewardRow write(RewardRow row, const PreparedCandidate &candidate, const Measurement &measurement,
-                         double *bonus = nullptr);
-  // Appends a row that reuses `origin`'s measurement under `key`, with `bonus` added to its
-  // reward (the measuring row's bonus in the same batch, else 0); the archive is not asked.
-  RewardRow write_reused(const PreparedCandidate &candidate, const std::string &key,
-                                const CachedMeasurement &origin, double bonus);
-  // Counts an appended row toward its stage and reports it (progress); returns it.
-  RewardRow append_row(RewardRow row);
+                                     const std::vector<const RewardRow *> &logged_row,
+                                     std::set<std::string> &seen_ids);
+  // The rows the log holds of the batch (a resume): they are its rows, their ids are taken.
+  LoggedPart take_logged_rows(Batch &batch, std::set<std::string> &seen_ids);
+  // Gives a candidate its stage and refuses a duplicate id or a stage this host cannot run.
+  void settle(PreparedCandidate &candidate, const LoggedPart &logged, std::set<std::string> &seen_ids);
+  void write_decided(Batch &batch, std::size_t i);
+  // Queues a candidate for a rank, or answers it from an identical one's measurement.
+  void queue_or_share(Batch &batch, std::size_t i, Scheduler &scheduler);
+  // Sends tasks and takes answers until every queued candidate has its row, or a stop's
+  // grace ends.
+  void collect_answers(Batch &batch, Scheduler &scheduler);
+  void send_tasks(const Batch &batch, Scheduler &scheduler);
+  void take_answer(const BenchResult &result, Batch &batch, Scheduler &scheduler);
   // A rank's answer: its row, then the rows of the identical candidates of the batch that
-  // waited for it (`followers`); the cache keeps the measurement.
-  void record_result(const BenchResult &result, std::vector<PreparedCandidate> &candidates, std::size_t begin,
-                     std::vector<RewardRow> &out, const std::map<std::int64_t, std::string> &keys,
-                     std::map<std::int64_t, std::vector<std::size_t>> &followers);
-  std::optional<double> blas_gflops(const RewardRow &row) const;
+  // waited for it; the cache keeps the measurement.
+  void record_result(const BenchResult &result, Batch &batch);
+  // The stop's grace ended with candidates of the batch still out: they have no row.
+  void give_up_batch(const Batch &batch, const Scheduler &scheduler);
+  // Quarantines every overdue rank (the scheduler gives its tasks back) and logs it; throws
+  // NoRanksLeft when a kind with queued tasks has no rank left (unless the run is stopping).
+  void quarantine_overdue(Scheduler &scheduler, const Batch &batch);
 
   using Clock = std::chrono::steady_clock;
   Clock::time_point clock() const { return context_.now ? context_.now() : Clock::now(); }
-  // True once a stop was requested (starting the grace period the first time).
+  // True once a stop was requested (starting its grace the first time; `held`: tasks out).
   bool poll_stop(std::size_t held);
-  // Quarantines every overdue rank (the scheduler gives its tasks back); throws NoRanksLeft
-  // when a kind with queued tasks has no rank left (unless the run is stopping).
-  void quarantine_overdue(Scheduler &scheduler, const std::vector<PreparedCandidate> &candidates);
-  std::string no_ranks_message(const std::string &kind, std::size_t waiting, const std::string &ids) const;
   // How long the next wait for a result may last: until the next deadline, the end of the
   // grace, or the next look at the stop request.
   std::chrono::milliseconds wait_time() const;
@@ -184,40 +168,21 @@ class ScoringRun {
   }
 
   BenchTransport &transport_;
-  RowSink &sink_;
-  const RewardTable &rewards_;
+  RowSink &sink_;  // rows and stage events go through rows_; rank events come here
   SqdState &sqd_;
   ScoringContext context_;
   ScoringObserver *observer_;
-  RankWatch watch_;
-  MeasurementCache cache_;
-  std::vector<RankEventRecord> lost_;
-  // (rank, sequence) -> candidate id of the tasks quarantined ranks held, for the note when
-  // one of them answers late.
-  std::map<std::pair<int, std::int64_t>, std::string> abandoned_;
+  RowWriter rows_;
+  RankQuarantine quarantine_;
+  RepeatSharing repeats_;
+  StopGrace grace_;
   bool ids_per_batch_ = false;  // serve mode
-  bool stopping_ = false;
   bool cut_short_ = false;
   std::size_t unanswered_at_stop_ = 0;
-  Clock::time_point stop_deadline_;
-  std::size_t rows_written_ = 0;  // rows this session wrote (none are kept: a long run's memory stays flat)
-  std::size_t rows_in_log_ = 0;  // rows before this session plus rows_written_
-  std::size_t total_ = 0;
-  std::size_t skipped_ = 0;
   std::int64_t sequence_base_ = 0;  // serve mode: candidates of earlier batches, for seeds
 };
 
 // A well-mixed per-candidate seed (splitmix64 of the run seed and the sequence number).
 std::uint64_t candidate_seed(std::uint64_t run_seed, std::int64_t sequence);
-
-// For each candidate, the logged row (from before a resume) that accounts for it, or null.
-// Each logged row accounts for one candidate with its id, in input order.
-std::vector<const RewardRow *> match_logged(const std::vector<PreparedCandidate> &candidates,
-                                            const std::vector<RewardRow> &logged);
-
-// The BLAS GFLOPS a rank measured at start for a problem's precision, if known: OpenBLAS
-// on CPU ranks, cuBLAS on GPU ranks (f16: peak_gflops_f16).
-std::optional<double> rank_blas_gflops(const std::map<int, RankInfo> &ranks, int rank,
-                                       const std::string &problem);
 
 }  // namespace hpcreward

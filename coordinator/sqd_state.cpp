@@ -4,6 +4,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "techniques/summary_text.hpp"  // the niche key, and the columns summary_from_row reads
+
 namespace hpcreward {
 
 StageObservation observation_from_row(const RewardRow &row, std::optional<double> blas_gflops) {

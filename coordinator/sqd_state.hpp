@@ -10,13 +10,12 @@
 #include <vector>
 
 #include "common/problem.hpp"
+#include "common/technique_summary.hpp"
 #include "results/log_records.hpp"
 #include "results/reward_row.hpp"
 #include "stages/advancement.hpp"
 #include "stages/ladder_config.hpp"
 #include "stages/qd_archive.hpp"
-// The summary's text forms: the archive's niche key, and the row columns summary_from_row reads.
-#include "techniques/summary_text.hpp"
 
 namespace hpcreward {
 

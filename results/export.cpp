@@ -5,6 +5,7 @@
 #include <string>
 #include <type_traits>
 
+#include "results/record_json.hpp"
 #include "results/row_fields.hpp"
 
 namespace hpcreward {
@@ -55,11 +56,8 @@ void csv(std::ostream &out, const std::vector<Record> &records) {
 template <typename Record>
 void jsonl(std::ostream &out, const std::vector<Record> &records) {
   for (const Record &record : records) {
-    nlohmann::ordered_json object;  // keeps the column order of the dataset
-    for (const auto &field : columns_of<Record>())
-      std::visit([&](const auto &f) { object[std::string(f.name)] = record.*f.member; }, field);
     // Reasons quote compiler output, which need not be valid UTF-8: replace, don't throw.
-    out << object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    out << record_json(record).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   }
 }
 

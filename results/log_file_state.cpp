@@ -80,6 +80,34 @@ WriterLock::~WriterLock() {
   if (fd_ >= 0) ::close(fd_);  // closing the last descriptor of the description unlocks
 }
 
+std::string_view to_string(WriterState state) {
+  switch (state) {
+    case WriterState::running: return "running";
+    case WriterState::closed: return "closed";
+    case WriterState::died: return "died";
+  }
+  return "died";
+}
+
+WriterState writer_state(const std::filesystem::path &path) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0)
+    throw std::runtime_error(path.string() + ": cannot open: " + errno_text(errno));
+  // Could a read lock be placed? F_OFD_GETLK answers without placing one; any writer's
+  // exclusive lock (WriterLock) conflicts with it.
+  struct flock query {};
+  query.l_type = F_RDLCK;
+  query.l_whence = SEEK_SET;
+  query.l_start = 0;
+  query.l_len = 0;  // the whole file
+  if (::fcntl(fd.get(), F_OFD_GETLK, &query) != 0)
+    throw std::runtime_error(path.string() + ": cannot ask whether a writer holds the reward log: " +
+                             errno_text(errno));
+  if (query.l_type != F_UNLCK) return WriterState::running;
+  const auto flags = superblock_status_flags(path);
+  return flags && *flags == 0 ? WriterState::closed : WriterState::died;
+}
+
 bool hdf5_lock_held_elsewhere(const std::filesystem::path &path) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0)

@@ -2,6 +2,7 @@
 // What a writer must know about a log file outside HDF5's API before it reopens it
 // (RewardLogWriter's Resume): whether a live writer holds it, whether other processes have
 // it open, whether a writer that died left its "open for writing" mark, and how to clear it.
+// Readers ask the same two questions, without getting in a writer's way: writer_state().
 //
 // Why not HDF5 alone (1.10, checked against 1.10.8):
 //  - A SWMR writer drops HDF5's file lock (flock) once SWMR writing starts, so a live SWMR
@@ -17,6 +18,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace hpcreward::h5 {
 
@@ -42,6 +44,20 @@ class WriterLock {
   explicit WriterLock(int fd) : fd_(fd) {}
   int fd_ = -1;
 };
+
+// A log's writer as a reader sees it: still writing, gone after closing the log, or gone
+// without closing it (killed, crashed, its node lost).
+enum class WriterState { running, closed, died };
+
+// "running", "closed" or "died".
+std::string_view to_string(WriterState state);
+
+// Whether a live writer holds the log's WriterLock, asked with F_OFD_GETLK, which places no
+// lock: looking never stops a writer from starting or resuming. If none holds it, the
+// superblock's flags tell a log that was closed (clear) from one whose writer died (set, or no
+// HDF5 superblock at all). Ask before reading the log: once the answer is "closed" or "died",
+// a read that follows sees every record there will ever be. Throws if the file cannot be opened.
+WriterState writer_state(const std::filesystem::path &path);
 
 // True if some process has the file open through HDF5 with its file lock (flock) held: a
 // reader (h5py, h5dump, hpcreward-results; SWMR readers hold a shared lock while open) or

@@ -23,12 +23,12 @@ T check_type(T status, const char *what) {
   return status;
 }
 
-Datatype make_string_type(std::size_t size) {
+Datatype make_string_type(std::size_t size, H5T_cset_t cset = H5T_CSET_UTF8) {
   Datatype type(check_type(H5Tcopy(H5T_C_S1), "string type"));
   check_type(H5Tset_size(type.get(), size), "string type");
   // Null padding, not termination: a 64-digit hash fills its 64-byte field exactly.
   check_type(H5Tset_strpad(type.get(), H5T_STR_NULLPAD), "string type");
-  check_type(H5Tset_cset(type.get(), H5T_CSET_UTF8), "string type");
+  check_type(H5Tset_cset(type.get(), cset), "string type");
   return type;
 }
 
@@ -95,9 +95,10 @@ constexpr const char *type_name() {
     return "/archive type";
 }
 
-// Builds the compound type of Record from the columns for which `keep(name)` is true.
-template <typename Record, typename Keep>
-Datatype build_type(TypeFor use, Keep keep) {
+// Builds the compound type of Record from the columns for which `keep(name)` is true, each
+// string column in the character set `cset_of(name)`.
+template <typename Record, typename Keep, typename Cset>
+Datatype build_type(TypeFor use, Keep keep, Cset cset_of) {
   const Layout<Record> &offsets = layout<Record>();
   const auto &columns = columns_of<Record>();
   Datatype compound(check_type(H5Tcreate(H5T_COMPOUND, offsets.size), type_name<Record>()));
@@ -107,7 +108,7 @@ Datatype build_type(TypeFor use, Keep keep) {
     std::visit(
         [&](const auto &f) {
           if constexpr (is_string_column<Record, decltype(f)>()) {
-            Datatype string_type = make_string_type(f.size);
+            Datatype string_type = make_string_type(f.size, cset_of(name));
             check_type(
                 H5Tinsert(compound.get(), name.c_str(), offsets.offsets[i], string_type.get()),
                 type_name<Record>());
@@ -132,14 +133,23 @@ std::size_t record_size() {
 
 template <typename Record>
 Datatype make_record_type(TypeFor use) {
-  return build_type<Record>(use, [](const std::string &) { return true; });
+  return build_type<Record>(
+      use, [](const std::string &) { return true; }, [](const std::string &) { return H5T_CSET_UTF8; });
 }
 
 template <typename Record>
 Datatype make_memory_type_for(hid_t file_type) {
-  return build_type<Record>(TypeFor::memory, [&](const std::string &name) {
-    return H5Tget_member_index(file_type, name.c_str()) >= 0;
-  });
+  const auto keep = [&](const std::string &name) { return H5Tget_member_index(file_type, name.c_str()) >= 0; };
+  // The file's own character set: HDF5 converts no string between sets, and a log made with
+  // h5py from NumPy byte strings declares ASCII where the writer declares UTF-8.
+  const auto cset_of = [&](const std::string &name) {
+    const int index = H5Tget_member_index(file_type, name.c_str());
+    if (index < 0) return H5T_CSET_UTF8;
+    Datatype member(check_type(H5Tget_member_type(file_type, static_cast<unsigned>(index)), type_name<Record>()));
+    const H5T_cset_t cset = H5Tget_class(member.get()) == H5T_STRING ? H5Tget_cset(member.get()) : H5T_CSET_ERROR;
+    return cset == H5T_CSET_ERROR ? H5T_CSET_UTF8 : cset;
+  };
+  return build_type<Record>(TypeFor::memory, keep, cset_of);
 }
 
 template <typename Record>

@@ -1,27 +1,31 @@
 // hpcreward-results: reads a reward log, also while a run is still writing it.
-//   hpcreward-results summary FILE.h5
+//   hpcreward-results summary FILE.h5 [--json]
 //   hpcreward-results stages FILE.h5
 //   hpcreward-results archive FILE.h5
 //   hpcreward-results export FILE.h5 [--format csv|jsonl] [--table rewards|stage_events|archive|rank_events]
 //   hpcreward-results source FILE.h5 SHA256
 //   hpcreward-results provenance FILE.h5
 //   hpcreward-results plot FILE.h5 --out DIR | report FILE.h5 [--out FILE.html] | watch FILE.h5
-//     (drawn by the Python package hpcreward.report: results/python_report.hpp)
+//     (drawn by the Python package hpcreward_report: results/python_report.hpp)
 // Exit status: 0 done, 1 the log could not be read, has no such source or lacks the dataset
 // asked for (a schema 1 log has no stage events or archive, a log before schema 4 no rank
-// events), 2 usage error or no such file.
+// events), 2 usage error or no such file, 3 a live writer holds the log but has not made it
+// readable yet (it is creating it): try again.
 #include <boost/program_options.hpp>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "results/export.hpp"
+#include "results/log_file_state.hpp"
 #include "results/python_report.hpp"
 #include "results/reward_log.hpp"
 #include "results/summary.hpp"
+#include "results/summary_json.hpp"
 
 namespace po = boost::program_options;
 using namespace hpcreward;
@@ -29,6 +33,7 @@ using namespace hpcreward;
 namespace {
 
 constexpr int kUsageError = 2;
+constexpr int kNotReadableYet = 3;
 
 constexpr const char *kUsage =
     "usage: hpcreward-results COMMAND FILE.h5 [ARGUMENTS]\n"
@@ -36,9 +41,11 @@ constexpr const char *kUsage =
     "Reads an hpcreward reward log, also while a run is still writing it.\n"
     "\n"
     "commands:\n"
-    "  summary FILE.h5              per problem and stage: candidates, statuses, GFLOPS,\n"
+    "  summary FILE.h5 [--json]     per problem and stage: candidates, statuses, GFLOPS,\n"
     "                               the best candidate's techniques, archive niches opened;\n"
-    "                               then the benchmark ranks the run lost, if any\n"
+    "                               then the benchmark ranks the run lost, if any; --json:\n"
+    "                               the table and each stage's best row as JSON, with whether\n"
+    "                               the log's writer is running, closed it or died\n"
     "  stages FILE.h5               every stage event, then each problem's current stage\n"
     "  archive FILE.h5              the current archive: each niche and its elite\n"
     "  export FILE.h5 [--format csv|jsonl] [--table rewards|stage_events|archive|rank_events]\n"
@@ -58,6 +65,11 @@ struct UsageError : std::runtime_error {
 };
 // A log that is not there: also exit status 2, but the usage text would only hide the message.
 struct NoSuchFile : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// A log its live writer is still creating (HDF5 cannot open it yet): exit status 3, so that a
+// caller that follows a run (`watch`) waits rather than gives up.
+struct NotReadableYet : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
@@ -85,9 +97,34 @@ std::filesystem::path existing_file(const po::variables_map &values) {
   return file;
 }
 
+// The log's rows; NotReadableYet if they cannot be read while a live writer holds the log.
+// `writer`: its state if the caller asked already.
+std::vector<RewardRow> rows_of(const std::filesystem::path &file,
+                               std::optional<h5::WriterState> writer = std::nullopt) {
+  try {
+    return read_rewards(file);
+  } catch (const std::exception &error) {
+    if ((writer ? *writer : h5::writer_state(file)) != h5::WriterState::running) throw;
+    throw NotReadableYet(std::string(error.what()) +
+                         "; a live writer holds the log and has not made it readable yet: try again in a moment");
+  }
+}
+
 int summary(const std::vector<std::string> &args) {
-  const auto file = existing_file(parse(args, {"file"}));
-  std::cout << format_summary(read_rewards(file));
+  po::options_description options;
+  options.add_options()("json", po::bool_switch(), "the summary and the writer's state as JSON");
+  const auto values = parse(args, {"file"}, options);
+  const auto file = existing_file(values);
+  if (values["json"].as<bool>()) {
+    // The writer's state before the rows: once it has closed the log or died, the read below
+    // sees every row there will ever be (watch's last frame relies on it).
+    const h5::WriterState writer = h5::writer_state(file);
+    RunSummary run;
+    for (const RewardRow &row : rows_of(file, writer)) run.add(row);
+    std::cout << summary_json(run, writer) << '\n';
+    return 0;
+  }
+  std::cout << format_summary(rows_of(file));
   if (has_rank_events(file))  // schema 4 on
     if (const std::string lost = format_rank_events(read_rank_events(file)); !lost.empty()) std::cout << '\n' << lost;
   return 0;
@@ -204,6 +241,9 @@ int main(int argc, char **argv) {
   } catch (const NoSuchFile &error) {
     std::cerr << "hpcreward-results: " << error.what() << '\n';
     return kUsageError;
+  } catch (const NotReadableYet &error) {
+    std::cerr << "hpcreward-results: " << error.what() << '\n';
+    return kNotReadableYet;
   } catch (const std::exception &error) {
     std::cerr << "hpcreward-results: " << error.what() << '\n';
     return 1;

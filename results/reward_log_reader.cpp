@@ -9,6 +9,7 @@
 #include "results/extendible_dataset.hpp"
 #include "results/hdf5_error.hpp"
 #include "results/hdf5_handle.hpp"
+#include "results/log_file_state.hpp"
 #include "results/log_schema.hpp"
 #include "results/provenance_attributes.hpp"
 #include "results/reward_log.hpp"
@@ -18,11 +19,19 @@ namespace hpcreward {
 namespace {
 
 h5::File open_for_reading(const std::filesystem::path &path) {
-  // HDF5's own message for a missing file is a page of driver details; say it plainly.
+  // HDF5's own messages for a missing file or one of another kind are pages of driver details
+  // or "file signature not found"; say plainly what the file is.
   if (std::error_code error; !std::filesystem::exists(path, error))
     throw std::runtime_error(path.string() + ": no such file");
-  return h5::File(h5::check(H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT),
-                            path, "cannot open the reward log"));
+  const hid_t opened = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT);
+  if (opened < 0 && !h5::superblock_status_flags(path))
+    throw std::runtime_error(path.string() +
+                             ": not an HDF5 file, so not a reward log (an hpcreward run writes DIR/rewards.h5)");
+  h5::File file(h5::check(opened, path, "cannot open the reward log"));
+  if (H5Aexists(file.get(), "schema_version") <= 0 || H5Lexists(file.get(), h5::kRewardsDataset, H5P_DEFAULT) <= 0)
+    throw std::runtime_error(path.string() +
+                             ": an HDF5 file but not a reward log (no schema_version attribute or /rewards dataset)");
+  return file;
 }
 
 // Every record of one dataset, read through the columns that the file has.

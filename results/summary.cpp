@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "common/status.hpp"
@@ -14,57 +15,6 @@ namespace hpcreward {
 
 namespace {
 
-// A row's technique descriptor in a few words: "openmp+blocking ikj 64x64", "plain"; "-"
-// when detection did not run (or the log is schema 1).
-std::string techniques_cell(const RewardRow &row) {
-  if (row.techniques.empty()) return "-";
-  std::string cell = row.techniques;
-  if (!row.loop_order.empty()) cell += ' ' + row.loop_order;
-  if (!row.tile_sizes.empty()) cell += ' ' + row.tile_sizes;
-  return cell;
-}
-
-// Tallies for one (problem, stage), or for the whole run.
-struct Tally {
-  std::string problem;
-  std::string stage;
-  std::size_t candidates = 0;
-  std::size_t ok = 0;
-  std::vector<std::pair<std::string, std::size_t>> failures;  // status -> count, first seen first
-  std::vector<double> ok_gflops;
-  double best_gflops = 0;
-  std::string best_candidate;
-  std::string best_techniques;  // the best candidate's descriptor (schema 2)
-  std::string best_device;      // what timed the best candidate (schema 3)
-  std::size_t niches = 0;       // rows that opened a niche of the archive (schema 2)
-  std::size_t reused = 0;       // rows answered from an identical candidate's measurement (schema 5)
-
-  void add(const RewardRow &row) {
-    ++candidates;
-    if (!row.measured_as.empty()) ++reused;
-    if (row.archive == "new_niche") ++niches;
-    if (row.status != to_string(Status::ok)) {
-      const std::string status = row.status.empty() ? "(no status)" : row.status;
-      auto it = std::find_if(failures.begin(), failures.end(),
-                             [&](const auto &entry) { return entry.first == status; });
-      if (it == failures.end())
-        failures.emplace_back(status, 1);
-      else
-        ++it->second;
-      return;
-    }
-    ++ok;
-    if (!std::isfinite(row.gflops)) return;  // a NaN would poison the best and the median
-    if (ok_gflops.empty() || row.gflops > best_gflops) {
-      best_gflops = row.gflops;
-      best_candidate = row.candidate_id;
-      best_techniques = techniques_cell(row);
-      best_device = row.device;
-    }
-    ok_gflops.push_back(row.gflops);
-  }
-};
-
 // Statuses in the order of the status table in docs/design.md, unknown ones last.
 std::size_t status_rank(const std::string &status) {
   const auto known = parse_status(status);
@@ -73,17 +23,54 @@ std::size_t status_rank(const std::string &status) {
                                   kAllStatuses.begin());
 }
 
-std::string failures_cell(std::vector<std::pair<std::string, std::size_t>> failures) {
-  if (failures.empty()) return "-";
-  std::stable_sort(failures.begin(), failures.end(), [](const auto &a, const auto &b) {
-    return status_rank(a.first) < status_rank(b.first);
-  });
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t middle = values.size() / 2;
+  return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
+
+// Tallies for one (problem, stage), or for the whole run.
+struct Tally {
+  StageSummary counts;  // all but `statuses` order and the median, which snapshot() adds
+  std::vector<double> ok_gflops;
+
+  void add(const RewardRow &row) {
+    if (counts.candidates == 0 || row.time < counts.first_time) counts.first_time = row.time;
+    if (counts.candidates == 0 || row.time > counts.last_time) counts.last_time = row.time;
+    ++counts.candidates;
+    if (!row.measured_as.empty()) ++counts.reused;
+    if (row.archive == "new_niche") ++counts.niches;
+    const std::string status = row.status.empty() ? "(no status)" : row.status;
+    auto seen = std::find_if(counts.statuses.begin(), counts.statuses.end(),
+                             [&](const auto &entry) { return entry.first == status; });
+    if (seen == counts.statuses.end())
+      counts.statuses.emplace_back(status, 1);  // first seen first, sorted by snapshot()
+    else
+      ++seen->second;
+    if (row.status != to_string(Status::ok)) return;
+    ++counts.ok;
+    if (!std::isfinite(row.gflops)) return;  // a NaN would poison the best and the median
+    if (!counts.best || row.gflops > counts.best->gflops) counts.best = row;
+    ok_gflops.push_back(row.gflops);
+  }
+
+  StageSummary snapshot() const {
+    StageSummary summary = counts;
+    std::stable_sort(summary.statuses.begin(), summary.statuses.end(),
+                     [](const auto &a, const auto &b) { return status_rank(a.first) < status_rank(b.first); });
+    if (!ok_gflops.empty()) summary.median_gflops = median(ok_gflops);
+    return summary;
+  }
+};
+
+std::string failures_cell(const StageSummary &summary) {
   std::string cell;
-  for (const auto &[status, count] : failures) {
+  for (const auto &[status, count] : summary.statuses) {
+    if (status == to_string(Status::ok)) continue;
     if (!cell.empty()) cell += ' ';
     cell += status + '=' + std::to_string(count);
   }
-  return cell;
+  return cell.empty() ? "-" : cell;
 }
 
 std::string gflops_cell(double gflops) {
@@ -92,29 +79,21 @@ std::string gflops_cell(double gflops) {
   return text;
 }
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t middle = values.size() / 2;
-  return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
-}
-
-std::vector<std::string> cells(const Tally &tally, std::string problem, std::string stage,
-                               bool with_device, bool with_techniques, bool with_reused) {
-  const bool measured = !tally.ok_gflops.empty();
-  std::vector<std::string> row = {std::move(problem),
-                                  std::move(stage),
-                                  std::to_string(tally.candidates),
-                                  std::to_string(tally.ok)};
-  if (with_reused) row.push_back(std::to_string(tally.reused));
-  row.push_back(measured ? gflops_cell(tally.best_gflops) : "-");
-  row.push_back(measured ? gflops_cell(median(tally.ok_gflops)) : "-");
-  row.push_back(measured ? tally.best_candidate : "-");
-  if (with_device) row.push_back(measured && !tally.best_device.empty() ? tally.best_device : "-");
+std::vector<std::string> cells(const StageSummary &summary, bool with_device, bool with_techniques,
+                               bool with_reused) {
+  const std::optional<RewardRow> &best = summary.best;
+  std::vector<std::string> row = {summary.problem, summary.stage,
+                                  std::to_string(summary.candidates), std::to_string(summary.ok)};
+  if (with_reused) row.push_back(std::to_string(summary.reused));
+  row.push_back(best ? gflops_cell(best->gflops) : "-");
+  row.push_back(summary.median_gflops ? gflops_cell(*summary.median_gflops) : "-");
+  row.push_back(best ? best->candidate_id : "-");
+  if (with_device) row.push_back(best && !best->device.empty() ? best->device : "-");
   if (with_techniques) {
-    row.push_back(measured && !tally.best_techniques.empty() ? tally.best_techniques : "-");
-    row.push_back(std::to_string(tally.niches));
+    row.push_back(best && !best->techniques.empty() ? techniques_text(*best) : "-");
+    row.push_back(std::to_string(summary.niches));
   }
-  row.push_back(failures_cell(tally.failures));
+  row.push_back(failures_cell(summary));
   return row;
 }
 
@@ -133,7 +112,9 @@ struct RunSummary::Tallies {
   bool with_reused = false;
 };
 
-RunSummary::RunSummary() : tallies_(std::make_unique<Tallies>()) {}
+RunSummary::RunSummary() : tallies_(std::make_unique<Tallies>()) {
+  tallies_->total.counts.problem = "total";
+}
 RunSummary::~RunSummary() = default;
 RunSummary::RunSummary(RunSummary &&) noexcept = default;
 RunSummary &RunSummary::operator=(RunSummary &&) noexcept = default;
@@ -141,12 +122,12 @@ RunSummary &RunSummary::operator=(RunSummary &&) noexcept = default;
 void RunSummary::add(const RewardRow &row) {
   std::vector<Tally> &groups = tallies_->groups;
   auto group = std::find_if(groups.begin(), groups.end(), [&](const Tally &tally) {
-    return tally.problem == row.problem && tally.stage == row.stage;
+    return tally.counts.problem == row.problem && tally.counts.stage == row.stage;
   });
   if (group == groups.end()) {
     group = groups.insert(groups.end(), Tally());
-    group->problem = row.problem;
-    group->stage = row.stage;
+    group->counts.problem = row.problem;
+    group->counts.stage = row.stage;
   }
   group->add(row);
   tallies_->total.add(row);
@@ -155,10 +136,18 @@ void RunSummary::add(const RewardRow &row) {
   tallies_->with_reused |= !row.measured_as.empty();
 }
 
-std::size_t RunSummary::rows() const { return tallies_->total.candidates; }
+std::size_t RunSummary::rows() const { return tallies_->total.counts.candidates; }
 
-std::string RunSummary::format() const {
-  if (rows() == 0) return "no rows in the reward log\n";
+std::vector<StageSummary> RunSummary::stages() const {
+  std::vector<StageSummary> stages;
+  stages.reserve(tallies_->groups.size());
+  for (const Tally &group : tallies_->groups) stages.push_back(group.snapshot());
+  return stages;
+}
+
+StageSummary RunSummary::total() const { return tallies_->total.snapshot(); }
+
+TextTable RunSummary::table() const {
   const bool with_techniques = tallies_->with_techniques, with_device = tallies_->with_device,
              with_reused = tallies_->with_reused;
   using Align = TextTable::Align;
@@ -177,10 +166,23 @@ std::string RunSummary::format() const {
   }
   columns.push_back({"other statuses", Align::left});
   TextTable table(std::move(columns));
-  for (const Tally &group : tallies_->groups)
-    table.add_row(cells(group, group.problem, group.stage, with_device, with_techniques, with_reused));
-  table.add_row(cells(tallies_->total, "total", "", with_device, with_techniques, with_reused));
-  return table.render();
+  for (const StageSummary &stage : stages())
+    table.add_row(cells(stage, with_device, with_techniques, with_reused));
+  table.add_row(cells(total(), with_device, with_techniques, with_reused));
+  return table;
+}
+
+std::string RunSummary::format() const {
+  if (rows() == 0) return "no rows in the reward log\n";
+  return table().render();
+}
+
+std::string techniques_text(const RewardRow &row) {
+  if (row.techniques.empty()) return "";
+  std::string text = row.techniques;
+  if (!row.loop_order.empty()) text += ' ' + row.loop_order;
+  if (!row.tile_sizes.empty()) text += ' ' + row.tile_sizes;
+  return text;
 }
 
 std::string format_summary(const std::vector<RewardRow> &rows) {

@@ -23,6 +23,10 @@ class TextTable {
   // not padded, so lines carry no trailing blanks.
   std::string render() const;
 
+  // What it holds, for other renderings of the same table (HTML, JSON).
+  const std::vector<Column> &columns() const { return columns_; }
+  const std::vector<std::vector<std::string>> &rows() const { return rows_; }
+
  private:
   std::vector<Column> columns_;
   std::vector<std::vector<std::string>> rows_;

@@ -38,7 +38,8 @@ po::options_description runner_options() {
        "pipe to mark progress on before calls into the candidate (the rank's watchdog); -1: none")
       ("element-tolerance", po::value<double>()->default_value(0), "GPU: bound on |C-Cref|_ij/(|A||B|)_ij")
       ("ring-bytes", po::value<std::uint64_t>()->default_value(0), "GPU: device memory for the timing ring")
-      ("l2-bytes", po::value<std::uint64_t>()->default_value(0), "GPU: the device's L2 size");
+      ("l2-bytes", po::value<std::uint64_t>()->default_value(0), "GPU: the device's L2 size")
+      ("gated", po::bool_switch(), "GPU: started ahead of its turn, waits at the gate (fd 7)");
   return options;
 }
 
@@ -86,6 +87,7 @@ std::vector<std::string> to_arguments(const RunnerArgs &args) {
   if (args.progress_fd >= 0) out.insert(out.end(), {"--progress-fd", std::to_string(args.progress_fd)});
   if (args.ring_bytes > 0) out.insert(out.end(), {"--ring-bytes", std::to_string(args.ring_bytes)});
   if (args.l2_bytes > 0) out.insert(out.end(), {"--l2-bytes", std::to_string(args.l2_bytes)});
+  if (args.gated) out.push_back("--gated");
   for (const Shape &shape : args.check_shapes) {
     out.push_back("--check");
     out.push_back(to_string(shape));
@@ -121,6 +123,7 @@ RunnerArgs parse_runner_args(int argc, const char *const *argv) {
   args.element_tolerance = values["element-tolerance"].as<double>();
   args.ring_bytes = values["ring-bytes"].as<std::uint64_t>();
   args.l2_bytes = values["l2-bytes"].as<std::uint64_t>();
+  args.gated = values["gated"].as<bool>();
   return args;
 }
 

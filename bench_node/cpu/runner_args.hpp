@@ -19,6 +19,7 @@ struct RunnerArgs {
   TimingOptions timing;
   int result_fd = 3;  // the runner writes its one result object here
   int token_fd = 4;   // and reads the rank's token from here first
+  bool gated = false;  // GPU: started ahead of its turn (bench_node/gpu/start_gate.hpp)
   int progress_fd = -1;  // marks progress here before calls into the candidate (progress_marks.hpp); -1: none
   // The GPU runner only (hpcreward-gpu-runner reads the same command line); 0: unused.
   double element_tolerance = 0;   // Problem::element_tolerance

@@ -1,9 +1,12 @@
 #include "bench_node/gpu/gpu_child.hpp"
 
+#include <bitset>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "bench_node/gpu/start_gate.hpp"
+#include "bench_node/process/child_process.hpp"
 #include "bench_node/process/classify.hpp"
 #include "bench_node/process/result_envelope.hpp"
 #include "bench_node/cpu/runner_args.hpp"
@@ -65,16 +68,58 @@ Environment gpu_child_environment(const std::string &visible_device) {
   return environment;
 }
 
-ChildSpec GpuSandboxedRunner::child_spec(const RunRequest &request, const std::string &token) const {
+ChildSpec GpuSandboxedRunner::child_spec(const RunRequest &request, const std::string &token, bool gated) const {
   const BenchTask &task = *request.task;
   RunnerArgs args = runner_args_for(request.object.string(), task.problem, options_.timing);
   args.ring_bytes = options_.ring_bytes;
   args.l2_bytes = options_.l2_bytes;
+  args.gated = gated;
   ChildSpec spec = base_spec(options_, options_.timeout_s);
   spec.arguments = to_arguments(args);
   spec.working_directory = request.directory.string();
   spec.token = token;
+  spec.gate = gated;
   return spec;
+}
+
+namespace {
+
+// The rank's side of a gated measurer. A wait ends at the byte, at the child's end, or after
+// the run's wall-clock limit (a child stuck in its driver then times out in finish()).
+class GatedGpuRun : public StagedRun {
+ public:
+  GatedGpuRun(const ChildSpec &spec, std::string token, double timeout_s)
+      : token_(std::move(token)), timeout_s_(timeout_s), cpu_limit_s_(static_cast<double>(*spec.limits.cpu_seconds)),
+        child_(spec) {}
+  void prepare() override { child_.send(gpu::kGatePrepare); }
+  void await_ready() override { await(gpu::kGateReady); }
+  void go() override { child_.send(gpu::kGateGo); }
+  void await_calibrated() override { await(gpu::kGateCalibrated); }
+  void allow_timing() override { child_.send(gpu::kGateTime); }
+  Measurement finish() override { return classify_run(child_.finish(), {token_, timeout_s_, cpu_limit_s_}); }
+
+ private:
+  // Returns at once for a byte seen before, or once the child has closed the gate.
+  void await(char byte) {
+    while (!seen_.test(static_cast<unsigned char>(byte)) && !closed_) {
+      const int got = child_.receive(timeout_s_);
+      if (got < 0) closed_ = true;
+      else seen_.set(static_cast<unsigned char>(got));
+    }
+  }
+  std::bitset<256> seen_;
+  bool closed_ = false;
+  std::string token_;
+  double timeout_s_, cpu_limit_s_;
+  RunningChild child_;
+};
+
+}  // namespace
+
+std::unique_ptr<StagedRun> GpuSandboxedRunner::start(const RunRequest &request) {
+  std::string token = make_token();
+  const ChildSpec spec = child_spec(request, token, true);
+  return std::make_unique<GatedGpuRun>(spec, std::move(token), options_.timeout_s);
 }
 
 Measurement GpuSandboxedRunner::run(const RunRequest &request) {

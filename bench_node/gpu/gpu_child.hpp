@@ -5,8 +5,11 @@
 #include <optional>
 #include <string>
 
+#include <memory>
+
 #include "bench_node/rank/candidate_runner.hpp"
 #include "bench_node/gpu/gpu_ceilings.hpp"
+#include "bench_node/gpu/staged_run.hpp"
 #include "bench_node/measure/timing_options.hpp"
 #include "common/messages.hpp"
 
@@ -32,7 +35,10 @@ class GpuSandboxedRunner : public CandidateRunner {
  public:
   explicit GpuSandboxedRunner(GpuChildOptions options) : options_(std::move(options)) {}
   Measurement run(const RunRequest &request) override;
-  ChildSpec child_spec(const RunRequest &request, const std::string &token) const;
+  // The measurer started now and gated (start_gate.hpp): it waits for prepare(). The request's
+  // object and directory must outlive the run.
+  std::unique_ptr<StagedRun> start(const RunRequest &request);
+  ChildSpec child_spec(const RunRequest &request, const std::string &token, bool gated = false) const;
 
  private:
   GpuChildOptions options_;

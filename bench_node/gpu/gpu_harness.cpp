@@ -297,6 +297,7 @@ Measurement Harness::run() {
         !verdict.ok())
       return failed({verdict.status, "calibrating the GPU executor: " + verdict.reason}, 0, 0, 0);
   }
+  if (config_.calibrated) config_.calibrated();
   if (config_.trace) {
     config_.trace->least_overhead_s = executor_.overhead().least_s;
     config_.trace->high_overhead_s = executor_.overhead().high_s;
@@ -311,6 +312,8 @@ Measurement Harness::run() {
       return failed(*failure, monotonic_seconds() - verify_start, 0, max_error);
   const double verify_s = monotonic_seconds() - verify_start;
 
+  if (config_.may_time && !config_.may_time())
+    return failed({Status::runtime_error, "the rank stopped waiting for this run (it is stopping)"}, verify_s, 0, max_error);
   // Timing: a ring of buffer sets in the pool, new values before every call.
   const double time_start = monotonic_seconds();
   pool_.reset();
@@ -372,6 +375,23 @@ std::size_t operand_pool_bytes(const GpuHarnessConfig &config) {
   for (const Shape &shape : config.check_shapes)
     bytes = std::max(bytes, Operands::footprint(config.precision, shape));
   return bytes;
+}
+
+void load_gpu_code(Cublas &cublas, const GpuHarnessConfig &config) {
+  std::vector<Shape> shapes = {config.nominal};
+  shapes.insert(shapes.end(), config.check_shapes.begin(), config.check_shapes.end());
+  for (const Shape &shape : shapes) {
+    // Values are irrelevant: the kernels only have to run once.
+    const std::size_t a_bytes = matrix_bytes(config.precision, shape.m, shape.k);
+    const std::size_t b_bytes = matrix_bytes(config.precision, shape.k, shape.n);
+    const std::size_t elements = static_cast<std::size_t>(shape.m) * shape.n;
+    DeviceMemory a(a_bytes), b(b_bytes), c(sizeof(double) * elements), bound(sizeof(double) * elements);
+    cuda_call(cudaMemset(a.get(), 0, a_bytes), "clearing scratch A");
+    cuda_call(cudaMemset(b.get(), 0, b_bytes), "clearing scratch B");
+    if (&shape == &shapes.front()) cublas.gemm(config.precision, a.get(), b.get(), c.get(), shape.m, shape.n, shape.k);
+    cublas.reference(config.precision, a.get(), b.get(), shape.m, shape.n, shape.k, c.as<double>(), bound.as<double>());
+    cuda_call(cudaDeviceSynchronize(), "loading the GPU code");
+  }
 }
 
 Measurement run_gpu_harness(GpuExecutor &executor, ExportedDeviceMemory &pool, const GpuHarnessConfig &config,

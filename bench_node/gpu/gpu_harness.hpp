@@ -12,6 +12,7 @@
 // check, residual_bound.hpp), every guard zone and input checked after every call.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "bench_node/measure/timing_options.hpp"
@@ -44,6 +45,10 @@ struct GpuHarnessConfig {
     double least_overhead_s = 0, high_overhead_s = 0;
   };
   Trace *trace = nullptr;
+  // A staged run (start_gate.hpp): told when the calibration is done, and asked before the
+  // first timed call (false: the rank gave up on this run). Unset: straight through.
+  std::function<void()> calibrated;
+  std::function<bool()> may_time;
 };
 
 // The operand pool `config` needs: the timing ring's buffer sets, or one set at the largest
@@ -55,6 +60,11 @@ std::size_t operand_pool_bytes(const GpuHarnessConfig &config);
 // the measurer's own CUDA calls.
 Measurement run_gpu_harness(GpuExecutor &executor, ExportedDeviceMemory &pool, const GpuHarnessConfig &config,
                             Cublas &cublas);
+
+// The first call of each cuBLAS kernel loads it (lazy module loading: 50 to 100 ms a kernel on an
+// H200). Calls the GEMM the warm-up uses and the fp64 reference at every shape once, on
+// scratch memory freed again, so that a measurer set up ahead of its turn has them loaded.
+void load_gpu_code(Cublas &cublas, const GpuHarnessConfig &config);
 
 // Exponent range of input scaling per precision (device_kernels.hpp fill_operand): f32 inputs
 // span 2^-20 .. 2^20 per row of A and column of B, so an fp16 shortcut overflows or loses

@@ -31,6 +31,8 @@
 #include "bench_node/gpu/gpu_executor.hpp"
 #include "bench_node/gpu/gpu_harness.hpp"
 #include "bench_node/gpu/gpu_probe.hpp"
+#include "bench_node/gpu/start_gate.hpp"
+#include "bench_node/process/child_process.hpp"
 #include "bench_node/process/host_memory.hpp"
 #include "bench_node/process/result_envelope.hpp"
 #include "bench_node/process/runner_pipes.hpp"
@@ -46,15 +48,9 @@ std::string executor_program() {
   return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "hpcreward-gpu-executor").string();
 }
 
-Measurement run_candidate(const RunnerArgs &args) {
-  // The executor first: it creates its context while this process creates its own.
-  gpu::GpuExecutor executor({.program = executor_program(), .object = args.object_path});
-  gpu::cuda_call(cudaSetDevice(0), "cudaSetDevice");
-  gpu::cuda_call(cudaFree(nullptr), "creating the CUDA context");
-  gpu::Cublas cublas;
-  if (std::string canary = gpu::run_canary(); !canary.empty())
-    return failed_measurement(Status::runtime_error, "the GPU failed its check before the candidate: " + canary);
-
+// With a gate (start_gate.hpp) the measurer is started ahead of its candidate's turn: it sets
+// up on 'p', says 'r', and touches the GPU again only on 'g'.
+Measurement run_candidate(const RunnerArgs &args, const gpu::StartGate &gate) {
   gpu::GpuHarnessConfig config;
   config.precision = args.precision;
   config.nominal = args.nominal;
@@ -64,10 +60,27 @@ Measurement run_candidate(const RunnerArgs &args) {
   config.timing = args.timing;
   if (args.ring_bytes > 0) config.ring_bytes = args.ring_bytes;
   if (args.l2_bytes > 0) config.l2_bytes = args.l2_bytes;
+  const auto stopped = [] {
+    return failed_measurement(Status::runtime_error, "the rank stopped waiting for this run (it is stopping)");
+  };
 
+  if (!gate.await(gpu::kGatePrepare)) return stopped();
+  // The executor first: it creates its context while this process creates its own.
+  gpu::GpuExecutor executor({.program = executor_program(), .object = args.object_path});
+  gpu::cuda_call(cudaSetDevice(0), "cudaSetDevice");
+  gpu::cuda_call(cudaFree(nullptr), "creating the CUDA context");
+  gpu::Cublas cublas;
+  if (gate.gated()) gpu::load_gpu_code(cublas, config);
+  gate.say(gpu::kGateReady);
+  if (!gate.await(gpu::kGateGo)) return stopped();
+
+  if (std::string canary = gpu::run_canary(); !canary.empty())
+    return failed_measurement(Status::runtime_error, "the GPU failed its check before the candidate: " + canary);
   gpu::ExportedDeviceMemory pool(gpu::operand_pool_bytes(config));
   if (Verdict verdict = executor.open_pool(pool.fd(), pool.bytes()); !verdict.ok())
     return failed_measurement(verdict.status, verdict.reason);
+  config.calibrated = [&gate] { gate.say(gpu::kGateCalibrated); };
+  config.may_time = [&gate] { return gate.await(gpu::kGateTime); };
   return gpu::run_gpu_harness(executor, pool, config, cublas);
 }
 
@@ -132,9 +145,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   const std::string token = read_token(args.token_fd);
+  const gpu::StartGate gate(args.gated ? kChildGateFd : -1);
   Measurement measurement;
   try {
-    measurement = run_candidate(args);
+    measurement = run_candidate(args, gate);
   } catch (const gpu::CudaError &error) {
     measurement = failed_measurement(Status::runtime_error, std::string("CUDA error: ") + error.what());
   } catch (const std::bad_alloc &) {

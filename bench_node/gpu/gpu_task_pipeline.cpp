@@ -1,11 +1,33 @@
 #include "bench_node/gpu/gpu_task_pipeline.hpp"
 
+#include <future>
+
 #include "bench_node/process/monotonic_clock.hpp"
 
 namespace hpcreward {
 
-GpuTaskPipeline::GpuTaskPipeline(Scorer &scorer, int workers, Finish finish, AfterRun after_run)
-    : scorer_(scorer), finish_(std::move(finish)), after_run_(std::move(after_run)) {
+namespace {
+
+// The scorer's runner in one go, as a run without stages.
+class UnstagedRun : public StagedRun {
+ public:
+  UnstagedRun(Scorer &scorer, PreparedTask &prepared) : scorer_(scorer), prepared_(prepared) {}
+  void prepare() override {}
+  void await_ready() override {}
+  void go() override {}
+  void await_calibrated() override {}
+  void allow_timing() override {}
+  Measurement finish() override { return scorer_.run(prepared_); }
+
+ private:
+  Scorer &scorer_;
+  PreparedTask &prepared_;
+};
+
+}  // namespace
+
+GpuTaskPipeline::GpuTaskPipeline(Scorer &scorer, int workers, Finish finish, AfterRun after_run, StartRun start_run)
+    : scorer_(scorer), finish_(std::move(finish)), after_run_(std::move(after_run)), start_run_(std::move(start_run)) {
   for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { prepare_loop(); });
   gpu_thread_ = std::thread([this] { gpu_loop(); });
 }
@@ -52,6 +74,11 @@ double GpuTaskPipeline::gpu_busy_s() const {
   return gpu_busy_s_;
 }
 
+std::size_t GpuTaskPipeline::ready_to_run() const {
+  std::lock_guard lock(mutex_);
+  return to_run_.size();
+}
+
 void GpuTaskPipeline::prepare_loop() {
   for (;;) {
     BenchTask task;
@@ -77,27 +104,52 @@ void GpuTaskPipeline::prepare_loop() {
   }
 }
 
+std::optional<GpuTaskPipeline::Turn> GpuTaskPipeline::next_turn(bool wait) {
+  auto prepared = std::make_unique<PreparedTask>();
+  {
+    std::unique_lock lock(mutex_);
+    if (wait) work_ready_.wait(lock, [&] { return stopping_ || (!to_run_.empty() && !gpu_lost_); });
+    if (stopping_ || gpu_lost_ || to_run_.empty()) return std::nullopt;
+    *prepared = std::move(to_run_.front());
+    to_run_.pop_front();
+  }
+  Turn turn{std::move(prepared), nullptr};
+  turn.run = start_run_ ? start_run_(*turn.prepared) : std::make_unique<UnstagedRun>(scorer_, *turn.prepared);
+  turn.run->prepare();
+  return turn;
+}
+
 void GpuTaskPipeline::gpu_loop() {
+  std::optional<Turn> next;
   for (;;) {
-    PreparedTask prepared;
-    {
-      std::unique_lock lock(mutex_);
-      work_ready_.wait(lock, [&] { return stopping_ || (!to_run_.empty() && !gpu_lost_); });
-      if (stopping_) return;
-      prepared = std::move(to_run_.front());
-      to_run_.pop_front();
-    }
+    std::optional<Turn> current = next ? std::move(next) : next_turn(true);
+    next.reset();
+    if (!current) return;
+    current->run->await_ready();
     const double start = monotonic_seconds();
-    Measurement measurement = scorer_.run(prepared);
+    current->run->go();
+    // The next candidate sets up while this one verifies: after its calibration, before its
+    // timed calls (staged_run.hpp). A run that ends early has said both. Children are started
+    // on this thread only: their parent-death signal follows the thread that forked them.
+    std::future<Measurement> finished =
+        std::async(std::launch::async, [&run = *current->run] { return run.finish(); });
+    current->run->await_calibrated();
+    next = next_turn(false);
+    if (next) next->run->await_ready();
+    current->run->allow_timing();
+    Measurement measurement = finished.get();
     const double busy = monotonic_seconds() - start;
-    const bool healthy = after_run_(prepared.task, measurement);
-    BenchResult result = finish_(prepared.task, std::move(measurement));
+    measurement = scorer_.complete(*current->prepared, std::move(measurement));
+    const BenchTask &task = current->prepared->task;
+    const bool healthy = after_run_(task, measurement);
+    BenchResult result = finish_(task, std::move(measurement));
     {
       std::lock_guard lock(mutex_);
       gpu_busy_s_ += busy;
       results_.push_back(std::move(result));
       if (!healthy) gpu_lost_ = true;
     }
+    if (!healthy) next.reset();  // its child ends with it: nothing more runs on a lost GPU
   }
 }
 

@@ -2,8 +2,10 @@
 // A GPU rank's pipeline: the coordinator hands the rank up to `slots` tasks; worker
 // threads run everything up to the GPU (source checks, nvcc, object audit, SASS techniques)
 // on the rank's CPU cores while one thread runs the prepared candidates on the GPU, one at a
-// time, in the order they became ready. No MPI here: the rank's main thread feeds tasks in
-// and takes results out (gpu_rank.cpp), so this is tested with a fake runner.
+// time, in the order they became ready. With staged runs (staged_run.hpp) the next
+// candidate's processes are set up while the current one verifies, between its calibration
+// and its timed calls. No MPI here: the rank's main thread feeds tasks in and takes results
+// out (gpu_rank.cpp), so this is tested with fake runners.
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -12,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_node/gpu/staged_run.hpp"
 #include "bench_node/rank/scorer.hpp"
 #include "common/messages.hpp"
 
@@ -24,8 +27,10 @@ class GpuTaskPipeline {
   // runs the canary and returns false when the GPU is lost (the pipeline then stops running).
   using Finish = std::function<BenchResult(const BenchTask &, Measurement)>;
   using AfterRun = std::function<bool(const BenchTask &, const Measurement &)>;
+  // Starts a prepared task's run (it waits for prepare()); unset: the scorer's runner, unstaged.
+  using StartRun = std::function<std::unique_ptr<StagedRun>(PreparedTask &)>;
 
-  GpuTaskPipeline(Scorer &scorer, int workers, Finish finish, AfterRun after_run);
+  GpuTaskPipeline(Scorer &scorer, int workers, Finish finish, AfterRun after_run, StartRun start_run = {});
   ~GpuTaskPipeline();  // stops the threads; unfinished tasks are dropped
   GpuTaskPipeline(const GpuTaskPipeline &) = delete;
   GpuTaskPipeline &operator=(const GpuTaskPipeline &) = delete;
@@ -39,14 +44,24 @@ class GpuTaskPipeline {
   bool gpu_lost() const;
   // Seconds the GPU thread spent running candidates (the children), for the rank's report.
   double gpu_busy_s() const;
+  // Tasks prepared and waiting for the GPU.
+  std::size_t ready_to_run() const;
 
  private:
+  struct Turn {
+    std::unique_ptr<PreparedTask> prepared;  // where the run's request points
+    std::unique_ptr<StagedRun> run;
+  };
   void prepare_loop();
   void gpu_loop();
+  // The next ready task with its run started and told to prepare; nullopt when stopping, the
+  // GPU is lost, or (without `wait`) none is ready.
+  std::optional<Turn> next_turn(bool wait);
 
   Scorer &scorer_;
   Finish finish_;
   AfterRun after_run_;
+  StartRun start_run_;
   mutable std::mutex mutex_;
   std::condition_variable work_ready_;
   std::deque<BenchTask> to_prepare_;

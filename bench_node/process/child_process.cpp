@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,6 +15,8 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
+#include <memory>
 
 namespace hpcreward {
 
@@ -22,7 +25,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr int kExecErrorFd = 5;  // CLOEXEC in the child: closed by a successful execve
-constexpr int kChildFds = kChildProgressFd + 1;  // fds 0..6 are placed; the rest are closed
+constexpr int kChildFds = kChildGateFd + 1;  // fds 0..7 are placed; the rest are closed
 
 struct ExecError {
   int step;  // which call failed
@@ -223,12 +226,25 @@ std::string first_line(const std::string &text, std::size_t limit) {
   return {};
 }
 
-ChildOutcome run_child(const ChildSpec &spec) {
+struct RunningChild::State {
+  ChildSpec spec;
   ChildOutcome outcome;
-  auto start_failed = [&](const std::string &what) {
-    outcome.start_error = what + ": " + ::strerror(errno);
-    return outcome;
-  };
+  pid_t pid = -1;
+  bool finished = false;
+  Fd output_read, result_read, progress_read, gate, pidfd;
+  Clock::time_point started;
+};
+
+RunningChild::RunningChild(const ChildSpec &spec) : state_(std::make_unique<State>()) {
+  state_->spec = spec;
+  start();
+}
+
+void RunningChild::start() {
+  State &state = *state_;
+  const ChildSpec &spec = state.spec;
+  ChildOutcome &outcome = state.outcome;
+  auto start_failed = [&](const std::string &what) { outcome.start_error = what + ": " + ::strerror(errno); };
 
   std::vector<std::string> argv_strings{spec.program};
   argv_strings.insert(argv_strings.end(), spec.arguments.begin(), spec.arguments.end());
@@ -238,12 +254,17 @@ ChildOutcome run_child(const ChildSpec &spec) {
 
   Fd dev_null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (!dev_null.valid()) return start_failed("open /dev/null");
-  Fd output_read, output_write, result_read, result_write, token_read, token_write, error_read,
-      error_write, progress_read, progress_write;
-  if (!make_pipe(output_read, output_write) || !make_pipe(error_read, error_write))
+  Fd output_write, result_write, token_read, token_write, error_read, error_write, progress_write, gate_child;
+  if (!make_pipe(state.output_read, output_write) || !make_pipe(error_read, error_write))
     return start_failed("pipe");
-  if (spec.result_pipe && !make_pipe(result_read, result_write)) return start_failed("pipe");
-  if (spec.progress_pipe && !make_pipe(progress_read, progress_write)) return start_failed("pipe");
+  if (spec.result_pipe && !make_pipe(state.result_read, result_write)) return start_failed("pipe");
+  if (spec.progress_pipe && !make_pipe(state.progress_read, progress_write)) return start_failed("pipe");
+  if (spec.gate) {
+    int ends[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return start_failed("socketpair");
+    state.gate.reset(ends[0]);
+    gate_child.reset(ends[1]);
+  }
   if (spec.token) {
     // Written before fork: the pipe buffer holds it, so the write can't block or SIGPIPE.
     if (spec.token->size() > 4096 || !make_pipe(token_read, token_write)) return start_failed("pipe");
@@ -263,14 +284,12 @@ ChildOutcome run_child(const ChildSpec &spec) {
       envp.data(),
       spec.working_directory.empty() ? nullptr : spec.working_directory.c_str(),
       &spec.limits,
-      {dev_null.get(), output_write.get(), output_write.get(), result_write.get(), token_read.get(),
-       error_write.get(), progress_write.get()},
+      {dev_null.get(), output_write.get(), output_write.get(), result_write.get(),
+       token_read.get(), error_write.get(), progress_write.get(), gate_child.get()},
       close_from,
       ::getpid()};
 
-  const Clock::time_point started = Clock::now();
-  const Clock::time_point deadline =
-      started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.deadline_s));
+  state.started = Clock::now();
   const pid_t pid = ::fork();
   if (pid < 0) return start_failed("fork");
   if (pid == 0) exec_child(plan);
@@ -282,6 +301,7 @@ ChildOutcome run_child(const ChildSpec &spec) {
   token_read.reset();
   error_write.reset();
   progress_write.reset();
+  gate_child.reset();
 
   // A successful execve closes the error pipe; a failure sends a report first.
   ExecError report{0, 0};
@@ -296,11 +316,58 @@ ChildOutcome run_child(const ChildSpec &spec) {
     return start_failed(std::string(step_name(report.step)) + " " + spec.program);
   }
   outcome.started = true;
+  state.pid = pid;
+  state.pidfd.reset(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  set_nonblocking(state.output_read.get());
+  if (state.result_read.valid()) set_nonblocking(state.result_read.get());
+  if (state.progress_read.valid()) set_nonblocking(state.progress_read.get());
+}
 
-  Fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
-  set_nonblocking(output_read.get());
-  if (result_read.valid()) set_nonblocking(result_read.get());
-  if (progress_read.valid()) set_nonblocking(progress_read.get());
+RunningChild::~RunningChild() {
+  if (state_ && state_->pid > 0 && !state_->finished) {
+    ::kill(-state_->pid, SIGKILL);
+    ::kill(state_->pid, SIGKILL);
+    while (::waitpid(state_->pid, nullptr, 0) < 0 && errno == EINTR) {}
+  }
+}
+
+RunningChild::RunningChild(RunningChild &&) noexcept = default;
+
+bool RunningChild::started() const { return state_->outcome.started; }
+
+bool RunningChild::send(char byte) {
+  if (!state_->gate.valid()) return false;
+  ssize_t sent;
+  do sent = ::send(state_->gate.get(), &byte, 1, MSG_NOSIGNAL);
+  while (sent < 0 && errno == EINTR);
+  return sent == 1;
+}
+
+int RunningChild::receive(double timeout_s) {
+  if (!state_->gate.valid()) return -1;
+  pollfd gate{state_->gate.get(), POLLIN, 0};
+  const int ready = ::poll(&gate, 1, static_cast<int>(std::ceil(std::max(timeout_s, 0.0) * 1000)));
+  if (ready <= 0) return -1;
+  unsigned char byte = 0;
+  ssize_t got;
+  do got = ::recv(state_->gate.get(), &byte, 1, 0);
+  while (got < 0 && errno == EINTR);
+  return got == 1 ? byte : -1;
+}
+
+ChildOutcome RunningChild::finish() {
+  State &state = *state_;
+  ChildOutcome &outcome = state.outcome;
+  if (!outcome.started || state.finished) return outcome;
+  state.finished = true;
+  const ChildSpec &spec = state.spec;
+  const pid_t pid = state.pid;
+  // A gated child waited for its go: its deadline runs from now.
+  const Clock::time_point started = spec.gate ? Clock::now() : state.started;
+  const Clock::time_point deadline =
+      started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.deadline_s));
+  Fd &output_read = state.output_read, &result_read = state.result_read, &progress_read = state.progress_read,
+     &pidfd = state.pidfd;
   std::size_t result_bytes = 0;
   const std::size_t result_keep = spec.result_limit;
   const bool watch_silence = progress_read.valid() && spec.silence_limit_s > 0;
@@ -364,6 +431,7 @@ ChildOutcome run_child(const ChildSpec &spec) {
   rusage usage{};
   while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {}
   outcome.wall_s = std::chrono::duration<double>(Clock::now() - started).count();
+  state.pid = -1;
   outcome.cpu_s = seconds(usage.ru_utime) + seconds(usage.ru_stime);
 
   // What is still buffered in the pipes (writers are dead, unless one left the group).
@@ -379,6 +447,11 @@ ChildOutcome run_child(const ChildSpec &spec) {
     outcome.signal = WTERMSIG(status);
   }
   return outcome;
+}
+
+ChildOutcome run_child(const ChildSpec &spec) {
+  RunningChild child(spec);
+  return child.finish();
 }
 
 }  // namespace hpcreward

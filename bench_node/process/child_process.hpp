@@ -5,14 +5,19 @@
 // group is killed, and the whole group killed again once the child is gone.
 //
 // Child file descriptors: 0 /dev/null, 1+2 the output pipe, 3 the result pipe (when asked
-// for), 4 the token pipe (when a token is given), 6 the progress pipe (when asked for); every
-// other descriptor is closed.
+// for), 4 the token pipe (when a token is given), 6 the progress pipe (when asked for), 7 the
+// gate (when asked for); every other descriptor is closed.
+//
+// The gate is a socket between the rank and a child it starts ahead of its turn: both sides
+// write single bytes whose meaning is theirs (the GPU measurer's: gpu_start_gate.hpp). A gated
+// child's deadline runs from finish(), not from its start.
 //
 // The progress pipe is a watchdog: the child writes a byte now and then (the runner: before
 // calls into the candidate), and a child that writes none for `silence_limit_s` is killed like
 // one past its deadline. A hung call then costs the silence limit, not the whole run's.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,10 +50,12 @@ struct ChildSpec {
   std::optional<std::string> token;    // readable by the child on fd 4
   bool progress_pipe = false;          // give the child fd 6 to report progress on
   double silence_limit_s = 0;          // > 0 (with progress_pipe): kill after this long without progress
+  bool gate = false;                   // give the child fd 7, a socket to the parent (RunningChild)
 };
 
-// The child's descriptor of the progress pipe.
+// The child's descriptors of the progress pipe and the gate.
 inline constexpr int kChildProgressFd = 6;
+inline constexpr int kChildGateFd = 7;
 
 struct ChildOutcome {
   bool started = false;  // false: fork, a pipe, chdir, setrlimit or execve failed
@@ -68,7 +75,32 @@ struct ChildOutcome {
   bool result_overflow = false;
 };
 
-// Never throws for anything the child does; throws std::bad_alloc only.
+// A child started and not yet finished, for a caller that talks to it through the gate before
+// collecting it. Never throws for anything the child does; throws std::bad_alloc only.
+class RunningChild {
+ public:
+  explicit RunningChild(const ChildSpec &spec);  // fork + execve; started() false if that failed
+  ~RunningChild();  // a child not finished is killed (its group too) and reaped
+  RunningChild(RunningChild &&) noexcept;
+  RunningChild(const RunningChild &) = delete;
+  RunningChild &operator=(const RunningChild &) = delete;
+
+  bool started() const;
+  // One byte through the gate; false when there is no gate or the child closed it.
+  bool send(char byte);
+  // The next byte from the gate; -1 when the child closed it (or ended), or after timeout_s.
+  int receive(double timeout_s);
+  // Drains its output until it ends, passes its deadline or goes silent, then kills what is
+  // left of its group and reaps it. Once; later calls return the same outcome.
+  ChildOutcome finish();
+
+ private:
+  struct State;
+  void start();
+  std::unique_ptr<State> state_;
+};
+
+// RunningChild(spec).finish(). Never throws for anything the child does; throws std::bad_alloc only.
 ChildOutcome run_child(const ChildSpec &spec);
 
 // "SIGSEGV (Segmentation fault)"

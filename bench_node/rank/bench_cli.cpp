@@ -103,7 +103,10 @@ po::options_description bench_options(BenchOptions &o) {
       ("gpu-slots", po::value(&g.slots)->default_value(g.slots),
        "tasks the coordinator may hand this rank at once; 0: --compile-workers + 2")
       ("ceiling-size", po::value(&g.ceiling_size)->default_value(g.ceiling_size),
-       "cuBLAS at this size^3 sets the GPU's ceilings for the peak guard");
+       "cuBLAS at this size^3 sets the GPU's ceilings for the peak guard")
+      ("gpu-prepare-ahead", po::value(&g.prepare_ahead)->default_value(g.prepare_ahead),
+       "set the next CUDA candidate's processes and contexts up while the current one verifies "
+       "(1), or only once it has ended (0)");
   options.add(gpu);
   return options;
 }

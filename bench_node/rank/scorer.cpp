@@ -123,6 +123,10 @@ Measurement Scorer::run(PreparedTask &prepared) {
   } catch (const std::exception &error) {
     measurement = internal_error((std::string(": ") + error.what()).c_str());
   }
+  return complete(prepared, std::move(measurement));
+}
+
+Measurement Scorer::complete(PreparedTask &prepared, Measurement measurement) {
   measurement.compile_s = prepared.compile_s;
   measurement.techniques = prepared.techniques;
   prepared.directory.reset();  // the candidate's directory goes as soon as it has run

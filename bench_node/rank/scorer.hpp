@@ -46,6 +46,9 @@ class Scorer {
   PreparedTask prepare(const BenchTask &task);
   // The runner on a prepared task (or its refusal as it stands). Never throws.
   Measurement run(PreparedTask &prepared);
+  // What run() adds to the runner's measurement (compile time, techniques), and the task's
+  // directory removed; for callers that run the task themselves (the GPU pipeline's staged runs).
+  Measurement complete(PreparedTask &prepared, Measurement measurement);
 
  private:
   void prepare_unguarded(PreparedTask &prepared);

@@ -45,6 +45,40 @@ TEST(ChildProcess, ResultPipeAndToken) {
   EXPECT_EQ(outcome.result, "got secret");
 }
 
+TEST(ChildProcess, TheGateCarriesBytesBothWays) {
+  ChildSpec spec = shell(
+      "printf r >&7; a=$(dd bs=1 count=1 <&7 2>/dev/null); printf c >&7; b=$(dd bs=1 count=1 <&7 2>/dev/null);"
+      " printf '%s then %s' \"$a\" \"$b\" >&3");
+  spec.result_pipe = true;
+  spec.gate = true;
+  RunningChild child(spec);
+  ASSERT_TRUE(child.started());
+  EXPECT_EQ(child.receive(20), 'r');
+  EXPECT_TRUE(child.send('g'));
+  EXPECT_EQ(child.receive(20), 'c');
+  EXPECT_TRUE(child.send('t'));
+  const ChildOutcome outcome = child.finish();
+  EXPECT_EQ(outcome.exit_code, 0);
+  EXPECT_EQ(outcome.result, "g then t");
+  EXPECT_EQ(child.finish().result, "g then t") << "finish() again returns the same outcome";
+}
+
+TEST(ChildProcess, AGateClosedByItsChildReadsAsTheEnd) {
+  ChildSpec spec = shell("exec 7>&-; sleep 30");
+  spec.gate = true;
+  RunningChild child(spec);
+  ASSERT_TRUE(child.started());
+  EXPECT_EQ(child.receive(20), -1);
+  // Destroyed unfinished: killed and reaped, not waited for.
+}
+
+TEST(ChildProcess, WithoutAGateNothingIsSent) {
+  RunningChild child(shell("exit 0"));
+  EXPECT_FALSE(child.send('g'));
+  EXPECT_EQ(child.receive(0), -1);
+  EXPECT_EQ(child.finish().exit_code, 0);
+}
+
 TEST(ChildProcess, KilledBySignal) {
   const ChildOutcome outcome = run_child(shell("kill -SEGV $$"));
   EXPECT_TRUE(outcome.signaled);

@@ -79,6 +79,45 @@ TEST(RunOutcome, SaysWhyItCannotWrite) {
   EXPECT_NE(write_outcome_file("/proc/hpcreward-no-such-dir", outcome), "");
 }
 
+TEST(RunOutcome, TheMessageSaysHowScoringEnded) {
+  RunOutcome outcome;
+  EXPECT_EQ(conclude(outcome, {}), kExitComplete);
+  EXPECT_EQ(outcome.message, "every candidate has a row");
+
+  ScoringEnd stopped_file;
+  stopped_file.stopped = true;
+  stopped_file.signal = "SIGUSR1";
+  stopped_file.to_score = 10;
+  outcome.rows_written = 7;
+  EXPECT_EQ(conclude(outcome, stopped_file), kExitStopped);
+  EXPECT_EQ(outcome.message, "stopped by SIGUSR1 before the end: 3 of 10 candidates to score have no row; requeue "
+                             "the job or rerun with --resume");
+
+  ScoringEnd served;
+  served.serve = true;
+  served.signal = "SIGTERM";
+  served.batches = 4;
+  EXPECT_EQ(conclude(outcome, served), kExitComplete);
+  EXPECT_EQ(outcome.message, "serve mode stopped by SIGTERM: 4 batches answered");
+  served.stopped = true;
+  served.signal = "SIGUSR1";
+  EXPECT_EQ(conclude(outcome, served), kExitStopped);
+  EXPECT_NE(outcome.message.find("for a requeue: batches not done were failed with \"retry\""), std::string::npos);
+}
+
+TEST(RunOutcome, MpiFinalizeIsAvoidedOnlyWhenARankWouldHoldItUp) {
+  RunOutcome outcome;
+  outcome.exit_code = kExitStopped;
+  EXPECT_EQ(finalize_blocker(outcome), "") << "a stop whose grace covered every task";
+  outcome.unanswered_at_stop = 2;
+  EXPECT_NE(finalize_blocker(outcome).find("still busy with 2 task(s)"), std::string::npos);
+  outcome.exit_code = kExitComplete;
+  outcome.unanswered_at_stop = 0;
+  outcome.lost_ranks.push_back({1, 2, "node2", "quarantined", "silent"});
+  outcome.lost_ranks.push_back({1, 5, "node5", "quarantined", "silent"});
+  EXPECT_EQ(finalize_blocker(outcome), "MPI_Finalize would wait forever for quarantined ranks 2, 5");
+}
+
 TEST(NodeName, IsTheSlurmNodeNameWhenSet) {
   const char *before = std::getenv("SLURMD_NODENAME");
   const std::string saved = before ? before : "";

@@ -8,6 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include "fake_world.hpp"
+#include "stages/builtin_ladder.hpp"
+
 namespace hpcreward {
 namespace {
 
@@ -91,6 +94,69 @@ TEST(RunStart, TheScoringContextCarriesTheRanksAndTheScoringOptions) {
   EXPECT_EQ(context.rank_deadline_margin_s, 7);
   EXPECT_EQ(context.stop_grace_s, 9);
   EXPECT_EQ(context.repeat_cache_entries, 0u);
+}
+
+TEST(RunStart, CandidateDefaultsComeFromTheOptionsAndTheLadder) {
+  CoordinatorOptions options;
+  options.problem = "sgemm-512";
+  options.stage = "o3";
+  options.batch_id = "run7";
+  options.max_source_bytes = 100;
+  options.ladder = parse_ladder_config(builtin_ladder_json(), kBuiltinLadderName);
+  const CandidateDefaults defaults = candidate_defaults(options);
+  EXPECT_EQ(defaults.problem, "sgemm-512");
+  EXPECT_EQ(defaults.stage, "o3");
+  EXPECT_EQ(defaults.batch_id, "run7");
+  EXPECT_EQ(defaults.max_source_bytes, 100u);
+  ASSERT_EQ(defaults.known_stages.size(), options.ladder.stages.size());
+  EXPECT_EQ(defaults.known_stages.front().name, options.ladder.stages.front().name);
+}
+
+TEST(RunStart, AProblemNoRankCanScoreIsRefusedUnlessTheLogHoldsItsRows) {
+  CoordinatorOptions options;
+  options.ladder = parse_ladder_config(builtin_ladder_json(), kBuiltinLadderName);
+  const RunCapabilities cpu_only = run_capabilities({rank(1, "cpu")}, &options.ladder, "built-in");
+  PreparedCandidate cuda;
+  cuda.id = "g0";
+  cuda.problem = "cuda-sgemm-4096";
+  EXPECT_THROW(refuse_unscorable(options, {cuda}, {}, cpu_only), std::invalid_argument);
+  RewardRow logged;
+  logged.candidate_id = "g0";
+  EXPECT_NO_THROW(refuse_unscorable(options, {cuda}, {logged}, cpu_only)) << "nothing of it is left to score";
+
+  options.serve = true;
+  options.problem = "cuda-sgemm-4096";
+  EXPECT_THROW(refuse_unscorable(options, {}, {}, cpu_only), std::invalid_argument) << "serve mode's --problem";
+  options.problem = "dgemm-256";
+  EXPECT_NO_THROW(refuse_unscorable(options, {}, {}, cpu_only));
+}
+
+TEST(RunStart, AStageTheHostCannotRunIsANoteOrUnderRefuseTheEndOfTheRun) {
+  LadderConfig ladder = parse_ladder_config(builtin_ladder_json(), kBuiltinLadderName);
+  const SqdState with_avx512(ladder, true);
+  EXPECT_TRUE(host_support_notes(with_avx512).empty());
+  const SqdState without(ladder, false);
+  const std::vector<std::string> notes = host_support_notes(without);
+  ASSERT_FALSE(notes.empty());
+  EXPECT_NE(notes.front().find("problems skip it (avx512_unsupported: skip)"), std::string::npos) << notes.front();
+  ladder.avx512_unsupported = UnsupportedPolicy::refuse;
+  EXPECT_THROW(host_support_notes(SqdState(ladder, false)), std::runtime_error);
+}
+
+TEST(RunStart, TheRanksHellosAreGatheredAndChecked) {
+  test_support::FakeWorld world(2);
+  world.hellos[1].avx512 = false;
+  world.hellos[1].null_measurement = true;
+  CoordinatorOptions options;
+  options.rewards.set_penalty(Status::runtime_error, -1);
+  options.ladder = parse_ladder_config(builtin_ladder_json(), kBuiltinLadderName);
+  const StartedRanks started = start_ranks(world, options);
+  EXPECT_EQ(started.ranks.size(), 2u);
+  EXPECT_EQ(started.null_ranks, 1u);
+  EXPECT_FALSE(started.avx512);
+  EXPECT_EQ(started.capabilities.ranks_by_kind.at("cpu"), 2u);
+  world.hellos[0].kind = "tpu";
+  EXPECT_THROW(start_ranks(world, options), std::runtime_error);
 }
 
 }  // namespace

@@ -3,12 +3,18 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <bitset>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <utility>
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
 #include "bench_node/gpu/gpu_task_pipeline.hpp"
+#include "bench_node/process/child_process.hpp"
 #include "bench_node/process/monotonic_clock.hpp"
 
 namespace hpcreward {
@@ -53,6 +59,100 @@ class TimedRunner : public CandidateRunner {
 
  private:
   std::chrono::milliseconds delay_;
+};
+
+// Every stage of every staged run, in the order the pipeline asked for them.
+class StageLog {
+ public:
+  void add(const std::string &event) {
+    std::lock_guard lock(mutex_);
+    events_.push_back(event);
+  }
+  std::vector<std::string> events() const {
+    std::lock_guard lock(mutex_);
+    return events_;
+  }
+  // Index of `event`; -1 if absent.
+  int at(const std::string &event) const {
+    const std::vector<std::string> all = events();
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (all[i] == event) return static_cast<int>(i);
+    return -1;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::string> events_;
+};
+
+class FakeStagedRun : public StagedRun {
+ public:
+  FakeStagedRun(StageLog &log, std::string id, std::function<void()> on_calibrated)
+      : log_(log), id_(std::move(id)), on_calibrated_(std::move(on_calibrated)) {}
+  void prepare() override { log_.add("prepare " + id_); }
+  void await_ready() override { log_.add("ready " + id_); }
+  void go() override { log_.add("go " + id_); }
+  void await_calibrated() override {
+    if (on_calibrated_) on_calibrated_();
+    log_.add("calibrated " + id_);
+  }
+  void allow_timing() override { log_.add("time " + id_); }
+  Measurement finish() override {
+    log_.add("finish " + id_);
+    Measurement measurement;
+    measurement.status = Status::ok;
+    measurement.gflops = 1;
+    return measurement;
+  }
+
+ private:
+  StageLog &log_;
+  std::string id_;
+  std::function<void()> on_calibrated_;
+};
+
+// A real child speaking the measurer's side of the gate (start_gate.hpp) in sh: it must live
+// from its start, ahead of its turn, until its turn has ended.
+class ShellStagedRun : public StagedRun {
+ public:
+  ShellStagedRun() : child_(spec()) {}
+  void prepare() override { child_.send('p'); }
+  void await_ready() override { await('r'); }
+  void go() override { child_.send('g'); }
+  void await_calibrated() override { await('c'); }
+  void allow_timing() override { child_.send('t'); }
+  Measurement finish() override {
+    const ChildOutcome outcome = child_.finish();
+    Measurement measurement;
+    measurement.status = outcome.exited && outcome.exit_code == 0 && outcome.result == "timed" ? Status::ok
+                                                                                                : Status::runtime_error;
+    measurement.reason = outcome.signaled ? describe_signal(outcome.signal) : outcome.result;
+    return measurement;
+  }
+
+ private:
+  static ChildSpec spec() {
+    ChildSpec spec;
+    spec.program = "/bin/sh";
+    const std::string byte = "$(dd bs=1 count=1 <&7 2>/dev/null)";
+    spec.arguments = {"-c", "[ " + byte + " = p ] && printf r >&7 && [ " + byte + " = g ] && printf c >&7 && [ " +
+                                byte + " = t ] && printf timed >&3"};
+    spec.environment = inherited_environment();
+    spec.deadline_s = 60;
+    spec.result_pipe = true;
+    spec.gate = true;
+    return spec;
+  }
+  void await(char byte) {
+    while (!seen_.test(static_cast<unsigned char>(byte)) && !closed_) {
+      const int got = child_.receive(60);
+      if (got < 0) closed_ = true;
+      else seen_.set(static_cast<unsigned char>(got));
+    }
+  }
+  std::bitset<256> seen_;
+  bool closed_ = false;
+  RunningChild child_;
 };
 
 class GpuTaskPipelineTest : public ::testing::Test {
@@ -109,6 +209,71 @@ TEST_F(GpuTaskPipelineTest, EveryTaskGetsOneResultAndCompilesOverlapTheGpu) {
   EXPECT_TRUE(pipeline.idle());
   EXPECT_EQ(checked, 8);
   EXPECT_GT(pipeline.gpu_busy_s(), 0.3);
+}
+
+// The next candidate prepares between the current one's calibration and its timed calls, and
+// goes only once the current one has finished: its GPU work never overlaps a calibration or a
+// timed call. Whether a task is ready when the current one calibrates is made certain: the first
+// run's calibration waits until every other task is prepared (so each later run has a next one).
+TEST_F(GpuTaskPipelineTest, TheNextRunPreparesOnlyWhileTheCurrentOneVerifies) {
+  BenchOptions options;
+  options.work_root = root_;
+  Scorer scorer(options, std::make_unique<SlowCompiler>(0ms), std::make_unique<TimedRunner>(0ms));
+  StageLog log;
+  constexpr int kTasks = 4;
+  GpuTaskPipeline *running = nullptr;
+  bool first = true;
+  std::mutex started_mutex;
+  std::condition_variable started;
+  GpuTaskPipeline pipeline(
+      scorer, 2, [](const BenchTask &t, Measurement m) { return BenchResult{t.sequence, std::move(m), 1, "h", "gpu"}; },
+      [](const BenchTask &, const Measurement &) { return true; },
+      [&](PreparedTask &prepared) -> std::unique_ptr<StagedRun> {
+        std::function<void()> hold;
+        if (std::exchange(first, false))  // the GPU thread starts runs one at a time
+          hold = [&] {
+            std::unique_lock lock(started_mutex);
+            started.wait(lock, [&] { return running != nullptr; });
+            while (running->ready_to_run() < kTasks - 1) std::this_thread::sleep_for(1ms);
+          };
+        return std::make_unique<FakeStagedRun>(log, prepared.task.candidate_id, hold);
+      });
+  pipeline.submit(task(0, "ok"));
+  for (int i = 1; i < kTasks; ++i) pipeline.submit(task(i, "ok"));
+  {
+    std::lock_guard lock(started_mutex);
+    running = &pipeline;
+  }
+  started.notify_all();
+  ASSERT_EQ(run_all(pipeline, kTasks).size(), static_cast<std::size_t>(kTasks));
+  std::string all;
+  std::vector<std::string> order;  // the runs in the order they went
+  for (const std::string &event : log.events()) {
+    all += event + "; ";
+    if (event.rfind("go ", 0) == 0) order.push_back(event.substr(3));
+  }
+  ASSERT_EQ(order.size(), static_cast<std::size_t>(kTasks)) << all;
+  for (int i = 0; i + 1 < kTasks; ++i) {
+    const std::string &current = order[i], &next = order[i + 1];
+    EXPECT_LT(log.at("calibrated " + current), log.at("prepare " + next)) << all;
+    EXPECT_LT(log.at("ready " + next), log.at("time " + current)) << all;
+    EXPECT_LT(log.at("finish " + current), log.at("go " + next)) << all;
+  }
+}
+
+TEST_F(GpuTaskPipelineTest, ChildrenStartedAheadLiveUntilTheirTurnEnds) {
+  BenchOptions options;
+  options.work_root = root_;
+  Scorer scorer(options, std::make_unique<SlowCompiler>(0ms), std::make_unique<TimedRunner>(0ms));
+  GpuTaskPipeline pipeline(
+      scorer, 2, [](const BenchTask &t, Measurement m) { return BenchResult{t.sequence, std::move(m), 1, "h", "gpu"}; },
+      [](const BenchTask &, const Measurement &) { return true; },
+      [](PreparedTask &) -> std::unique_ptr<StagedRun> { return std::make_unique<ShellStagedRun>(); });
+  for (int i = 0; i < 6; ++i) pipeline.submit(task(i, "ok"));
+  const std::vector<BenchResult> results = run_all(pipeline, 6);
+  ASSERT_EQ(results.size(), 6u);
+  for (const BenchResult &result : results)
+    EXPECT_EQ(result.measurement.status, Status::ok) << result.measurement.reason;
 }
 
 TEST_F(GpuTaskPipelineTest, ARefusedTaskDoesNotWaitForTheGpu) {

@@ -5,11 +5,14 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "child_that_dies.hpp"
 #include "common/sha256.hpp"
+#include "results/log_file_state.hpp"
 #include "results/reward_log.hpp"
 #include "test_support.hpp"
 #include "old_schema_fixture.hpp"
@@ -116,6 +119,110 @@ TEST_F(ResultsTool, SummaryNamesTheLostRanks) {
   EXPECT_NE(r.out.find("cn007"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("2025-11-28 00:01:00"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("no answer for 75 s"), std::string::npos) << r.out;
+}
+
+// The words of a line, so a table line compares with its cells whatever the padding.
+std::vector<std::string> words_of(const std::string &text) {
+  std::vector<std::string> words;
+  std::istringstream in(text);
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
+}
+
+TEST_F(ResultsTool, SummaryJsonIsTheTableWithEachStagesBestRowAndTheWriterState) {
+  const ToolRun r = run({"summary", "--json", log_.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto summary = nlohmann::ordered_json::parse(r.out);  // ordered: statuses come in status order
+  EXPECT_EQ(summary["format"], 1);
+  EXPECT_EQ(summary["writer"], "closed");
+  EXPECT_EQ(summary["rows"], 2);
+  ASSERT_EQ(summary["stages"].size(), 1u);
+  const auto &stage = summary["stages"][0];
+  EXPECT_EQ(stage["problem"], "dgemm-256");
+  EXPECT_EQ(stage["stage"], "o0");
+  EXPECT_EQ(stage["candidates"], 2);
+  EXPECT_EQ(stage["ok"], 1);
+  EXPECT_EQ(stage["statuses"].dump(), R"({"ok":1,"compile_error":1})");
+  EXPECT_EQ(stage["best_gflops"], 12.5);
+  EXPECT_EQ(stage["best"]["candidate_id"], "cand-0");
+  EXPECT_EQ(stage["best"]["source_sha256"], sha256_hex(kSource));
+  EXPECT_EQ(stage["best"]["reps"], 30);
+  EXPECT_EQ(stage["best_techniques"], "openmp+blocking ikj 64x64");
+  EXPECT_EQ(summary["total"]["problem"], "total");
+  EXPECT_EQ(summary["total"]["candidates"], 2);
+
+  // The table is the one `summary` prints, cell by cell.
+  const ToolRun text = run({"summary", log_.string()});
+  std::vector<std::string> lines;
+  std::istringstream in(text.out);
+  for (std::string line; std::getline(in, line) && !line.empty();) lines.push_back(line);
+  const auto &table = summary["table"];
+  ASSERT_EQ(lines.size(), 1 + table["rows"].size()) << text.out;
+  std::string header;
+  for (const auto &column : table["columns"]) header += column["header"].get<std::string>() + " ";
+  EXPECT_EQ(words_of(lines[0]), words_of(header));
+  for (std::size_t i = 0; i < table["rows"].size(); ++i) {
+    std::string cells;
+    for (const auto &cell : table["rows"][i]) cells += cell.get<std::string>() + " ";
+    EXPECT_EQ(words_of(lines[i + 1]), words_of(cells)) << lines[i + 1];
+  }
+  EXPECT_EQ(table["columns"][2]["align"], "right");
+}
+
+TEST_F(ResultsTool, SummaryJsonOfAnEmptyOrOldLogHasNoBestRow) {
+  const auto empty = dir_ / "empty.h5";
+  { RewardLogWriter writer(empty, sample_provenance()); }
+  ToolRun r = run({"summary", "--json", empty.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto summary = nlohmann::json::parse(r.out);
+  EXPECT_EQ(summary["rows"], 0);
+  EXPECT_TRUE(summary["stages"].empty());
+  EXPECT_TRUE(summary["total"]["best"].is_null());
+  EXPECT_TRUE(summary["total"]["first_time"].is_null());
+
+  r = run({"summary", "--json", v1_log().string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  summary = nlohmann::json::parse(r.out);
+  EXPECT_EQ(summary["stages"][0]["best"]["techniques"], "") << "a column schema 1 lacks reads empty";
+  EXPECT_EQ(summary["stages"][0]["best_techniques"], "");
+}
+
+TEST_F(ResultsTool, SummaryJsonSaysWhetherTheWriterRunsOrDied) {
+  const auto live = dir_ / "live.h5";
+  {
+    RewardLogWriter writer(live, sample_provenance());
+    writer.append(sample_row(0), "");
+    const ToolRun r = run({"summary", "--json", live.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["writer"], "running");
+    writer.append(sample_row(1), "");  // the tool got in the writer's way in no way
+  }
+  const auto dead = dir_ / "dead.h5";
+  test_support::in_child_that_dies([&] {
+    auto *writer = new RewardLogWriter(dead, sample_provenance());  // never closed
+    writer->append(sample_row(0), "");
+  });
+  const ToolRun r = run({"summary", "--json", dead.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["writer"], "died");
+}
+
+TEST_F(ResultsTool, SummaryOfALogItsLiveWriterHasNotMadeReadableSaysTryAgain) {
+  const auto creating = dir_ / "creating.h5";
+  std::ofstream(creating).flush();  // a writer holds the file before HDF5 has written it
+  std::optional<h5::WriterLock> lock = h5::WriterLock::try_acquire(creating);
+  ASSERT_TRUE(lock);
+  for (const std::vector<std::string> &args :
+       {std::vector<std::string>{"summary", "--json", creating.string()}, {"summary", creating.string()}}) {
+    const ToolRun r = run(args);
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+    EXPECT_NE(r.err.find("a live writer holds the log and has not made it readable yet: try again"),
+              std::string::npos)
+        << r.err;
+  }
+  lock.reset();
+  const ToolRun r = run({"summary", "--json", creating.string()});
+  EXPECT_EQ(r.exit_code, 1) << "without a writer it is just not a log: " << r.err;
 }
 
 TEST_F(ResultsTool, ExportsRankEventsAndSaysASchema3LogHasNone) {

@@ -1,10 +1,12 @@
-// Writes a reward log with the real writer for the tests of hpcreward.report (tests/results/report).
-//   results_report_log_writer LOG ROWS DELAY_MS [--die]
+// Writes a reward log with the real writer for the tests of hpcreward_report (tests/results/report).
+//   results_report_log_writer LOG ROWS DELAY_MS [--die] [--pause-after N]
 // ROWS rows over two problems (dgemm-256, sgemm-512), each moving from o0 to o3 a third of the
 // way in (a stage event), with every status, archive records, sources and one rank event;
 // DELAY_MS between appends so a reader can follow it live. Prints "first row" once the first row
-// is flushed. With --die it ends with _exit after the last append, never closing the log, as a
-// killed run does (its superblock keeps the "open for writing" mark).
+// is flushed. With --pause-after N it prints "paused" once N rows are flushed and waits for a
+// line on stdin before it goes on, so a test can look at a live log at a known point. With --die
+// it ends with _exit after the last append, never closing the log, as a killed run does (its
+// superblock keeps the "open for writing" mark).
 #include <unistd.h>
 
 #include <chrono>
@@ -35,14 +37,27 @@ std::string kernel(int n) {
 }  // namespace
 
 int main(int argc, char **argv) {
+  constexpr const char *kUsage = "usage: results_report_log_writer LOG ROWS DELAY_MS [--die] [--pause-after N]\n";
   if (argc < 4) {
-    std::cerr << "usage: results_report_log_writer LOG ROWS DELAY_MS [--die]\n";
+    std::cerr << kUsage;
     return 2;
   }
   const std::string path = argv[1];
   const int rows = std::atoi(argv[2]);
   const auto delay = std::chrono::milliseconds(std::atoi(argv[3]));
-  const bool die = argc > 4 && std::string(argv[4]) == "--die";
+  bool die = false;
+  int pause_after = -1;
+  for (int i = 4; i < argc; ++i) {
+    const std::string option = argv[i];
+    if (option == "--die") {
+      die = true;
+    } else if (option == "--pause-after" && i + 1 < argc) {
+      pause_after = std::atoi(argv[++i]);
+    } else {
+      std::cerr << kUsage;
+      return 2;
+    }
+  }
 
   Provenance provenance = test_support::sample_provenance();
   provenance.hosts_json =
@@ -106,6 +121,11 @@ int main(int argc, char **argv) {
       lost.event = "quarantined";
       lost.reason = "test: no answer for 75 s";
       log.append_rank_event(lost);
+    }
+    if (n + 1 == pause_after) {
+      std::cout << "paused" << std::endl;
+      std::string go_on;
+      std::getline(std::cin, go_on);
     }
     std::this_thread::sleep_for(delay);
   }

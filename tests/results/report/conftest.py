@@ -1,4 +1,4 @@
-"""Fixtures for the tests of hpcreward.report: logs written by the real writer
+"""Fixtures for the tests of hpcreward_report: logs written by the real writer
 (results_report_log_writer), h5py-written logs of other kinds, and a runner for hpcreward-results."""
 import os
 import pathlib
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(REPO / "train_bridge" / "python"))
+sys.path.insert(0, str(REPO / "results" / "python"))
 
 WIDTH_PX, HEIGHT_PX = 1280, 720  # results/README.md: the size of every PNG
 

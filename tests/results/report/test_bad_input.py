@@ -1,4 +1,8 @@
 """What is not a usable reward log, or a usable call, gets a clear message, never a traceback."""
+import os
+import subprocess
+import sys
+
 import h5py
 import numpy as np
 
@@ -43,7 +47,6 @@ def test_without_matplotlib_it_says_what_to_install(run_log, tmp_path):
     fake = tmp_path / "fake" / "matplotlib"
     fake.mkdir(parents=True)
     (fake / "__init__.py").write_text("raise ImportError('hidden by the test', name='matplotlib')\n")
-    import os
     env = dict(os.environ, PYTHONPATH=str(tmp_path / "fake"))
     refused(results("report", run_log, "--out", tmp_path / "r.html", env=env), 1, "matplotlib is missing",
             "python3-matplotlib")
@@ -51,7 +54,33 @@ def test_without_matplotlib_it_says_what_to_install(run_log, tmp_path):
 
 
 def test_the_package_lives_where_the_tool_looks():
-    assert (REPO / "train_bridge" / "python" / "hpcreward" / "report" / "__main__.py").is_file()
+    assert (REPO / "results" / "python" / "hpcreward_report" / "__main__.py").is_file()
+
+
+def run_package(*args, **env_changes):
+    """python3 -m hpcreward_report ARGS, as pip installs it: no hpcreward-results on PATH and no
+    HPCREWARD_RESULTS unless `env_changes` give them."""
+    env = {key: value for key, value in os.environ.items() if key != "HPCREWARD_RESULTS"}
+    env.update(PYTHONPATH=str(REPO / "results" / "python"), PATH="/usr/bin:/bin", **env_changes)
+    return subprocess.run([sys.executable, "-m", "hpcreward_report", *map(str, args)], capture_output=True,
+                          text=True, timeout=120, env=env)
+
+
+def test_without_hpcreward_results_the_report_says_how_to_get_it(run_log, tmp_path):
+    refused(run_package("report", run_log, "--out", tmp_path / "r.html"), 1, "hpcreward-results not found",
+            "cmake --build build", "HPCREWARD_RESULTS")
+    refused(run_package("watch", run_log), 1, "hpcreward-results not found")
+    refused(run_package("report", run_log, "--out", tmp_path / "r.html", HPCREWARD_RESULTS=str(tmp_path / "absent")),
+            1, "is not an executable file")
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_results_tool_of_another_summary_format_is_named(run_log, tmp_path):
+    other = tmp_path / "hpcreward-results"
+    other.write_text('#!/bin/sh\necho \'{"format": 99}\'\n')
+    other.chmod(0o755)
+    refused(run_package("report", run_log, "--out", tmp_path / "r.html", HPCREWARD_RESULTS=str(other)), 1,
+            "summary format 99", "this report reads format 1", "same checkout")
 
 
 def test_a_log_cut_short_says_it_may_be_damaged(run_log, tmp_path):

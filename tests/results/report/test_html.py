@@ -4,7 +4,7 @@ import html.parser
 import struct
 
 from conftest import HEIGHT_PX, WIDTH_PX, results, write_log, write_schema1_log
-from hpcreward.report.html_report import SECTIONS
+from hpcreward_report.html_report import SECTIONS
 
 
 class Collector(html.parser.HTMLParser):

@@ -2,9 +2,9 @@
 import h5py
 
 from conftest import HEIGHT_PX, WIDTH_PX, drawn_fraction, png_size, results, write_log, write_schema1_log
-from hpcreward.report.log import read_log
-from hpcreward.report.plot_archive import MAX_ROWS, arrange, panel_cells
-from hpcreward.report.plot_progress import run_start, stage_change_marks
+from hpcreward_report.log import read_log
+from hpcreward_report.plot_archive import MAX_ROWS, arrange, panel_cells
+from hpcreward_report.plot_progress import run_start, stage_change_marks
 
 EXPECTED = ["gflops-dgemm-256.png", "gflops-sgemm-512.png", "reward_per_batch.png", "status_mix.png",
             "gflops_distribution.png", "archive-dgemm-256.png", "archive-sgemm-512.png", "timing_quality.png"]

@@ -1,38 +1,57 @@
 """hpcreward-results watch follows a live log to its end."""
 import subprocess
-import time
 
 from conftest import tool, write_log, writer
 
-ROWS = 40
+ROWS, PAUSE = 40, 10
+
+
+def frames(text):
+    """[(head line, rows scored)] of every frame watch printed."""
+    lines = text.splitlines()
+    heads = [line for line in lines if line.startswith("hpcreward watch")]
+    counts = [int(line.split(":")[1].split(";")[0]) for line in lines if line.startswith("candidates scored:")]
+    return list(zip(heads, counts))
 
 
 def test_watch_follows_a_live_run_to_its_end(tmp_path):
     log = tmp_path / "rewards.h5"
-    run = subprocess.Popen([writer(), str(log), str(ROWS), "150"], stdout=subprocess.PIPE, text=True)
+    # The writer stops after PAUSE rows until told to go on: watch's first frame is of a live run.
+    run = subprocess.Popen([writer(), str(log), str(ROWS), "0", "--pause-after", str(PAUSE)], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, text=True)
+    watch = None
     try:
         assert run.stdout.readline().strip() == "first row"
-        started = time.monotonic()
-        watch = subprocess.run([tool(), "watch", str(log), "--interval", "0.3"], capture_output=True, text=True,
-                               timeout=60)
-        watched_s = time.monotonic() - started
-        assert run.poll() is not None, "watch ended while the writer was still running"
+        assert run.stdout.readline().strip() == "paused"
+        with open(tmp_path / "watch.err", "w") as errors:
+            watch = subprocess.Popen([tool(), "watch", str(log), "--interval", "0.2"], stdout=subprocess.PIPE,
+                                     stderr=errors, text=True)
+            first = []
+            while not first or not first[-1].startswith("candidates scored:"):
+                line = watch.stdout.readline()
+                assert line, f"watch ended before its first frame: {(tmp_path / 'watch.err').read_text()}"
+                first.append(line)
+            run.stdin.write("\n")  # the writer goes on to the end and closes the log
+            run.stdin.flush()
+            rest = watch.stdout.read()
+            assert watch.wait(timeout=60) == 0, (tmp_path / "watch.err").read_text()
+        assert run.wait(timeout=60) == 0
     finally:
-        run.kill()
-        run.wait()
-    assert watch.returncode == 0, watch.stderr
-    heads = [line for line in watch.stdout.splitlines() if line.startswith("hpcreward watch")]
-    counts = [int(line.split(":")[1].split(";")[0]) for line in watch.stdout.splitlines()
-              if line.startswith("candidates scored:")]
-    assert len(heads) >= 3 and "(writer running)" in heads[0], watch.stdout
-    assert "(the writer closed the log)" in heads[-1]
-    assert counts == sorted(counts) and counts[0] < ROWS and counts[-1] == ROWS
-    last = watch.stdout.rsplit("hpcreward watch", 1)[1]
+        for process in (run, watch):
+            if process and process.poll() is None:
+                process.kill()
+                process.wait()
+    output = "".join(first) + rest
+    seen = frames(output)
+    assert seen[0][1] == PAUSE and "(writer running)" in seen[0][0], output
+    assert seen[-1][1] == ROWS and "(the writer closed the log)" in seen[-1][0], output
+    assert [count for _, count in seen] == sorted(count for _, count in seen)
+    last = output.rsplit("hpcreward watch", 1)[1]
     assert "dgemm-256  o3" in last and "sgemm-512  o3" in last
     assert "o0 -> o3  best_gflops  best 2.5 GFLOPS >= 2" in last
     assert "status mix: ok=" in last and "wrong_answer=" in last
-    assert "\x1b[2J" not in watch.stdout  # a trainer's candidate id cannot drive the terminal
-    assert watched_s > 2.0  # it followed the writer's 6 s, rather than reading a finished log
+    assert "c38?[2J<b>" in last  # a trainer's candidate id, the best of its stage, cannot drive the terminal
+    assert "\x1b[2J" not in output
 
 
 def test_watch_of_a_finished_log_shows_it_once_and_ends(run_log):

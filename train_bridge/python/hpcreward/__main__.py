@@ -4,8 +4,9 @@
          send a JSON Lines candidate file to a served pipeline (hpcreward.replay; also the
          hpcreward-replay command)
   report plot|report|watch LOG.h5 ...
-         plots, an HTML report or a live view of a reward log (hpcreward.report; needs the
-         "report" extra: h5py, NumPy, Matplotlib, Pygments; also the hpcreward-report command)
+         plots, an HTML report or a live view of a reward log (the package hpcreward_report,
+         installed beside hpcreward from results/python; needs the "report" extra: h5py, NumPy,
+         Matplotlib, Pygments, and hpcreward-results; also the hpcreward-report command)
 """
 import sys
 
@@ -23,11 +24,13 @@ def main(argv=None):
         return replay_main(rest)
     if command == "report":
         try:
-            from .report.__main__ import main as report_main
-        except ImportError as error:
-            print(f"python3 -m hpcreward report: {error.name or error} is missing: pip install "
-                  "'hpcreward[report]' (or Debian's python3-h5py python3-numpy python3-matplotlib "
-                  "python3-pygments, jobs/install-deps.sh)", file=sys.stderr)
+            from hpcreward_report.__main__ import main as report_main
+        except ModuleNotFoundError as error:
+            if error.name != "hpcreward_report":
+                raise
+            print("python3 -m hpcreward report: the package hpcreward_report is not installed: pip install "
+                  "'./train_bridge/python[report]' installs it; from a checkout, put results/python on PYTHONPATH "
+                  "or run build/bin/hpcreward-results report|plot|watch", file=sys.stderr)
             return 2
         return report_main(rest)
     print(f"python3 -m hpcreward: unknown command {command!r} (one of: {', '.join(COMMANDS)})", file=sys.stderr)

@@ -13,7 +13,6 @@ from pygments.lexers import CLexer, CudaLexer
 
 from .log import read_sources
 from .plots import write_plots
-from .summary import best_per_stage, summary_rows
 
 # The ids of the report's sections (the tests look for each).
 SECTIONS = ["summary", "plots", "stage-events", "best-candidates", "rank-events", "provenance"]
@@ -43,17 +42,11 @@ def table(headers, rows, numeric=()):
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def number(value):
-    return "-" if value is None else f"{value:.2f}"
-
-
-def summary_section(log):
-    rows = [[r["problem"], r["stage"], r["candidates"], r["ok"], number(r["best_gflops"]), number(r["median_gflops"]),
-             r["best_candidate"] or "-", r["best_techniques"] or "-",
-             " ".join(f"{s}={n}" for s, n in r["other_statuses"].items()) or "-"]
-            for r in summary_rows(log.rewards)]
-    return table(["problem", "stage", "candidates", "ok", "best GFLOPS", "median GFLOPS", "best candidate",
-                  "its techniques", "other statuses"], rows, numeric=(2, 3, 4, 5))
+def summary_section(summary):
+    """The table `hpcreward-results summary` prints, cell by cell (summary.py)."""
+    columns, rows = summary["table"]["columns"], summary["table"]["rows"]
+    numeric = [index for index, column in enumerate(columns) if column["align"] == "right"]
+    return table([column["header"] for column in columns], rows, numeric=numeric)
 
 
 def plots_section(log):
@@ -78,27 +71,28 @@ def stage_events_section(log):
     return table(["time (UTC)", "problem", "from \u2192 to", "rule", "detail", "rows before"], rows, numeric=(5,))
 
 
-def best_candidates_section(log):
-    best = best_per_stage(log.rewards)
-    if not best:
+def best_candidates_section(log, summary):
+    """The fastest verified candidate of each problem and stage (the summary's best rows), its
+    measurement and its source, highlighted."""
+    stages = [stage for stage in summary["stages"] if stage["best"]]
+    if not stages:
         return "<p>No verified candidate.</p>"
-    rewards = log.rewards
-    sources = read_sources(log.path, [rewards["source_sha256"][i] for _, _, i in best])
+    sources = read_sources(log.path, [stage["best"]["source_sha256"] for stage in stages])
     formatter = HtmlFormatter(cssclass="highlight")
     parts = [f"<style>{formatter.get_style_defs('.highlight')}</style>"]
-    for problem, stage, i in best:
-        techniques = " ".join(t for t in (rewards["techniques"][i], rewards["loop_order"][i], rewards["tile_sizes"][i]) if t)
-        parts.append(f"<h3>{html.escape(problem)}, stage {html.escape(stage)}: {html.escape(rewards['candidate_id'][i])}, "
-                     f"{rewards['gflops'][i]:.2f} GFLOPS</h3>"
-                     f"<p>batch {html.escape(rewards['batch_id'][i])}, CV {100 * rewards['cv'][i]:.2f}%, "
-                     f"{int(rewards['reps'][i])} timed calls, rank {int(rewards['rank'][i])} on "
-                     f"{html.escape(rewards['host'][i])}{', ' + html.escape(techniques) if techniques else ''}; "
-                     f"source sha256 <code>{html.escape(rewards['source_sha256'][i])}</code></p>")
-        source = sources.get(rewards["source_sha256"][i])
+    for stage in stages:
+        row, techniques = stage["best"], stage["best_techniques"]
+        parts.append(f"<h3>{html.escape(row['problem'])}, stage {html.escape(row['stage'])}: "
+                     f"{html.escape(row['candidate_id'])}, {row['gflops']:.2f} GFLOPS</h3>"
+                     f"<p>batch {html.escape(row['batch_id'])}, CV {100 * (row['cv'] or 0):.2f}%, "
+                     f"{int(row['reps'])} timed calls, rank {int(row['rank'])} on "
+                     f"{html.escape(row['host'])}{', ' + html.escape(techniques) if techniques else ''}; "
+                     f"source sha256 <code>{html.escape(row['source_sha256'])}</code></p>")
+        source = sources.get(row["source_sha256"])
         if source is None:
             parts.append("<p>Its source is not in the log.</p>")
         else:
-            lexer = CudaLexer() if problem.startswith("cuda-") else CLexer()
+            lexer = CudaLexer() if row["problem"].startswith("cuda-") else CLexer()
             parts.append(highlight(source, lexer, formatter))
     return "".join(parts)
 
@@ -123,15 +117,17 @@ def provenance_section(log):
     return f'<pre class="provenance">{html.escape(json.dumps(nested, indent=2, ensure_ascii=False))}</pre>'
 
 
-def write_report(log, path):
+def write_report(log, summary, path):
+    """Writes the report of `log` (log.py) and its `summary` (summary.py) to `path`."""
     titles = {"summary": "Summary", "plots": "Plots", "stage-events": "Stage events",
               "best-candidates": "Best candidate of each stage", "rank-events": "Lost benchmark ranks",
               "provenance": "Provenance"}
-    builders = {"summary": summary_section, "plots": plots_section, "stage-events": stage_events_section,
-                "best-candidates": best_candidates_section, "rank-events": rank_events_section,
-                "provenance": provenance_section}
+    builders = {"summary": lambda: summary_section(summary), "plots": lambda: plots_section(log),
+                "stage-events": lambda: stage_events_section(log),
+                "best-candidates": lambda: best_candidates_section(log, summary),
+                "rank-events": lambda: rank_events_section(log), "provenance": lambda: provenance_section(log)}
     nav = "".join(f'<a href="#{name}">{titles[name]}</a>' for name in SECTIONS)
-    body = "".join(f'<section id="{name}"><h2>{titles[name]}</h2>{builders[name](log)}</section>' for name in SECTIONS)
+    body = "".join(f'<section id="{name}"><h2>{titles[name]}</h2>{builders[name]()}</section>' for name in SECTIONS)
     created = log.provenance.get("created_utc", "")
     heading = (f"<h1>hpcreward run: {html.escape(os.path.basename(os.path.dirname(os.path.abspath(log.path))))}</h1>"
                f"<p>{html.escape(os.path.abspath(log.path))}, schema {log.schema_version}, started {html.escape(created)}, "

@@ -1,9 +1,10 @@
 """Reads a reward log (results/README.md) into plain NumPy columns, by column name.
 
-The columns are the file's own (results/row_fields.hpp writes them); those an older schema lacks
-read as empty strings or zeros, and a table an older log lacks reads as empty, so every caller
-sees the same names whatever wrote the file.
-A file that is not a reward log raises LogError with a message that says what is wrong.
+The columns are the file's own, exactly (results/row_fields.hpp writes them): nothing here lists
+them. The plots use only columns that every schema has; what needs the columns later schemas
+added (the best candidate's techniques, its device) comes from `hpcreward-results summary --json`
+(summary.py), whose reader fills the columns an older log lacks. A table an older log lacks reads
+as empty. A file that is not a reward log raises LogError with a message that says what is wrong.
 """
 import json
 from dataclasses import dataclass, field
@@ -11,18 +12,7 @@ from dataclasses import dataclass, field
 import h5py
 import numpy as np
 
-
-class LogError(Exception):
-    """The file cannot be read as a reward log; the message says why and what to do."""
-
-
-# The columns come from the file itself (results/row_fields.hpp defines them). A log written by
-# an older schema lacks the /rewards columns added since, which read as empty text or 0:
-LATER_REWARD_COLUMNS = {
-    "techniques": "", "loop_order": "", "tile_sizes": "", "archive": "",  # schema 2
-    "device": "",                                                          # schema 3
-    "measurement_key": "", "measured_as": "", "measured_batch": "",        # schema 5
-}
+from .errors import LogError
 
 
 @dataclass
@@ -84,9 +74,9 @@ def _text(values):
                      for value in values], dtype=object)
 
 
-def _table(dataset, later_columns=None):
-    """Every column of `dataset` (text decoded, numbers as float64), plus `later_columns` the file
-    lacks; an empty Table when the log has no such dataset."""
+def _table(dataset):
+    """Every column of `dataset` (text decoded, numbers as float64); an empty Table when the log
+    has no such dataset."""
     if dataset is None:
         return Table()
     records = dataset[()]
@@ -94,10 +84,6 @@ def _table(dataset, later_columns=None):
     for name in records.dtype.names or ():
         kind = records.dtype[name].kind
         columns[name] = _text(records[name]) if kind in "SOU" else records[name].astype(np.float64)
-    for name, default in (later_columns or {}).items():
-        if name not in columns:
-            columns[name] = (np.full(len(records), default, dtype=object) if isinstance(default, str)
-                             else np.full(len(records), float(default)))
     return Table(columns)
 
 
@@ -137,7 +123,7 @@ def read_log(path):
             provenance = {name: _attribute_text(value) for name, value in log.attrs.items()
                           if name != "schema_version"}
             schema = int(np.asarray(log.attrs["schema_version"]).item())
-            rewards = _table(log["rewards"], LATER_REWARD_COLUMNS)
+            rewards = _table(log["rewards"])
             events = _table(log.get("stage_events"))
             archive = _table(log.get("archive"))
             rank_events = _table(log.get("rank_events"))
@@ -146,6 +132,16 @@ def read_log(path):
                            "mid-write? see results/README.md, 'A log whose writer died'") from None
         return RunLog(path, schema, rewards, events, archive, rank_events, provenance,
                       "stage_events" in log, "archive" in log)
+
+
+def read_stage_events(path):
+    """The log's /stage_events at this moment; None when the log has none (schema 1)."""
+    with open_log(path) as log:
+        check_is_reward_log(log, path)
+        try:
+            return _table(log["stage_events"]) if "stage_events" in log else None
+        except (OSError, KeyError, ValueError, TypeError) as error:
+            raise LogError(f"{path}: a reward log whose stage events cannot be read ({error})") from None
 
 
 def read_sources(path, hashes):

@@ -1,11 +1,15 @@
-"""python3 -m hpcreward.report plot|report|watch LOG.h5 ...: see the package's docstring."""
+"""python3 -m hpcreward_report plot|report|watch LOG.h5 ...: see the package's docstring."""
 import argparse
+import importlib
 import os
 import sys
 
-from .log import LogError, read_log
+from .errors import LogError
 
 EXIT_UNREADABLE, EXIT_USAGE = 1, 2
+# The Debian package of each library (jobs/install-deps.sh installs them).
+READING = {"h5py": "python3-h5py", "numpy": "python3-numpy"}
+DRAWING = {"matplotlib": "python3-matplotlib", "pygments": "python3-pygments"}
 
 
 def parser():
@@ -23,13 +27,14 @@ def parser():
     return top
 
 
-def needs_drawing_libraries():
-    try:
-        import matplotlib  # noqa: F401
-        import pygments  # noqa: F401
-    except ImportError as error:
-        raise LogError(f"{error.name} is missing: install python3-matplotlib and python3-pygments "
-                       "(jobs/install-deps.sh)") from None
+def needs(libraries):
+    """LogError naming what to install if one of `libraries` {module: Debian package} is missing."""
+    for module in libraries:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            raise LogError(f"{module} is missing: install {' '.join(libraries.values())} (jobs/install-deps.sh), "
+                           "or pip install 'hpcreward[report]'") from None
 
 
 def main(argv=None):
@@ -37,14 +42,17 @@ def main(argv=None):
     if not os.path.isfile(arguments.log):
         print(f"hpcreward-results: {arguments.log}: no such file", file=sys.stderr)
         return EXIT_USAGE
+    if arguments.command == "watch" and arguments.interval <= 0:
+        print("hpcreward-results: --interval must be a positive number of seconds", file=sys.stderr)
+        return EXIT_USAGE
     try:
+        needs(READING)
         if arguments.command == "watch":
-            if arguments.interval <= 0:
-                print("hpcreward-results: --interval must be a positive number of seconds", file=sys.stderr)
-                return EXIT_USAGE
             from .watch import watch
             return watch(arguments.log, arguments.interval)
-        needs_drawing_libraries()
+        needs(DRAWING)
+        from .log import read_log
+        from .summary import read_summary
         log = read_log(arguments.log)
         if arguments.command == "plot":
             from .plots import write_plots
@@ -52,8 +60,9 @@ def main(argv=None):
                 print(path)
         else:
             from .html_report import write_report
+            summary = read_summary(arguments.log)
             out = arguments.out or os.path.join(os.path.dirname(os.path.abspath(arguments.log)), "report.html")
-            print(write_report(log, out))
+            print(write_report(log, summary, out))
         return 0
     except LogError as error:
         print(f"hpcreward-results: {error}", file=sys.stderr)

@@ -1,0 +1,28 @@
+#pragma once
+// A candidate's run on the GPU in stages, so that the rank can set the next candidate's
+// processes up while the current one runs without any of that setting-up reaching the current
+// one's calibration or timed calls. The measurer's side of it is start_gate.hpp; the rank's
+// pipeline (gpu_task_pipeline.hpp) orders the stages of two runs:
+//
+//   current:  go ── calibrate ── [calibrated] ── verify ──────────── [time] ── timed calls ── end
+//   next:                              prepare ── contexts, cuBLAS ── [ready] ·········· go ...
+//
+// so the next one's GPU work overlaps only the current one's verification, which is not timed.
+// No CUDA here.
+#include "common/messages.hpp"
+
+namespace hpcreward {
+
+// The awaits return at once for what the run has said before (the pipeline may ask twice).
+class StagedRun {
+ public:
+  virtual ~StagedRun() = default;  // a run not finished is ended
+  virtual void prepare() = 0;           // set up the processes, contexts, cuBLAS; no timing
+  virtual void await_ready() = 0;       // until set up (or ended)
+  virtual void go() = 0;                // the GPU is this run's
+  virtual void await_calibrated() = 0;  // until its calibration is done (or it ended)
+  virtual void allow_timing() = 0;      // nothing else prepares now: it may time its calls
+  virtual Measurement finish() = 0;     // until it ends; never throws
+};
+
+}  // namespace hpcreward

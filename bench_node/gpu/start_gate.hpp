@@ -1,0 +1,46 @@
+#pragma once
+// The GPU measurer's side of a staged run (staged_run.hpp): single bytes through the gate
+// (child_process.hpp, fd 7) between the rank and a measurer it started ahead of its turn.
+//
+//   rank -> measurer  'p'  prepare: start the executor, create the contexts and cuBLAS, load
+//                          the GPU code the checks use; no other GPU work
+//   measurer -> rank  'r'  ready: it waits for 'g' without touching the GPU
+//   rank -> measurer  'g'  go: the GPU is this candidate's (canary, pool, calibration)
+//   measurer -> rank  'c'  calibrated: the next candidate's measurer may prepare now
+//   rank -> measurer  't'  time: no one else prepares; the timed calls may start
+//
+// A measurer started without a gate runs straight through. A closed gate (the rank gave up
+// on it) ends the wait with false.
+#include <sys/socket.h>
+
+#include <cerrno>
+
+namespace hpcreward::gpu {
+
+inline constexpr char kGatePrepare = 'p', kGateReady = 'r', kGateGo = 'g', kGateCalibrated = 'c',
+                      kGateTime = 't';
+
+class StartGate {
+ public:
+  explicit StartGate(int fd) : fd_(fd) {}  // -1: no gate
+  bool gated() const { return fd_ >= 0; }
+
+  // Blocks until the rank sends `byte`; true at once without a gate; false when it closed the gate.
+  bool await(char byte) const {
+    if (fd_ < 0) return true;
+    for (;;) {
+      char got = 0;
+      const ssize_t read = ::recv(fd_, &got, 1, 0);
+      if (read == 1 && got == byte) return true;
+      if (read == 0 || (read < 0 && errno != EINTR)) return false;
+    }
+  }
+  void say(char byte) const {
+    if (fd_ >= 0) ::send(fd_, &byte, 1, MSG_NOSIGNAL);
+  }
+
+ private:
+  int fd_;
+};
+
+}  // namespace hpcreward::gpu
