@@ -2,7 +2,7 @@
 // One parse of a candidate by libclang, as the in-memory file "cand.c" (the name gcc
 // compiles it under, so __FILE__ agrees); nothing is written. The one translation unit
 // serves both the source checks (bench_node/source_checks/) and technique detection
-// (stages/techniques/), so it keeps what each needs: the attributes clang adds itself, and
+// (techniques/), so it keeps what each needs: the attributes clang adds itself, and
 // the preprocessing record (macro definitions and expansions as cursors).
 #include <clang-c/Index.h>
 

@@ -5,6 +5,7 @@
 #include "common/problem.hpp"
 #include "common/sha256.hpp"
 #include "coordinator/problem_support.hpp"
+#include "techniques/summary_text.hpp"
 
 namespace hpcreward {
 namespace {

@@ -4,6 +4,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "techniques/summary_text.hpp"  // the niche key, and the columns summary_from_row reads
+
 namespace hpcreward {
 
 StageObservation observation_from_row(const RewardRow &row, std::optional<double> blas_gflops) {
@@ -14,18 +16,6 @@ StageObservation observation_from_row(const RewardRow &row, std::optional<double
 }
 namespace {
 
-std::vector<std::string> split(const std::string &text, char separator) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find(separator, start);
-    if (end == std::string::npos) end = text.size();
-    if (end > start) parts.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return parts;
-}
-
 StageEvent from_record(const StageEventRecord &record) {
   return {record.problem, record.from, record.to, record.rule, record.detail, record.time};
 }
@@ -33,12 +23,7 @@ StageEvent from_record(const StageEventRecord &record) {
 }  // namespace
 
 TechniqueSummary summary_from_row(const RewardRow &row) {
-  TechniqueSummary summary;
-  summary.detected = !row.techniques.empty();
-  if (row.techniques != "plain") summary.techniques = split(row.techniques, '+');
-  summary.loop_order = row.loop_order;
-  for (const std::string &size : split(row.tile_sizes, 'x')) summary.tile_sizes.push_back(std::stoi(size));
-  return summary;
+  return summary_from_text(row.techniques, row.loop_order, row.tile_sizes);
 }
 
 StageEventRecord to_record(const StageEvent &event, std::uint64_t rows_before) {

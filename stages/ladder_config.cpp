@@ -8,10 +8,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "techniques/known_techniques.hpp"
+
 namespace hpcreward {
 namespace {
 
 using nlohmann::json;
+using techniques::kCTechniques;
+using techniques::kCudaTechniques;
 
 // Every error names the file and where in it, so whoever edits the ladder knows what to fix.
 [[noreturn]] void fail(std::string_view source, const std::string &where, const std::string &what) {
@@ -63,7 +67,7 @@ std::vector<std::string> technique_list(std::string_view source, const std::stri
   std::vector<std::string> techniques = string_list(source, where, object, key);
   std::set<std::string> seen;
   for (const std::string &t : techniques) {
-    const std::optional<Language> own = technique_language(t);
+    const std::optional<Language> own = techniques::technique_language(t);
     if (!own)
       fail(source, where,
            std::string("unknown technique \"") + t + "\" in \"" + key + "\" (known: " +
@@ -175,16 +179,6 @@ StageSpec parse_stage(std::string_view source, std::size_t index, const json &ob
 }
 
 }  // namespace
-
-bool is_known_technique(std::string_view technique) { return technique_language(technique).has_value(); }
-
-std::optional<Language> technique_language(std::string_view technique) {
-  if (std::find(std::begin(kCTechniques), std::end(kCTechniques), technique) != std::end(kCTechniques))
-    return Language::c;
-  if (std::find(std::begin(kCudaTechniques), std::end(kCudaTechniques), technique) != std::end(kCudaTechniques))
-    return Language::cuda;
-  return std::nullopt;
-}
 
 std::string_view to_string(RuleType type) {
   switch (type) {

@@ -1,6 +1,7 @@
 #pragma once
 // The stage ladder as configuration: stages with their flags, allowed and
 // required techniques and advancement rules, read from a JSON file and validated at start.
+// A stage may name only its own language's techniques (techniques/known_techniques.hpp).
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,16 +13,6 @@
 #include "stages/qd_archive.hpp"
 
 namespace hpcreward {
-
-// The techniques detection can report, per language; anything else in a config is a typo.
-// C candidates (CPU ranks): OpenMP, AVX-512 intrinsics, cache blocking. CUDA candidates (GPU
-// ranks): shared-memory tiling, tensor-core instructions (mma/wgmma), asynchronous copies
-// (cp.async/TMA). A stage may name only its own language's techniques.
-inline constexpr std::string_view kCTechniques[] = {"openmp", "avx512", "blocking"};
-inline constexpr std::string_view kCudaTechniques[] = {"smem", "tensor", "async"};
-bool is_known_technique(std::string_view technique);  // of either language
-// The language whose candidates can use `technique`; nullopt for an unknown name.
-std::optional<Language> technique_language(std::string_view technique);
 
 enum class RuleType {
   best_gflops,            // best verified GFLOPS in the stage >= threshold

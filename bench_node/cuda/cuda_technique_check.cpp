@@ -5,7 +5,7 @@
 #include "bench_node/cuda/nvcc_compiler.hpp"
 #include "bench_node/process/environment.hpp"
 #include "stages/ladder_config.hpp"
-#include "stages/techniques/sass_techniques.hpp"
+#include "techniques/sass_techniques.hpp"
 
 namespace hpcreward {
 
@@ -25,9 +25,7 @@ TechniqueAssessment CudaTechniqueStep::assess(const BenchTask &task, const std::
   if (!found.parsed) return detection_failed("the SASS dump could not be read (" + found.error + ")");
 
   TechniqueAssessment assessment;
-  assessment.summary.detected = true;
-  assessment.summary.techniques = techniques::sass_technique_names(found);
-  assessment.summary.evidence = techniques::sass_evidence(found);
+  assessment.summary = techniques::summarise(found);
   assessment.verdict = check_constraints(task, assessment.summary.techniques);
   return assessment;
 }

@@ -1,17 +1,16 @@
 #pragma once
-// Technique detection on a GPU rank: which of smem, tensor and async a compiled
-// CUDA candidate's device code really uses (stages/techniques/sass_techniques.hpp, on the
-// SASS cuobjdump prints: sass_dump.hpp) and the stage's decision on it
+// The CUDA technique step of a GPU rank: applies CUDA detection (techniques/sass_techniques.hpp;
+// techniques/README.md says what each technique is and how it is found) to the SASS cuobjdump
+// prints of a compiled candidate (sass_dump.hpp), and asks the stage
 // (stages/ladder_config.hpp check_constraints against the task's allowed and required
-// techniques). Runs after the object audit passed, before the runner loads the object.
+// techniques). Runs after the object audit passed, before the runner loads the object. The
+// CPU rank's step is bench_node/rank/technique_check.hpp.
 //
 // Nothing forks without exec here: cuobjdump and nvdisasm run as limited children, and the
 // parse is plain text processing in the rank. Detection that cannot finish (a tool missing
 // at run time, past its deadline, killed, failing, a dump too large or unreadable) is a
 // constraint_violation, "technique detection failed: ...", never ok: the stage's rules could
 // not be shown to hold, and breaking the detector must not pay better than obeying them.
-// TechniqueSummary: techniques in the order smem, tensor, async; loop_order and tile_sizes
-// stay empty for CUDA.
 #include <string>
 
 #include "bench_node/checks/candidate_check.hpp"

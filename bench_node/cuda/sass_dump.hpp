@@ -1,11 +1,11 @@
 #pragma once
 // Runs `cuobjdump -sass -res-usage cand.so` as a limited child (child_process.hpp: its own
 // process group, time, memory and file-size limits, a wall-clock deadline) and hands back
-// its output for stages/techniques/sass_techniques.hpp to parse. cuobjdump disassembles
-// through nvdisasm, which it finds through NVDISASM_PATH (set to nvdisasm's directory here)
-// or PATH; without it cuobjdump prints headers and no code, and says nothing: the parser
-// refuses such a dump (a kernel listed without code), and the technique step checks at
-// construction that both tools exist.
+// its output for techniques/sass_techniques.hpp to parse: the tool runs here, on the rank;
+// the parsing is pure text, in techniques/. cuobjdump disassembles through nvdisasm, which it
+// finds through NVDISASM_PATH (set to nvdisasm's directory here) or PATH; without it cuobjdump
+// prints headers and no code, and says nothing: the parser refuses such a dump (a kernel
+// listed without code), and the technique step checks at construction that both tools exist.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>

@@ -1,7 +1,6 @@
 #include "bench_node/rank/technique_check.hpp"
 
 #include <algorithm>
-
 #include <stdexcept>
 #include <utility>
 
@@ -11,8 +10,8 @@
 #include "bench_node/source_checks/omp_header.hpp"
 #include "common/number_text.hpp"
 #include "stages/ladder_config.hpp"
-#include "stages/techniques/technique_detection.hpp"
-#include "stages/techniques/technique_json.hpp"
+#include "techniques/technique_detection.hpp"
+#include "techniques/technique_json.hpp"
 
 namespace hpcreward {
 
@@ -29,20 +28,6 @@ std::string encode(const std::optional<tq::SourceTechniques> &source,
   if (source) answer["source"] = tq::to_json(*source);
   if (object) answer["object"] = tq::to_json(*object);
   return answer.dump();
-}
-
-// Tiles at least as large as the timed shape split nothing: one 256-wide tile over a 256^3
-// problem is the untiled loop with extra bookkeeping, and must not satisfy a blocking stage.
-// Runtime-sized tiles (no constants found) keep counting: their size is unknown here.
-void discount_whole_problem_tiles(tq::TechniqueDescriptor &descriptor, const Shape &nominal) {
-  if (!descriptor.blocking || descriptor.tile_sizes.empty()) return;
-  const int smallest = std::min({nominal.m, nominal.n, nominal.k});
-  if (std::any_of(descriptor.tile_sizes.begin(), descriptor.tile_sizes.end(),
-                  [&](int tile) { return tile < smallest; }))
-    return;
-  descriptor.blocking = false;
-  descriptor.evidence += "; no tile is smaller than the timed shape " + to_string(nominal) +
-                         ", so the nest splits nothing: not blocking";
 }
 
 }  // namespace
@@ -105,14 +90,8 @@ TechniqueAssessment TechniqueCheck::assess(const BenchTask &task,
   if (!source.parsed) return detection_failed("the C parser (libclang) could not parse the source");
   if (!object_found.read) return detection_failed("the object could not be read (" + object_found.error + ")");
 
-  tq::TechniqueDescriptor descriptor = tq::combine(source, object_found);
-  discount_whole_problem_tiles(descriptor, task.problem.nominal);
   TechniqueAssessment assessment;
-  assessment.summary.detected = true;
-  assessment.summary.techniques = tq::technique_names(descriptor);
-  assessment.summary.loop_order = descriptor.loop_order;
-  assessment.summary.tile_sizes = descriptor.tile_sizes;
-  assessment.summary.evidence = descriptor.evidence;
+  assessment.summary = tq::summarise(source, object_found, task.problem.nominal);
   assessment.verdict = check_constraints(task, assessment.summary.techniques);
   return assessment;
 }
@@ -137,12 +116,8 @@ std::optional<Verdict> TechniqueCheck::explain_compile_failure(const BenchTask &
     }
   }
   if (!source.parsed) return std::nullopt;
-  std::vector<std::string> seen;
-  if (source.omp_directives > 0) seen.push_back("openmp");
-  if (source.avx512_uses > 0) seen.push_back("avx512");
-  if (source.blocking) seen.push_back("blocking");
   std::string not_allowed;
-  for (const std::string &technique : seen)
+  for (const std::string &technique : tq::source_technique_names(source))
     if (std::find(task.techniques_allowed.begin(), task.techniques_allowed.end(), technique) ==
         task.techniques_allowed.end())
       not_allowed += (not_allowed.empty() ? "" : ", ") + technique;

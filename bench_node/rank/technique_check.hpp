@@ -1,8 +1,11 @@
 #pragma once
-// Technique detection on a benchmark rank: which of openmp, avx512 and blocking a
-// compiled candidate really uses (stages/techniques/), and the stage's decision on it
-// (stages/ladder_config.hpp check_constraints against the allowed and required techniques
-// the task carries). Runs after the object audit passed, before the runner loads the object.
+// The C technique step of a benchmark rank: applies C detection (techniques/, README.md says
+// what each technique is and how it is found) to a compiled candidate safely, and asks the
+// stage (stages/ladder_config.hpp check_constraints, against the allowed and required
+// techniques the task carries). Runs after the object audit passed, before the runner loads
+// the object. What is here is only how detection runs on a rank; the rules, the summary and
+// its names are techniques/'s (technique_detection.hpp summarise). The GPU rank's step is
+// bench_node/cuda/cuda_technique_check.hpp.
 //
 // Both halves of detection read hostile input: libclang parses the candidate's source and
 // libelf + capstone read the object gcc made of it. So both run in a forked child with a

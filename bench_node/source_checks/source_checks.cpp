@@ -31,8 +31,8 @@
 #include "c_analysis/preamble_cache.hpp"
 #include "common/node_failure.hpp"
 #include "common/number_text.hpp"
-#include "stages/techniques/source_techniques.hpp"
-#include "stages/techniques/technique_json.hpp"
+#include "techniques/source_techniques.hpp"
+#include "techniques/technique_json.hpp"
 
 namespace hpcreward {
 

@@ -1,7 +1,7 @@
 #pragma once
 // One parse per candidate: the source checks' forked child, having parsed and audited a
-// candidate, also reads its techniques from the same translation unit
-// (stages/techniques/source_techniques.hpp) and leaves them here; the technique step of the
+// candidate, also reads its techniques from the same translation unit (C detection's source
+// half, techniques/source_techniques.hpp) and leaves them here; the technique step of the
 // same task (bench_node/rank/technique_check.hpp) takes them instead of parsing again. A task is
 // recognised by its sequence, source and flags (compared in full, never by a hash a
 // candidate could collide with). One memo per scoring thread, shared by its two checks.
@@ -11,7 +11,7 @@
 #include <string>
 
 #include "common/messages.hpp"
-#include "stages/techniques/source_techniques.hpp"
+#include "techniques/source_techniques.hpp"
 
 namespace hpcreward::source_checks {
 

@@ -17,6 +17,7 @@
 #include "bench_node/rank/scorer.hpp"
 #include "bench_node/process/work_dir.hpp"
 #include "stages/ladder_config.hpp"
+#include "techniques/summary_text.hpp"
 #include "tests/bench_node/candidate_support.hpp"
 #include "tests/support/quick_bench_options.hpp"
 #include "tests/techniques/candidates.hpp"

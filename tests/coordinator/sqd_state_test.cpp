@@ -13,14 +13,6 @@ const LadderConfig &default_ladder() {
   return config;
 }
 
-TEST(TechniqueSummary, DescriptorKeyBucketsTileSizes) {
-  TechniqueSummary summary{true, {"openmp", "blocking"}, "ikj", {60, 64}, ""};
-  EXPECT_EQ(descriptor_key(summary), "openmp+blocking|ikj|32x64");
-  EXPECT_EQ(techniques_text(summary), "openmp+blocking");
-  EXPECT_EQ(tile_sizes_text(summary.tile_sizes), "60x64");
-  EXPECT_EQ(descriptor_key(TechniqueSummary{true, {}, "", {}, ""}), "plain|?|-");
-}
-
 TEST(SqdState, RowDescriptorsReadBackAsTheSummaryTheyCameFrom) {
   RewardRow row;
   row.techniques = "openmp+avx512";

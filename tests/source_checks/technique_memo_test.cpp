@@ -19,7 +19,7 @@
 #include "bench_node/source_checks/source_checks.hpp"
 #include "bench_node/rank/technique_check.hpp"
 #include "check_support.hpp"
-#include "stages/techniques/technique_json.hpp"
+#include "techniques/technique_json.hpp"
 
 namespace hpcreward::source_checks {
 namespace {

@@ -82,17 +82,6 @@ TEST(LadderConfig, DemoFileLoadsWithBothLadders) {
   ASSERT_NE(config.find("cuda-open"), nullptr);
 }
 
-TEST(LadderConfig, TechniqueLanguages) {
-  EXPECT_EQ(technique_language("openmp"), Language::c);
-  EXPECT_EQ(technique_language("blocking"), Language::c);
-  EXPECT_EQ(technique_language("smem"), Language::cuda);
-  EXPECT_EQ(technique_language("tensor"), Language::cuda);
-  EXPECT_EQ(technique_language("async"), Language::cuda);
-  EXPECT_FALSE(technique_language("simd"));
-  EXPECT_TRUE(is_known_technique("async"));
-  EXPECT_FALSE(is_known_technique("simd"));
-}
-
 TEST(LadderConfig, MissingFileSaysSo) {
   try {
     load_ladder_config("/nonexistent/ladder.json");

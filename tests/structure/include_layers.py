@@ -17,12 +17,13 @@ import sys
 LAYERS = {
     "common": 0,
     "c_analysis": 1,   # libclang: parse, arguments, preamble cache, cursor helpers
-    "results": 2,      # the HDF5 log
-    "stages": 2,       # the ladder, technique detection, the archive (knows nothing of the log)
-    "bench_node": 3,   # benchmark ranks
-    "coordinator": 4,  # rank 0
-    "train_bridge": 5,
-    "tests": 6,
+    "techniques": 2,   # what a technique is, its detection (C, CUDA), its text forms and niche key
+    "results": 3,      # the HDF5 log
+    "stages": 3,       # the ladder, the constraint decision, the archive (knows nothing of the log)
+    "bench_node": 4,   # benchmark ranks
+    "coordinator": 5,  # rank 0
+    "train_bridge": 6,
+    "tests": 7,
 }
 # Inside bench_node/, the same rule between its folders (bench_node/README.md).
 BENCH_NODE_LAYERS = {

@@ -1,5 +1,5 @@
 // The pure loop-structure rules on hand-built loop trees.
-#include "stages/techniques/loop_nest.hpp"
+#include "techniques/loop_nest.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The syntax-tree side: what libclang shows for each candidate, comments and strings never
 // counting.
-#include "stages/techniques/source_techniques.hpp"
+#include "techniques/source_techniques.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,6 @@
-// Both halves together, on objects compiled by gcc (read, never loaded).
-#include "stages/techniques/technique_detection.hpp"
+// Both halves together, on objects compiled by gcc (read, never loaded), and the summary a
+// rank reports from them.
+#include "techniques/technique_detection.hpp"
 
 #include <gtest/gtest.h>
 
@@ -102,6 +103,46 @@ TEST_F(Detection, ObjectThatIsNotElf) {
   EXPECT_FALSE(object.read);
   EXPECT_FALSE(detect_in_object(dir.path() / "missing.so").read);
   EXPECT_FALSE(combine(detect_in_source(kOpenmp, {"-fopenmp"}), object).openmp);
+}
+
+// Halves as read from a blocked nest with the given constant tiles (none: runtime-sized).
+std::pair<SourceTechniques, ObjectTechniques> blocked_halves(std::vector<int> tiles) {
+  SourceTechniques source;
+  source.parsed = true;
+  source.blocking = true;
+  source.tile_sizes = std::move(tiles);
+  source.loop_order = "ikj";
+  ObjectTechniques object;
+  object.read = true;
+  return {source, object};
+}
+
+TEST(Summary, TilesNoSmallerThanTheTimedShapeAreNotBlocking) {
+  const Shape timed{256, 256, 256};
+  const auto [whole, object] = blocked_halves({256, 512});
+  const TechniqueSummary summary = summarise(whole, object, timed);
+  EXPECT_TRUE(summary.detected);
+  EXPECT_TRUE(summary.techniques.empty());
+  EXPECT_EQ(summary.tile_sizes, (std::vector<int>{256, 512})) << "the descriptor keeps its tiles";
+  EXPECT_NE(summary.evidence.find("no tile is smaller than the timed shape 256x256x256"),
+            std::string::npos)
+      << summary.evidence;
+
+  const auto [split, object_of_split] = blocked_halves({64, 256});
+  EXPECT_EQ(summarise(split, object_of_split, timed).techniques, std::vector<std::string>{"blocking"});
+  const auto [runtime_sized, object_of_runtime] = blocked_halves({});
+  EXPECT_EQ(summarise(runtime_sized, object_of_runtime, timed).techniques,
+            std::vector<std::string>{"blocking"});
+  EXPECT_EQ(summarise(runtime_sized, object_of_runtime, timed).loop_order, "ikj");
+}
+
+TEST(Summary, SourceAloneNamesWhatItShows) {
+  auto [source, object] = blocked_halves({256});
+  source.omp_directives = 1;
+  source.avx512_uses = 2;
+  EXPECT_EQ(source_technique_names(source), (std::vector<std::string>{"openmp", "avx512", "blocking"}))
+      << "no object, no timed shape: nothing is discounted";
+  EXPECT_TRUE(source_technique_names(SourceTechniques{}).empty());
 }
 
 TEST(TechniqueJson, Shape) {

@@ -1,4 +1,4 @@
-#include "stages/techniques/loop_nest.hpp"
+#include "techniques/loop_nest.hpp"
 
 #include <algorithm>
 #include <set>

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "stages/techniques/object_techniques.hpp"
-#include "stages/techniques/source_techniques.hpp"
+#include "techniques/object_techniques.hpp"
+#include "techniques/source_techniques.hpp"
 
 namespace hpcreward::techniques {
 

@@ -1,6 +1,6 @@
 // The SASS parser on text shaped like cuobjdump 13's `-sass -res-usage` output (the lines
 // below are taken from real dumps of sm_90a builds, trimmed).
-#include "stages/techniques/sass_techniques.hpp"
+#include "techniques/sass_techniques.hpp"
 
 #include <gtest/gtest.h>
 
@@ -69,6 +69,16 @@ TEST(SassTechniques, FindsEachTechniqueWithItsFirstInstruction) {
             std::string::npos)
       << evidence;
   EXPECT_NE(evidence.find("2 kernels in 2 cubins"), std::string::npos) << evidence;
+}
+
+TEST(SassTechniques, SummaryIsWhatTheRankReports) {
+  const SassTechniques found = parse_sass(realistic_dump(), "sm_90a");
+  const TechniqueSummary summary = summarise(found);
+  EXPECT_TRUE(summary.detected);
+  EXPECT_EQ(summary.techniques, sass_technique_names(found));
+  EXPECT_EQ(summary.evidence, sass_evidence(found));
+  EXPECT_EQ(summary.loop_order, "");
+  EXPECT_TRUE(summary.tile_sizes.empty());
 }
 
 TEST(SassTechniques, NamesHeadersAndCommentsNeverCount) {

@@ -1,4 +1,4 @@
-#include "stages/techniques/sass_techniques.hpp"
+#include "techniques/sass_techniques.hpp"
 
 #include <algorithm>
 #include <map>
@@ -274,6 +274,14 @@ std::string sass_evidence(const SassTechniques &found) {
          std::to_string(found.functions.size()) + " kernel" +
          (found.functions.size() == 1 ? "" : "s") + " in " + std::to_string(found.cubins) +
          " cubin" + (found.cubins == 1 ? "" : "s") + ")";
+}
+
+TechniqueSummary summarise(const SassTechniques &found) {
+  TechniqueSummary summary;
+  summary.detected = true;
+  summary.techniques = sass_technique_names(found);
+  summary.evidence = sass_evidence(found);
+  return summary;
 }
 
 }  // namespace hpcreward::techniques

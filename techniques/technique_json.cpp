@@ -1,4 +1,4 @@
-#include "stages/techniques/technique_json.hpp"
+#include "techniques/technique_json.hpp"
 
 #include <cstdint>
 #include <vector>

@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/technique_summary.hpp"
+
 namespace hpcreward::techniques {
 
 // The first use of one technique, and how many instructions use it.
@@ -54,6 +56,11 @@ std::vector<std::string> sass_technique_names(const SassTechniques &found);
 // "smem: 12 instructions, first LDS.U.128 R4, [R2] in _Z5tiledPKdS0_Pd (static shared
 // 8192 bytes); tensor: none; async: none".
 std::string sass_evidence(const SassTechniques &found);
+
+// What a GPU rank reports for a CUDA candidate whose dump parsed (found.parsed), as the
+// Measurement's summary: the names above and the evidence; loop_order and tile_sizes stay
+// empty for CUDA.
+TechniqueSummary summarise(const SassTechniques &found);
 
 // The classification of one opcode ("LDGSTS.E.BYPASS.128"), exposed for tests.
 bool shared_memory_opcode(std::string_view opcode);

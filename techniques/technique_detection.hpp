@@ -12,16 +12,19 @@
 //            sizeof), in the candidate's file AND at least one instruction with a zmm operand
 //            in the object's executable sections (from anywhere: the auto-vectorizer's count).
 //   blocking a tiled loop nest in the syntax tree: a for loop stepping by more than 1 with a
-//            for loop nested in it whose start is the outer loop's variable (i = ii); the
-//            object is not consulted.
+//            for loop nested in it whose start is the outer loop's variable (i = ii), and at
+//            least one constant tile smaller than the timed shape (runtime-sized tiles count);
+//            the object is not consulted.
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "stages/techniques/object_techniques.hpp"
-#include "stages/techniques/source_techniques.hpp"
+#include "common/problem.hpp"
+#include "common/technique_summary.hpp"
+#include "techniques/object_techniques.hpp"
+#include "techniques/source_techniques.hpp"
 
 namespace hpcreward::techniques {
 
@@ -34,11 +37,25 @@ struct TechniqueDescriptor {
   std::string evidence;          // what was found where (lines, addresses)
 };
 
-// Both halves' evidence joined under the rules above.
+// Both halves' evidence joined under the rules above (all but the timed shape's).
 TechniqueDescriptor combine(const SourceTechniques &source, const ObjectTechniques &object);
+
+// Tiles at least as large as the timed shape split nothing: one 256-wide tile over a 256^3
+// problem is the untiled loop with extra bookkeeping, and must not satisfy a blocking stage.
+// Runtime-sized tiles (no constants found) keep counting: their size is unknown here.
+void discount_whole_problem_tiles(TechniqueDescriptor &descriptor, const Shape &timed);
+
+// What a rank reports for a C candidate both of whose halves were read (source.parsed,
+// object.read): combine, then discount_whole_problem_tiles, as the Measurement's summary.
+TechniqueSummary summarise(const SourceTechniques &source, const ObjectTechniques &object,
+                           const Shape &timed);
 
 // The subset of {"openmp", "avx512", "blocking"} the descriptor uses, in that order.
 std::vector<std::string> technique_names(const TechniqueDescriptor &descriptor);
+
+// What the source half alone shows, in the same order: for a candidate that did not compile
+// (there is no object), each technique with source evidence; tiles are not discounted.
+std::vector<std::string> source_technique_names(const SourceTechniques &source);
 
 // {"techniques": [...], "loop_order": "...", "tile_sizes": [...], "evidence": "..."}
 nlohmann::json to_json(const TechniqueDescriptor &descriptor);

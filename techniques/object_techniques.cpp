@@ -1,4 +1,4 @@
-#include "stages/techniques/object_techniques.hpp"
+#include "techniques/object_techniques.hpp"
 
 #include <capstone/capstone.h>
 #include <fcntl.h>

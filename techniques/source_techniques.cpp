@@ -1,4 +1,4 @@
-#include "stages/techniques/source_techniques.hpp"
+#include "techniques/source_techniques.hpp"
 
 #include <clang-c/Index.h>
 
@@ -10,7 +10,7 @@
 #include "c_analysis/cursor_utils.hpp"
 #include "c_analysis/libclang_handles.hpp"
 #include "c_analysis/parse_arguments.hpp"
-#include "stages/techniques/loop_nest.hpp"
+#include "techniques/loop_nest.hpp"
 
 namespace hpcreward::techniques {
 

@@ -1,5 +1,6 @@
-#include "stages/techniques/technique_detection.hpp"
+#include "techniques/technique_detection.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 namespace hpcreward::techniques {
@@ -29,11 +30,43 @@ TechniqueDescriptor combine(const SourceTechniques &source, const ObjectTechniqu
   return out;
 }
 
+void discount_whole_problem_tiles(TechniqueDescriptor &descriptor, const Shape &timed) {
+  if (!descriptor.blocking || descriptor.tile_sizes.empty()) return;
+  const int smallest = std::min({timed.m, timed.n, timed.k});
+  if (std::any_of(descriptor.tile_sizes.begin(), descriptor.tile_sizes.end(),
+                  [&](int tile) { return tile < smallest; }))
+    return;
+  descriptor.blocking = false;
+  descriptor.evidence += "; no tile is smaller than the timed shape " + to_string(timed) +
+                         ", so the nest splits nothing: not blocking";
+}
+
+TechniqueSummary summarise(const SourceTechniques &source, const ObjectTechniques &object,
+                           const Shape &timed) {
+  TechniqueDescriptor descriptor = combine(source, object);
+  discount_whole_problem_tiles(descriptor, timed);
+  TechniqueSummary summary;
+  summary.detected = true;
+  summary.techniques = technique_names(descriptor);
+  summary.loop_order = descriptor.loop_order;
+  summary.tile_sizes = descriptor.tile_sizes;
+  summary.evidence = descriptor.evidence;
+  return summary;
+}
+
 std::vector<std::string> technique_names(const TechniqueDescriptor &descriptor) {
   std::vector<std::string> names;
   if (descriptor.openmp) names.emplace_back("openmp");
   if (descriptor.avx512) names.emplace_back("avx512");
   if (descriptor.blocking) names.emplace_back("blocking");
+  return names;
+}
+
+std::vector<std::string> source_technique_names(const SourceTechniques &source) {
+  std::vector<std::string> names;
+  if (source.omp_directives > 0) names.emplace_back("openmp");
+  if (source.avx512_uses > 0) names.emplace_back("avx512");
+  if (source.blocking) names.emplace_back("blocking");
   return names;
 }
 

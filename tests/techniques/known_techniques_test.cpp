@@ -1,0 +1,46 @@
+// The technique names, and that each detector reports only its own language's names, in
+// the listed order.
+#include "techniques/known_techniques.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "techniques/sass_techniques.hpp"
+#include "techniques/technique_detection.hpp"
+
+namespace hpcreward::techniques {
+namespace {
+
+template <std::size_t N>
+std::vector<std::string> listed(const std::string_view (&names)[N]) {
+  return {std::begin(names), std::end(names)};
+}
+
+TEST(KnownTechniques, EachBelongsToOneLanguage) {
+  EXPECT_EQ(technique_language("openmp"), Language::c);
+  EXPECT_EQ(technique_language("blocking"), Language::c);
+  EXPECT_EQ(technique_language("smem"), Language::cuda);
+  EXPECT_EQ(technique_language("tensor"), Language::cuda);
+  EXPECT_EQ(technique_language("async"), Language::cuda);
+  EXPECT_FALSE(technique_language("simd"));
+  EXPECT_TRUE(is_known_technique("async"));
+  EXPECT_FALSE(is_known_technique("simd"));
+}
+
+TEST(KnownTechniques, CDetectionReportsTheCNamesInOrder) {
+  TechniqueDescriptor all;
+  all.openmp = all.avx512 = all.blocking = true;
+  EXPECT_EQ(technique_names(all), listed(kCTechniques));
+}
+
+TEST(KnownTechniques, SassDetectionReportsTheCudaNamesInOrder) {
+  SassTechniques all;
+  all.parsed = true;
+  all.smem.count = all.tensor.count = all.async.count = 1;
+  EXPECT_EQ(sass_technique_names(all), listed(kCudaTechniques));
+}
+
+}  // namespace
+}  // namespace hpcreward::techniques
