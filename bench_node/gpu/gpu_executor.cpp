@@ -98,9 +98,27 @@ Verdict GpuExecutor::wait_for_stop() {
   return executor_end_verdict(info);
 }
 
+void GpuExecutor::start_context() {
+  if (context_started_ || pid_ <= 0) return;
+  // Its first stop: the driver initialised, no context yet.
+  if (!driver_up_) {
+    ended_early_ = wait_for_stop();
+    if (!ended_early_.ok()) return;  // await_context() says how it ended
+    driver_up_ = true;
+  }
+  if (::kill(pid_, SIGCONT) != 0) throw std::system_error(errno, std::generic_category(), "SIGCONT to the executor");
+  context_started_ = true;
+}
+
+Verdict GpuExecutor::await_context() { return ensure_started(); }
+
 Verdict GpuExecutor::ensure_started() {
   if (started_) return {};
-  // Its first stop: its CUDA context is created, the control page mapped.
+  if (pid_ > 0) start_context();
+  // Its next stop: its CUDA context is created, the control page mapped.
+  if (pid_ <= 0 || !context_started_)
+    return {Status::runtime_error, "the GPU executor did not start (" + options_.program + ")" +
+                                       (ended_early_.ok() ? "" : ": " + ended_early_.reason)};
   if (Verdict verdict = wait_for_stop(); !verdict.ok())
     return {Status::runtime_error, "the GPU executor did not start (" + options_.program + "): " + verdict.reason};
   started_ = true;

@@ -60,6 +60,11 @@ class GpuExecutor {
   GpuExecutor(const GpuExecutor &) = delete;
   GpuExecutor &operator=(const GpuExecutor &) = delete;
 
+  // The executor initialises the driver and stops; then creates its context when told. Lets
+  // the executor create its context (returns at once: it does so while the measurer creates
+  // its own); await_context() waits until it has. Every later command waits for it too.
+  void start_context();
+  Verdict await_context();
   // Maps the pool (the descriptor of ExportedDeviceMemory) into the executor's context.
   Verdict open_pool(int pool_fd, std::size_t pool_bytes);
   // The overhead with `steps` around a kernel of the executor's own that reads A and B and
@@ -83,7 +88,7 @@ class GpuExecutor {
   // SIGCONT, then the executor's next stop (commands with no clock).
   Verdict resume();
   Verdict wait_for_stop();
-  Verdict ensure_started();  // its first stop seen (it stops once its context exists)
+  Verdict ensure_started();  // its context created (started and waited for, at the first command)
 
   bool peek_change(siginfo_t &info) const;  // a stop or end not yet reaped, without reaping it
   GpuExecutorControl &control() const;
@@ -92,7 +97,10 @@ class GpuExecutor {
   SharedRegion region_;
   int pool_socket_ = -1;  // the measurer's end of the socket the pool's descriptor goes through
   pid_t pid_ = -1;
-  bool started_ = false;  // its first stop seen
+  bool driver_up_ = false;       // its first stop seen: the driver initialised
+  bool context_started_ = false;  // SIGCONT sent for its context
+  bool started_ = false;          // its second stop seen: its context exists
+  Verdict ended_early_;           // how it ended before its first stop, if it did
   std::uint64_t sequence_ = 0;
   CallOverhead overhead_;
 };

@@ -6,7 +6,7 @@
 //   hpcreward-gpu-executor --object FILE
 //
 // It drops every capability (a root measurer's memory stays out of reach of /proc/<pid>/mem),
-// creates its context, stops; maps the pool; then loads the candidate and installs the GPU
+// initialises the driver and stops; on SIGCONT creates its context and stops; maps the pool; then loads the candidate and installs the GPU
 // seccomp filter before the first call. Not meant to be run by hand.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -183,6 +183,11 @@ int main(int argc, char **argv) {
   if (mapped == MAP_FAILED) return 3;
   ::close(kGpuControlFd);
   auto &control = *static_cast<GpuExecutorControl *>(mapped);
+  // The driver first (about half of a context's start on an H200, and no GPU work), then a
+  // stop: a measurer started ahead of its turn lets the context come only when it may.
+  int devices = 0;
+  cudaGetDeviceCount(&devices);
+  ::raise(SIGSTOP);
   // The context now, while the measurer creates its own; a failure shows as the pool's.
   cudaSetDevice(0);
   cudaFree(nullptr);

@@ -60,13 +60,18 @@ Measurement run_candidate(const RunnerArgs &args) {
     return failed_measurement(Status::runtime_error, "the rank stopped waiting for this run (it is stopping)");
   };
 
-  if (!gate.await(gpu::kGatePrepare)) return stopped();
-  // The executor first: it creates its context while this process creates its own.
+  // Before 'p': the processes and their drivers, host work only (about half of the set-up).
   gpu::GpuExecutor executor({.program = executor_program(), .object = args.object_path});
+  int devices = 0;
+  gpu::cuda_call(cudaGetDeviceCount(&devices), "initialising the CUDA driver");
+  if (!gate.await(gpu::kGatePrepare)) return stopped();
+  // The executor's context while this process creates its own.
+  executor.start_context();
   gpu::cuda_call(cudaSetDevice(0), "cudaSetDevice");
   gpu::cuda_call(cudaFree(nullptr), "creating the CUDA context");
   gpu::Cublas cublas;
   if (gate.gated()) gpu::load_gpu_code(cublas, config);
+  if (Verdict verdict = executor.await_context(); !verdict.ok()) return failed_measurement(verdict.status, verdict.reason);
   gate.say(gpu::kGateReady);
   if (!gate.await(gpu::kGateGo)) return stopped();
 

@@ -115,7 +115,6 @@ std::optional<GpuTaskPipeline::Turn> GpuTaskPipeline::next_turn(bool wait) {
   }
   Turn turn{std::move(prepared), nullptr};
   turn.run = start_run_ ? start_run_(*turn.prepared) : std::make_unique<UnstagedRun>(scorer_, *turn.prepared);
-  turn.run->prepare();
   return turn;
 }
 
@@ -125,17 +124,23 @@ void GpuTaskPipeline::gpu_loop() {
     std::optional<Turn> current = next ? std::move(next) : next_turn(true);
     next.reset();
     if (!current) return;
+    current->prepare();
     current->run->await_ready();
     const double start = monotonic_seconds();
     current->run->go();
-    // The next candidate sets up while this one verifies: after its calibration, before its
-    // timed calls (staged_run.hpp). A run that ends early has said both. Children are started
-    // on this thread only: their parent-death signal follows the thread that forked them.
+    // The next candidate's process starts now (its driver's start is host work) and sets up its
+    // contexts while this one verifies: after its calibration, before its timed calls
+    // (staged_run.hpp). A run that ends early has said both. Children are started on this
+    // thread only: their parent-death signal follows the thread that forked them.
+    next = next_turn(false);
     std::future<Measurement> finished =
         std::async(std::launch::async, [&run = *current->run] { return run.finish(); });
     current->run->await_calibrated();
-    next = next_turn(false);
-    if (next) next->run->await_ready();
+    if (!next) next = next_turn(false);
+    if (next) {
+      next->prepare();
+      next->run->await_ready();
+    }
     current->run->allow_timing();
     Measurement measurement = finished.get();
     const double busy = monotonic_seconds() - start;

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "bench_node/gpu/staged_run.hpp"
@@ -51,11 +52,15 @@ class GpuTaskPipeline {
   struct Turn {
     std::unique_ptr<PreparedTask> prepared;  // where the run's request points
     std::unique_ptr<StagedRun> run;
+    bool told_to_prepare = false;
+    void prepare() {
+      if (!std::exchange(told_to_prepare, true)) run->prepare();
+    }
   };
   void prepare_loop();
   void gpu_loop();
-  // The next ready task with its run started and told to prepare; nullopt when stopping, the
-  // GPU is lost, or (without `wait`) none is ready.
+  // The next ready task with its run started (not yet told to prepare); nullopt when stopping,
+  // the GPU is lost, or (without `wait`) none is ready.
   std::optional<Turn> next_turn(bool wait);
 
   Scorer &scorer_;

@@ -214,7 +214,8 @@ TEST_F(GpuTaskPipelineTest, EveryTaskGetsOneResultAndCompilesOverlapTheGpu) {
 // The next candidate prepares between the current one's calibration and its timed calls, and
 // goes only once the current one has finished: its GPU work never overlaps a calibration or a
 // timed call. Whether a task is ready when the current one calibrates is made certain: the first
-// run's calibration waits until every other task is prepared (so each later run has a next one).
+// run's calibration waits until every other task is prepared or started (so each run has a next
+// one).
 TEST_F(GpuTaskPipelineTest, TheNextRunPreparesOnlyWhileTheCurrentOneVerifies) {
   BenchOptions options;
   options.work_root = root_;
@@ -222,7 +223,7 @@ TEST_F(GpuTaskPipelineTest, TheNextRunPreparesOnlyWhileTheCurrentOneVerifies) {
   StageLog log;
   constexpr int kTasks = 4;
   GpuTaskPipeline *running = nullptr;
-  bool first = true;
+  std::atomic<int> started_runs{0};
   std::mutex started_mutex;
   std::condition_variable started;
   GpuTaskPipeline pipeline(
@@ -230,11 +231,11 @@ TEST_F(GpuTaskPipelineTest, TheNextRunPreparesOnlyWhileTheCurrentOneVerifies) {
       [](const BenchTask &, const Measurement &) { return true; },
       [&](PreparedTask &prepared) -> std::unique_ptr<StagedRun> {
         std::function<void()> hold;
-        if (std::exchange(first, false))  // the GPU thread starts runs one at a time
+        if (++started_runs == 1)  // the GPU thread starts runs one at a time
           hold = [&] {
             std::unique_lock lock(started_mutex);
             started.wait(lock, [&] { return running != nullptr; });
-            while (running->ready_to_run() < kTasks - 1) std::this_thread::sleep_for(1ms);
+            while (static_cast<int>(running->ready_to_run()) + started_runs < kTasks) std::this_thread::sleep_for(1ms);
           };
         return std::make_unique<FakeStagedRun>(log, prepared.task.candidate_id, hold);
       });
