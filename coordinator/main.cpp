@@ -37,26 +37,29 @@ int main(int argc, char **argv) {
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
 
-  MpiWorld world(world_size);
-  Console console(stdout);
   RunOutcome outcome;
-  // Where a configuration error's outcome goes when the options do not parse.
-  std::optional<std::filesystem::path> out_dir = out_directory_argument(argc, argv);
-  bool help = false;
-  run_to_outcome(outcome, stderr, [&] {
-    std::optional<CoordinatorOptions> options = parse_coordinator_options(argc, argv);
-    help = !options;
-    if (help) return static_cast<int>(kExitComplete);
-    out_dir = options->out;
-    remove_outcome_file(*out_dir);  // a stale one would tell the job script a past run's end
-    return run_coordinator(std::move(*options), world, console, outcome);
-  });
-  // The log is closed (run_coordinator's writer is gone, however it ended).
-  if (out_dir && !help)
-    if (const std::string failed = write_outcome_file(*out_dir, outcome); !failed.empty())
-      std::fprintf(stderr, "hpcreward-coordinator: cannot write %s: %s\n", kOutcomeFileName, failed.c_str());
-  // Benchmark ranks wait for work until told to stop, whatever happened here.
-  world.stop_ranks();
+  {
+    // The world's channel finishes its sends when it goes, before MPI_Finalize below.
+    MpiWorld world(world_size);
+    Console console(stdout);
+    // Where a configuration error's outcome goes when the options do not parse.
+    std::optional<std::filesystem::path> out_dir = out_directory_argument(argc, argv);
+    bool help = false;
+    run_to_outcome(outcome, stderr, [&] {
+      std::optional<CoordinatorOptions> options = parse_coordinator_options(argc, argv);
+      help = !options;
+      if (help) return static_cast<int>(kExitComplete);
+      out_dir = options->out;
+      remove_outcome_file(*out_dir);  // a stale one would tell the job script a past run's end
+      return run_coordinator(std::move(*options), world, console, outcome);
+    });
+    // The log is closed (run_coordinator's writer is gone, however it ended).
+    if (out_dir && !help)
+      if (const std::string failed = write_outcome_file(*out_dir, outcome); !failed.empty())
+        std::fprintf(stderr, "hpcreward-coordinator: cannot write %s: %s\n", kOutcomeFileName, failed.c_str());
+    // Benchmark ranks wait for work until told to stop, whatever happened here.
+    world.stop_ranks();
+  }
   if (const std::string blocker = finalize_blocker(outcome); !blocker.empty()) {
     std::fprintf(stderr, "hpcreward-coordinator: ending the job with MPI_Abort(%d), not MPI_Finalize: %s (the log is "
                          "closed, %s written)\n",
