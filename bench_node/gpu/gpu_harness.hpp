@@ -45,8 +45,8 @@ struct GpuHarnessConfig {
     double least_overhead_s = 0, high_overhead_s = 0;
   };
   Trace *trace = nullptr;
-  // A staged run (start_gate.hpp): told when the calibration is done, and asked before the
-  // first timed call (false: the rank gave up on this run). Unset: straight through.
+  // A staged run (start_gate.hpp): told when the calibration is done, and asked between the
+  // warm-up and the first timed call (false: the rank gave up on this run). Unset: straight through.
   std::function<void()> calibrated;
   std::function<bool()> may_time;
 };

@@ -4,10 +4,11 @@
 // one's calibration or timed calls. The measurer's side of it is start_gate.hpp; the rank's
 // pipeline (gpu_task_pipeline.hpp) orders the stages of two runs:
 //
-//   current:  go ── calibrate ── [calibrated] ── verify ──────────── [time] ── timed calls ── end
-//   next:                              prepare ── contexts, cuBLAS ── [ready] ·········· go ...
+//   current:  go ── calibrate ── [calibrated] ── verify, warm up ── [time] ── timed calls ── end
+//   next:     start (its process, the driver) ── prepare ── contexts, cuBLAS ── [ready] ···· go ...
 //
-// so the next one's GPU work overlaps only the current one's verification, which is not timed.
+// so the next one's GPU work overlaps only the current one's verification and warm-up, which
+// are not timed.
 // No CUDA here.
 #include "common/messages.hpp"
 

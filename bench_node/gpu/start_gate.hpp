@@ -7,7 +7,8 @@
 //   measurer -> rank  'r'  ready: it waits for 'g' without touching the GPU
 //   rank -> measurer  'g'  go: the GPU is this candidate's (canary, pool, calibration)
 //   measurer -> rank  'c'  calibrated: the next candidate's measurer may prepare now
-//   rank -> measurer  't'  time: no one else prepares; the timed calls may start
+//   rank -> measurer  't'  time: no one else prepares; after two more warm-up calls, the
+//                          timed calls may start
 //
 // A measurer started without a gate runs straight through. A closed gate (the rank gave up
 // on it) ends the wait with false.
