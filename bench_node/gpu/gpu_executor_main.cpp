@@ -179,6 +179,10 @@ int main(int argc, char **argv) {
   }
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlives its measurer
   if (!drop_all_capabilities()) return 3;
+  // Non-dumpable as well: other executors beside this one (the next candidate's, set up while
+  // this one runs; other GPU ranks' on the node), without capabilities, cannot open its memory
+  // or its /proc entries, nor can it theirs. The seccomp filter refuses changing it back.
+  ::prctl(PR_SET_DUMPABLE, 0);
   void *mapped = ::mmap(nullptr, SharedRegion::kControlBytes, PROT_READ | PROT_WRITE, MAP_SHARED, kGpuControlFd, 0);
   if (mapped == MAP_FAILED) return 3;
   ::close(kGpuControlFd);
