@@ -30,6 +30,7 @@
 #include "bench_node/sandbox/candidate_loader.hpp"
 #include "bench_node/sandbox/capabilities.hpp"
 #include "bench_node/sandbox/descriptor_passing.hpp"
+#include "bench_node/sandbox/file_writes.hpp"
 #include "bench_node/sandbox/gpu_seccomp_filter.hpp"
 #include "bench_node/cpu/shared_region.hpp"
 #include "common/problem.hpp"
@@ -66,7 +67,13 @@ std::byte *open_pool(GpuExecutorControl &control) {
   return static_cast<std::byte *>(pool);
 }
 
-void install_filter() { install_gpu_candidate_filter({.result_fd = -1, .progress_fd = -1, .self = 0}); }
+// No file writable but the GPU's device files (the driver has opened them already), then the
+// seccomp filter. A kernel without Landlock refuses every CUDA candidate: a run there could
+// rewrite other candidates' objects or the reward log (sandbox/file_writes.hpp).
+void install_filter() {
+  restrict_file_writes(nvidia_device_files());
+  install_gpu_candidate_filter({.result_fd = -1, .progress_fd = -1, .self = 0});
+}
 
 template <typename T>
 void call_as(void *symbol, const GpuExecutorControl &control, std::byte *pool) {
