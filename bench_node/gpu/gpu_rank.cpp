@@ -64,6 +64,7 @@ void report_progress(int rank, const BenchTask &task, const Measurement &m) {
 
 int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
   GpuRankOptions &gpu = options.gpu;
+  resolve_gpu_parallelism(gpu, placement.cpus.empty() ? std::thread::hardware_concurrency() : placement.cpus.size());
   if (gpu.runner.empty()) gpu.runner = runner_next_to_executable("hpcreward-gpu-runner").string();
   if (!find_executable(gpu.runner) || gpu.runner.find('/') == std::string::npos)
     abort_job(rank, "GPU runner not found: " + gpu.runner + " (build with the CUDA Toolkit, or give --gpu-runner PATH)");

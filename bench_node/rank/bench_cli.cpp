@@ -99,7 +99,8 @@ po::options_description bench_options(BenchOptions &o) {
        "host memory each CUDA candidate's child may take (heap and private mappings: "
        "RLIMIT_DATA), MiB; more is runtime_error \"out of host memory\"")
       ("compile-workers", po::value(&g.compile_workers)->default_value(g.compile_workers),
-       "threads compiling and checking the next candidates while the GPU times one")
+       "threads compiling and checking the next candidates while the GPU times one; 0: one per CPU the "
+       "rank is placed on, less one, at least 2")
       ("gpu-slots", po::value(&g.slots)->default_value(g.slots),
        "tasks the coordinator may hand this rank at once; 0: --compile-workers + 2")
       ("ceiling-size", po::value(&g.ceiling_size)->default_value(g.ceiling_size),
@@ -117,6 +118,12 @@ void require(bool condition, const std::string &message) {
 
 }  // namespace
 
+void resolve_gpu_parallelism(GpuRankOptions &gpu, std::size_t rank_cpus) {
+  if (gpu.compile_workers == 0)
+    gpu.compile_workers = std::max(2, static_cast<int>(std::min<std::size_t>(rank_cpus, 65)) - 1);
+  if (gpu.slots == 0) gpu.slots = std::min(64, gpu.compile_workers + 2);
+}
+
 BenchCommandLine parse_bench_command_line(int argc, const char *const *argv) {
   BenchCommandLine command_line;
   BenchOptions &o = command_line.options;
@@ -129,9 +136,8 @@ BenchCommandLine parse_bench_command_line(int argc, const char *const *argv) {
   require(placement == "auto" || placement == "none", "--placement must be auto or none");
   o.placement = placement == "auto";
   require(!o.cc.empty(), "--cc must name a compiler");
-  require(o.gpu.compile_workers >= 1, "--compile-workers must be at least 1");
+  require(o.gpu.compile_workers >= 0, "--compile-workers must be 0 (one per CPU of the rank, less one) or more");
   require(o.gpu.slots >= 0 && o.gpu.slots <= 64, "--gpu-slots must be 0 (automatic) to 64");
-  if (o.gpu.slots == 0) o.gpu.slots = std::min(64, o.gpu.compile_workers + 2);
   require(o.gpu.device == "auto" || (!o.gpu.device.empty() &&
                                      o.gpu.device.find_first_not_of("0123456789") == std::string::npos),
           "--gpu-device must be auto or a device number, not '" + o.gpu.device + "'");

@@ -21,7 +21,10 @@ struct GpuRankOptions {
   double run_timeout_s = 180;       // wall clock for one candidate's verification and timing
   std::uint64_t ring_mb = 8192;     // device memory for the timing ring's buffer sets
   std::uint64_t host_memory_mb = 16384;  // RLIMIT_DATA of each GPU child (bench_node/gpu/README.md)
-  int compile_workers = 2;          // threads preparing the next candidates while the GPU times
+  // Threads preparing the next candidates while the GPU times; 0: one per CPU the rank is placed
+  // on, less one for the GPU thread and the measurer, at least 2 (resolve_gpu_parallelism). Two
+  // workers compile about 1.3 candidates a second, less than one H200 scores.
+  int compile_workers = 0;
   // Tasks the coordinator may hand this rank at once; 0: compile_workers + 2 (every worker busy,
   // one candidate on the GPU, one ready behind it).
   int slots = 0;

@@ -38,6 +38,29 @@ TEST(BenchCli, Defaults) {
   EXPECT_FALSE(o.no_avx512);
 }
 
+// Two compile workers feed about 1.3 CUDA candidates a second, less than one H200 scores: by
+// default a GPU rank takes one per CPU it is placed on, less one.
+TEST(BenchCli, GpuCompileWorkersFollowTheRanksCpus) {
+  GpuRankOptions sixteen = parse({}).options.gpu;
+  EXPECT_EQ(sixteen.compile_workers, 0);
+  EXPECT_EQ(sixteen.slots, 0);
+  resolve_gpu_parallelism(sixteen, 16);
+  EXPECT_EQ(sixteen.compile_workers, 15);
+  EXPECT_EQ(sixteen.slots, 17);
+  GpuRankOptions two = parse({}).options.gpu;
+  resolve_gpu_parallelism(two, 2);
+  EXPECT_EQ(two.compile_workers, 2);
+  EXPECT_EQ(two.slots, 4);
+  GpuRankOptions many = parse({}).options.gpu;
+  resolve_gpu_parallelism(many, 128);
+  EXPECT_EQ(many.slots, 64);
+  GpuRankOptions given = parse({"--compile-workers", "3", "--gpu-slots", "9"}).options.gpu;
+  resolve_gpu_parallelism(given, 16);
+  EXPECT_EQ(given.compile_workers, 3);
+  EXPECT_EQ(given.slots, 9);
+  EXPECT_THROW(parse({"--compile-workers", "-1"}), std::exception);
+}
+
 TEST(BenchCli, NoAvx512) {
   EXPECT_TRUE(parse({"--no-avx512"}).options.no_avx512);
   // Boost wraps the help text: compare with runs of spaces and line breaks as one space.
