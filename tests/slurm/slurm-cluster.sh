@@ -8,6 +8,9 @@
 #   tests/slurm/slurm-cluster.sh start DIR [NODES]   (default 3 nodes; prints DIR/env.sh)
 #   tests/slurm/slurm-cluster.sh stop DIR            (stops what start started, by pid)
 #
+# With HPCREWARD_SLURM_GPU_FILES set (device files, space-separated, e.g. "/dev/nvidia0"), the
+# bench nodes offer them as gres/gpu (gres.conf), so `--gres=gpu:N` jobs get CUDA_VISIBLE_DEVICES.
+#
 # Clients need `source DIR/env.sh` (SLURM_CONF). Installs Debian's slurm-wlm and munge when
 # they are missing (root only). Exit 77 when Slurm cannot start here at all, with the reason.
 set -euo pipefail
@@ -108,9 +111,19 @@ start() {
     echo "SlurmdTimeout=30"
     echo "SlurmctldDebug=info"
     echo "SlurmdDebug=info"
+    local gres=""
+    if [ -n "${HPCREWARD_SLURM_GPU_FILES:-}" ]; then
+      local gpu_files=($HPCREWARD_SLURM_GPU_FILES)
+      echo "GresTypes=gpu"
+      gres=" Gres=gpu:${#gpu_files[@]}"
+      local file
+      for file in "${gpu_files[@]}"; do echo "NodeName=n[2-$nodes] Name=gpu File=$file"; done >"$dir/gres.conf"
+    fi
     local i
     for i in $(seq 1 "$nodes"); do
-      echo "NodeName=n$i NodeHostname=$(hostname) NodeAddr=127.0.0.1 Port=${ports[$i]} CPUs=$cpus RealMemory=2000 State=UNKNOWN"
+      local node_gres=$gres
+      [ "$i" -gt 1 ] || node_gres=""
+      echo "NodeName=n$i NodeHostname=$(hostname) NodeAddr=127.0.0.1 Port=${ports[$i]} CPUs=$cpus RealMemory=2000${node_gres} State=UNKNOWN"
     done
     echo "PartitionName=train Nodes=n1 Default=NO MaxTime=INFINITE State=UP OverSubscribe=NO"
     echo "PartitionName=bench Nodes=n[2-$nodes] Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO"
