@@ -5,7 +5,7 @@
 # Debian's packages of cpp-httplib, libseccomp, capstone, libelf, Boost.Program_options and
 # hwloc (headers and link; device-build.sh links the image's own libhwloc15, which its Open MPI
 # uses, and keeps Debian's only where the image lacks one), and libclang's C headers (the image has libclang-16's library but not its headers; the C
-# API is stable, so 14's headers serve).
+# API is stable, so 14's headers serve); Slurm and munge into .gpu-deps/slurm/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p .gpu-deps/debs
@@ -22,4 +22,9 @@ dpkg -x libclang-14-dev_*.deb "$scratch"
 rm -rf ../clang-c-include && mkdir -p ../clang-c-include
 cp -r "$scratch"/usr/lib/llvm-14/include/clang-c ../clang-c-include/
 rm -rf "$scratch" libclang-14-dev_*.deb
+# Slurm and munge for tests/gpu/slurm-gpu.sh, with the libraries an Ubuntu 24.04 image may lack
+# (slurm-cluster.sh unpacks a library package only where the machine has none of its files).
+mkdir -p ../slurm && cd ../slurm && rm -f ./*.deb
+apt-get download slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge libmunge2 libjson-c5 liblua5.1-0 \
+  liblz4-1 libnuma1 libyaml-0-2 libhwloc15 libpmix2
 du -sh ..

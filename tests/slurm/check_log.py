@@ -59,6 +59,10 @@ def main(argv):
             hosts = column(log, "rewards", "host")
             print("\n".join(sorted({h for h, r in zip(hosts, ranks) if r != "0"})))
             return 0
+        if command == "devices":  # "problem device" of every row, counted
+            counts = collections.Counter(zip(column(log, "rewards", "problem"), column(log, "rewards", "device")))
+            print("\n".join(f"{problem} {device or '-'}: {n}" for (problem, device), n in sorted(counts.items())))
+            return 0
         if command == "stage-events":
             print(log["stage_events"].shape[0] if "stage_events" in log else 0)
             return 0

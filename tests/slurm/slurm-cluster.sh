@@ -12,13 +12,36 @@
 # bench nodes offer them as gres/gpu (gres.conf), so `--gres=gpu:N` jobs get CUDA_VISIBLE_DEVICES.
 #
 # Clients need `source DIR/env.sh` (SLURM_CONF). Installs Debian's slurm-wlm and munge when
-# they are missing (root only). Exit 77 when Slurm cannot start here at all, with the reason.
+# they are missing (root only; from the .deb files in HPCREWARD_SLURM_DEBS when set). Exit 77
+# when Slurm cannot start here at all, with the reason.
 set -euo pipefail
 
 skip() { echo "slurm-cluster: SKIP: $*" >&2; exit 77; }
 fail() { echo "slurm-cluster: $*" >&2; exit 1; }
 
+# A machine without a package registry (the GPU machine): Debian's packages fetched elsewhere
+# (tests/gpu/fetch-device-deps.sh) are unpacked into /, each library package only where the
+# machine has none of its libraries (its own newer ones stay).
+unpack_slurm_debs() {
+  local debs=$1 deb file have
+  [ "$(id -u)" -eq 0 ] || skip "unpacking the packages in $debs needs root"
+  for deb in "$debs"/*.deb; do
+    have=0
+    case "$(basename "$deb")" in
+      lib*)
+        for file in $(dpkg-deb -c "$deb" | awk '{print $NF}' | grep -E '\.so(\.[0-9]+)*$' | sed 's|^\./|/|'); do
+          [ -e "$file" ] && have=1
+        done ;;
+    esac
+    [ "$have" -eq 1 ] || dpkg -x "$deb" /
+  done
+}
+
 install_slurm() {
+  if [ -n "${HPCREWARD_SLURM_DEBS:-}" ] && ! command -v slurmctld >/dev/null; then
+    echo "slurm-cluster: unpacking the packages in $HPCREWARD_SLURM_DEBS" >&2
+    unpack_slurm_debs "$HPCREWARD_SLURM_DEBS"
+  fi
   command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v munged >/dev/null &&
     command -v sbatch >/dev/null && return 0
   [ "$(id -u)" -eq 0 ] || skip "slurmctld, slurmd, munged or sbatch missing and not root to install them (apt-get install slurmctld slurmd slurm-client munge)"
