@@ -277,7 +277,7 @@ def render_cuda(genome: CudaGenome, precision: str = "f64") -> str:
     else:
         out += _naive_kernel(zero)
     out += [
-        f'extern "C" void matmul(int m, int n, int k, const T *A, const T *B, T *C) {{',
+        f'extern "C" void matmul(int m, int n, int k, const {t} *A, const {t} *B, {t} *C) {{',
         "  const dim3 grid((n + BN - 1) / BN, (m + BM - 1) / BM);",
         "  gemm<<<grid, THREADS>>>(m, n, k, A, B, C);",
         "}",
