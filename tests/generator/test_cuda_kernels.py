@@ -1,0 +1,82 @@
+"""The CUDA family's genomes, stage fit and sources, without nvcc (the pre-run checks of the
+rendered samples are cuda_checks.generator_cuda, tests/cuda_checks/generated_cuda_test.cpp)."""
+import random
+import re
+
+import pytest
+
+from hpcreward_generator import cuda_kernels as ck
+from hpcreward_generator.cuda_kernels import CudaGenome
+
+STAGES = ck.load_cuda_ladder()
+# The CUDA include allow-list's headers this family may use (bench_node/cuda/cuda_include_policy.cpp).
+ALLOWED_HEADERS = {"cuda_runtime.h", "cuda_fp16.h", "mma.h", "cuda_pipeline.h"}
+
+
+def test_ladder_file_matches_builtin_copy():
+    for stage in ck.CUDA_STAGES:
+        assert STAGES[stage] == ck.DEFAULT_STAGES[stage]
+
+
+@pytest.mark.parametrize("stage", ck.CUDA_STAGES)
+@pytest.mark.parametrize("precision", ck.PRECISIONS)
+def test_every_stage_has_genomes_that_fit_it(stage, precision):
+    valid = ck.all_genomes(precision, stage, STAGES)
+    assert valid
+    allows, requires = STAGES[stage]
+    for genome in valid:
+        used = set(ck.techniques(genome))
+        assert used <= set(allows) and set(requires) <= used
+
+
+def test_claims_follow_the_genes():
+    assert ck.techniques(CudaGenome()) == ()
+    assert ck.techniques(CudaGenome(smem=True)) == ("smem",)
+    assert ck.techniques(CudaGenome(smem=True, tensor=True, bm=64, tm=1, tn=1)) == ("smem", "tensor")
+    assert ck.techniques(CudaGenome(smem=True, tensor=True, stages=3)) == ("smem", "tensor", "async")
+
+
+def test_problems_refuses_what_cannot_render():
+    assert ck.problems(CudaGenome(bm=48), "f64")
+    assert ck.problems(CudaGenome(tensor=True), "f64")                       # tensor without smem
+    assert ck.problems(CudaGenome(bm=16, bn=16, tm=8, tn=8), "f32")          # 4 threads
+    assert ck.problems(CudaGenome(smem=True, tensor=True, bk=8, bm=64, tm=1, tn=1), "f16")  # k of 16
+    assert ck.problems(CudaGenome(smem=True, bm=128, bn=128, bk=32, tm=8, tn=8, stages=3), "f64")  # smem
+    with pytest.raises(ValueError):
+        ck.render_cuda(CudaGenome(bm=48), "f64")
+
+
+def test_samples_cover_every_stage_and_precision_and_fit():
+    samples = ck.sample_genomes(seed=1, stages=STAGES)
+    assert {(stage, precision) for stage, precision, _ in samples} == {
+        (s, p) for s in ck.CUDA_STAGES for p in ck.PRECISIONS}
+    assert any(g.tensor for s, _, g in samples if s == "cuda-async")
+    assert samples == ck.sample_genomes(seed=1, stages=STAGES)  # seeded
+    for stage, precision, genome in samples:
+        assert ck.is_valid(genome, precision, stage, STAGES)
+        assert ck.shared_bytes(genome, precision) <= ck.MAX_STATIC_SMEM
+
+
+@pytest.mark.parametrize("precision", ck.PRECISIONS)
+def test_sources_use_only_what_their_genome_says(precision):
+    rng = random.Random(7)
+    for stage in ck.CUDA_STAGES:
+        for genome in rng.sample(ck.all_genomes(precision, stage, STAGES), 20):
+            source = ck.render_cuda(genome, precision)
+            headers = set(re.findall(r"#include <([^>]+)>", source))
+            assert headers <= ALLOWED_HEADERS
+            assert f"const {ck.ELEMENT[precision]} *A" in source
+            assert 'extern "C" void matmul(int m, int n, int k,' in source
+            assert ("__shared__" in source) == genome.smem
+            assert ("wmma::mma_sync" in source) == genome.tensor
+            assert ("__pipeline_memcpy_async" in source) == (genome.stages > 1)
+            for word in ("printf", "malloc", "clock", "cublas", "cudaMalloc", "cudaDeviceSynchronize"):
+                assert word not in source
+
+
+def test_tf32_for_sgemm_fp16_with_fp32_accumulation_for_hgemm():
+    genome = CudaGenome(bm=64, bn=64, bk=16, tm=2, tn=2, smem=True, tensor=True)
+    assert "wmma::precision::tf32" in ck.render_cuda(genome, "f32")
+    hgemm = ck.render_cuda(genome, "f16")
+    assert "typedef float Acc;" in hgemm and "__half" in hgemm
+    assert "wmma::fragment<wmma::accumulator, FM, FN, FK, Acc>" in ck.render_cuda(genome, "f64")

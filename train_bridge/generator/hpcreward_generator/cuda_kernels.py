@@ -1,0 +1,516 @@
+"""The parametric family of CUDA matmul candidates: a `CudaGenome` and `render_cuda(genome, precision)`.
+
+A candidate computes C[m x n] = A[m x k] * B[k x n] (row-major, device pointers) through the
+contract's host entry point `extern "C" void matmul(int m, int n, int k, const T *A, const T *B,
+T *C)`, T = double / float / __half for cuda-dgemm-* / cuda-sgemm-* / cuda-hgemm-*. One kernel,
+one launch: each thread block owns a BM x BN tile of C and walks the reduction in steps of BK.
+
+- Plain (SIMT) genomes: each thread owns TM x TN elements of the block's tile (register
+  blocking; strided so that neighbouring threads touch neighbouring columns). With `smem` the
+  BM x BK slice of A and the BK x BN slice of B are staged in shared memory first (rows padded
+  by 16 bytes with `pad`, copied in 16-byte vectors where the source is aligned with `vec`).
+- Tensor genomes (`tensor`, always staged in shared memory): WMMA fragments, each warp owning
+  TM x TN fragments of C: fp16 inputs with fp32 accumulation (hgemm, 16x16x16), TF32 (sgemm,
+  16x16x8, fp32 accumulation), FP64 DMMA (dgemm, 8x8x4).
+- `stages` 2 or 3: the shared-memory slices are filled with `cp.async` (`__pipeline_memcpy_async`)
+  into a ring of that many buffers, the copy of slice t + stages - 1 overlapping the math on t.
+
+Every edge is handled element by element (zero fill beyond m, n, k; bounds-checked stores), so
+a candidate is correct for any m, n, k >= 1; vector and asynchronous copies are used only for
+chunks that are in range and aligned (checked at run time), the rest is copied one element at a
+time. Nothing here has run on a GPU: tests/generator/ only checks that the candidates pass the
+rank's pre-run checks (tests/cuda_checks/generated_cuda_test.cpp).
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import itertools
+import pathlib
+import random
+import sys
+
+PRECISIONS = ("f64", "f32", "f16")
+PROBLEM_PREFIX = {"f64": "cuda-dgemm", "f32": "cuda-sgemm", "f16": "cuda-hgemm"}
+ELEMENT = {"f64": "double", "f32": "float", "f16": "__half"}
+ACCUMULATOR = {"f64": "double", "f32": "float", "f16": "float"}
+SIZE = {"f64": 8, "f32": 4, "f16": 2}
+# WMMA fragment shape (m, n, k) per precision: DMMA 8x8x4, TF32 16x16x8, fp16 16x16x16.
+FRAGMENT = {"f64": (8, 8, 4), "f32": (16, 16, 8), "f16": (16, 16, 16)}
+
+BLOCK_SIZES = (16, 32, 64, 128)      # BM, BN
+BK_SIZES = (8, 16, 32)
+THREAD_TILES = (1, 2, 4, 8)          # TM, TN: elements per thread, or fragments per warp
+PIPELINE_STAGES = (1, 2, 3)          # 1: synchronous copies
+TECHNIQUES = ("smem", "tensor", "async")
+CUDA_STAGES = ("cuda-naive", "cuda-smem", "cuda-tensor", "cuda-async")
+MAX_THREADS = 512
+MAX_STATIC_SMEM = 48 * 1024          # the static __shared__ limit of one block
+MAX_FRAGMENTS = 16                   # accumulator fragments per warp (more spills registers)
+
+# The CUDA stages of stages/default_ladder.json: (allows, requires).
+DEFAULT_STAGES = {
+    "cuda-naive": ((), ()),
+    "cuda-smem": (("smem",), ("smem",)),
+    "cuda-tensor": (("smem", "tensor"), ("tensor",)),
+    "cuda-async": (("smem", "tensor", "async"), ("async",)),
+    "cuda-open": (("smem", "tensor", "async"), ()),
+}
+
+
+def load_cuda_ladder(path: str | pathlib.Path | None = None) -> dict:
+    """name -> (allows, requires) of the CUDA stages of a ladder file (a built-in copy if unreadable)."""
+    from . import kernels  # the C family's reader; the same file holds both ladders
+    stages, _ = kernels.load_ladder(path)
+    cuda = {name: value for name, value in stages.items() if name.startswith("cuda-")}
+    return cuda or dict(DEFAULT_STAGES)
+
+
+@dataclasses.dataclass(frozen=True)
+class CudaGenome:
+    bm: int = 64                # rows of C per thread block
+    bn: int = 64                # columns of C per thread block
+    bk: int = 16                # reduction step per shared-memory slice (smem genomes only)
+    tm: int = 4                 # per thread (plain) or per warp in fragments (tensor): rows ...
+    tn: int = 4                 # ... and columns of C held in registers
+    smem: bool = False          # stage A and B slices in shared memory
+    pad: bool = False           # pad every shared row by 16 bytes (bank conflicts)
+    vec: bool = False           # 16-byte global loads where a chunk is in range and aligned
+    tensor: bool = False        # WMMA fragments (needs smem)
+    stages: int = 1             # 2, 3: cp.async ring of that many slices (needs smem)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @staticmethod
+    def from_dict(data: dict) -> "CudaGenome":
+        fields = {f.name for f in dataclasses.fields(CudaGenome)}
+        return CudaGenome(**{key: value for key, value in data.items() if key in fields})
+
+    def label(self) -> str:
+        flags = "".join(flag for flag, on in (("S", self.smem), ("P", self.pad), ("V", self.vec),
+                                                ("T", self.tensor)) if on)
+        return (f"b{self.bm}x{self.bn}x{self.bk}-t{self.tm}x{self.tn}-s{self.stages}"
+                f"-{flags or 'plain'}")
+
+
+def techniques(genome: CudaGenome) -> tuple[str, ...]:
+    """What the rank's SASS detection finds in the rendered candidate, in its order (smem, tensor, async).
+
+    smem: LDS/STS of the staged slices; tensor: HMMA/DMMA of the fragments; async: LDGSTS of
+    the cp.async copies (which also count as smem)."""
+    used = []
+    if genome.smem:
+        used.append("smem")
+    if genome.tensor:
+        used.append("tensor")
+    if genome.stages > 1:
+        used.append("async")
+    return tuple(used)
+
+
+def chunk(genome: CudaGenome, precision: str) -> int:
+    """Elements per copy of a global chunk into shared memory."""
+    if genome.vec:
+        return 16 // SIZE[precision]
+    if genome.stages > 1 and precision == "f16":
+        return 2  # cp.async copies 4, 8 or 16 bytes: two halves at least
+    return 1
+
+
+def pad_elements(genome: CudaGenome, precision: str) -> int:
+    # 16 bytes keeps every row start 16-byte aligned: vector and cp.async destinations, and WMMA's
+    # leading dimension (a multiple of 16 bytes) stay valid with the padding.
+    return 16 // SIZE[precision] if genome.pad else 0
+
+
+def threads(genome: CudaGenome, precision: str) -> int:
+    if genome.tensor:
+        fm, fn, _ = FRAGMENT[precision]
+        return 32 * (genome.bm // (genome.tm * fm)) * (genome.bn // (genome.tn * fn))
+    return (genome.bm // genome.tm) * (genome.bn // genome.tn)
+
+
+def shared_bytes(genome: CudaGenome, precision: str) -> int:
+    if not genome.smem:
+        return 0
+    pad = pad_elements(genome, precision)
+    slices = genome.stages * (genome.bm * (genome.bk + pad) + genome.bk * (genome.bn + pad)) * SIZE[precision]
+    scratch = 0
+    if genome.tensor:  # one accumulator fragment per warp, for the bounds-checked store
+        fm, fn, _ = FRAGMENT[precision]
+        scratch = threads(genome, precision) // 32 * fm * fn * SIZE["f64" if precision == "f64" else "f32"]
+    return slices + scratch
+
+
+def problems(genome: CudaGenome, precision: str) -> list[str]:
+    """Why a genome cannot be rendered for `precision` as it is (empty when it can)."""
+    found = []
+    g = genome
+    if precision not in PRECISIONS:
+        return [f"precision {precision!r}"]
+    for name, allowed in (("bm", BLOCK_SIZES), ("bn", BLOCK_SIZES), ("bk", BK_SIZES), ("tm", THREAD_TILES),
+                          ("tn", THREAD_TILES), ("stages", PIPELINE_STAGES)):
+        if getattr(g, name) not in allowed:
+            found.append(f"{name}={getattr(g, name)}")
+    if found:
+        return found
+    if not g.smem and (g.pad or g.vec or g.tensor or g.stages > 1 or g.bk != CudaGenome.bk):
+        found.append("pad, vec, tensor, stages and bk need smem")
+    if g.tensor:
+        fm, fn, fk = FRAGMENT[precision]
+        if g.bm % (g.tm * fm) or g.bn % (g.tn * fn):
+            found.append(f"the block tile must hold whole warps of {g.tm}x{g.tn} {fm}x{fn} fragments")
+        if g.bk % fk:
+            found.append(f"bk must be a multiple of the fragment's k ({fk})")
+        if g.tm * g.tn > MAX_FRAGMENTS:
+            found.append(f"at most {MAX_FRAGMENTS} accumulator fragments per warp")
+    elif g.bm % g.tm or g.bn % g.tn:
+        found.append("the block tile must split into whole thread tiles")
+    if not found and not 32 <= threads(g, precision) <= MAX_THREADS:
+        found.append(f"{threads(g, precision)} threads per block (32..{MAX_THREADS})")
+    if g.smem:
+        v = chunk(g, precision)
+        if g.bk % v or g.bn % v:
+            found.append(f"bk and bn must be multiples of the copy chunk ({v} elements)")
+        if shared_bytes(g, precision) > MAX_STATIC_SMEM:
+            found.append(f"{shared_bytes(g, precision)} bytes of shared memory (at most {MAX_STATIC_SMEM})")
+    return found
+
+
+def fits_stage(genome: CudaGenome, stage: str, stages: dict | None = None) -> bool:
+    allows, requires = (stages or DEFAULT_STAGES)[stage]
+    used = set(techniques(genome))
+    return used <= set(allows) and set(requires) <= used
+
+
+def is_valid(genome: CudaGenome, precision: str, stage: str | None = None, stages: dict | None = None) -> bool:
+    if problems(genome, precision):
+        return False
+    return stage is None or fits_stage(genome, stage, stages)
+
+
+def all_genomes(precision: str, stage: str, stages: dict | None = None) -> list[CudaGenome]:
+    """Every valid genome of the stage (a few thousand at most), in gene order."""
+    found = []
+    for bm, bn, bk, tm, tn, smem, pad, vec, tensor, nstages in itertools.product(
+            BLOCK_SIZES, BLOCK_SIZES, BK_SIZES, THREAD_TILES, THREAD_TILES, (False, True), (False, True),
+            (False, True), (False, True), PIPELINE_STAGES):
+        genome = CudaGenome(bm, bn, bk, tm, tn, smem, pad, vec, tensor, nstages)
+        if is_valid(genome, precision, stage, stages):
+            found.append(genome)
+    return found
+
+
+def random_genome(rng: random.Random, precision: str, stage: str, stages: dict | None = None) -> CudaGenome:
+    return rng.choice(all_genomes(precision, stage, stages))
+
+
+def sample_genomes(seed: int, randoms: int = 1, stages: dict | None = None) -> list[tuple[str, str, CudaGenome]]:
+    """(stage, precision, genome) for CI: per stage and precision the smallest and the largest
+    valid genome (genes compared in field order: block tile first) and `randoms` random ones."""
+    rng = random.Random(seed)
+    picked = []
+    for stage in CUDA_STAGES:
+        for precision in PRECISIONS:
+            valid = all_genomes(precision, stage, stages)
+            chosen = [valid[0], valid[-1]]
+            # Both values of every switch the stage leaves open (e.g. tensor in cuda-async).
+            for name in ("pad", "vec", "tensor"):
+                for value in (False, True):
+                    if not any(getattr(g, name) == value for g in chosen):
+                        with_value = [g for g in valid if getattr(g, name) == value]
+                        if with_value:
+                            chosen.append(with_value[-1])
+            chosen += [rng.choice(valid) for _ in range(randoms)]
+            for genome in dict.fromkeys(chosen):  # in order, without repeats
+                picked.append((stage, precision, genome))
+    return picked
+
+
+# --- rendering -------------------------------------------------------------------------------
+
+def render_cuda(genome: CudaGenome, precision: str = "f64") -> str:
+    """The candidate's CUDA source. Raises ValueError for a genome that `problems()` refuses."""
+    found = problems(genome, precision)
+    if found:
+        raise ValueError(f"{genome.label()} ({precision}): {'; '.join(found)}")
+    g = genome
+    t, acc = ELEMENT[precision], ACCUMULATOR[precision]
+    includes = ["cuda_runtime.h"]
+    if precision == "f16":
+        includes.append("cuda_fp16.h")
+    if g.tensor:
+        includes.append("mma.h")
+    if g.stages > 1:
+        includes.append("cuda_pipeline.h")
+    out = [f"// {g.label()} ({PROBLEM_PREFIX[precision]})"]
+    out += [f"#include <{name}>" for name in includes]
+    if g.tensor:
+        out.append("using namespace nvcuda;")
+    out.append(f"typedef {t} T;      // element type of A, B, C")
+    out.append(f"typedef {acc} Acc;  // accumulation type")
+    half = precision == "f16"
+    if not g.tensor:  # tensor genomes read A and B through fragments only
+        out.append("static __device__ __forceinline__ Acc to_acc(T x) { return %s; }"
+                   % ("__half2float(x)" if half else "x"))
+    out.append("static __device__ __forceinline__ T from_acc(Acc x) { return %s; }"
+               % ("__float2half(x)" if half else "x"))
+    zero = "__float2half(0.0f)" if precision == "f16" else "T(0)"
+    out.append(f"constexpr int BM = {g.bm}, BN = {g.bn}, TM = {g.tm}, TN = {g.tn};")
+    if g.tensor:
+        fm, fn, fk = FRAGMENT[precision]
+        out.append(f"constexpr int FM = {fm}, FN = {fn}, FK = {fk};  // one WMMA fragment")
+        out.append("constexpr int WARPS_M = BM / (TM * FM), WARPS_N = BN / (TN * FN);")
+        out.append("constexpr int THREADS = 32 * WARPS_M * WARPS_N;")
+    else:
+        out.append("constexpr int TROWS = BM / TM, TCOLS = BN / TN;  // threads down and across the tile")
+        out.append("constexpr int THREADS = TROWS * TCOLS;")
+    if g.smem:
+        pad = pad_elements(g, precision)
+        out.append(f"constexpr int BK = {g.bk}, STAGES = {g.stages}, V = {chunk(g, precision)};"
+                   "  // V: elements per copy chunk")
+        out.append(f"constexpr int LDA = BK + {pad}, LDB = BN + {pad};  // shared row strides"
+                   + (" (16 bytes of padding)" if pad else ""))
+        out += _load_tile(g, precision, zero)
+        out += _tensor_kernel(g, precision) if g.tensor else _smem_kernel(g)
+    else:
+        out += _naive_kernel(zero)
+    out += [
+        f'extern "C" void matmul(int m, int n, int k, const {t} *A, const {t} *B, {t} *C) {{',
+        "  const dim3 grid((n + BN - 1) / BN, (m + BM - 1) / BM);",
+        "  gemm<<<grid, THREADS>>>(m, n, k, A, B, C);",
+        "}",
+    ]
+    return "\n".join(out) + "\n"
+
+
+def _load_tile(g: CudaGenome, precision: str, zero: str) -> list[str]:
+    """load_tile: a ROWS x COLS slice at `src` (row stride ld; rows_left, cols_left in range) into `dst`."""
+    v = chunk(g, precision)
+    chunk_bytes = v * SIZE[precision]
+    if g.stages > 1:
+        fast = "__pipeline_memcpy_async(d, s, V * sizeof(T));"
+    elif v > 1:
+        vector = {16: "uint4", 8: "uint2", 4: "unsigned int"}[chunk_bytes]
+        fast = f"*reinterpret_cast<{vector} *>(d) = *reinterpret_cast<const {vector} *>(s);"
+    else:
+        fast = "*d = *s;"
+    aligned = f" && reinterpret_cast<size_t>(s) % {chunk_bytes} == 0" if v > 1 else ""
+    return [
+        "// Copies a ROWS x COLS slice (row stride ld; rows_left x cols_left of it inside the matrix)",
+        "// into shared memory, zero beyond the edges. Whole in-range, aligned chunks are copied at",
+        "// once; the rest (edges, rows that start unaligned) one element at a time.",
+        "template <int ROWS, int COLS, int LD>",
+        "static __device__ __forceinline__ void load_tile(T *dst, const T *src, int ld, int rows_left, int cols_left) {",
+        "  for (int idx = threadIdx.x; idx < ROWS * (COLS / V); idx += THREADS) {",
+        "    const int r = idx / (COLS / V), c = idx % (COLS / V) * V;",
+        "    T *d = dst + r * LD + c;",
+        "    const T *s = src + static_cast<size_t>(r) * ld + c;",
+        f"    if (r < rows_left && c + V <= cols_left{aligned}) {{",
+        f"      {fast}",
+        "    } else {",
+        "      for (int e = 0; e < V; ++e)",
+        f"        d[e] = r < rows_left && c + e < cols_left ? s[e] : {zero};",
+        "    }",
+        "  }",
+        "}",
+    ]
+
+
+def _naive_kernel(zero: str) -> list[str]:
+    return [
+        "// Each thread: TM x TN elements of C, strided by the thread grid (coalesced columns).",
+        "__global__ void __launch_bounds__(THREADS) gemm(int m, int n, int k, const T *A, const T *B, T *C) {",
+        "  const int ty = threadIdx.x / TCOLS, tx = threadIdx.x % TCOLS;",
+        "  const int row0 = blockIdx.y * BM + ty, col0 = blockIdx.x * BN + tx;",
+        "  Acc acc[TM][TN] = {};",
+        "  for (int p = 0; p < k; ++p) {",
+        "    Acc a[TM], b[TN];",
+        "#pragma unroll",
+        "    for (int i = 0; i < TM; ++i) {",
+        "      const int r = row0 + i * TROWS;",
+        "      a[i] = r < m ? to_acc(A[static_cast<size_t>(r) * k + p]) : Acc(0);",
+        "    }",
+        "#pragma unroll",
+        "    for (int j = 0; j < TN; ++j) {",
+        "      const int c = col0 + j * TCOLS;",
+        "      b[j] = c < n ? to_acc(B[static_cast<size_t>(p) * n + c]) : Acc(0);",
+        "    }",
+        "#pragma unroll",
+        "    for (int i = 0; i < TM; ++i)",
+        "#pragma unroll",
+        "      for (int j = 0; j < TN; ++j) acc[i][j] += a[i] * b[j];",
+        "  }",
+    ] + _simt_store()
+
+
+def _simt_store() -> list[str]:
+    return [
+        "#pragma unroll",
+        "  for (int i = 0; i < TM; ++i)",
+        "#pragma unroll",
+        "    for (int j = 0; j < TN; ++j) {",
+        "      const int r = row0 + i * TROWS, c = col0 + j * TCOLS;",
+        "      if (r < m && c < n) C[static_cast<size_t>(r) * n + c] = from_acc(acc[i][j]);",
+        "    }",
+        "}",
+    ]
+
+
+def _slice_loop(compute: list[str], pipelined: bool) -> list[str]:
+    """The walk over k in BK slices: load slice t into buffer t % STAGES, compute on it."""
+    load = [
+        "  // Slice t of A (BM x BK) and of B (BK x BN) into buffer `buf`.",
+        "  const int r0 = blockIdx.y * BM, c0 = blockIdx.x * BN;",
+        "  auto load_slice = [&](int buf, int t) {",
+        "    const int p0 = t * BK;",
+        "    load_tile<BM, BK, LDA>(As[buf], A + static_cast<size_t>(r0) * k + p0, k, m - r0, k - p0);",
+        "    load_tile<BK, BN, LDB>(Bs[buf], B + static_cast<size_t>(p0) * n + c0, n, k - p0, n - c0);",
+        "  };",
+        "  const int slices = (k + BK - 1) / BK;",
+    ]
+    if not pipelined:
+        return load + [
+            "  for (int t = 0; t < slices; ++t) {",
+            "    load_slice(0, t);",
+            "    __syncthreads();",
+            "    const T *as = As[0], *bs = Bs[0];",
+        ] + compute + [
+            "    __syncthreads();  // before the next slice overwrites the buffers",
+            "  }",
+        ]
+    return load + [
+        "  // A ring of STAGES buffers: slices t + 1 .. t + STAGES - 1 are in flight while t is used.",
+        "  // Every iteration commits one group (empty past the end) so that the count stays exact.",
+        "  for (int s = 0; s < STAGES - 1; ++s) {",
+        "    if (s < slices) load_slice(s, s);",
+        "    __pipeline_commit();",
+        "  }",
+        "  for (int t = 0; t < slices; ++t) {",
+        "    const int next = t + STAGES - 1;",
+        "    if (next < slices) load_slice(next % STAGES, next);  // the buffer used in iteration t - 1",
+        "    __pipeline_commit();",
+        "    __pipeline_wait_prior(STAGES - 1);  // this thread's copies of slice t have landed",
+        "    __syncthreads();                    // ... and every thread's",
+        "    const T *as = As[t % STAGES], *bs = Bs[t % STAGES];",
+    ] + compute + [
+        "    __syncthreads();  // before buffer t % STAGES is refilled",
+        "  }",
+    ]
+
+
+def _smem_kernel(g: CudaGenome) -> list[str]:
+    compute = [
+        "#pragma unroll",
+        "    for (int p = 0; p < BK; ++p) {",
+        "      Acc a[TM], b[TN];",
+        "#pragma unroll",
+        "      for (int i = 0; i < TM; ++i) a[i] = to_acc(as[(ty + i * TROWS) * LDA + p]);",
+        "#pragma unroll",
+        "      for (int j = 0; j < TN; ++j) b[j] = to_acc(bs[p * LDB + tx + j * TCOLS]);",
+        "#pragma unroll",
+        "      for (int i = 0; i < TM; ++i)",
+        "#pragma unroll",
+        "        for (int j = 0; j < TN; ++j) acc[i][j] += a[i] * b[j];",
+        "    }",
+    ]
+    return [
+        "// Each thread: TM x TN elements of C, strided by the thread grid, read from shared slices.",
+        "__global__ void __launch_bounds__(THREADS) gemm(int m, int n, int k, const T *A, const T *B, T *C) {",
+        "  __shared__ __align__(16) T As[STAGES][BM * LDA];",
+        "  __shared__ __align__(16) T Bs[STAGES][BK * LDB];",
+        "  const int ty = threadIdx.x / TCOLS, tx = threadIdx.x % TCOLS;",
+        "  const int row0 = blockIdx.y * BM + ty, col0 = blockIdx.x * BN + tx;",
+        "  Acc acc[TM][TN] = {};",
+    ] + _slice_loop(compute, g.stages > 1) + _simt_store()
+
+
+def _tensor_kernel(g: CudaGenome, precision: str) -> list[str]:
+    if precision == "f32":
+        a_type = "wmma::precision::tf32"
+        # TF32 fragments are loaded from float and rounded to TF32 before the MMA.
+        convert = [
+            "#pragma unroll",
+            "      for (int i = 0; i < TM; ++i)",
+            "        for (int e = 0; e < a[i].num_elements; ++e) a[i].x[e] = wmma::__float_to_tf32(a[i].x[e]);",
+            "#pragma unroll",
+            "      for (int j = 0; j < TN; ++j)",
+            "        for (int e = 0; e < b[j].num_elements; ++e) b[j].x[e] = wmma::__float_to_tf32(b[j].x[e]);",
+        ]
+    else:
+        a_type, convert = "T", []
+    compute = [
+        "#pragma unroll",
+        "    for (int kk = 0; kk < BK; kk += FK) {",
+        f"      wmma::fragment<wmma::matrix_a, FM, FN, FK, {a_type}, wmma::row_major> a[TM];",
+        f"      wmma::fragment<wmma::matrix_b, FM, FN, FK, {a_type}, wmma::row_major> b[TN];",
+        "#pragma unroll",
+        "      for (int i = 0; i < TM; ++i) wmma::load_matrix_sync(a[i], as + (wm + i * FM) * LDA + kk, LDA);",
+        "#pragma unroll",
+        "      for (int j = 0; j < TN; ++j) wmma::load_matrix_sync(b[j], bs + kk * LDB + wn + j * FN, LDB);",
+    ] + convert + [
+        "#pragma unroll",
+        "      for (int i = 0; i < TM; ++i)",
+        "#pragma unroll",
+        "        for (int j = 0; j < TN; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);",
+        "    }",
+    ]
+    return [
+        "// Each warp: TM x TN WMMA fragments of C, from fragments loaded out of the shared slices.",
+        "__global__ void __launch_bounds__(THREADS) gemm(int m, int n, int k, const T *A, const T *B, T *C) {",
+        "  __shared__ __align__(32) T As[STAGES][BM * LDA];",
+        "  __shared__ __align__(32) T Bs[STAGES][BK * LDB];",
+        "  __shared__ __align__(32) Acc Cs[THREADS / 32][FM * FN];  // one fragment per warp, for the edges",
+        "  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;",
+        "  const int wm = warp / WARPS_N * TM * FM, wn = warp % WARPS_N * TN * FN;  // the warp's corner in the tile",
+        "  wmma::fragment<wmma::accumulator, FM, FN, FK, Acc> acc[TM][TN];",
+        "#pragma unroll",
+        "  for (int i = 0; i < TM; ++i)",
+        "#pragma unroll",
+        "    for (int j = 0; j < TN; ++j) wmma::fill_fragment(acc[i][j], Acc(0));",
+    ] + _slice_loop(compute, g.stages > 1) + [
+        "  // Through shared memory, so that only the elements inside C are written.",
+        "  for (int i = 0; i < TM; ++i)",
+        "    for (int j = 0; j < TN; ++j) {",
+        "      wmma::store_matrix_sync(Cs[warp], acc[i][j], FN, wmma::mem_row_major);",
+        "      __syncwarp();",
+        "      for (int e = lane; e < FM * FN; e += 32) {",
+        "        const int r = blockIdx.y * BM + wm + i * FM + e / FN, c = blockIdx.x * BN + wn + j * FN + e % FN;",
+        "        if (r < m && c < n) C[static_cast<size_t>(r) * n + c] = from_acc(Cs[warp][e]);",
+        "      }",
+        "      __syncwarp();",
+        "    }",
+        "}",
+    ]
+
+
+# --- samples for the CI check -------------------------------------------------------------------
+
+def write_samples(directory: pathlib.Path, seed: int, size: int = 1024) -> int:
+    """Writes NNN.cu per sample and manifest.tsv (file, problem, stage, claimed techniques or '-')."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for old in directory.glob("*.cu"):
+        old.unlink()
+    lines = []
+    for index, (stage, precision, genome) in enumerate(sample_genomes(seed, stages=load_cuda_ladder())):
+        name = f"{index:03d}.cu"
+        (directory / name).write_text(render_cuda(genome, precision))
+        claim = ",".join(techniques(genome)) or "-"
+        lines.append(f"{name}\t{PROBLEM_PREFIX[precision]}-{size}\t{stage}\t{claim}\t{genome.label()}")
+    (directory / "manifest.tsv").write_text("\n".join(lines) + "\n")
+    return len(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Write sample CUDA candidates for the pre-run checks.")
+    parser.add_argument("--samples", required=True, type=pathlib.Path, help="output directory")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    count = write_samples(args.samples, args.seed)
+    print(f"wrote {count} candidates to {args.samples}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
