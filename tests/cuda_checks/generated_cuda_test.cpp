@@ -11,10 +11,7 @@
 #include <future>
 #include <sstream>
 
-#include "bench_node/cuda/cuda_checks.hpp"
 #include "nvcc_support.hpp"
-#include "stages/builtin_ladder.hpp"
-#include "stages/ladder_config.hpp"
 
 namespace hpcreward::cuda_test {
 namespace {
@@ -45,38 +42,6 @@ std::vector<Sample> read_manifest(const std::filesystem::path &directory) {
   return samples;
 }
 
-std::string read_text(const std::filesystem::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// The rank's pre-run checks on one sample, in its stage (as honest_corpus_test.cpp does).
-Measurement score(const std::filesystem::path &directory, const Sample &sample, int &runs) {
-  const Problem *problem = find_problem(sample.problem);
-  const LadderConfig ladder = parse_ladder_config(builtin_ladder_json(), kBuiltinLadderName);
-  const StageSpec *stage = ladder.find(sample.stage);
-  if (problem == nullptr || stage == nullptr || stage->language != Language::cuda) {
-    Measurement bad;
-    bad.reason = "unknown CUDA problem or stage: " + sample.problem + " " + sample.stage;
-    return bad;
-  }
-  WorkDir work(Nvcc::get().root(), "generated");
-  BenchOptions options;
-  options.work_root = work.path();
-  Scorer scorer(options, std::make_unique<SharedCompiler>(), std::make_unique<CountingRunner>(runs));
-  add_cuda_checks(scorer, check_options(work.path()));
-  BenchTask task;
-  task.problem = *problem;
-  task.stage = stage->name;
-  task.compiler_flags = stage->compiler_flags;
-  task.techniques_allowed = stage->techniques_allowed;
-  task.techniques_required = stage->techniques_required;
-  task.source = read_text(directory / sample.file);
-  return scorer.score(task);
-}
-
 TEST(GeneratedCuda, EverySamplePassesEveryCheckAndShowsItsClaim) {
   REQUIRE_CUDA_TOOLS();
   const char *dir = std::getenv("HPCREWARD_GENERATED_CUDA_DIR");
@@ -90,7 +55,10 @@ TEST(GeneratedCuda, EverySamplePassesEveryCheckAndShowsItsClaim) {
   std::vector<Measurement> results(samples.size());
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
-    for (std::size_t i; (i = next++) < samples.size();) results[i] = score(directory, samples[i], runs[i]);
+    for (std::size_t i; (i = next++) < samples.size();) {
+      const Sample &sample = samples[i];
+      results[i] = score_before_run(sample.problem, sample.stage, read_text(directory / sample.file), runs[i]);
+    }
   };
   std::future<void> other = std::async(std::launch::async, worker);
   worker();

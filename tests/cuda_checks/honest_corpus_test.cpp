@@ -3,15 +3,10 @@
 // the case's first line names). The runner is a fake: nothing is loaded or run here;
 // tests/gpu/gpu_corpus.py runs them for real on a GPU. Also: the host memory bomb reaches the
 // runner (only the child's RLIMIT_DATA stops it).
-#include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
 
-#include "bench_node/cuda/cuda_checks.hpp"
 #include "nvcc_support.hpp"
-#include "stages/builtin_ladder.hpp"
-#include "stages/ladder_config.hpp"
 
 namespace hpcreward::cuda_test {
 namespace {
@@ -23,13 +18,6 @@ const char *const kHonestCases[] = {
     "honest_device_helper", "honest_templates",  "honest_launch_bounds",  "honest_dynamic_smem",
     "honest_splitk_workspace", "honest_constant_memory", "honest_streams", "honest_coop_shuffle",
     "honest_wmma_dgemm", "honest_wmma_hgemm"};
-
-std::string read_text(const std::filesystem::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Scores the case `name` through the rank's pre-run checks with the stage its first line names
 // (the runner is CountingRunner): what the checks say, and whether the runner was reached.
@@ -45,26 +33,7 @@ Measurement score_case(const std::string &name, const std::string &expected_stat
     return {};
   }
   EXPECT_EQ(header[1], expected_status);
-  const Problem *problem = find_problem(header[2].str());
-  const LadderConfig ladder = parse_ladder_config(builtin_ladder_json(), kBuiltinLadderName);
-  const StageSpec *stage = ladder.find(header[3].str());
-  if (problem == nullptr || stage == nullptr || stage->language != Language::cuda) {
-    ADD_FAILURE() << "unknown CUDA problem or stage: " << first_line;
-    return {};
-  }
-  WorkDir work(Nvcc::get().root(), "corpus");
-  BenchOptions options;
-  options.work_root = work.path();
-  Scorer scorer(options, std::make_unique<SharedCompiler>(), std::make_unique<CountingRunner>(runs));
-  add_cuda_checks(scorer, check_options(work.path()));
-  BenchTask task;
-  task.problem = *problem;
-  task.stage = stage->name;
-  task.compiler_flags = stage->compiler_flags;
-  task.techniques_allowed = stage->techniques_allowed;
-  task.techniques_required = stage->techniques_required;
-  task.source = source;
-  return scorer.score(task);
+  return score_before_run(header[2].str(), header[3].str(), source, runs);
 }
 
 class HonestCudaCorpus : public ::testing::TestWithParam<const char *> {};

@@ -5,8 +5,10 @@
 // built here is ever loaded or run (there is no GPU, and some samples are hostile).
 #include <unistd.h>
 
+#include <fstream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,7 +23,10 @@
 #include "bench_node/cuda/nvcc_compiler.hpp"
 #include "bench_node/process/environment.hpp"
 #include "bench_node/process/work_dir.hpp"
+#include "bench_node/rank/scorer.hpp"
 #include "common/problem.hpp"
+#include "stages/builtin_ladder.hpp"
+#include "stages/ladder_config.hpp"
 
 namespace hpcreward::cuda_test {
 
@@ -287,5 +292,40 @@ class CountingRunner : public CandidateRunner {
  private:
   int &runs_;
 };
+
+inline std::string read_text(const std::filesystem::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// `source` through every check a GPU rank runs before the run (source checks, nvcc, the object
+// audit, SASS techniques against the stage `stage_name` of the built-in ladder), the runner a
+// CountingRunner on `runs`. A failed Measurement with the reason for an unknown problem or stage.
+inline Measurement score_before_run(const std::string &problem_name, const std::string &stage_name,
+                                    const std::string &source, int &runs) {
+  const Problem *problem = find_problem(problem_name);
+  const LadderConfig ladder = parse_ladder_config(builtin_ladder_json(), kBuiltinLadderName);
+  const StageSpec *stage = ladder.find(stage_name);
+  if (problem == nullptr || stage == nullptr || stage->language != Language::cuda) {
+    Measurement bad;
+    bad.reason = "unknown CUDA problem or stage: " + problem_name + " " + stage_name;
+    return bad;
+  }
+  WorkDir work(Nvcc::get().root(), "scored");
+  BenchOptions options;
+  options.work_root = work.path();
+  Scorer scorer(options, std::make_unique<SharedCompiler>(), std::make_unique<CountingRunner>(runs));
+  add_cuda_checks(scorer, check_options(work.path()));
+  BenchTask task;
+  task.problem = *problem;
+  task.stage = stage->name;
+  task.compiler_flags = stage->compiler_flags;
+  task.techniques_allowed = stage->techniques_allowed;
+  task.techniques_required = stage->techniques_required;
+  task.source = source;
+  return scorer.score(task);
+}
 
 }  // namespace hpcreward::cuda_test
