@@ -185,11 +185,13 @@ int main(int argc, char **argv) {
     return 2;
   }
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlives its measurer
-  if (!drop_all_capabilities()) return 3;
-  // Non-dumpable as well: other executors beside this one (the next candidate's, set up while
-  // this one runs; other GPU ranks' on the node), without capabilities, cannot open its memory
-  // or its /proc entries, nor can it theirs. The seccomp filter refuses changing it back.
+  // Non-dumpable, then without capabilities, in that order, so there is no moment when it is
+  // both dumpable and as powerless as a candidate: other executors beside this one (the next
+  // candidate's, set up while this one runs; other GPU ranks' on the node) cannot open its
+  // memory or its /proc entries. The seccomp filter refuses changing it back, and the candidate's
+  // Landlock domain (file_writes.hpp) keeps it from ptrace-style access to processes outside it.
   ::prctl(PR_SET_DUMPABLE, 0);
+  if (!drop_all_capabilities()) return 3;
   void *mapped = ::mmap(nullptr, SharedRegion::kControlBytes, PROT_READ | PROT_WRITE, MAP_SHARED, kGpuControlFd, 0);
   if (mapped == MAP_FAILED) return 3;
   ::close(kGpuControlFd);
