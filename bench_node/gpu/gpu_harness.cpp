@@ -7,6 +7,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "bench_node/gpu/cublas_reference.hpp"
 #include "bench_node/gpu/cuda_call.hpp"
@@ -326,11 +327,11 @@ Measurement Harness::run() {
   const StoppingRule stopping(config_.timing);
   double loop_start = 0;
   bool warming = true;
-  // A staged run (start_gate.hpp) waits between its warm-up and its timed calls until the next
-  // candidate's set-up is done; two more warm-up calls after the wait bring the clocks back.
+  // A staged run (start_gate.hpp) waits once, between its warm-up and its timed calls, until the
+  // next candidate's set-up is done; two more warm-up calls after the wait bring the clocks back.
   // The wait is not part of the timing phase's time.
-  bool gate_passed = !config_.may_time;
-  int calls_after_gate = 0;
+  bool gate_ahead = static_cast<bool>(config_.may_time);
+  int more_warmup_calls = 0;
   double gate_wait_s = 0;
   for (std::uint64_t call = 0;; ++call) {
     fill_inputs(shape, own);
@@ -341,15 +342,15 @@ Measurement Harness::run() {
       return failed(*failure, verify_s, monotonic_seconds() - time_start - gate_wait_s, max_error);
     if (warming) {
       if (monotonic_seconds() - time_start - gate_wait_s >= config_.timing.warmup_s && call >= 1) {
-        if (!gate_passed) {
+        if (std::exchange(gate_ahead, false)) {
           const double wait_start = monotonic_seconds();
           if (!config_.may_time())
             return failed({Status::runtime_error, "the rank stopped waiting for this run (it is stopping)"}, verify_s,
                           0, max_error);
-          gate_passed = true;
           gate_wait_s = monotonic_seconds() - wait_start;
+          more_warmup_calls = 2;
         }
-        if (config_.may_time && calls_after_gate++ < 2) continue;
+        if (more_warmup_calls-- > 0) continue;
         warming = false;
         loop_start = monotonic_seconds();
       }
