@@ -1,6 +1,5 @@
 #include "bench_node/gpu/gpu_child.hpp"
 
-#include <bitset>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -92,23 +91,13 @@ class GatedGpuRun : public StagedRun {
       : token_(std::move(token)), timeout_s_(timeout_s), cpu_limit_s_(static_cast<double>(*spec.limits.cpu_seconds)),
         child_(spec) {}
   void prepare() override { child_.send(gpu::kGatePrepare); }
-  void await_ready() override { await(gpu::kGateReady); }
+  void await_ready() override { child_.await(gpu::kGateReady, timeout_s_); }
   void go() override { child_.send(gpu::kGateGo); }
-  void await_calibrated() override { await(gpu::kGateCalibrated); }
+  void await_calibrated() override { child_.await(gpu::kGateCalibrated, timeout_s_); }
   void allow_timing() override { child_.send(gpu::kGateTime); }
   Measurement finish() override { return classify_run(child_.finish(), {token_, timeout_s_, cpu_limit_s_}); }
 
  private:
-  // Returns at once for a byte seen before, or once the child has closed the gate.
-  void await(char byte) {
-    while (!seen_.test(static_cast<unsigned char>(byte)) && !closed_) {
-      const int got = child_.receive(timeout_s_);
-      if (got < 0) closed_ = true;
-      else seen_.set(static_cast<unsigned char>(got));
-    }
-  }
-  std::bitset<256> seen_;
-  bool closed_ = false;
   std::string token_;
   double timeout_s_, cpu_limit_s_;
   RunningChild child_;

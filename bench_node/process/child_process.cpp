@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bitset>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -232,6 +233,8 @@ struct RunningChild::State {
   pid_t pid = -1;
   bool finished = false;
   Fd output_read, result_read, progress_read, gate, pidfd;
+  std::bitset<256> gate_seen;  // every byte the child has sent through the gate
+  bool gate_done = false;      // the child closed the gate, or a wait ran out
   Clock::time_point started;
 };
 
@@ -343,16 +346,30 @@ bool RunningChild::send(char byte) {
   return sent == 1;
 }
 
-int RunningChild::receive(double timeout_s) {
-  if (!state_->gate.valid()) return -1;
-  pollfd gate{state_->gate.get(), POLLIN, 0};
-  const int ready = ::poll(&gate, 1, static_cast<int>(std::ceil(std::max(timeout_s, 0.0) * 1000)));
-  if (ready <= 0) return -1;
-  unsigned char byte = 0;
-  ssize_t got;
-  do got = ::recv(state_->gate.get(), &byte, 1, 0);
-  while (got < 0 && errno == EINTR);
-  return got == 1 ? byte : -1;
+bool RunningChild::await(char byte, double timeout_s) {
+  State &state = *state_;
+  const auto wanted = static_cast<unsigned char>(byte);
+  const Clock::time_point deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::max(timeout_s, 0.0)));
+  while (!state.gate_seen.test(wanted)) {
+    if (!state.gate.valid() || state.gate_done) return false;
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    pollfd gate{state.gate.get(), POLLIN, 0};
+    const int ready = ::poll(&gate, 1, static_cast<int>(std::clamp<long long>(left, 0, 1 << 30)));
+    if (ready < 0 && errno == EINTR) continue;
+    unsigned char got = 0;
+    ssize_t read = 0;
+    if (ready > 0) {
+      do read = ::recv(state.gate.get(), &got, 1, 0);
+      while (read < 0 && errno == EINTR);
+    }
+    if (read != 1) {  // closed by the child, or waited out: later waits end at once too
+      state.gate_done = true;
+      return false;
+    }
+    state.gate_seen.set(got);
+  }
+  return true;
 }
 
 ChildOutcome RunningChild::finish() {

@@ -88,8 +88,9 @@ class RunningChild {
   bool started() const;
   // One byte through the gate; false when there is no gate or the child closed it.
   bool send(char byte);
-  // The next byte from the gate; -1 when the child closed it (or ended), or after timeout_s.
-  int receive(double timeout_s);
+  // Until the child has sent `byte` through the gate (now or before: true), closed it or ended,
+  // or timeout_s passed (false; every later wait then ends at once too).
+  bool await(char byte, double timeout_s);
   // Drains its output until it ends, passes its deadline or goes silent, then kills what is
   // left of its group and reaps it. Once; later calls return the same outcome.
   ChildOutcome finish();

@@ -53,9 +53,10 @@ TEST(ChildProcess, TheGateCarriesBytesBothWays) {
   spec.gate = true;
   RunningChild child(spec);
   ASSERT_TRUE(child.started());
-  EXPECT_EQ(child.receive(20), 'r');
+  EXPECT_TRUE(child.await('r', 20));
   EXPECT_TRUE(child.send('g'));
-  EXPECT_EQ(child.receive(20), 'c');
+  EXPECT_TRUE(child.await('c', 20));
+  EXPECT_TRUE(child.await('r', 0)) << "a byte seen before is still seen";
   EXPECT_TRUE(child.send('t'));
   const ChildOutcome outcome = child.finish();
   EXPECT_EQ(outcome.exit_code, 0);
@@ -68,14 +69,15 @@ TEST(ChildProcess, AGateClosedByItsChildReadsAsTheEnd) {
   spec.gate = true;
   RunningChild child(spec);
   ASSERT_TRUE(child.started());
-  EXPECT_EQ(child.receive(20), -1);
+  EXPECT_FALSE(child.await('r', 20));
+  EXPECT_FALSE(child.await('c', 20)) << "a closed gate ends every later wait at once";
   // Destroyed unfinished: killed and reaped, not waited for.
 }
 
 TEST(ChildProcess, WithoutAGateNothingIsSent) {
   RunningChild child(shell("exit 0"));
   EXPECT_FALSE(child.send('g'));
-  EXPECT_EQ(child.receive(0), -1);
+  EXPECT_FALSE(child.await('r', 0));
   EXPECT_EQ(child.finish().exit_code, 0);
 }
 

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <bitset>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -117,9 +116,9 @@ class ShellStagedRun : public StagedRun {
  public:
   ShellStagedRun() : child_(spec()) {}
   void prepare() override { child_.send('p'); }
-  void await_ready() override { await('r'); }
+  void await_ready() override { child_.await('r', 60); }
   void go() override { child_.send('g'); }
-  void await_calibrated() override { await('c'); }
+  void await_calibrated() override { child_.await('c', 60); }
   void allow_timing() override { child_.send('t'); }
   Measurement finish() override {
     const ChildOutcome outcome = child_.finish();
@@ -143,15 +142,6 @@ class ShellStagedRun : public StagedRun {
     spec.gate = true;
     return spec;
   }
-  void await(char byte) {
-    while (!seen_.test(static_cast<unsigned char>(byte)) && !closed_) {
-      const int got = child_.receive(60);
-      if (got < 0) closed_ = true;
-      else seen_.set(static_cast<unsigned char>(got));
-    }
-  }
-  std::bitset<256> seen_;
-  bool closed_ = false;
   RunningChild child_;
 };
 
