@@ -196,8 +196,8 @@ int main(int argc, char **argv) {
   if (mapped == MAP_FAILED) return 3;
   ::close(kGpuControlFd);
   auto &control = *static_cast<GpuExecutorControl *>(mapped);
-  // The driver first (about half of a context's start on an H200, and no GPU work), then a
-  // stop: a measurer started ahead of its turn lets the context come only when it may.
+  // The driver's start first (host work, no GPU work), then a stop: a measurer started ahead of
+  // its turn lets the context come only when it may.
   int devices = 0;
   cudaGetDeviceCount(&devices);
   ::raise(SIGSTOP);

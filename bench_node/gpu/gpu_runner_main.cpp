@@ -60,7 +60,7 @@ Measurement run_candidate(const RunnerArgs &args) {
     return failed_measurement(Status::runtime_error, "the rank stopped waiting for this run (it is stopping)");
   };
 
-  // Before 'p': the processes and their drivers, host work only (about half of the set-up).
+  // Before 'p': the processes and their drivers' start, host work only (no context yet).
   gpu::GpuExecutor executor({.program = executor_program(), .object = args.object_path});
   int devices = 0;
   gpu::cuda_call(cudaGetDeviceCount(&devices), "initialising the CUDA driver");
