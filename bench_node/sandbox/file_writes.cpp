@@ -83,10 +83,10 @@ void restrict_file_writes(const std::vector<std::string> &writable) {
   if (::syscall(SYS_landlock_restrict_self, ruleset.get(), 0) != 0) fail("restricting this process");
 }
 
-std::vector<std::string> nvidia_device_files() {
+std::vector<std::string> nvidia_device_files(const std::string &devices) {
   std::vector<std::string> files;
   std::error_code error;
-  for (const auto &entry : std::filesystem::directory_iterator("/dev", error))
+  for (const auto &entry : std::filesystem::directory_iterator(devices, error))
     if (entry.path().filename().string().rfind("nvidia", 0) == 0) files.push_back(entry.path().string());
   return files;
 }

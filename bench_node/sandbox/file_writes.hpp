@@ -20,7 +20,7 @@ void restrict_file_writes(const std::vector<std::string> &writable);
 // The kernel's Landlock ABI version; 0 when it has none.
 int landlock_abi();
 
-// The GPU's device files a CUDA process writes: every /dev/nvidia* entry.
-std::vector<std::string> nvidia_device_files();
+// The GPU's device files a CUDA process writes: every nvidia* entry of `devices`.
+std::vector<std::string> nvidia_device_files(const std::string &devices = "/dev");
 
 }  // namespace hpcreward

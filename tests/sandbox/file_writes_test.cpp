@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
@@ -103,8 +104,17 @@ TEST_F(FileWritesTest, TheWritableFolderStaysWritable) {
   EXPECT_TRUE(fs::exists(writable / "new"));
 }
 
-TEST(FileWrites, NvidiaDeviceFilesAreOnlyThose) {
-  for (const std::string &path : nvidia_device_files()) EXPECT_EQ(path.rfind("/dev/nvidia", 0), 0u) << path;
+TEST(FileWrites, TheNvidiaDeviceFilesAreEveryNvidiaEntryAndNothingElse) {
+  const fs::path devices = fs::temp_directory_path() / ("hpcreward-devices-" + std::to_string(::getpid()));
+  fs::create_directories(devices / "nvidia-caps");
+  for (const char *name : {"nvidia0", "nvidiactl", "nvidia-uvm", "null", "shm", "xnvidia"})
+    std::ofstream(devices / name) << "";
+  std::vector<std::string> files = nvidia_device_files(devices.string());
+  std::sort(files.begin(), files.end());
+  const std::vector<std::string> expected = {(devices / "nvidia-caps").string(), (devices / "nvidia-uvm").string(),
+                                             (devices / "nvidia0").string(), (devices / "nvidiactl").string()};
+  EXPECT_EQ(files, expected);
+  fs::remove_all(devices);
 }
 
 }  // namespace
