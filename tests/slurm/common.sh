@@ -99,6 +99,17 @@ bench_pid() {
     if { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qx "SLURM_JOB_ID=$job"; then echo "$pid"; fi
   done | tail -1
 }
+# signal_requeue RESTARTS [SCANCEL-OPTIONS...]: SIGUSR1 to the job (its steps; with --batch its
+# batch shell), then until Slurm has requeued it RESTARTS times in all.
+signal_requeue() {
+  local restarts=$1
+  shift
+  scancel "$@" --signal=USR1 "$JOB"
+  say "scancel${*:+ $*} --signal=USR1 $JOB at $(log_rows) rows"
+  requeued() { [ "$(job_field "$JOB" Restarts)" -ge "$restarts" ]; }
+  wait_until 120 "requeue $restarts after SIGUSR1" requeued
+  say "requeued $WAITED s after the signal (log: $(log_rows) rows)"
+}
 check_once() {
   "$PYTHON" "$REPO/tests/slurm/check_log.py" exactly-once "$RUN/out/rewards.h5" "$1" || fail "not exactly once"
 }

@@ -6,11 +6,7 @@
 source "$(dirname "$0")/common.sh"
 submit -p bench -N 1 --ntasks-per-node=3 "$REPO/jobs/hpcreward.sbatch" --out "$RUN/out" --evaluations 40
 wait_rows 18 240
-scancel --batch --signal=USR1 "$JOB"
-say "scancel --batch --signal=USR1 $JOB at $(log_rows) rows"
-requeued() { [ "$(job_field "$JOB" Restarts)" -ge 1 ]; }
-wait_until 120 "a requeue after SIGUSR1" requeued
-say "requeued $WAITED s after the signal (log: $(log_rows) rows)"
+signal_requeue 1 --batch
 wait_job "$JOB" 400
 [ "$STATE" = COMPLETED ] && [ "$EXIT" = 0:0 ] || fail "the requeued generator run did not complete"
 [ "$(log_rows)" -eq 40 ] || fail "expected the 40 evaluations asked for, the log holds $(log_rows)"

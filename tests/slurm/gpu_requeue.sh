@@ -23,11 +23,7 @@ PY
 submit -p bench -N 1 --ntasks-per-node=3 --gres=gpu:1 "$REPO/jobs/hpcreward.sbatch" \
   --out "$RUN/out" --candidates "$RUN/candidates.jsonl" --ladder "$DEMO_LADDER" --stop-grace 30
 wait_rows 6 300
-scancel --signal=USR1 "$JOB"
-say "scancel --signal=USR1 $JOB at $(log_rows) rows"
-requeued() { [ "$(job_field "$JOB" Restarts)" -ge 1 ]; }
-wait_until 120 "requeue after SIGUSR1" requeued
-say "requeued $WAITED s after the signal (log: $(log_rows) rows)"
+signal_requeue 1
 wait_job "$JOB" 900
 [ "$STATE" = COMPLETED ] && [ "$EXIT" = 0:0 ] || fail "the requeued job did not complete"
 grep -q 'resuming its log' "$RUN/job.out" || fail "the requeued run did not resume the log"

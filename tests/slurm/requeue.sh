@@ -18,12 +18,7 @@ submit -p bench -N 1 --ntasks-per-node=3 "$REPO/jobs/hpcreward.sbatch" \
   --out "$RUN/out" --candidates "$RUN/candidates.jsonl" --ladder "$DEMO_LADDER" --stop-grace 30
 requeue_and_resume() {  # requeue_and_resume RESTARTS SCANCEL-OPTIONS...
   local restarts=$1
-  shift
-  scancel "$@" --signal=USR1 "$JOB"
-  say "scancel${*:+ $*} --signal=USR1 $JOB at $(log_rows) rows"
-  requeued() { [ "$(job_field "$JOB" Restarts)" -ge "$restarts" ]; }
-  wait_until 120 "requeue $restarts after SIGUSR1" requeued
-  say "requeued $WAITED s after the signal (log: $(log_rows) rows)"
+  signal_requeue "$@"
   running() { [ "$(job_field "$JOB" JobState)" = RUNNING ] && grep -q "restart count $restarts" "$RUN/job.out"; }
   wait_until 120 "the requeued job running again" running
   say "running again $WAITED s later"
