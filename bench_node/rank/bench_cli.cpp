@@ -100,7 +100,7 @@ po::options_description bench_options(BenchOptions &o) {
        "RLIMIT_DATA), MiB; more is runtime_error \"out of host memory\"")
       ("compile-workers", po::value(&g.compile_workers)->default_value(g.compile_workers),
        "threads compiling and checking the next candidates while the GPU times one; 0: one per CPU the "
-       "rank is placed on, less one, at least 2")
+       "rank is placed on, less two, at least 2")
       ("gpu-slots", po::value(&g.slots)->default_value(g.slots),
        "tasks the coordinator may hand this rank at once; 0: --compile-workers + 2")
       ("ceiling-size", po::value(&g.ceiling_size)->default_value(g.ceiling_size),
@@ -120,7 +120,7 @@ void require(bool condition, const std::string &message) {
 
 void resolve_gpu_parallelism(GpuRankOptions &gpu, std::size_t rank_cpus) {
   if (gpu.compile_workers == 0)
-    gpu.compile_workers = std::max(2, static_cast<int>(std::min<std::size_t>(rank_cpus, 65)) - 1);
+    gpu.compile_workers = std::max(2, static_cast<int>(std::min<std::size_t>(rank_cpus, 66)) - 2);
   if (gpu.slots == 0) gpu.slots = std::min(64, gpu.compile_workers + 2);
 }
 
@@ -136,7 +136,7 @@ BenchCommandLine parse_bench_command_line(int argc, const char *const *argv) {
   require(placement == "auto" || placement == "none", "--placement must be auto or none");
   o.placement = placement == "auto";
   require(!o.cc.empty(), "--cc must name a compiler");
-  require(o.gpu.compile_workers >= 0, "--compile-workers must be 0 (one per CPU of the rank, less one) or more");
+  require(o.gpu.compile_workers >= 0, "--compile-workers must be 0 (one per CPU of the rank, less two) or more");
   require(o.gpu.slots >= 0 && o.gpu.slots <= 64, "--gpu-slots must be 0 (automatic) to 64");
   require(o.gpu.device == "auto" || (!o.gpu.device.empty() &&
                                      o.gpu.device.find_first_not_of("0123456789") == std::string::npos),

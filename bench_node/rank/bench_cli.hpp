@@ -16,7 +16,7 @@ struct BenchCommandLine {
 BenchCommandLine parse_bench_command_line(int argc, const char *const *argv);
 std::string bench_usage();
 // A GPU rank's compile workers and slots where the command line left them 0 (automatic), once
-// its CPUs are known: workers one per CPU less one, at least 2; slots workers + 2, at most 64.
+// its CPUs are known: workers one per CPU less two, at least 2; slots workers + 2, at most 64.
 void resolve_gpu_parallelism(GpuRankOptions &gpu, std::size_t rank_cpus);
 
 // Seconds a C task may take beyond its compile and run limits: source checks, object audit,

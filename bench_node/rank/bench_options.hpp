@@ -22,8 +22,10 @@ struct GpuRankOptions {
   std::uint64_t ring_mb = 8192;     // device memory for the timing ring's buffer sets
   std::uint64_t host_memory_mb = 16384;  // RLIMIT_DATA of each GPU child (bench_node/gpu/README.md)
   // Threads preparing the next candidates while the GPU times; 0: one per CPU the rank is placed
-  // on, less one for the GPU thread and the measurer, at least 2 (resolve_gpu_parallelism). Two
-  // workers compile about 1.3 candidates a second, less than one H200 scores.
+  // on, less two for the measurer and the executor (both wait spinning during a call; a
+  // preempted measurer would widen the calibrated overhead that bounds forged events), at least
+  // 2 (resolve_gpu_parallelism). Two workers compile about 1.3 candidates a second, less than
+  // one H200 scores.
   int compile_workers = 0;
   // Tasks the coordinator may hand this rank at once; 0: compile_workers + 2 (every worker busy,
   // one candidate on the GPU, one ready behind it).

@@ -39,14 +39,14 @@ TEST(BenchCli, Defaults) {
 }
 
 // Two compile workers feed about 1.3 CUDA candidates a second, less than one H200 scores: by
-// default a GPU rank takes one per CPU it is placed on, less one.
+// default a GPU rank takes one per CPU it is placed on, less two.
 TEST(BenchCli, GpuCompileWorkersFollowTheRanksCpus) {
   GpuRankOptions sixteen = parse({}).options.gpu;
   EXPECT_EQ(sixteen.compile_workers, 0);
   EXPECT_EQ(sixteen.slots, 0);
   resolve_gpu_parallelism(sixteen, 16);
-  EXPECT_EQ(sixteen.compile_workers, 15);
-  EXPECT_EQ(sixteen.slots, 17);
+  EXPECT_EQ(sixteen.compile_workers, 14);
+  EXPECT_EQ(sixteen.slots, 16);
   GpuRankOptions two = parse({}).options.gpu;
   resolve_gpu_parallelism(two, 2);
   EXPECT_EQ(two.compile_workers, 2);
