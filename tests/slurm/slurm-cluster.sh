@@ -21,7 +21,17 @@ fail() { echo "slurm-cluster: $*" >&2; exit 1; }
 
 # A machine without a package registry (the GPU machine): Debian's packages fetched elsewhere
 # (tests/gpu/fetch-device-deps.sh) are unpacked into /, each library package only where the
-# machine has none of its libraries (its own newer ones stay).
+# machine has none of its libraries (its own newer ones stay). Through a staging folder and
+# tar's --keep-directory-symlink: on a merged-/usr system /lib is a link to usr/lib, and
+# `dpkg -x DEB /` replaces it with a folder holding only the package's files, after which the
+# linker no longer finds libc (every compile on the machine fails).
+unpack_into_root() {
+  local stage
+  stage=$(mktemp -d)
+  dpkg -x "$1" "$stage"
+  tar -C "$stage" -cf - . | tar -C / -xf - --keep-directory-symlink --no-overwrite-dir
+  rm -rf "$stage"
+}
 unpack_slurm_debs() {
   local debs=$1 deb file have
   [ "$(id -u)" -eq 0 ] || skip "unpacking the packages in $debs needs root"
@@ -33,7 +43,7 @@ unpack_slurm_debs() {
           [ -e "$file" ] && have=1
         done ;;
     esac
-    [ "$have" -eq 1 ] || dpkg -x "$deb" /
+    [ "$have" -eq 1 ] || unpack_into_root "$deb"
   done
 }
 
