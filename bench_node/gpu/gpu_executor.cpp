@@ -157,6 +157,7 @@ GpuCallOutcome GpuExecutor::round(GpuCommand command, Precision precision, const
   GpuExecutorControl &block = control();
   block.command = command;
   block.precision = static_cast<std::uint32_t>(precision);
+  block.warm_translations = options_.warm_translations ? 1 : 0;
   block.m = shape.m;
   block.n = shape.n;
   block.k = shape.k;

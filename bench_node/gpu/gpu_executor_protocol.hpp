@@ -48,6 +48,7 @@ struct GpuExecutorControl {
   std::uint64_t sequence;
   GpuCommand command;
   std::uint32_t precision;  // common/problem.hpp Precision
+  std::uint32_t warm_translations;  // 1: touch the operands' pages before the start event
   std::int32_t m, n, k;
   std::uint64_t a, b, c;  // offsets in the pool
   std::uint64_t pool_bytes;

@@ -165,7 +165,7 @@ CallSteps Harness::steps(const Shape &shape, Operands &operands, Private &own) {
 // and inputs left as they were given. The seconds are the executor's clock (gpu_executor.hpp).
 std::optional<Failure> Harness::call_checked(const Shape &shape, Operands &operands, Private &own,
                                              CheckWorkspace &work, GpuCallOutcome *clocks) {
-  if (config_.reset_persisting_l2) cudaCtxResetPersistingL2Cache();  // belt and braces: the audit refuses windows
+  cudaCtxResetPersistingL2Cache();  // belt and braces: the audit refuses windows
   const GpuCallOutcome outcome =
       executor_.call(config_.precision, shape, pool_.offset_of(operands.a.data()), pool_.offset_of(operands.b.data()),
                      pool_.offset_of(operands.c.data()), steps(shape, operands, own));

@@ -36,9 +36,8 @@ struct GpuHarnessConfig {
   TimingOptions timing;
   std::size_t ring_bytes = 8ULL << 30;  // device memory for the timing ring's buffer sets
   std::size_t l2_bytes = 50ULL << 20;   // the device's L2; the flush writes twice this
-  // Benchmarks only (hpcreward-gpu-fidelity attributes differences with them); ranks keep both.
+  // Benchmarks only (hpcreward-gpu-fidelity attributes differences with it); ranks keep it.
   bool flush_l2 = true;
-  bool reset_persisting_l2 = true;
   // Benchmarks only: every timed call's two clocks (gpu_executor.hpp), and the calibration.
   struct Trace {
     std::vector<double> window_s, event_s, prepare_s, call_s, finish_s;
