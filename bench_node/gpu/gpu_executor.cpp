@@ -200,6 +200,7 @@ GpuCallOutcome GpuExecutor::round(GpuCommand command, Precision precision, const
   }
   std::atomic_thread_fence(std::memory_order_seq_cst);
   outcome.event_s = block.event_seconds;  // untrusted: call_seconds() bounds it
+  outcome.activity_records = block.activity_records;
   if (block.threw != 0)
     outcome.exception = untrusted_text(block.message, sizeof block.message);
   else if (block.cuda_error != 0)

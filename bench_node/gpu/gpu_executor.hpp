@@ -52,6 +52,7 @@ struct GpuCallOutcome {
   std::string exception;   // what the call threw, as the executor reported it ("" none; untrusted)
   double window_s = 0;     // the measurer's clock, prepare to finish
   double event_s = 0;      // what the executor reported (untrusted)
+  std::uint32_t activity_records = 0;  // CUPTI records behind event_s (0: CUDA events; untrusted)
   // The window's parts, for reports: prepare, go to done (or the executor's stop), finish.
   double prepare_s = 0, call_s = 0, finish_s = 0;
 };

@@ -24,6 +24,7 @@
 #include <new>
 #include <string>
 
+#include "bench_node/gpu/activity_clock.hpp"
 #include "bench_node/gpu/exported_device_memory.hpp"
 #include "bench_node/gpu/gpu_executor_protocol.hpp"
 #include "bench_node/process/host_memory.hpp"
@@ -84,8 +85,8 @@ void call_as(void *symbol, const GpuExecutorControl &control, std::byte *pool) {
       reinterpret_cast<const T *>(pool + control.b), reinterpret_cast<T *>(pool + control.c));
 }
 
-// The call's time by CUDA events on the legacy stream, as the measurer had it when it shared
-// the candidate's process: a start event, the call, an end event right after it, a device-wide
+// The call's time by CUDA events on the legacy stream, where CUPTI's records are not to be had
+// (activity_clock.hpp): a start event, the call, an end event right after it, a device-wide
 // synchronize and a second event. Work the end event could miss (on non-blocking streams)
 // shows as a second event later than the idle gap between such events allows; then that
 // counts, less the gap. Untrusted once the candidate is loaded: the measurer clamps it.
@@ -127,7 +128,8 @@ class EventClock {
 
 // One armed round: ready, the measurer's go, the call (or the calibration's kernel) between events,
 // the synchronize, done.
-void armed_round(GpuExecutorControl &control, void *symbol, std::byte *pool, EventClock &clock) {
+void armed_round(GpuExecutorControl &control, void *symbol, std::byte *pool, EventClock &clock,
+                 ActivityClock *activity) {
   const std::uint64_t sequence = control.sequence;
   std::atomic_ref<std::uint64_t>(control.armed).store(sequence, std::memory_order_release);
   while (std::atomic_ref<std::uint64_t>(control.go).load(std::memory_order_acquire) != sequence)
@@ -140,6 +142,10 @@ void armed_round(GpuExecutorControl &control, void *symbol, std::byte *pool, Eve
   // overhead): the operands' address translations warm, as in a loop of calls.
   if (control.warm_translations != 0 && pool != nullptr)
     error = launch_touch_pages(pool + control.a, a_bytes, pool + control.b, b_bytes, pool + control.c, c_bytes);
+  if (activity != nullptr) {  // the records start empty, without the executor's own work
+    if (error == cudaSuccess) error = cudaDeviceSynchronize();
+    activity->begin();
+  }
   clock.start();
   if (control.command == GpuCommand::none) {
     if (pool != nullptr && error == cudaSuccess)
@@ -167,6 +173,10 @@ void armed_round(GpuExecutorControl &control, void *symbol, std::byte *pool, Eve
   double seconds = 0;
   const cudaError_t ended = clock.end(seconds);
   const cudaError_t last = cudaGetLastError();
+  std::size_t records = 0;
+  double span = 0;
+  if (activity != nullptr && ended == cudaSuccess && activity->span(span, records)) seconds = span;
+  control.activity_records = static_cast<std::uint32_t>(records);
   if (error == cudaSuccess) error = ended != cudaSuccess ? ended : last;
   control.event_seconds = seconds;
   if (error != cudaSuccess && control.threw == 0) {
@@ -214,6 +224,9 @@ int main(int argc, char **argv) {
   std::byte *pool = nullptr;
   void *symbol = nullptr;
   EventClock clock;
+  ActivityClock activity;
+  std::string activity_error;
+  const bool have_activity = activity.start(activity_error);
   for (;;) {
     ::raise(SIGSTOP);
     std::atomic_thread_fence(std::memory_order_seq_cst);  // the measurer wrote while we were stopped
@@ -223,7 +236,7 @@ int main(int argc, char **argv) {
         symbol = load_candidate(object, install_filter, control.load_status, control.message, sizeof control.message);
         break;
       case GpuCommand::none:
-      case GpuCommand::call: armed_round(control, symbol, pool, clock); break;
+      case GpuCommand::call: armed_round(control, symbol, pool, clock, have_activity ? &activity : nullptr); break;
     }
   }
 }

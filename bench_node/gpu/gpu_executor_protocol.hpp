@@ -55,7 +55,8 @@ struct GpuExecutorControl {
   LoadStatus load_status;
   std::int32_t cuda_error;  // cudaError_t after the call's synchronize
   std::int32_t threw;       // 1: the call threw (message says what)
-  double event_seconds;     // the call by the executor's CUDA events
+  double event_seconds;     // the call by CUPTI's records of its device work, else by CUDA events
+  std::uint32_t activity_records;  // CUPTI records the call's time came from; 0: CUDA events
   char message[512];
 };
 

@@ -363,6 +363,7 @@ Measurement Harness::run() {
       config_.trace->prepare_s.push_back(clocks.prepare_s);
       config_.trace->call_s.push_back(clocks.call_s);
       config_.trace->finish_s.push_back(clocks.finish_s);
+      config_.trace->activity_records.push_back(clocks.activity_records);
     }
     if (stopping.done(samples, monotonic_seconds() - loop_start)) break;
   }

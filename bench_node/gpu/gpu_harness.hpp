@@ -41,6 +41,7 @@ struct GpuHarnessConfig {
   // Benchmarks only: every timed call's two clocks (gpu_executor.hpp), and the calibration.
   struct Trace {
     std::vector<double> window_s, event_s, prepare_s, call_s, finish_s;
+    std::vector<double> activity_records;  // per call: CUPTI records behind event_s (0: CUDA events)
     double least_overhead_s = 0, high_overhead_s = 0;
   };
   Trace *trace = nullptr;
