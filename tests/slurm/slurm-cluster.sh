@@ -39,11 +39,16 @@ unpack_slurm_debs() {
     have=0
     case "$(basename "$deb")" in
       lib*)
-        for file in $(dpkg-deb -c "$deb" | awk '{print $NF}' | grep -E '\.so(\.[0-9]+)*$' | sed 's|^\./|/|'); do
+        for file in $(dpkg-deb -c "$deb" | awk '{print ($(NF-1) == "->") ? $(NF-2) : $NF}' | grep -E '\.so(\.[0-9]+)*$' | sed 's|^\./|/|'); do
           [ -e "$file" ] && have=1
         done ;;
     esac
     [ "$have" -eq 1 ] || unpack_into_root "$deb"
+  done
+  # Debian's daemons are slurmctld-wlm and slurmd-wlm; their postinst (not run here) links the
+  # plain names through update-alternatives.
+  for file in /usr/sbin/*-wlm; do
+    [ -e "${file%-wlm}" ] || ln -s "$file" "${file%-wlm}"
   done
 }
 
