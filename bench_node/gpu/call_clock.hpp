@@ -16,6 +16,25 @@ struct CallOverhead {
 // From the calibration rounds' overheads (at least one).
 CallOverhead call_overhead(std::vector<double> overheads_s);
 
+// What the executor reports of one call: its CUDA events (a start event before the call, the
+// end after it: on an idle device the host's launch of the first kernel falls inside) and
+// CUPTI's records of its device work (activity_clock.hpp: first start to last end of every
+// kernel, copy and memset, on any stream; records 0 when there were none to be had).
+struct CallReport {
+  double event_s = 0;
+  double activity_s = 0;
+  unsigned records = 0;
+};
+
+// What events read beyond the records when the call is queued before its start event runs
+// (the calibration rounds: the switch into the executor's context outlasts the launch):
+// the median over the rounds with records, at least 0; 0 without any.
+double event_offset(const std::vector<CallReport> &rounds);
+
+// A call as an events measurement without the launch reads it, whatever streams it used: the
+// records' span plus the offset, or the events where there are no records.
+double call_reading(const CallReport &report, double offset_s);
+
 // The call's time: the events, or the window less the high overhead when that is longer (a
 // report the window cannot hold). An honest call reads its events (its overhead is rarely
 // above the high one); a forged report gains at most the high overhead less the call's own.

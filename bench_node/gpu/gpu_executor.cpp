@@ -157,7 +157,6 @@ GpuCallOutcome GpuExecutor::round(GpuCommand command, Precision precision, const
   GpuExecutorControl &block = control();
   block.command = command;
   block.precision = static_cast<std::uint32_t>(precision);
-  block.warm_translations = options_.warm_translations ? 1 : 0;
   block.m = shape.m;
   block.n = shape.n;
   block.k = shape.k;
@@ -199,8 +198,10 @@ GpuCallOutcome GpuExecutor::round(GpuCommand command, Precision precision, const
     return outcome;
   }
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  outcome.event_s = block.event_seconds;  // untrusted: call_seconds() bounds it
-  outcome.activity_records = block.activity_records;
+  // Untrusted: call_seconds() bounds what is read from it.
+  outcome.report = {block.event_seconds, options_.activity_clock ? block.activity_seconds : 0,
+                    options_.activity_clock ? block.activity_records : 0u};
+  outcome.event_s = call_reading(outcome.report, event_offset_);
   if (block.threw != 0)
     outcome.exception = untrusted_text(block.message, sizeof block.message);
   else if (block.cuda_error != 0)
@@ -210,14 +211,20 @@ GpuCallOutcome GpuExecutor::round(GpuCommand command, Precision precision, const
 
 Verdict GpuExecutor::calibrate(Precision precision, const Shape &shape, std::uint64_t a, std::uint64_t b,
                                std::uint64_t c, const CallSteps &steps) {
-  std::vector<double> overheads;
+  std::vector<GpuCallOutcome> rounds;
+  std::vector<CallReport> reports;
   for (int i = 0; i < options_.calibration_rounds; ++i) {
     const GpuCallOutcome outcome = round(GpuCommand::none, precision, shape, a, b, c, steps);
     if (!outcome.verdict.ok()) return outcome.verdict;
     if (!outcome.cuda_error.empty())
       return {Status::runtime_error, "the GPU executor's own kernel failed: " + outcome.cuda_error};
-    overheads.push_back(std::max(outcome.window_s - outcome.event_s, 0.0));
+    rounds.push_back(outcome);
+    reports.push_back(outcome.report);
   }
+  event_offset_ = gpu::event_offset(reports);
+  std::vector<double> overheads;
+  for (const GpuCallOutcome &outcome : rounds)
+    overheads.push_back(std::max(outcome.window_s - call_reading(outcome.report, event_offset_), 0.0));
   overhead_ = call_overhead(overheads);
   return {};
 }

@@ -33,10 +33,9 @@ struct GpuExecutorOptions {
   std::string program;  // hpcreward-gpu-executor
   std::string object;   // the candidate's shared object
   int calibration_rounds = 32;
-  // Each round (calibration and call) first reads one byte per 64 KiB of A, B and C in the
-  // executor, before its start event: the call then meets warm address translations, as
-  // nvbench's cold measurement and a program calling it in a loop do. Off: benchmarks only.
-  bool warm_translations = true;
+  // Read calls from CUPTI's records (call_clock.hpp call_reading); off: from the events alone
+  // (benchmarks only, to compare the two).
+  bool activity_clock = true;
 };
 
 // The measurer's device work around one call: inputs into the pool before, C out after.
@@ -51,8 +50,8 @@ struct GpuCallOutcome {
   std::string cuda_error;  // what the executor reported of the call's synchronize ("" none; untrusted)
   std::string exception;   // what the call threw, as the executor reported it ("" none; untrusted)
   double window_s = 0;     // the measurer's clock, prepare to finish
-  double event_s = 0;      // what the executor reported (untrusted)
-  std::uint32_t activity_records = 0;  // CUPTI records behind event_s (0: CUDA events; untrusted)
+  CallReport report;        // what the executor reported (untrusted)
+  double event_s = 0;      // the report read as events without the launch (call_reading)
   // The window's parts, for reports: prepare, go to done (or the executor's stop), finish.
   double prepare_s = 0, call_s = 0, finish_s = 0;
 };
@@ -83,8 +82,9 @@ class GpuExecutor {
   GpuCallOutcome call(Precision precision, const Shape &shape, std::uint64_t a, std::uint64_t b, std::uint64_t c,
                       const CallSteps &steps);
 
-  // The calibrated overhead (window less events; call_clock.hpp).
+  // The calibrated overhead (window less the reading) and event offset (call_clock.hpp).
   const CallOverhead &overhead() const { return overhead_; }
+  double event_offset() const { return event_offset_; }
 
  private:
   // One armed round: SIGCONT, armed, prepare, go, done (or the executor's stop or end), finish.
@@ -108,6 +108,7 @@ class GpuExecutor {
   Verdict ended_early_;           // how it ended before its first stop, if it did
   std::uint64_t sequence_ = 0;
   CallOverhead overhead_;
+  double event_offset_ = 0;
 };
 
 }  // namespace hpcreward::gpu

@@ -1,9 +1,6 @@
-// The executor's own kernels. touch_kernel: what a calibration round launches in place of the
-// candidate's call. It reads A and B and writes C through the executor's mapping of the pool,
-// as a call does, so the measurer's copies around it meet the pool as they meet it around a
-// call. touch_pages: one read per 64 KiB of each operand before every round's start event, so
-// that the call meets the operands' address translations as a program calling it in a loop
-// does (the switch from the measurer's context and the L2 flush left them cold).
+// The executor's own kernel: what a calibration round launches in place of the candidate's
+// call. It reads A and B and writes C through the executor's mapping of the pool, as a call
+// does, so the measurer's copies around it meet the pool as they meet it around a call.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -20,29 +17,7 @@ __global__ void touch_kernel(const unsigned *a, std::size_t a_words, const unsig
        i < a_words || i < b_words; i += stride)
     if ((i < a_words ? a[i] : 0u) == 0xdeadbeefu && (i < b_words ? b[i] : 0u) == 0xdeadbeefu) c[0] = 0;
 }
-
-__global__ void touch_pages(const volatile unsigned char *a, std::size_t a_pages, const volatile unsigned char *b,
-                            std::size_t b_pages, const volatile unsigned char *c, std::size_t c_pages) {
-  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  if (i < a_pages)
-    (void)a[i << 16];
-  else if (i < a_pages + b_pages)
-    (void)b[(i - a_pages) << 16];
-  else if (i < a_pages + b_pages + c_pages)
-    (void)c[(i - a_pages - b_pages) << 16];
-}
 }  // namespace
-
-cudaError_t launch_touch_pages(const void *a, std::size_t a_bytes, const void *b, std::size_t b_bytes, const void *c,
-                               std::size_t c_bytes) {
-  const auto pages = [](std::size_t bytes) { return (bytes + 0xffff) >> 16; };
-  const std::size_t total = pages(a_bytes) + pages(b_bytes) + pages(c_bytes);
-  if (total == 0) return cudaSuccess;
-  touch_pages<<<static_cast<unsigned>((total + 255) / 256), 256>>>(
-      static_cast<const unsigned char *>(a), pages(a_bytes), static_cast<const unsigned char *>(b), pages(b_bytes),
-      static_cast<const unsigned char *>(c), pages(c_bytes));
-  return cudaGetLastError();
-}
 
 cudaError_t launch_touch_kernel(const void *a, std::size_t a_bytes, const void *b, std::size_t b_bytes, void *c,
                                 std::size_t c_bytes) {

@@ -41,8 +41,6 @@ namespace hpcreward::gpu {
 // gpu_executor_kernel.cu
 cudaError_t launch_touch_kernel(const void *a, std::size_t a_bytes, const void *b, std::size_t b_bytes, void *c,
                                 std::size_t c_bytes);
-cudaError_t launch_touch_pages(const void *a, std::size_t a_bytes, const void *b, std::size_t b_bytes, const void *c,
-                               std::size_t c_bytes);
 
 namespace {
 
@@ -131,25 +129,18 @@ class EventClock {
 void armed_round(GpuExecutorControl &control, void *symbol, std::byte *pool, EventClock &clock,
                  ActivityClock *activity) {
   const std::uint64_t sequence = control.sequence;
+  if (activity != nullptr) activity->begin();  // the device is idle between rounds
   std::atomic_ref<std::uint64_t>(control.armed).store(sequence, std::memory_order_release);
   while (std::atomic_ref<std::uint64_t>(control.go).load(std::memory_order_acquire) != sequence)
     __builtin_ia32_pause();
   cudaError_t error = cudaSuccess;
-  const std::size_t bytes = element_bytes(static_cast<Precision>(control.precision));
-  const std::size_t a_bytes = bytes * control.m * control.k, b_bytes = bytes * control.k * control.n,
-                    c_bytes = bytes * control.m * control.n;
-  // Before the start event, in calibration rounds and calls alike (so inside the calibrated
-  // overhead): the operands' address translations warm, as in a loop of calls.
-  if (control.warm_translations != 0 && pool != nullptr)
-    error = launch_touch_pages(pool + control.a, a_bytes, pool + control.b, b_bytes, pool + control.c, c_bytes);
-  if (activity != nullptr) {  // the records start empty, without the executor's own work
-    if (error == cudaSuccess) error = cudaDeviceSynchronize();
-    activity->begin();
-  }
   clock.start();
   if (control.command == GpuCommand::none) {
-    if (pool != nullptr && error == cudaSuccess)
-      error = launch_touch_kernel(pool + control.a, a_bytes, pool + control.b, b_bytes, pool + control.c, c_bytes);
+    if (pool != nullptr) {
+      const std::size_t bytes = element_bytes(static_cast<Precision>(control.precision));
+      error = launch_touch_kernel(pool + control.a, bytes * control.m * control.k, pool + control.b,
+                                  bytes * control.k * control.n, pool + control.c, bytes * control.m * control.n);
+    }
   } else if (symbol != nullptr && pool != nullptr) {
     // An exception out of the call (most often `new` past the host-memory limit) is the
     // candidate's failure; its reason is written without allocating (the heap may be full).
@@ -173,10 +164,7 @@ void armed_round(GpuExecutorControl &control, void *symbol, std::byte *pool, Eve
   double seconds = 0;
   const cudaError_t ended = clock.end(seconds);
   const cudaError_t last = cudaGetLastError();
-  std::size_t records = 0;
-  double span = 0;
-  if (activity != nullptr && ended == cudaSuccess && activity->span(span, records)) seconds = span;
-  control.activity_records = static_cast<std::uint32_t>(records);
+
   if (error == cudaSuccess) error = ended != cudaSuccess ? ended : last;
   control.event_seconds = seconds;
   if (error != cudaSuccess && control.threw == 0) {
@@ -185,6 +173,12 @@ void armed_round(GpuExecutorControl &control, void *symbol, std::byte *pool, Eve
     control.cuda_error = static_cast<std::int32_t>(error);
   }
   std::atomic_ref<std::uint64_t>(control.done).store(sequence, std::memory_order_release);
+  // After done, outside the measurer's window (reading the records takes 0.2 to 0.5 ms, and
+  // varies): it reads them once the executor has stopped.
+  std::size_t records = 0;
+  double span = 0;
+  control.activity_seconds = activity != nullptr && ended == cudaSuccess && activity->span(span, records) ? span : 0;
+  control.activity_records = static_cast<std::uint32_t>(records);
 }
 
 }  // namespace

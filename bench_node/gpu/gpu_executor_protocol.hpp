@@ -48,15 +48,15 @@ struct GpuExecutorControl {
   std::uint64_t sequence;
   GpuCommand command;
   std::uint32_t precision;  // common/problem.hpp Precision
-  std::uint32_t warm_translations;  // 1: touch the operands' pages before the start event
   std::int32_t m, n, k;
   std::uint64_t a, b, c;  // offsets in the pool
   std::uint64_t pool_bytes;
   LoadStatus load_status;
   std::int32_t cuda_error;  // cudaError_t after the call's synchronize
   std::int32_t threw;       // 1: the call threw (message says what)
-  double event_seconds;     // the call by CUPTI's records of its device work, else by CUDA events
-  std::uint32_t activity_records;  // CUPTI records the call's time came from; 0: CUDA events
+  double event_seconds;     // the call by the executor's CUDA events
+  double activity_seconds;  // the call by CUPTI's records of its device work (activity_clock.hpp)
+  std::uint32_t activity_records;  // how many; 0: none to be had (then the events stand alone)
   char message[512];
 };
 

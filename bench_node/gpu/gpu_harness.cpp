@@ -302,6 +302,7 @@ Measurement Harness::run() {
   if (config_.trace) {
     config_.trace->least_overhead_s = executor_.overhead().least_s;
     config_.trace->high_overhead_s = executor_.overhead().high_s;
+    config_.trace->event_offset_s = executor_.event_offset();
   }
   if (Verdict verdict = executor_.load(); !verdict.ok()) return failed({verdict.status, verdict.reason}, 0, 0, 0);
 
@@ -363,7 +364,7 @@ Measurement Harness::run() {
       config_.trace->prepare_s.push_back(clocks.prepare_s);
       config_.trace->call_s.push_back(clocks.call_s);
       config_.trace->finish_s.push_back(clocks.finish_s);
-      config_.trace->activity_records.push_back(clocks.activity_records);
+      config_.trace->activity_records.push_back(clocks.report.records);
     }
     if (stopping.done(samples, monotonic_seconds() - loop_start)) break;
   }
