@@ -166,6 +166,11 @@ start() {
     echo "PartitionName=train Nodes=n1 Default=NO MaxTime=INFINITE State=UP OverSubscribe=NO"
     echo "PartitionName=bench Nodes=n[2-$nodes] Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO"
   } >"$dir/slurm.conf"
+  # On a cgroup v2 machine slurmd 22.05 makes its cgroups through systemd; a container without
+  # systemd (the GPU machine) has it make them itself.
+  if [ "$(stat -fc %T /sys/fs/cgroup 2>/dev/null)" = cgroup2fs ] && [ ! -d /run/systemd/system ]; then
+    echo "IgnoreSystemd=yes" >"$dir/cgroup.conf"
+  fi
   for i in $(seq 1 "$nodes"); do mkdir -p "$dir/spool/n$i" "$dir/tmp/n$i"; done
   printf 'export SLURM_CONF=%s\n' "$dir/slurm.conf" >"$dir/env.sh"
   export SLURM_CONF=$dir/slurm.conf
