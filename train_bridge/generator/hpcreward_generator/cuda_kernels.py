@@ -562,19 +562,42 @@ def _tensor_kernel(g: CudaGenome, precision: str) -> list[str]:
     ]
 
 
+def loop_genomes(seed: int, stages: dict | None = None, mutations: int = 10) -> list[tuple[str, str, CudaGenome]]:
+    """(stage, precision, genome) for CI, made as the MAP-Elites loop makes them: per stage and
+    precision, a random genome after `mutations` mutations in the stage, and a genome of the
+    stage before it (the one after it for the first) repaired into the stage, as an elite is
+    when the ladder moves."""
+    rng = random.Random(seed)
+    picked = []
+    for index, stage in enumerate(CUDA_STAGES):
+        other = CUDA_STAGES[index - 1] if index else CUDA_STAGES[1]
+        for precision in PRECISIONS:
+            walk = random_genome(rng, precision, stage, stages)
+            for _ in range(mutations):
+                walk = mutate(walk, precision, stage, rng, stages)
+            moved = repair(random_genome(rng, precision, other, stages), precision, stage, rng, stages)
+            for genome in dict.fromkeys((walk, moved)):
+                picked.append((stage, precision, genome))
+    return picked
+
+
 # --- samples for the CI check -------------------------------------------------------------------
 
 def write_samples(directory: pathlib.Path, seed: int, size: int = 1024) -> int:
-    """Writes NNN.cu per sample and manifest.tsv (file, problem, stage, claimed techniques or '-')."""
+    """Writes NNN.cu per sample and manifest.tsv (file, problem, stage, claimed techniques or '-',
+    label): the corner samples of sample_genomes and the loop's own of loop_genomes."""
     directory.mkdir(parents=True, exist_ok=True)
     for old in directory.glob("*.cu"):
         old.unlink()
+    stages = load_cuda_ladder()
+    samples = [(s, p, g, "corner") for s, p, g in sample_genomes(seed, stages=stages)]
+    samples += [(s, p, g, "loop") for s, p, g in loop_genomes(seed, stages=stages)]
     lines = []
-    for index, (stage, precision, genome) in enumerate(sample_genomes(seed, stages=load_cuda_ladder())):
+    for index, (stage, precision, genome, origin) in enumerate(samples):
         name = f"{index:03d}.cu"
         (directory / name).write_text(render_cuda(genome, precision))
         claim = ",".join(techniques(genome)) or "-"
-        lines.append(f"{name}\t{PROBLEM_PREFIX[precision]}-{size}\t{stage}\t{claim}\t{genome.label()}")
+        lines.append(f"{name}\t{PROBLEM_PREFIX[precision]}-{size}\t{stage}\t{claim}\t{genome.label()} ({origin})")
     (directory / "manifest.tsv").write_text("\n".join(lines) + "\n")
     return len(lines)
 
