@@ -65,14 +65,15 @@ class MapElites:
     def __init__(self, score: ScoreFn | None, seed: int = 1, batch_size: int = 16, problem: str = "dgemm-256",
                  stage: str | None = None, pin: bool = False, family: Family | None = None,
                  random_fraction: float = 0.1, log: Callable[[str], None] | None = None):
-        """stage: where the search starts (default the family's first ladder stage); pin: every
-        candidate names that stage and the search never moves (the pipeline scores it there)."""
+        """family: the problem's family (default family_for(problem), which reads the default
+        ladder); stage: where the search starts (default the family's first ladder stage); pin:
+        every candidate names that stage and the search never moves (the pipeline scores it there)."""
         self.score = score
         self.family = family or family_for(problem)
+        self.problem = self.family.problem
         self.rng = random.Random(seed)
         self.seed = seed
         self.batch_size = batch_size
-        self.problem = problem
         self.stage = stage or self.family.first_stage
         if self.stage not in self.family.stages:
             raise ValueError(f"stage {self.stage!r} is not one of {self.problem}'s ({', '.join(self.family.stages)})")
