@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Starts one hpcreward run on this machine: the coordinator (rank 0) plus N CPU benchmark
 # ranks (C problems) and G GPU benchmark ranks (CUDA problems, --gpus G) in one MPI world,
-# writing DIR/rewards.h5 batch by batch, each problem climbing its stage ladder. Candidates come from the built-in generator (the default: MAP-Elites over a
-# parametric family of C kernels, train_bridge/generator/), from a JSON Lines file
+# writing DIR/rewards.h5 batch by batch, each problem climbing its stage ladder. Candidates
+# come from the built-in generator (the default: MAP-Elites over a parametric family of C
+# kernels, train_bridge/generator/; with GPU ranks also one over CUDA kernels, on those ranks
+# at the same time), from a JSON Lines file
 # (--candidates; exits 0 when every candidate has a row; after a crash or a stop, the same
 # command with --resume goes on where it stopped), or from trainers over HTTP (--serve).
 # With --serve there is no file: trainers send batches over HTTP (coordinator/README.md)
@@ -12,15 +14,20 @@ set -euo pipefail
 
 usage() {
   cat <<'USAGE'
-usage: jobs/local.sh [--evaluations N | --candidates FILE.jsonl | --serve [--listen HOST:PORT]
+usage: jobs/local.sh [--evaluations N [--cuda-problem ID] [--cuda-evaluations N]
+                     | --candidates FILE.jsonl | --serve [--listen HOST:PORT]
                      [--tls-cert FILE --tls-key FILE]]
                      [--ladder FILE.json] [--stage NAME] [--problem ID] [--np N] [--gpus G]
                      [--gpu-arg ARG]... [--seed N] [--config FILE] [--resume] --out DIR
                      [-- BENCH_OPTIONS...]
 
   --evaluations N    the default source: the built-in generator scores N candidates (default
-                     160) through a served pipeline, climbing the ladder; its report goes to
-                     DIR/generator.json
+                     160) of --problem (default dgemm-256) through a served pipeline, climbing
+                     the ladder; its report goes to DIR/generator.json. With --gpus G a CUDA
+                     search runs beside it, its candidates in the same batches, on the GPU
+                     ranks: --cuda-evaluations N (default 160) of --cuda-problem ID (default
+                     cuda-sgemm-4096), climbing the CUDA ladder; its report goes to
+                     DIR/generator-cuda.json. With --np 0 --gpus G only the CUDA search runs
   --candidates FILE  JSON Lines, one candidate per line (e.g. the shipped samples:
                      --candidates train_bridge/samples/dgemm-256.jsonl --ladder stages/demo_ladder.json)
   --serve           no candidate file: serve trainers over HTTP/JSON (coordinator/README.md);
@@ -38,7 +45,9 @@ usage: jobs/local.sh [--evaluations N | --candidates FILE.jsonl | --serve [--lis
   --stage NAME       score lines that name no stage in this stage (default: their problem's
                      current ladder stage); a line's own stage wins
   --resume           go on with DIR/rewards.h5: logged candidates are not scored again
-  --problem ID       problem of lines that name none (default dgemm-256)
+  --problem ID       problem of lines that name none (default dgemm-256; with the generator
+                     and --np 0, the CUDA search's problem); with the generator, the problem of
+                     its C search (a cuda-* one names the CUDA search's instead)
   --np N             CPU benchmark ranks, which score C problems (default: the number of CPU
                      cores; 0 is allowed with --gpus)
   --gpus G           GPU benchmark ranks (hpcreward-bench --gpu), which score CUDA problems
@@ -69,6 +78,10 @@ candidates=""
 evaluations=160
 ladder=""
 candidates_given=0
+problem=""
+cuda_problem=""
+cuda_evaluations=160
+cuda_given=0
 resume=0
 serve=0
 np=$(nproc)
@@ -85,7 +98,10 @@ while [ $# -gt 0 ]; do
     --resume) resume=1; coordinator_args+=("--resume"); shift ;;
     --serve) serve=1; coordinator_args+=("--serve"); shift ;;
     --listen|--max-request-bytes|--max-batch-candidates|--tls-cert|--tls-key) coordinator_args+=("$1" "$2"); shift 2 ;;
-    --stage|--problem|--seed|--config) coordinator_args+=("$1" "$2"); shift 2 ;;
+    --problem) problem=$2; coordinator_args+=("$1" "$2"); shift 2 ;;
+    --cuda-problem) cuda_problem=$2; cuda_given=1; shift 2 ;;
+    --cuda-evaluations) cuda_evaluations=$2; cuda_given=1; shift 2 ;;
+    --stage|--seed|--config) coordinator_args+=("$1" "$2"); shift 2 ;;
     --np) np=$2; shift 2 ;;
     --gpus) gpus=$2; shift 2 ;;
     --gpu-arg) gpu_args+=("$2"); shift 2 ;;
@@ -109,12 +125,43 @@ if [ "${#gpu_args[@]}" -gt 0 ] && [ "$gpus" -eq 0 ]; then
   exit 2
 fi
 [[ "$evaluations" =~ ^[1-9][0-9]*$ ]] || { echo "local.sh: --evaluations must be a positive integer, not '$evaluations'" >&2; exit 2; }
+[[ "$cuda_evaluations" =~ ^[1-9][0-9]*$ ]] || { echo "local.sh: --cuda-evaluations must be a positive integer, not '$cuda_evaluations'" >&2; exit 2; }
+if [ "$cuda_given" -eq 1 ] && [ "$gpus" -eq 0 ]; then
+  echo "local.sh: --cuda-problem and --cuda-evaluations are the generator's CUDA search, which needs GPU ranks: add --gpus G" >&2
+  exit 2
+fi
+case "$cuda_problem" in
+  ""|cuda-*) ;;
+  *) echo "local.sh: --cuda-problem names a CUDA problem (cuda-dgemm-N, cuda-sgemm-N, cuda-hgemm-N), not '$cuda_problem'" >&2; exit 2 ;;
+esac
 # The generator is the default source: it talks to a served pipeline.
 generate=0
+generator_args=()
 if [ "$serve" -eq 0 ] && [ "$candidates_given" -eq 0 ]; then
   generate=1
   serve=1
   coordinator_args+=("--serve" "--listen" "127.0.0.1:0")
+  # The searches: C on the CPU ranks, CUDA on the GPU ranks, each given ranks of its kind.
+  c_problem=dgemm-256
+  case "$problem" in
+    cuda-*) cuda_problem=$problem ;;
+    ?*) c_problem=$problem ;;
+  esac
+  cuda_problem=${cuda_problem:-cuda-sgemm-4096}
+  if [ "$gpus" -eq 0 ]; then
+    generator_args=(--problem "$c_problem" --evaluations "$evaluations" --out "$out/generator.json")
+  elif [ "$np" -eq 0 ]; then
+    generator_args=(--problem "$cuda_problem" --evaluations "$cuda_evaluations" --out "$out/generator-cuda.json")
+    # A served coordinator checks at start that some rank can score its default problem.
+    [ -n "$problem" ] || coordinator_args+=(--problem "$cuda_problem")
+  else
+    generator_args=(--problem "$c_problem" --evaluations "$evaluations" --out "$out/generator.json"
+                    --cuda-problem "$cuda_problem" --cuda-evaluations "$cuda_evaluations"
+                    --cuda-out "$out/generator-cuda.json")
+  fi
+elif [ "$cuda_given" -eq 1 ]; then
+  echo "local.sh: --cuda-problem and --cuda-evaluations are for the built-in generator: drop them with --candidates or --serve" >&2
+  exit 2
 fi
 if [ "$serve" -eq 1 ]; then
   [ "$candidates_given" -eq 0 ] || { echo "local.sh: --serve takes batches over HTTP: drop --candidates" >&2; exit 2; }
@@ -206,8 +253,7 @@ generator_status=0
 if [ "$generate" -eq 1 ]; then
   # The generator waits for DIR/coordinator.json itself; it exits early if the run died.
   PYTHONPATH="$repo/train_bridge/generator:$repo/train_bridge/python${PYTHONPATH:+:$PYTHONPATH}" \
-    python3 -m hpcreward_generator --rendezvous "$out" --evaluations "$evaluations" \
-      --out "$out/generator.json" || generator_status=$?
+    python3 -m hpcreward_generator --rendezvous "$out" "${generator_args[@]}" || generator_status=$?
   stop_coordinator
 fi
 status=0

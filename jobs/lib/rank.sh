@@ -3,18 +3,26 @@
 # coordinator; on a node with GPUs for this step, the first G other tasks there are GPU
 # ranks (G = the node's GPUs: CUDA_VISIBLE_DEVICES as Slurm set it); every other task is a
 # CPU rank. The argument lists come from HPCREWARD_RUN_DIR/.step/*.args (NUL-separated),
-# written by the job script. `rank.sh --role` prints the role instead of starting it.
+# written by the job script. `rank.sh --role` prints the role instead of starting it;
+# `rank.sh --node-gpus` the number of GPU ranks this node's tasks can hold (its GPUs).
 set -euo pipefail
+
+# The GPUs this node's tasks may use as GPU ranks (0 with --gpu-ranks none).
+node_gpus() {
+  if [ "${HPCREWARD_GPU_RANKS:-auto}" = auto ] && [ -n "${CUDA_VISIBLE_DEVICES:-}" ] &&
+     [ "${CUDA_VISIBLE_DEVICES}" != "NoDevFiles" ]; then
+    awk -F, '{print NF}' <<<"$CUDA_VISIBLE_DEVICES"
+  else
+    echo 0
+  fi
+}
 
 role() {
   local task=${SLURM_PROCID:?rank.sh runs under srun}
   local local_id=${SLURM_LOCALID:-0}
   if [ "$task" -eq 0 ]; then echo coordinator; return; fi
-  local gpus=0
-  if [ "${HPCREWARD_GPU_RANKS:-auto}" = auto ] && [ -n "${CUDA_VISIBLE_DEVICES:-}" ] &&
-     [ "${CUDA_VISIBLE_DEVICES}" != "NoDevFiles" ]; then
-    gpus=$(awk -F, '{print NF}' <<<"$CUDA_VISIBLE_DEVICES")
-  fi
+  local gpus
+  gpus=$(node_gpus)
   # Node-local index among benchmark ranks: task 0, the coordinator, holds local id 0 of the
   # step's first node (Slurm's block distribution).
   local bench_index=$local_id
@@ -29,6 +37,10 @@ args_file() {
   mapfile -d '' -t into <"$file"
 }
 
+if [ "${1:-}" = "--node-gpus" ]; then  # the job script's node check: GPU ranks this node can hold
+  node_gpus
+  exit 0
+fi
 which_role=$(role)
 if [ "${1:-}" = "--role" ]; then
   echo "$which_role"

@@ -26,6 +26,9 @@ hpc_parse_options() {
   HPC_OUT=""
   HPC_CANDIDATES=""
   HPC_EVALUATIONS=160
+  HPC_PROBLEM=""
+  HPC_CUDA_PROBLEM=""
+  HPC_CUDA_EVALUATIONS=160
   HPC_SERVE=0
   HPC_LADDER=""
   HPC_RESUME_ASKED=0
@@ -46,7 +49,10 @@ hpc_parse_options() {
       --ladder) HPC_LADDER=$2; shift 2 ;;
       --resume) HPC_RESUME_ASKED=1; shift ;;
       --listen) listen_given=1; HPC_COORDINATOR_ARGS+=("$1" "$2"); shift 2 ;;
-      --max-request-bytes|--max-batch-candidates|--stage|--problem|--seed|--config|--tls-cert|--tls-key|--rank-deadline-margin-s)
+      --problem) HPC_PROBLEM=$2; HPC_COORDINATOR_ARGS+=("$1" "$2"); shift 2 ;;
+      --cuda-problem) HPC_CUDA_PROBLEM=$2; shift 2 ;;
+      --cuda-evaluations) HPC_CUDA_EVALUATIONS=$2; shift 2 ;;
+      --max-request-bytes|--max-batch-candidates|--stage|--seed|--config|--tls-cert|--tls-key|--rank-deadline-margin-s)
         HPC_COORDINATOR_ARGS+=("$1" "$2"); shift 2 ;;
       --gpu-arg) HPC_GPU_ARGS+=("$2"); shift 2 ;;
       --gpu-ranks) HPC_GPU_RANKS=$2; shift 2 ;;
@@ -65,6 +71,11 @@ hpc_parse_options() {
   done
   [ -n "$HPC_OUT" ] || hpc_die 2 "--out DIR is required: the run directory, on a file system every node shares"
   [[ "$HPC_EVALUATIONS" =~ ^[1-9][0-9]*$ ]] || hpc_die 2 "--evaluations must be a positive integer, not '$HPC_EVALUATIONS'"
+  [[ "$HPC_CUDA_EVALUATIONS" =~ ^[1-9][0-9]*$ ]] || hpc_die 2 "--cuda-evaluations must be a positive integer, not '$HPC_CUDA_EVALUATIONS'"
+  case "$HPC_CUDA_PROBLEM" in
+    ""|cuda-*) ;;
+    *) hpc_die 2 "--cuda-problem names a CUDA problem (cuda-dgemm-N, cuda-sgemm-N, cuda-hgemm-N), not '$HPC_CUDA_PROBLEM'" ;;
+  esac
   [[ "$HPC_MAX_RESTARTS" =~ ^[0-9]+$ ]] || hpc_die 2 "--max-restarts must be 0 or more, not '$HPC_MAX_RESTARTS'"
   [[ "$HPC_STOP_GRACE" =~ ^[0-9]+$ ]] || hpc_die 2 "--stop-grace must be whole seconds, not '$HPC_STOP_GRACE'"
   [[ "$HPC_GPU_RANKS" =~ ^(auto|none)$ ]] || hpc_die 2 "--gpu-ranks is auto (one per allocated GPU) or none, not '$HPC_GPU_RANKS'"
@@ -132,12 +143,13 @@ PY
 }
 
 # On every node of the step's allocation (srun options in "$@"): the executables run there
-# (their libraries load) and the run directory is the same directory, writable.
+# (their libraries load) and the run directory is the same directory, writable. Sets
+# HPC_GPU_RANK_COUNT: the GPU ranks the step will have (jobs/lib/rank.sh --node-gpus per node).
 hpc_check_nodes() {
   local token="check-${SLURM_JOB_ID:-0}-$$-$RANDOM"
   echo "$token" >"$HPC_OUT/.node-check" || hpc_die 2 "the run directory $HPC_OUT is not writable"
   local report
-  if ! report=$(srun "$@" --ntasks-per-node=1 --kill-on-bad-exit=0 bash -c '
+  if ! report=$(HPCREWARD_GPU_RANKS="$HPC_GPU_RANKS" srun "$@" --ntasks-per-node=1 --kill-on-bad-exit=0 bash -c '
       node=${SLURMD_NODENAME:-$(hostname)}
       for program in hpcreward-coordinator hpcreward-bench hpcreward-runner; do
         [ -x "$1/$program" ] || { echo "node $node: $1/$program is missing: HPCREWARD_BIN must name a folder every node sees"; exit 1; }
@@ -148,11 +160,13 @@ hpc_check_nodes() {
         { echo "node $node: the run directory $2 is not shared with the batch node: put --out on a shared file system"; exit 1; }
       touch "$2/.node-check-$node" 2>/dev/null && rm -f "$2/.node-check-$node" ||
         { echo "node $node: the run directory $2 is not writable there"; exit 1; }
-    ' hpcreward-node-check "$HPC_BIN" "$HPC_OUT" "$token" 2>&1); then
+      echo "gpus=$("$4" --node-gpus)"
+    ' hpcreward-node-check "$HPC_BIN" "$HPC_OUT" "$token" "$HPCREWARD_REPO/jobs/lib/rank.sh" 2>&1); then
     rm -f "$HPC_OUT/.node-check"
     hpc_die 2 "node check failed:"$'\n'"$(printf '%s\n' "$report" | grep -v '^srun: ' | sed 's/^/  /')"
   fi
   rm -f "$HPC_OUT/.node-check"
+  HPC_GPU_RANK_COUNT=$(sed -n 's/^gpus=\([0-9][0-9]*\)$/\1/p' <<<"$report" | awk '{n += $1} END {print n + 0}')
 }
 
 # ---- the MPI step ----
@@ -168,6 +182,9 @@ hpc_write_rank_args() {
   if [ -n "$HPC_LADDER" ]; then coordinator+=(--ladder "$HPC_LADDER"); fi
   if [ -e "$HPC_OUT/rewards.h5" ]; then coordinator+=(--resume); fi
   coordinator+=("${HPC_COORDINATOR_ARGS[@]}")
+  if [ "$HPC_GENERATE" -eq 1 ] && [ -z "$HPC_PROBLEM" ] && hpc_searches_cuda_only; then
+    coordinator+=(--problem "$(hpc_cuda_problem)")  # a served coordinator checks its default problem at start
+  fi
   printf '%s\0' "$HPC_BIN/hpcreward-coordinator" "${coordinator[@]}" >"$dir/coordinator.args"
   printf '%s\0' "$HPC_BIN/hpcreward-bench" "${HPC_BENCH_ARGS[@]}" >"$dir/bench.args"
   printf '%s\0' "$HPC_BIN/hpcreward-bench" --gpu "${HPC_BENCH_ARGS[@]}" "${HPC_GPU_ARGS[@]}" >"$dir/gpu.args"
@@ -299,25 +316,51 @@ hpc_run_pipeline() {
 }
 
 # ---- the built-in generator, standing in for a trainer ----
-# Rows the log holds (0 without a log or h5py).
+# As with jobs/local.sh: a C search on the CPU ranks, and a CUDA search on the GPU ranks when
+# the step has any (HPC_GPU_RANK_COUNT, from the node check), their candidates in the same
+# batches. HPC_BENCH_TASKS (set by the job script) is the step's benchmark tasks.
+hpc_c_problem() { case "$HPC_PROBLEM" in ""|cuda-*) echo dgemm-256 ;; *) echo "$HPC_PROBLEM" ;; esac; }
+hpc_cuda_problem() {
+  case "$HPC_PROBLEM" in cuda-*) echo "$HPC_PROBLEM" ;; *) echo "${HPC_CUDA_PROBLEM:-cuda-sgemm-4096}" ;; esac
+}
+hpc_searches_cuda_only() { [ "${HPC_GPU_RANK_COUNT:-0}" -gt 0 ] && [ "${HPC_GPU_RANK_COUNT:-0}" -ge "${HPC_BENCH_TASKS:-0}" ]; }
+
+# Rows the log holds for PROBLEM, or in all (0 without a log or h5py).
 hpc_logged_rows() {
   [ -e "$HPC_OUT/rewards.h5" ] || { echo 0; return; }
-  "$HPC_PYTHON" -c 'import h5py, sys; print(h5py.File(sys.argv[1], "r", locking=False, swmr=True)["rewards"].shape[0])' \
-    "$HPC_OUT/rewards.h5" 2>/dev/null || echo 0
+  "$HPC_PYTHON" -c '
+import sys, h5py
+rows = h5py.File(sys.argv[1], "r", locking=False, swmr=True)["rewards"]
+print(rows.shape[0] if len(sys.argv) < 3 else int((rows["problem"][()] == sys.argv[2].encode()).sum()))
+' "$HPC_OUT/rewards.h5" "$@" 2>/dev/null || echo 0
 }
 
-# The generator's command line for the evaluations the log does not hold yet (after a
-# requeue it starts a new search for the rest, seed 1 + the restart count; the coordinator
-# keeps stages and archive).
-# Empty when the log already holds them all.
+# The generator's command line for the evaluations the log does not hold yet, per search
+# (after a requeue it starts new searches for the rest, seed 1 + the restart count; the
+# coordinator keeps stages and archive). Empty when the log already holds them all.
 hpc_generator_command() {
-  local logged left
-  logged=$(hpc_logged_rows)
-  left=$((HPC_EVALUATIONS - logged))
-  [ "$left" -gt 0 ] || return 0
-  # A new seed per requeue: a new search, whose candidate ids (s<seed>-b<batch>-<i>) do not
-  # repeat the earlier runs' ones.
-  printf 'env PYTHONPATH=%q %q -m hpcreward_generator --rendezvous %q --evaluations %d --seed %d --out %q' \
+  local args=() c_problem cuda_problem c_left=0 cuda_left=0
+  c_problem=$(hpc_c_problem)
+  cuda_problem=$(hpc_cuda_problem)
+  if ! hpc_searches_cuda_only; then
+    c_left=$((HPC_EVALUATIONS - $(hpc_logged_rows "$c_problem")))
+  fi
+  if [ "${HPC_GPU_RANK_COUNT:-0}" -gt 0 ]; then
+    cuda_left=$((HPC_CUDA_EVALUATIONS - $(hpc_logged_rows "$cuda_problem")))
+  fi
+  if [ "$c_left" -gt 0 ]; then
+    args+=(--problem "$c_problem" --evaluations "$c_left" --out "$HPC_OUT/generator.json")
+    [ "$cuda_left" -le 0 ] ||
+      args+=(--cuda-problem "$cuda_problem" --cuda-evaluations "$cuda_left" --cuda-out "$HPC_OUT/generator-cuda.json")
+  elif [ "$cuda_left" -gt 0 ]; then
+    args+=(--problem "$cuda_problem" --evaluations "$cuda_left" --out "$HPC_OUT/generator-cuda.json")
+  else
+    return 0
+  fi
+  # A new seed per requeue: new searches, whose candidate ids ([cuda-]s<seed>-b<batch>-<i>) do
+  # not repeat the earlier runs' ones.
+  printf 'env PYTHONPATH=%q %q -m hpcreward_generator --rendezvous %q --seed %d' \
     "$HPCREWARD_REPO/train_bridge/generator:$HPCREWARD_REPO/train_bridge/python${PYTHONPATH:+:$PYTHONPATH}" \
-    "$HPC_PYTHON" "$HPC_OUT" "$left" $((1 + ${SLURM_RESTART_COUNT:-0})) "$HPC_OUT/generator.json"
+    "$HPC_PYTHON" "$HPC_OUT" $((1 + ${SLURM_RESTART_COUNT:-0}))
+  printf ' %q' "${args[@]}"
 }

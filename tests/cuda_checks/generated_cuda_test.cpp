@@ -2,13 +2,15 @@
 // cuda_kernels.py) through every check a GPU rank runs before a candidate runs: source checks,
 // nvcc, the object audit, SASS technique detection against the candidate's stage. The samples
 // (per stage and precision: the smallest and largest valid genome, both values of each open
-// switch, a seeded random one) are written by ctest's fixture generator.cuda_samples into
-// $HPCREWARD_GENERATED_CUDA_DIR with a manifest: file, problem, stage, claimed techniques.
-// The runner is a fake: nothing is loaded or run (no GPU here).
+// switch, a seeded random one, marked "(corner)"; and genomes the MAP-Elites loop's own
+// random/mutate/repair made for the stage, marked "(loop)") are written by ctest's fixture
+// generator.cuda_samples into $HPCREWARD_GENERATED_CUDA_DIR with a manifest: file, problem,
+// stage, claimed techniques, label. The runner is a fake: nothing is loaded or run (no GPU here).
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <future>
+#include <set>
 #include <sstream>
 
 #include "nvcc_support.hpp"
@@ -49,6 +51,10 @@ TEST(GeneratedCuda, EverySamplePassesEveryCheckAndShowsItsClaim) {
   const std::filesystem::path directory = dir;
   const std::vector<Sample> samples = read_manifest(directory);
   ASSERT_GE(samples.size(), 12u) << "every CUDA stage x precision";
+  std::set<std::pair<std::string, std::string>> from_loop;  // (stage, problem) with a loop-made sample
+  for (const Sample &sample : samples)
+    if (sample.label.ends_with("(loop)")) from_loop.insert({sample.stage, sample.problem});
+  EXPECT_EQ(from_loop.size(), 12u) << "the loop's genomes of every CUDA stage x precision";
 
   // Two at a time (nvcc is most of the time); every check is thread-safe.
   std::vector<int> runs(samples.size(), 0);

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from hpcreward_generator import kernels, map_elites
+from hpcreward_generator import kernels
 from hpcreward_generator.kernels import Genome
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -53,7 +53,7 @@ def driver_f32(tmp_path_factory):
 def random_genomes(count, seed=2024):
     rng = random.Random(seed)
     stages = LADDER if cpu_has_avx512() else ["o0", "o3", "openmp"]
-    return [(stage, map_elites.random_genome(rng, stage, STAGES))
+    return [(stage, kernels.random_genome(rng, stage, STAGES))
             for stage in (stages[i % len(stages)] for i in range(count))]
 
 

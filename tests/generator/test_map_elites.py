@@ -3,9 +3,9 @@ import json
 import random
 import re
 
-from hpcreward_generator import kernels, map_elites
-from hpcreward_generator.kernels import Genome
-from hpcreward_generator.map_elites import Archive, MapElites, descriptor
+from hpcreward_generator import kernels
+from hpcreward_generator.kernels import Genome, descriptor
+from hpcreward_generator.map_elites import Archive, MapElites
 
 LADDER = ["o0", "o3", "openmp", "avx512", "blocking"]
 
@@ -34,7 +34,7 @@ class FakeScorer:
         self.evaluations = 0
         self.batches = []
         self.report_stage = report_stage
-        self.current_stage = None
+        self.current_stages = {}
 
     def stage(self):
         return LADDER[min(self.evaluations // self.per_stage, len(LADDER) - 1)]
@@ -53,12 +53,12 @@ class FakeScorer:
                             "reason": "" if ok else f"stage {stage} misfit"})
         self.evaluations += len(batch)
         if self.report_stage:
-            self.current_stage = self.stage()
+            self.current_stages = {"dgemm-256": self.stage()}
         return list(reversed(results))  # the loop must match by id, not by position
 
 
 def test_archive_keeps_the_best_of_each_niche():
-    archive = Archive()
+    archive = Archive(descriptor)
     g = Genome("ikj", ti=64)
     assert archive.offer("o3", g, 1.0, "a", 1) == "new_niche"
     assert archive.offer("o3", g, 0.5, "b", 2) == ""
@@ -72,9 +72,9 @@ def test_archive_keeps_the_best_of_each_niche():
 def test_mutation_changes_one_gene_and_stays_valid():
     rng = random.Random(5)
     for stage in LADDER:
-        g = map_elites.random_genome(rng, stage)
+        g = kernels.random_genome(rng, stage)
         for _ in range(200):
-            child = map_elites.mutate(g, rng, stage)
+            child = kernels.mutate(g, rng, stage)
             assert kernels.is_valid(child, stage), (stage, child)
             g = child
 
@@ -129,7 +129,7 @@ def test_parents_come_from_elites_and_batches_hold_no_duplicates():
     # After the first batch (random) every child is one mutation of an elite of the first batch.
     first = proposed[0]
     for child in proposed[1]:
-        distance = min(sum(getattr(child, gene) != getattr(parent, gene) for gene in map_elites.GENES)
+        distance = min(sum(getattr(child, gene) != getattr(parent, gene) for gene in kernels.GENES)
                        for parent in first)
         assert distance <= 2, child  # one gene, plus what repair changed with it (jam with the order)
 
@@ -153,17 +153,17 @@ def test_served_scorer_passes_batches_to_the_client():
             return {"dgemm-256": self.ladder[min(len(self.batches), len(self.ladder) - 1)]}
 
     client = FakeClient()
-    pinned = ServedScorer(client, stage="o3")
-    loop = MapElites(pinned, seed=1, batch_size=4, stage="o3")
-    loop.run(8)
-    assert all(c["stage"] == "o3" for batch in client.batches for c in batch)
-    assert pinned.current_stage == "o3" and loop.stage == "o3"
+    pinned = MapElites(ServedScorer(client), seed=1, batch_size=4, stage="o3", pin=True)
+    pinned.run(8)
+    assert all(c["stage"] == "o3" for batch in client.batches for c in batch), "a pinned search names its stage"
+    assert pinned.stage == "o3", "and stays there whatever the pipeline's ladder says"
     # Following the ladder: each batch is written for the stage GET /v1/stages reported.
     following_client = FakeClient()
     following = ServedScorer(following_client)
     loop = MapElites(following, seed=1, batch_size=4)
     loop.run(12)
-    assert following.current_stage == "openmp" and loop.evaluations == 12
+    assert following.current_stages == {"dgemm-256": "openmp"} and loop.evaluations == 12
     first, _, third = following_client.batches
+    assert not any("stage" in c for c in first), "a following search leaves the stage to the pipeline"
     assert not any("#pragma omp" in c["source"] for c in first), "o0 allows no OpenMP"
     assert all("#pragma omp" in c["source"] for c in third), "openmp requires it"

@@ -1,4 +1,8 @@
-"""python3 -m hpcreward_generator --evaluations 300 --batch-size 16 --seed 1 --out report.json"""
+"""python3 -m hpcreward_generator --evaluations 300 --batch-size 16 --seed 1 --out report.json
+
+One search (--problem: C for dgemm-*/sgemm-*, CUDA for cuda-*), or a C search and a CUDA search
+side by side (--cuda-problem), their candidates sent in the same batches.
+"""
 from __future__ import annotations
 
 import argparse
@@ -7,34 +11,68 @@ import pathlib
 import sys
 import time
 
-from . import kernels
-from .map_elites import MapElites
+from .baseline import add_baseline
+from .family import family_for
+from .map_elites import MapElites, run_searches
+
+
+def default_cuda_out(out: str | None) -> str | None:
+    """report.json -> report-cuda.json (the CUDA search's report beside the C search's)."""
+    if not out:
+        return None
+    path = pathlib.Path(out)
+    return str(path.with_name(f"{path.stem}-cuda{path.suffix or '.json'}"))
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="hpcreward_generator",
-                                     description="MAP-Elites over parametric C matmul candidates, "
+                                     description="MAP-Elites over parametric C or CUDA matmul candidates, "
                                                  "scored by the hpcreward pipeline")
     parser.add_argument("--evaluations", type=int, default=300)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--problem", default="dgemm-256")
+    parser.add_argument("--problem", default="dgemm-256",
+                        help="the search's problem (default dgemm-256); cuda-dgemm-N, cuda-sgemm-N, cuda-hgemm-N "
+                             "search the CUDA family")
     parser.add_argument("--stage", help="score every candidate in this stage (default: follow the ladder "
-                                        "as the pipeline reports it, starting at o0)")
+                                        "as the pipeline reports it, from its first stage: o0, cuda-naive)")
+    parser.add_argument("--out", help="JSON report")
+    parser.add_argument("--cuda-problem", help="a CUDA search beside the C search of --problem, in the same "
+                                               "batches (its candidates go to GPU ranks), e.g. cuda-sgemm-4096")
+    parser.add_argument("--cuda-evaluations", type=int, help="the CUDA search's evaluations (default --evaluations)")
+    parser.add_argument("--cuda-stage", help="the CUDA search's --stage")
+    parser.add_argument("--cuda-out", help="the CUDA search's report (default: --out's name with -cuda)")
     parser.add_argument("--ladder", help="ladder JSON (default stages/default_ladder.json)")
-    parser.add_argument("--np", type=int, default=2, help="file mode: benchmark ranks")
+    parser.add_argument("--np", type=int, help="file mode: CPU benchmark ranks (default 2 with a C search, else 0)")
+    parser.add_argument("--gpus", type=int, help="file mode: GPU benchmark ranks (default 1 with a CUDA search, else 0)")
     parser.add_argument("--work-dir", help="file mode: where the candidate file and the run go")
     parser.add_argument("--bin", help="file mode: folder of the hpcreward executables (default $HPCREWARD_BIN)")
     parser.add_argument("--rendezvous", help="served pipeline: its run directory or coordinator.json "
                                              "(jobs/local.sh --serve --out DIR); needs train_bridge/python on the path")
     parser.add_argument("--url", help="served pipeline: its URL (with --token-file)")
     parser.add_argument("--token-file", help="served pipeline: the bearer token file (with --url)")
-    parser.add_argument("--out", help="JSON report")
     args = parser.parse_args(argv)
 
-    stages, _ = kernels.load_ladder(args.ladder)
-    if args.stage and args.stage not in stages:
-        parser.error(f"unknown stage {args.stage!r} (known: {', '.join(stages)})")
+    # (problem, evaluations, stage, report file) of each search.
+    wanted = [(args.problem, args.evaluations, args.stage, args.out)]
+    if args.cuda_problem:
+        if args.problem.startswith("cuda-") or not args.cuda_problem.startswith("cuda-"):
+            parser.error("--cuda-problem adds a CUDA search (cuda-*) beside the C search of --problem (a C problem)")
+        wanted.append((args.cuda_problem, args.cuda_evaluations or args.evaluations, args.cuda_stage,
+                       args.cuda_out or default_cuda_out(args.out)))
+    families = []
+    for problem, evaluations, stage, _ in wanted:
+        try:
+            family = family_for(problem, args.ladder)
+        except ValueError as error:
+            parser.error(str(error))
+        if stage and stage not in family.stages:
+            parser.error(f"unknown stage {stage!r} for {problem} (known: {', '.join(family.stages)})")
+        if evaluations < 1:
+            parser.error(f"{problem}: evaluations must be positive")
+        families.append(family)
+    languages = {family.language for family in families}
+
     if args.rendezvous or args.url:
         try:
             from hpcreward.client import Client  # train_bridge/python
@@ -50,33 +88,37 @@ def main(argv=None) -> int:
             if not args.token_file:
                 parser.error("--url needs --token-file")
             client = Client.from_token_file(args.url, args.token_file)
-        scorer = ServedScorer(client, stage=args.stage, run_dir=run_dir)
+        scorer = ServedScorer(client, run_dir=run_dir)
     else:
         from .file_scorer import FileScorer
-        scorer = FileScorer(work_dir=args.work_dir, np=args.np, stage=args.stage, ladder=args.ladder,
-                            seed=args.seed, bin_dir=args.bin)
+        np = args.np if args.np is not None else (2 if "c" in languages else 0)
+        gpus = args.gpus if args.gpus is not None else (1 if "cuda" in languages else 0)
+        scorer = FileScorer(work_dir=args.work_dir, np=np, gpus=gpus, ladder=args.ladder, seed=args.seed,
+                            bin_dir=args.bin)
 
     started = time.monotonic()
-    loop = MapElites(scorer, seed=args.seed, batch_size=args.batch_size, problem=args.problem,
-                     stage=args.stage or "o0", stages=stages,
-                     log=lambda line: print(f"[{time.monotonic() - started:7.1f} s] {line}", flush=True))
-    report = loop.run(args.evaluations)
-    report["seconds"] = time.monotonic() - started
-    peak = getattr(scorer, "blas_peak_gflops_f64", None)
-    if peak:
-        report["blas_peak_gflops_f64"] = peak
-        report["hosts"] = scorer.hosts
-        if report["best"]:
-            report["best_fraction_of_blas"] = report["best"]["gflops"] / peak
-    if getattr(scorer, "work_dir", None):
-        report["work_dir"] = str(scorer.work_dir)
-    if report["best"]:
+    log = lambda line: print(f"[{time.monotonic() - started:7.1f} s] {line}", flush=True)  # noqa: E731
+    searches = [(MapElites(scorer, seed=args.seed, batch_size=args.batch_size, problem=problem, stage=stage,
+                           pin=bool(stage), family=family, log=log), evaluations)
+                for (problem, evaluations, stage, _), family in zip(wanted, families)]
+    run_searches(searches, scorer)
+
+    for (search, _), (_, _, _, out) in zip(searches, wanted):
+        report = add_baseline(search.report(), scorer.hosts)
+        report["seconds"] = time.monotonic() - started
+        if getattr(scorer, "work_dir", None):
+            report["work_dir"] = str(scorer.work_dir)
         best = report["best"]
-        print(f"best: {best['gflops']:.2f} GFLOPS ({best['label']}, stage {best['stage']}, "
-              f"evaluation {best['evaluation']})" + (f", {best['gflops'] / peak:.0%} of OpenBLAS {peak:.1f}" if peak else ""))
-    if args.out:
-        with open(args.out, "w") as out:
-            json.dump(report, out, indent=1)
+        if best:
+            fraction = report.get("best_fraction_of_blas")
+            print(f"{search.problem}: best {best['gflops']:.2f} GFLOPS ({best['label']}, stage {best['stage']}, "
+                  f"evaluation {best['evaluation']})"
+                  + (f", {fraction:.0%} of {report['blas']}" if fraction is not None else ""))
+        else:
+            print(f"{search.problem}: no candidate verified in {search.evaluations} evaluations")
+        if out:
+            with open(out, "w") as file:
+                json.dump(report, file, indent=1)
     return 0
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import itertools
 import pathlib
 import random
@@ -192,18 +193,94 @@ def is_valid(genome: CudaGenome, precision: str, stage: str | None = None, stage
 
 def all_genomes(precision: str, stage: str, stages: dict | None = None) -> list[CudaGenome]:
     """Every valid genome of the stage (a few thousand at most), in gene order."""
+    allows, requires = (stages or DEFAULT_STAGES)[stage]
+    return list(_all_genomes(precision, tuple(allows), tuple(requires)))
+
+
+@functools.lru_cache(maxsize=None)
+def _all_genomes(precision: str, allows: tuple, requires: tuple) -> tuple[CudaGenome, ...]:
+    # Cached: the loop draws random genomes and repairs against this list many times a batch.
+    stage = {"stage": (allows, requires)}
     found = []
     for bm, bn, bk, tm, tn, smem, pad, vec, tensor, nstages in itertools.product(
             BLOCK_SIZES, BLOCK_SIZES, BK_SIZES, THREAD_TILES, THREAD_TILES, (False, True), (False, True),
             (False, True), (False, True), PIPELINE_STAGES):
         genome = CudaGenome(bm, bn, bk, tm, tn, smem, pad, vec, tensor, nstages)
-        if is_valid(genome, precision, stage, stages):
+        if is_valid(genome, precision, "stage", stage):
             found.append(genome)
-    return found
+    return tuple(found)
 
 
 def random_genome(rng: random.Random, precision: str, stage: str, stages: dict | None = None) -> CudaGenome:
     return rng.choice(all_genomes(precision, stage, stages))
+
+
+def descriptor(genome: CudaGenome) -> str:
+    """Niche key: techniques, block tile (bm x bn x bk), thread or warp tile (tm x tn), pipeline
+    depth, e.g. `smem+tensor+async|64x128x32|2x4|s3`. `pad` and `vec` are left out: they tune a
+    kernel of the same shape, so such variants compete for one niche. Plain genomes have no
+    slice, so their bk (always the default) carries no information but keeps one format."""
+    used = "+".join(techniques(genome)) or "plain"
+    return f"{used}|{genome.bm}x{genome.bn}x{genome.bk}|{genome.tm}x{genome.tn}|s{genome.stages}"
+
+
+def repair(genome: CudaGenome, precision: str, stage: str, rng: random.Random,
+           stages: dict | None = None) -> CudaGenome:
+    """The nearest genome valid for `precision` in `stage`: first the technique switches the
+    stage decides (off what it does not allow, on what it requires; tensor and cp.async stage
+    through shared memory, so they bring smem), then, if the shape still cannot render (threads
+    per block, whole fragments, shared-memory size, copy chunks), the valid genome of the stage
+    that differs in the fewest genes (ties drawn with `rng`)."""
+    allows, requires = (stages or DEFAULT_STAGES)[stage]
+    g = dataclasses.asdict(genome)
+    for name, on in (("tensor", g["tensor"]), ("async", g["stages"] > 1), ("smem", g["smem"])):
+        if name in requires and not on:
+            on = True
+        if name not in allows:
+            on = False
+        if name == "tensor":
+            g["tensor"] = on
+        elif name == "async":
+            g["stages"] = (g["stages"] if g["stages"] > 1 else rng.choice(PIPELINE_STAGES[1:])) if on else 1
+        else:
+            g["smem"] = on or g["tensor"] or g["stages"] > 1
+    if not g["smem"]:  # what only a staged kernel has
+        g.update(tensor=False, stages=1, pad=False, vec=False, bk=CudaGenome.bk)
+    repaired = CudaGenome(**g)
+    if is_valid(repaired, precision, stage, stages):
+        return repaired
+    # One gene away is the usual case and cheap to list; else a scan of the stage's genomes.
+    near = [dataclasses.replace(repaired, **{gene: value}) for gene, values in GENE_VALUES.items()
+            for value in values if value != getattr(repaired, gene)]
+    near = [n for n in near if is_valid(n, precision, stage, stages)]
+    if near:
+        return rng.choice(near)
+    valid = all_genomes(precision, stage, stages)
+    genes = dataclasses.astuple(repaired)
+    distance = [sum(a != b for a, b in zip(genes, dataclasses.astuple(v))) for v in valid]
+    nearest = min(distance)
+    return rng.choice([v for v, d in zip(valid, distance) if d == nearest])
+
+
+# Every gene and the values a mutation draws from (booleans flip).
+GENE_VALUES = {"bm": BLOCK_SIZES, "bn": BLOCK_SIZES, "bk": BK_SIZES, "tm": THREAD_TILES, "tn": THREAD_TILES,
+               "smem": (False, True), "pad": (False, True), "vec": (False, True), "tensor": (False, True),
+               "stages": PIPELINE_STAGES}
+
+
+def mutate(genome: CudaGenome, precision: str, stage: str, rng: random.Random,
+           stages: dict | None = None) -> CudaGenome:
+    """Changes one gene to another of its values, then repairs the genome for `stage`. A change
+    the stage does not leave open (tensor in cuda-smem) is undone by the repair: then another
+    gene is tried, so that the child differs from its parent where the stage allows any other."""
+    for _ in range(20):
+        gene = rng.choice(tuple(GENE_VALUES))
+        value = getattr(genome, gene)
+        new = rng.choice([v for v in GENE_VALUES[gene] if v != value])
+        child = repair(dataclasses.replace(genome, **{gene: new}), precision, stage, rng, stages)
+        if child != genome:
+            return child
+    return child
 
 
 def sample_genomes(seed: int, randoms: int = 1, stages: dict | None = None) -> list[tuple[str, str, CudaGenome]]:
@@ -485,19 +562,42 @@ def _tensor_kernel(g: CudaGenome, precision: str) -> list[str]:
     ]
 
 
+def loop_genomes(seed: int, stages: dict | None = None, mutations: int = 10) -> list[tuple[str, str, CudaGenome]]:
+    """(stage, precision, genome) for CI, made as the MAP-Elites loop makes them: per stage and
+    precision, a random genome after `mutations` mutations in the stage, and a genome of the
+    stage before it (the one after it for the first) repaired into the stage, as an elite is
+    when the ladder moves."""
+    rng = random.Random(seed)
+    picked = []
+    for index, stage in enumerate(CUDA_STAGES):
+        other = CUDA_STAGES[index - 1] if index else CUDA_STAGES[1]
+        for precision in PRECISIONS:
+            walk = random_genome(rng, precision, stage, stages)
+            for _ in range(mutations):
+                walk = mutate(walk, precision, stage, rng, stages)
+            moved = repair(random_genome(rng, precision, other, stages), precision, stage, rng, stages)
+            for genome in dict.fromkeys((walk, moved)):
+                picked.append((stage, precision, genome))
+    return picked
+
+
 # --- samples for the CI check -------------------------------------------------------------------
 
 def write_samples(directory: pathlib.Path, seed: int, size: int = 1024) -> int:
-    """Writes NNN.cu per sample and manifest.tsv (file, problem, stage, claimed techniques or '-')."""
+    """Writes NNN.cu per sample and manifest.tsv (file, problem, stage, claimed techniques or '-',
+    label): the corner samples of sample_genomes and the loop's own of loop_genomes."""
     directory.mkdir(parents=True, exist_ok=True)
     for old in directory.glob("*.cu"):
         old.unlink()
+    stages = load_cuda_ladder()
+    samples = [(s, p, g, "corner") for s, p, g in sample_genomes(seed, stages=stages)]
+    samples += [(s, p, g, "loop") for s, p, g in loop_genomes(seed, stages=stages)]
     lines = []
-    for index, (stage, precision, genome) in enumerate(sample_genomes(seed, stages=load_cuda_ladder())):
+    for index, (stage, precision, genome, origin) in enumerate(samples):
         name = f"{index:03d}.cu"
         (directory / name).write_text(render_cuda(genome, precision))
         claim = ",".join(techniques(genome)) or "-"
-        lines.append(f"{name}\t{PROBLEM_PREFIX[precision]}-{size}\t{stage}\t{claim}\t{genome.label()}")
+        lines.append(f"{name}\t{PROBLEM_PREFIX[precision]}-{size}\t{stage}\t{claim}\t{genome.label()} ({origin})")
     (directory / "manifest.tsv").write_text("\n".join(lines) + "\n")
     return len(lines)
 

@@ -3,7 +3,8 @@
 All batches of one scorer go into one run directory: the batch is appended to one candidate
 file and local.sh goes on with the run (`--resume`), which scores only the new lines. So the
 coordinator keeps the problem's stage, its ladder advances and its archive across batches, as a
-long-running pipeline would; only its start (ranks measuring OpenBLAS) is paid per batch.
+long-running pipeline would; only its start (ranks measuring OpenBLAS and cuBLAS) is paid per
+batch. With `gpus` the run has GPU ranks too, for CUDA problems (`jobs/local.sh --gpus`).
 """
 from __future__ import annotations
 
@@ -21,17 +22,17 @@ def _text(value):
 
 
 class FileScorer:
-    def __init__(self, work_dir: str | os.PathLike | None = None, np: int = 2, stage: str | None = None,
+    def __init__(self, work_dir: str | os.PathLike | None = None, np: int = 2, gpus: int = 0,
                  ladder: str | None = None, seed: int | None = None, bin_dir: str | None = None,
                  bench_options: list[str] | None = None, timeout_s: float = 1800, repo: pathlib.Path = REPO,
-                 initial_stage: str = "o0", retries: int = 2):
+                 retries: int = 2):
         self.retries = retries
         self.work_dir = pathlib.Path(work_dir or tempfile.mkdtemp(prefix="hpcreward-generator-"))
         self.work_dir.mkdir(parents=True, exist_ok=True)
         self.candidates = self.work_dir / "candidates.jsonl"
         self.run_dir = self.work_dir / "run"
         self.np = np
-        self.stage = stage
+        self.gpus = gpus
         self.ladder = ladder
         self.seed = seed
         self.bin_dir = bin_dir or os.environ.get("HPCREWARD_BIN")
@@ -39,14 +40,9 @@ class FileScorer:
         self.timeout_s = timeout_s
         self.repo = pathlib.Path(repo)
         self.batches = 0
-        self.current_stage: str | None = stage or initial_stage
+        self.current_stages: dict[str, str] = {}  # problem -> its stage after the last batch
         self.hosts: list[dict] = []
         self.seconds: list[float] = []
-
-    @property
-    def blas_peak_gflops_f64(self) -> float | None:
-        peaks = [h.get("peak_gflops_f64") for h in self.hosts if h.get("peak_gflops_f64")]
-        return max(peaks) if peaks else None
 
     def __call__(self, batch: list[dict]) -> list[dict]:
         import time
@@ -68,12 +64,12 @@ class FileScorer:
         for attempt in range(1 + self.retries):
             command = [str(self.repo / "jobs" / "local.sh"), "--candidates", str(self.candidates),
                        "--np", str(self.np), "--out", str(self.run_dir)]
+            if self.gpus:
+                command += ["--gpus", str(self.gpus)]
             if (self.run_dir / "rewards.h5").exists():
                 command.append("--resume")
             elif self.seed is not None:
                 command += ["--seed", str(self.seed)]
-            if self.stage:
-                command += ["--stage", self.stage]
             if self.ladder:
                 command += ["--ladder", str(self.ladder)]
             command += ["--", *self.bench_options]
@@ -91,16 +87,15 @@ class FileScorer:
                     "gflops": float(r["gflops"]), "stage": r["stage"], "reason": r["reason"],
                     "techniques": r["techniques"], "loop_order": r["loop_order"], "tile_sizes": r["tile_sizes"]}
                    for r in rows if r["candidate_id"] in wanted]
-        problem = next((c.get("problem") for c in batch if c.get("problem")), "dgemm-256")
-        if self.stage:
-            self.current_stage = self.stage
-        else:
+        # Each problem's stage for its next batch: the `to` of its last stage event, else the
+        # stage of its last row.
+        for problem in {c.get("problem") or "dgemm-256" for c in batch}:
             moves = [e for e in events if e["problem"] == problem]
             scored = [r for r in rows if r["problem"] == problem and r["stage"]]
             if moves:
-                self.current_stage = moves[-1]["to"]
+                self.current_stages[problem] = moves[-1]["to"]
             elif scored:
-                self.current_stage = scored[-1]["stage"]
+                self.current_stages[problem] = scored[-1]["stage"]
         return results
 
 

@@ -15,6 +15,7 @@ import dataclasses
 import itertools
 import json
 import pathlib
+import random
 
 ORDERS = tuple("".join(p) for p in itertools.permutations("ijk"))
 J_INNER_ORDERS = ("ikj", "kij")
@@ -192,6 +193,45 @@ def repair(genome: Genome, stage: str | None, rng, stages: dict | None = None) -
     if g["pack"] and not (g["tj"] and g["tk"] and g["tj"] * g["tk"] <= MAX_PACK_DOUBLES):
         g["pack"] = False
     return Genome(**g)
+
+
+def random_genome(rng: random.Random, stage: str | None, stages: dict | None = None) -> Genome:
+    genome = Genome(
+        loop_order=rng.choice(ORDERS),
+        ti=rng.choice(TILE_SIZES), tj=rng.choice(TILE_SIZES), tk=rng.choice(TILE_SIZES),
+        unroll=rng.choice(UNROLLS), jam=rng.choice(JAMS), rows=rng.choice(ROWS),
+        openmp=rng.random() < 0.5, avx512=rng.random() < 0.5, pack=rng.random() < 0.5,
+        restrict=rng.random() < 0.5)
+    return repair(genome, stage, rng, stages)
+
+
+GENES = ("loop_order", "ti", "tj", "tk", "unroll", "jam", "rows", "openmp", "avx512", "pack", "restrict")
+
+
+def mutate(genome: Genome, rng: random.Random, stage: str | None, stages: dict | None = None) -> Genome:
+    """Changes one gene (to a different value), then repairs the genome for `stage`."""
+    gene = rng.choice(GENES)
+    value = getattr(genome, gene)
+    if gene == "loop_order":
+        new = rng.choice([o for o in ORDERS if o != value])
+    elif gene in ("ti", "tj", "tk"):
+        new = rng.choice([t for t in TILE_SIZES if t != value])
+    elif gene == "unroll":
+        new = rng.choice([u for u in UNROLLS if u != value])
+    elif gene == "jam":
+        new = rng.choice([u for u in JAMS if u != value])
+    elif gene == "rows":
+        new = rng.choice([u for u in ROWS if u != value])
+    else:
+        new = not value
+    return repair(dataclasses.replace(genome, **{gene: new}), stage, rng, stages)
+
+
+def descriptor(genome: Genome) -> str:
+    """Niche key: techniques, loop order, tile sizes (already powers of two: the buckets)."""
+    used = "+".join(techniques(genome)) or "plain"
+    tiles = "x".join(str(t) for t in (genome.ti, genome.tj, genome.tk))
+    return f"{used}|{genome.loop_order}|{tiles}"
 
 
 # ----------------------------------------------------------------------------------------------

@@ -1,48 +1,45 @@
-"""MAP-Elites over the genomes of kernels.py, scored by the hpcreward pipeline.
+"""MAP-Elites over the genomes of a kernel family (family.py: C or CUDA), scored by the hpcreward pipeline.
 
 The loop talks to the pipeline through one callable, `score(batch) -> results`: `batch` is a
-list of JSONL-candidate dicts {"id", "problem", "source"}, `results` one dict per candidate
-{"id", "status", "reward", "gflops", "stage", "reason"} (any order; matched by id). A scorer
-may also have a `current_stage` attribute (the stage its pipeline will score the next batch
-in, when it knows it, e.g. the file scorer reads the log's stage events); otherwise the stage
-of the latest results is followed.
+list of JSONL-candidate dicts {"id", "problem", "source", "stage"?}, `results` one dict per
+candidate {"id", "status", "reward", "gflops", "stage", "reason"} (any order; matched by id). A
+scorer may also have a `current_stages` attribute, {problem: stage}: the stage its pipeline will
+score each problem's next batch in, when it knows it (the file scorer reads the log's stage
+events, the served scorer asks GET /v1/stages); otherwise the stage of the latest results is
+followed. Several searches (a C one and a CUDA one) can share the scorer's batches
+(`run_searches`): their candidates go to the pipeline together, so CPU and GPU ranks work at
+the same time.
 """
 from __future__ import annotations
 
 import dataclasses
 import random
-from typing import Callable
+from typing import Callable, Union
 
-from . import kernels
-from .kernels import Genome
+from .family import CFamily, CudaFamily, family_for
 
 ScoreFn = Callable[[list], list]
-
-
-def descriptor(genome: Genome) -> str:
-    """Niche key: techniques, loop order, tile sizes (already powers of two: the buckets)."""
-    used = "+".join(kernels.techniques(genome)) or "plain"
-    tiles = "x".join(str(t) for t in (genome.ti, genome.tj, genome.tk))
-    return f"{used}|{genome.loop_order}|{tiles}"
+Family = Union[CFamily, CudaFamily]
 
 
 @dataclasses.dataclass
 class Elite:
-    genome: Genome
+    genome: object  # the family's genome (a frozen dataclass)
     gflops: float
     candidate_id: str
     evaluation: int
 
 
 class Archive:
-    """Per stage, the best verified candidate of each niche."""
+    """Per stage, the best verified candidate of each niche (`descriptor`: the family's niche key)."""
 
-    def __init__(self):
+    def __init__(self, descriptor: Callable[[object], str]):
+        self.descriptor = descriptor
         self.niches: dict[tuple[str, str], Elite] = {}
 
-    def offer(self, stage: str, genome: Genome, gflops: float, candidate_id: str, evaluation: int) -> str:
+    def offer(self, stage: str, genome, gflops: float, candidate_id: str, evaluation: int) -> str:
         """'new_niche', 'new_elite' or '' (the niche's elite stays)."""
-        key = (stage, descriptor(genome))
+        key = (stage, self.descriptor(genome))
         current = self.niches.get(key)
         if current is None:
             self.niches[key] = Elite(genome, gflops, candidate_id, evaluation)
@@ -62,95 +59,80 @@ class Archive:
         return len(self.niches)
 
 
-def random_genome(rng: random.Random, stage: str | None, stages: dict | None = None) -> Genome:
-    genome = Genome(
-        loop_order=rng.choice(kernels.ORDERS),
-        ti=rng.choice(kernels.TILE_SIZES), tj=rng.choice(kernels.TILE_SIZES), tk=rng.choice(kernels.TILE_SIZES),
-        unroll=rng.choice(kernels.UNROLLS), jam=rng.choice(kernels.JAMS), rows=rng.choice(kernels.ROWS),
-        openmp=rng.random() < 0.5, avx512=rng.random() < 0.5, pack=rng.random() < 0.5,
-        restrict=rng.random() < 0.5)
-    return kernels.repair(genome, stage, rng, stages)
-
-
-GENES = ("loop_order", "ti", "tj", "tk", "unroll", "jam", "rows", "openmp", "avx512", "pack", "restrict")
-
-
-def mutate(genome: Genome, rng: random.Random, stage: str | None, stages: dict | None = None) -> Genome:
-    """Changes one gene (to a different value), then repairs the genome for `stage`."""
-    gene = rng.choice(GENES)
-    value = getattr(genome, gene)
-    if gene == "loop_order":
-        new = rng.choice([o for o in kernels.ORDERS if o != value])
-    elif gene in ("ti", "tj", "tk"):
-        new = rng.choice([t for t in kernels.TILE_SIZES if t != value])
-    elif gene == "unroll":
-        new = rng.choice([u for u in kernels.UNROLLS if u != value])
-    elif gene == "jam":
-        new = rng.choice([u for u in kernels.JAMS if u != value])
-    elif gene == "rows":
-        new = rng.choice([u for u in kernels.ROWS if u != value])
-    else:
-        new = not value
-    return kernels.repair(dataclasses.replace(genome, **{gene: new}), stage, rng, stages)
-
-
 class MapElites:
-    def __init__(self, score: ScoreFn, seed: int = 1, batch_size: int = 16, problem: str = "dgemm-256",
-                 stage: str = "o0", stages: dict | None = None, random_fraction: float = 0.1,
-                 precision: str | None = None, log: Callable[[str], None] | None = None):
+    """One search: a family's genomes for one problem, an archive per stage, the stage it follows."""
+
+    def __init__(self, score: ScoreFn | None, seed: int = 1, batch_size: int = 16, problem: str = "dgemm-256",
+                 stage: str | None = None, pin: bool = False, family: Family | None = None,
+                 random_fraction: float = 0.1, log: Callable[[str], None] | None = None):
+        """family: the problem's family (default family_for(problem), which reads the default
+        ladder); stage: where the search starts (default the family's first ladder stage); pin:
+        every candidate names that stage and the search never moves (the pipeline scores it there)."""
         self.score = score
+        self.family = family or family_for(problem)
+        self.problem = self.family.problem
         self.rng = random.Random(seed)
         self.seed = seed
         self.batch_size = batch_size
-        self.problem = problem
-        self.precision = precision or ("f32" if problem.startswith("sgemm") else "f64")
-        self.stage = stage
-        self.stages = stages or kernels.DEFAULT_STAGES
+        self.stage = stage or self.family.first_stage
+        if self.stage not in self.family.stages:
+            raise ValueError(f"stage {self.stage!r} is not one of {self.problem}'s ({', '.join(self.family.stages)})")
+        self.pin = pin
         self.random_fraction = random_fraction
-        self.archive = Archive()
+        self.archive = Archive(self.family.descriptor)
         self.evaluations = 0
         self.batches = 0
+        self.last_batch = 0
         self.history: list[dict] = []       # one entry per evaluated candidate
-        self.best: dict | None = None       # {"gflops", "genome", "source", "stage", "id", "evaluation"}
-        self.seen: set[tuple[str, Genome]] = set()
+        self.best: dict | None = None       # {"gflops", "genome", "label", "source", "stage", "id", "evaluation"}
+        self.seen: set[tuple[str, object]] = set()
         self.log = log or (lambda line: None)
 
     # -- proposal --------------------------------------------------------------------------
-    def propose(self, count: int) -> list[Genome]:
+    def propose(self, count: int) -> list:
         """`count` new genomes valid in the current stage: mutations of elites chosen uniformly
         over niches (this stage's niches; before it has any, every stage's), some random."""
+        family = self.family
         parents = self.archive.in_stage(self.stage) or self.archive.all()
-        batch: list[Genome] = []
+        batch = []
         for _ in range(count):
             genome = None
             for _attempt in range(50):
                 if not parents or self.rng.random() < self.random_fraction:
-                    candidate = random_genome(self.rng, self.stage, self.stages)
+                    candidate = family.random(self.rng, self.stage)
                 else:
-                    candidate = mutate(self.rng.choice(parents).genome, self.rng, self.stage, self.stages)
-                    if not kernels.is_valid(candidate, self.stage, self.stages):
+                    candidate = family.mutate(self.rng.choice(parents).genome, self.rng, self.stage)
+                    if not family.is_valid(candidate, self.stage):
                         continue
                 if (self.stage, candidate) not in self.seen and candidate not in batch:
                     genome = candidate
                     break
             if genome is None:  # the neighbourhood is exhausted: anything new and valid
-                genome = random_genome(self.rng, self.stage, self.stages)
+                genome = family.random(self.rng, self.stage)
             batch.append(genome)
         return batch
 
-    # -- one generation --------------------------------------------------------------------
-    def step(self) -> list[dict]:
-        genomes = self.propose(self.batch_size)
+    # -- one generation, in two halves so that searches can share a batch ------------------
+    def next_batch(self, count: int | None = None) -> list[tuple[dict, object]]:
+        """(candidate, genome) pairs of the next batch, made for the current stage."""
+        genomes = self.propose(count or self.batch_size)
         self.batches += 1
-        candidates = []
+        batch = []
         for index, genome in enumerate(genomes):
-            cid = f"s{self.seed}-b{self.batches:04d}-{index:02d}"
-            candidates.append({"id": cid, "problem": self.problem,
-                               "source": kernels.render(genome, self.precision)})
+            candidate = {"id": f"{self.family.id_prefix}s{self.seed}-b{self.batches:04d}-{index:02d}",
+                         "problem": self.problem, "source": self.family.render(genome)}
+            if self.pin:
+                candidate["stage"] = self.stage
+            batch.append((candidate, genome))
+        return batch
+
+    def take_results(self, batch: list[tuple[dict, object]], results: dict, current_stages: dict) -> None:
+        """Files the results (by candidate id) of a batch from next_batch(), then moves to the
+        stage the pipeline reports for the problem (`current_stages`), else to that of the
+        latest result."""
         asked_stage = self.stage
-        results = {r["id"]: r for r in self.score(candidates)}
         stages_seen = []
-        for genome, candidate in zip(genomes, candidates):
+        for candidate, genome in batch:
             result = results.get(candidate["id"], {"status": "missing", "gflops": 0.0, "reward": 0.0,
                                                    "stage": "", "reason": "no result"})
             self.evaluations += 1
@@ -170,35 +152,58 @@ class MapElites:
                                  "status": result.get("status"), "gflops": gflops,
                                  "reason": (result.get("reason") or "")[:200], "archive": change,
                                  "best_gflops": self.best["gflops"] if self.best else 0.0})
-        # Follow the pipeline: the stage it says it is in now, else the stage of its latest row.
-        reported = getattr(self.score, "current_stage", None)
-        if reported in self.stages:
+        self.last_batch = len(batch)
+        reported = (current_stages or {}).get(self.problem)
+        if self.pin:
+            pass
+        elif reported in self.family.stages:
             self.stage = reported
-        elif stages_seen and stages_seen[-1] in self.stages:
+        elif stages_seen and stages_seen[-1] in self.family.stages:
             self.stage = stages_seen[-1]
         self.log(self.progress_line())
-        return [self.history[-len(genomes) + i] for i in range(len(genomes))]
+
+    def step(self) -> list[dict]:
+        """One batch of this search alone."""
+        batch = self.next_batch()
+        results = {r["id"]: r for r in self.score([candidate for candidate, _ in batch])}
+        self.take_results(batch, results, getattr(self.score, "current_stages", None) or {})
+        return self.history[-len(batch):]
 
     def progress_line(self) -> str:
         best = self.best["gflops"] if self.best else 0.0
-        ok = sum(1 for h in self.history[-self.batch_size:] if h["status"] == "ok")
-        return (f"evaluations {self.evaluations}  best {best:.2f} GFLOPS  niches {len(self.archive)}  "
-                f"stage {self.stage}  last batch ok {ok}/{min(self.batch_size, len(self.history))}")
+        ok = sum(1 for h in self.history[-self.last_batch:] if h["status"] == "ok") if self.last_batch else 0
+        return (f"{self.problem}: evaluations {self.evaluations}  best {best:.2f} GFLOPS  niches {len(self.archive)}  "
+                f"stage {self.stage}  last batch ok {ok}/{self.last_batch}")
 
     def run(self, evaluations: int) -> dict:
-        while self.evaluations < evaluations:
-            self.batch_size = min(self.batch_size, evaluations - self.evaluations)
-            self.step()
+        run_searches([(self, evaluations)], self.score)
         return self.report()
 
     def report(self) -> dict:
         return {
-            "seed": self.seed, "problem": self.problem, "evaluations": self.evaluations,
-            "batches": self.batches, "stage": self.stage, "best": self.best,
-            "niches": len(self.archive),
+            "seed": self.seed, "problem": self.problem, "language": self.family.language,
+            "evaluations": self.evaluations, "batches": self.batches, "stage": self.stage,
+            "stage_pinned": self.pin, "best": self.best, "niches": len(self.archive),
             "archive": [{"stage": stage, "niche": niche, "gflops": e.gflops, "genome": e.genome.label(),
                          "id": e.candidate_id, "evaluation": e.evaluation}
                         for (stage, niche), e in sorted(self.archive.niches.items())],
             "gflops_over_evaluations": [[h["evaluation"], h["gflops"], h["best_gflops"], h["stage"], h["status"]]
                                         for h in self.history],
         }
+
+
+def run_searches(searches: list[tuple[MapElites, int]], score: ScoreFn) -> None:
+    """Runs each (search, evaluations) until it has that many evaluations. Every round, one
+    batch holds the next proposals of every search still running: the pipeline scores them
+    together (a C search's on CPU ranks while a CUDA search's are on GPU ranks) and each search
+    takes its own results back by id."""
+    while True:
+        running = [(search, wanted) for search, wanted in searches if search.evaluations < wanted]
+        if not running:
+            return
+        parts = [(search, search.next_batch(min(search.batch_size, wanted - search.evaluations)))
+                 for search, wanted in running]
+        results = {r["id"]: r for r in score([candidate for _, batch in parts for candidate, _ in batch])}
+        current_stages = dict(getattr(score, "current_stages", None) or {})
+        for search, batch in parts:
+            search.take_results(batch, results, current_stages)

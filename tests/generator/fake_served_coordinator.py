@@ -1,0 +1,103 @@
+"""A stand-in for `hpcreward-coordinator --serve` (test_main_job_wiring.py): the HTTP routes
+the generator uses (POST /v1/batches, GET /v1/stages) with the bearer token, the rendezvous
+file, coordinator.pid, and a clean stop on SIGTERM with coordinator.outcome.json, as
+coordinator/README.md describes them. It benchmarks nothing: every candidate is `ok` at a
+made-up GFLOPS, and each problem moves one stage up its ladder (stages/default_ladder.json)
+every 16 candidates. What it was started with and every batch it got go to DIR/fake-*.json*,
+for the test to read.
+"""
+import http.server
+import json
+import os
+import pathlib
+import secrets
+import signal
+import sys
+import threading
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+LADDERS = json.loads((REPO / "stages" / "default_ladder.json").read_text())
+PER_STAGE = 16
+
+
+def main(argv):
+    out = pathlib.Path(argv[argv.index("--out") + 1])
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "fake-coordinator-argv.json").write_text(json.dumps(argv))
+    token = secrets.token_hex(16)
+    token_file = out / "coordinator.token"
+    token_file.write_text(token)
+    token_file.chmod(0o600)
+    scored = {}  # problem -> candidates scored
+    lock = threading.Lock()
+
+    def stage_of(problem):
+        ladder = LADDERS["cuda_ladder" if problem.startswith("cuda-") else "ladder"]
+        return ladder[min(scored.get(problem, 0) // PER_STAGE, len(ladder) - 1)]
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def answer(self, code, body):
+            data = json.dumps(body).encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def authorized(self):
+            if self.headers.get("Authorization") == f"Bearer {token}":
+                return True
+            self.answer(401, {"error": "unauthorized"})
+            return False
+
+        def do_GET(self):
+            if not self.authorized():
+                return
+            if self.path == "/v1/stages":
+                with lock:
+                    self.answer(200, {"stages": {problem: stage_of(problem) for problem in scored}})
+            else:
+                self.answer(404, {"error": "no such route"})
+
+        def do_POST(self):
+            if not self.authorized():
+                return
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            if self.path != "/v1/batches":
+                self.answer(404, {"error": "no such route"})
+                return
+            with lock:
+                with open(out / "fake-batches.jsonl", "a") as log:
+                    log.write(json.dumps(body) + "\n")
+                stages = {c["problem"]: stage_of(c["problem"]) for c in body["candidates"]}
+                results = [{"id": c["id"], "status": "ok", "reason": "", "gflops": 1.0 + len(c["source"]) % 7,
+                            "reward": 1.0, "stage": c.get("stage") or stages[c["problem"]], "device": "",
+                            "measured_as": "", "measured_batch": ""} for c in body["candidates"]]
+                for c in body["candidates"]:
+                    scored[c["problem"]] = scored.get(c["problem"], 0) + 1
+            self.answer(200, {"batch_id": body["batch_id"], "state": "done", "done": len(results),
+                              "total": len(results), "results": results})
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    stopped = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    signal.signal(signal.SIGINT, lambda *_: stopped.set())
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    (out / "coordinator.pid").write_text(f"{os.getpid()}\n")
+    rendezvous = {"url": f"http://127.0.0.1:{server.server_address[1]}", "token_file": str(token_file),
+                  "pid": os.getpid()}
+    (out / "coordinator.json.tmp").write_text(json.dumps(rendezvous))
+    (out / "coordinator.json.tmp").rename(out / "coordinator.json")
+    stopped.wait()
+    server.shutdown()
+    (out / "coordinator.json").unlink()
+    (out / "coordinator.outcome.json").write_text(json.dumps({"exit_code": 0, "outcome": "complete",
+                                                              "message": "stopped by SIGTERM"}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,103 @@
+"""jobs/local.sh's main job (the generator as the source) with and without --gpus, on a machine
+without GPUs: the real launcher, mpirun and generator, against stand-ins for the executables
+(fake_served_coordinator.py serves the generator; the benchmark ranks only record how they were
+started). What it shows: which ranks start, which searches the generator runs against the one
+served run, which problems their batches name, where the reports go. What it cannot show:
+real CUDA candidates scored on GPU ranks (that needs a GPU: the generator's README says how)."""
+import json
+import os
+import pathlib
+import stat
+import subprocess
+import sys
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+LOCAL_SH = REPO / "jobs" / "local.sh"
+FAKE_COORDINATOR = pathlib.Path(__file__).resolve().parent / "fake_served_coordinator.py"
+
+
+def fake_bin(tmp_path):
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    calls = tmp_path / "bench-calls.txt"
+    scripts = {
+        "hpcreward-coordinator": f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_COORDINATOR}" "$@"\n',
+        "hpcreward-bench": f'#!/bin/sh\nprintf "%s\\n" "hpcreward-bench $*" >> "{calls}"\n',
+        "hpcreward-runner": "#!/bin/sh\nexit 0\n",
+    }
+    for name, text in scripts.items():
+        script = folder / name
+        script.write_text(text)
+        script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return folder, calls
+
+
+def main_job(tmp_path, *args):
+    folder, calls = fake_bin(tmp_path)
+    out = tmp_path / "run"
+    result = subprocess.run([str(LOCAL_SH), *args, "--out", str(out)], capture_output=True, text=True,
+                            env=dict(os.environ, HPCREWARD_BIN=str(folder)), timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    batches = [json.loads(line) for line in (out / "fake-batches.jsonl").read_text().splitlines()]
+    coordinator = json.loads((out / "fake-coordinator-argv.json").read_text())
+    ranks = sorted(line.split() for line in calls.read_text().splitlines())  # one per benchmark rank
+    return out, result.stdout, ranks, batches, coordinator
+
+
+def problems_of(batches):
+    return [sorted({c["problem"] for c in batch["candidates"]}) for batch in batches]
+
+
+def test_with_gpus_a_c_and_a_cuda_search_share_the_served_run(tmp_path):
+    out, stdout, ranks, batches, coordinator = main_job(
+        tmp_path, "--np", "1", "--gpus", "1", "--evaluations", "32", "--cuda-evaluations", "48")
+    assert ranks == [["hpcreward-bench"], ["hpcreward-bench", "--gpu"]]
+    assert "--serve" in coordinator and coordinator[coordinator.index("--listen") + 1] == "127.0.0.1:0"
+    # Both searches' candidates in the same batches (so CPU and GPU ranks work together), then
+    # the CUDA search alone once the C search has its 32.
+    assert problems_of(batches) == [["cuda-sgemm-4096", "dgemm-256"]] * 2 + [["cuda-sgemm-4096"]]
+    cuda = [c for batch in batches for c in batch["candidates"] if c["problem"] == "cuda-sgemm-4096"]
+    assert len(cuda) == 48 and all('extern "C" void matmul' in c["source"] for c in cuda)
+    c_report = json.loads((out / "generator.json").read_text())
+    cuda_report = json.loads((out / "generator-cuda.json").read_text())
+    assert (c_report["problem"], c_report["language"], c_report["evaluations"]) == ("dgemm-256", "c", 32)
+    assert (cuda_report["problem"], cuda_report["language"], cuda_report["evaluations"]) == ("cuda-sgemm-4096", "cuda", 48)
+    # The CUDA search followed the served run's ladder (16 candidates a stage in the stand-in).
+    assert [row[3] for row in cuda_report["gflops_over_evaluations"]][::16] == ["cuda-naive", "cuda-smem", "cuda-tensor"]
+    assert "cuda-sgemm-4096: evaluations 48" in stdout and "dgemm-256: evaluations 32" in stdout
+    assert not (out / "coordinator.json").exists(), "the served run was stopped once the searches ended"
+
+
+def test_gpu_ranks_alone_run_only_the_cuda_search(tmp_path):
+    out, _, ranks, batches, coordinator = main_job(
+        tmp_path, "--np", "0", "--gpus", "2", "--cuda-problem", "cuda-hgemm-1024", "--cuda-evaluations", "20",
+        "--evaluations", "999")
+    assert ranks == [["hpcreward-bench", "--gpu"]] * 2
+    # A served coordinator refuses at start a default problem no rank can score: it gets the CUDA one.
+    assert coordinator[coordinator.index("--problem") + 1] == "cuda-hgemm-1024"
+    assert problems_of(batches) == [["cuda-hgemm-1024"]] * 2
+    assert sum(len(batch["candidates"]) for batch in batches) == 20
+    assert json.loads((out / "generator-cuda.json").read_text())["evaluations"] == 20
+    assert not (out / "generator.json").exists()
+
+
+def test_without_gpus_the_main_job_is_the_c_search_alone(tmp_path):
+    out, _, ranks, batches, coordinator = main_job(tmp_path, "--np", "2", "--evaluations", "16",
+                                                   "--problem", "sgemm-256")
+    assert ranks == [["hpcreward-bench"]] * 2
+    assert problems_of(batches) == [["sgemm-256"]]
+    assert "float" in batches[0]["candidates"][0]["source"]
+    assert json.loads((out / "generator.json").read_text())["problem"] == "sgemm-256"
+    assert not (out / "generator-cuda.json").exists()
+
+
+def test_cuda_search_options_say_what_to_fix(tmp_path):
+    out = str(tmp_path / "run")
+    for args, message in [
+            (["--cuda-problem", "cuda-sgemm-4096"], "needs GPU ranks: add --gpus G"),
+            (["--gpus", "1", "--cuda-evaluations", "0"], "--cuda-evaluations must be a positive integer"),
+            (["--gpus", "1", "--cuda-problem", "sgemm-256"], "--cuda-problem names a CUDA problem"),
+            (["--gpus", "1", "--serve", "--cuda-evaluations", "5"], "are for the built-in generator")]:
+        result = subprocess.run([str(LOCAL_SH), *args, "--out", out], capture_output=True, text=True, timeout=60)
+        assert result.returncode == 2, (args, result.stderr)
+        assert message in result.stderr, (args, result.stderr)

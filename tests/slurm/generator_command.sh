@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The job scripts' generator command (jobs/lib/slurm-run.sh, hpc_generator_command), without
+# Slurm: a C search alone without GPU ranks; a C and a CUDA search when the step has GPU ranks
+# and CPU ranks; the CUDA search alone (and the coordinator's default problem) when every
+# benchmark task is a GPU rank; after a requeue, each search asked only for what the log does
+# not hold of its problem.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+python=${HPCREWARD_PYTHON:-python3}
+dir=$(mktemp -d /tmp/hpcreward-generator-command-XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+failures=0
+check() {  # check DESCRIPTION ACTUAL PATTERN (grep -E), or ! PATTERN for "must not match"
+  local what=$1 actual=$2 pattern=$3 negate=0
+  if [ "${pattern:0:2}" = "! " ]; then negate=1; pattern=${pattern:2}; fi
+  if grep -qE -- "$pattern" <<<"$actual"; then found=1; else found=0; fi
+  if [ "$found" -ne "$negate" ]; then echo "ok: $what"; else
+    echo "FAIL: $what: '$actual' $([ "$negate" -eq 1 ] && echo matches || echo lacks) '$pattern'"; failures=$((failures + 1)); fi
+}
+command_for() {  # command_for GPU_RANKS BENCH_TASKS [OPTIONS...]: the generator command, then the coordinator's args
+  (
+    HPCREWARD_REPO=$repo HPC_SCRIPT=test HPC_HETJOB=0 HPCREWARD_PYTHON=$python
+    source "$repo/jobs/lib/slurm-run.sh"
+    HPC_GPU_RANK_COUNT=$1 HPC_BENCH_TASKS=$2
+    shift 2
+    hpc_parse_options --out "$dir/out" "$@"
+    HPC_OUT=$dir/out HPC_BIN=/nonexistent
+    mkdir -p "$HPC_OUT"
+    hpc_generator_command
+    echo
+    hpc_write_rank_args
+    tr '\0' ' ' <"$HPC_OUT/.step/coordinator.args"
+  )
+}
+out=$(command_for 0 3)
+check "no GPU ranks: the C search alone" "$out" "--problem dgemm-256 --evaluations 160 --out $dir/out/generator.json"
+check "no GPU ranks: no CUDA search" "$out" "! cuda"
+out=$(command_for 2 4 --evaluations 40 --cuda-evaluations 30)
+check "GPU and CPU ranks: both searches" "$out" \
+  "--problem dgemm-256 --evaluations 40 --out $dir/out/generator.json --cuda-problem cuda-sgemm-4096 --cuda-evaluations 30 --cuda-out $dir/out/generator-cuda.json"
+check "GPU and CPU ranks: the coordinator keeps its default problem" "$out" "! coordinator .*--problem"
+out=$(command_for 1 1 --cuda-problem cuda-hgemm-1024)
+check "GPU ranks alone: the CUDA search alone" "$out" \
+  "--problem cuda-hgemm-1024 --evaluations 160 --out $dir/out/generator-cuda.json"
+check "GPU ranks alone: the coordinator's default problem is the CUDA one" "$out" "hpcreward-coordinator .*--problem cuda-hgemm-1024"
+# A log holding 25 rows of dgemm-256 and 30 of cuda-sgemm-4096 (as after a requeue).
+mkdir -p "$dir/out"
+"$python" - "$dir/out/rewards.h5" <<'PY'
+import sys, h5py, numpy as np
+rows = np.array([(b"dgemm-256",)] * 25 + [(b"cuda-sgemm-4096",)] * 30, dtype=[("problem", "S32")])
+with h5py.File(sys.argv[1], "w") as log:
+    log["rewards"] = rows
+PY
+out=$(SLURM_RESTART_COUNT=1 command_for 1 3 --evaluations 40 --cuda-evaluations 50)
+check "after a requeue: what each search lacks, a new seed" "$out" \
+  "--seed 2 --problem dgemm-256 --evaluations 15 .* --cuda-evaluations 20"
+out=$(command_for 1 3 --evaluations 25 --cuda-evaluations 50)
+check "the C search done: the CUDA search goes on alone" "$out" "--problem cuda-sgemm-4096 --evaluations 20 --out $dir/out/generator-cuda.json"
+out=$(command_for 1 3 --evaluations 25 --cuda-evaluations 30)
+check "both done: no generator" "$(head -1 <<<"$out")" "^$"
+[ "$failures" -eq 0 ]
