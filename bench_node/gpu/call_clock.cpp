@@ -10,18 +10,7 @@ CallOverhead call_overhead(std::vector<double> overheads_s) {
   return {overheads_s.front(), overheads_s[overheads_s.size() * 9 / 10]};
 }
 
-double event_offset(const std::vector<CallReport> &rounds) {
-  std::vector<double> differences;
-  for (const CallReport &round : rounds)
-    if (round.records > 0) differences.push_back(round.event_s - round.activity_s);
-  if (differences.empty()) return 0;
-  std::nth_element(differences.begin(), differences.begin() + differences.size() / 2, differences.end());
-  return std::max(differences[differences.size() / 2], 0.0);
-}
-
-double call_reading(const CallReport &report, double offset_s) {
-  return report.records > 0 ? report.activity_s + offset_s : report.event_s;
-}
+double call_reading(const CallReport &report) { return report.records > 0 ? report.activity_s : report.event_s; }
 
 double call_seconds(double event_s, double window_s, const CallOverhead &overhead) {
   const double lowest = std::max(window_s - overhead.high_s, 0.0);

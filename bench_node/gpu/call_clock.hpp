@@ -26,14 +26,9 @@ struct CallReport {
   unsigned records = 0;
 };
 
-// What events read beyond the records when the call is queued before its start event runs
-// (the calibration rounds: the switch into the executor's context outlasts the launch):
-// the median over the rounds with records, at least 0; 0 without any.
-double event_offset(const std::vector<CallReport> &rounds);
-
-// A call as an events measurement without the launch reads it, whatever streams it used: the
-// records' span plus the offset, or the events where there are no records.
-double call_reading(const CallReport &report, double offset_s);
+// The call's device time, whatever streams it used: the records' span, or the events where
+// there are no records.
+double call_reading(const CallReport &report);
 
 // The call's time: the events, or the window less the high overhead when that is longer (a
 // report the window cannot hold). An honest call reads its events (its overhead is rarely

@@ -198,33 +198,39 @@ GpuCallOutcome GpuExecutor::round(GpuCommand command, Precision precision, const
     return outcome;
   }
   std::atomic_thread_fence(std::memory_order_seq_cst);
+  const double event_seconds = block.event_seconds;
+  const std::int32_t cuda_error = block.cuda_error, threw = block.threw;
+  const std::string message = untrusted_text(block.message, sizeof block.message);
+  // The records, read now that the window is closed.
+  block.command = GpuCommand::report;
+  block.activity_records = 0;
+  if (Verdict verdict = resume(); !verdict.ok()) {
+    outcome.verdict = verdict;
+    return outcome;
+  }
   // Untrusted: call_seconds() bounds what is read from it.
-  outcome.report = {block.event_seconds, options_.activity_clock ? block.activity_seconds : 0,
+  outcome.report = {event_seconds, options_.activity_clock ? block.activity_seconds : 0,
                     options_.activity_clock ? block.activity_records : 0u};
-  outcome.event_s = call_reading(outcome.report, event_offset_);
-  if (block.threw != 0)
-    outcome.exception = untrusted_text(block.message, sizeof block.message);
-  else if (block.cuda_error != 0)
-    outcome.cuda_error = untrusted_text(block.message, sizeof block.message);
+  outcome.event_s = call_reading(outcome.report);
+  if (threw != 0)
+    outcome.exception = message;
+  else if (cuda_error != 0)
+    outcome.cuda_error = message;
   return outcome;
 }
 
 Verdict GpuExecutor::calibrate(Precision precision, const Shape &shape, std::uint64_t a, std::uint64_t b,
                                std::uint64_t c, const CallSteps &steps) {
   std::vector<GpuCallOutcome> rounds;
-  std::vector<CallReport> reports;
   for (int i = 0; i < options_.calibration_rounds; ++i) {
     const GpuCallOutcome outcome = round(GpuCommand::none, precision, shape, a, b, c, steps);
     if (!outcome.verdict.ok()) return outcome.verdict;
     if (!outcome.cuda_error.empty())
       return {Status::runtime_error, "the GPU executor's own kernel failed: " + outcome.cuda_error};
     rounds.push_back(outcome);
-    reports.push_back(outcome.report);
   }
-  event_offset_ = gpu::event_offset(reports);
   std::vector<double> overheads;
-  for (const GpuCallOutcome &outcome : rounds)
-    overheads.push_back(std::max(outcome.window_s - call_reading(outcome.report, event_offset_), 0.0));
+  for (const GpuCallOutcome &outcome : rounds) overheads.push_back(std::max(outcome.window_s - outcome.event_s, 0.0));
   overhead_ = call_overhead(overheads);
   return {};
 }

@@ -51,7 +51,7 @@ struct GpuCallOutcome {
   std::string exception;   // what the call threw, as the executor reported it ("" none; untrusted)
   double window_s = 0;     // the measurer's clock, prepare to finish
   CallReport report;        // what the executor reported (untrusted)
-  double event_s = 0;      // the report read as events without the launch (call_reading)
+  double event_s = 0;      // the report's reading (call_reading)
   // The window's parts, for reports: prepare, go to done (or the executor's stop), finish.
   double prepare_s = 0, call_s = 0, finish_s = 0;
 };
@@ -82,9 +82,8 @@ class GpuExecutor {
   GpuCallOutcome call(Precision precision, const Shape &shape, std::uint64_t a, std::uint64_t b, std::uint64_t c,
                       const CallSteps &steps);
 
-  // The calibrated overhead (window less the reading) and event offset (call_clock.hpp).
+  // The calibrated overhead (window less the reading; call_clock.hpp).
   const CallOverhead &overhead() const { return overhead_; }
-  double event_offset() const { return event_offset_; }
 
  private:
   // One armed round: SIGCONT, armed, prepare, go, done (or the executor's stop or end), finish.
@@ -108,7 +107,6 @@ class GpuExecutor {
   Verdict ended_early_;           // how it ended before its first stop, if it did
   std::uint64_t sequence_ = 0;
   CallOverhead overhead_;
-  double event_offset_ = 0;
 };
 
 }  // namespace hpcreward::gpu

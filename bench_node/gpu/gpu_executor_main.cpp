@@ -126,10 +126,8 @@ class EventClock {
 
 // One armed round: ready, the measurer's go, the call (or the calibration's kernel) between events,
 // the synchronize, done.
-void armed_round(GpuExecutorControl &control, void *symbol, std::byte *pool, EventClock &clock,
-                 ActivityClock *activity) {
+void armed_round(GpuExecutorControl &control, void *symbol, std::byte *pool, EventClock &clock) {
   const std::uint64_t sequence = control.sequence;
-  if (activity != nullptr) activity->begin();  // the device is idle between rounds
   std::atomic_ref<std::uint64_t>(control.armed).store(sequence, std::memory_order_release);
   while (std::atomic_ref<std::uint64_t>(control.go).load(std::memory_order_acquire) != sequence)
     __builtin_ia32_pause();
@@ -173,12 +171,16 @@ void armed_round(GpuExecutorControl &control, void *symbol, std::byte *pool, Eve
     control.cuda_error = static_cast<std::int32_t>(error);
   }
   std::atomic_ref<std::uint64_t>(control.done).store(sequence, std::memory_order_release);
-  // After done, outside the measurer's window (reading the records takes 0.2 to 0.5 ms, and
-  // varies): it reads them once the executor has stopped.
+}
+
+// The last round's records (GpuCommand::report), and a fresh start for the next round's.
+void report_activity(GpuExecutorControl &control, ActivityClock *activity) {
   std::size_t records = 0;
   double span = 0;
-  control.activity_seconds = activity != nullptr && ended == cudaSuccess && activity->span(span, records) ? span : 0;
-  control.activity_records = static_cast<std::uint32_t>(records);
+  const bool read = activity != nullptr && activity->span(span, records);
+  control.activity_seconds = read ? span : 0;
+  control.activity_records = read ? static_cast<std::uint32_t>(records) : 0;
+  if (activity != nullptr) activity->begin();
 }
 
 }  // namespace
@@ -230,7 +232,8 @@ int main(int argc, char **argv) {
         symbol = load_candidate(object, install_filter, control.load_status, control.message, sizeof control.message);
         break;
       case GpuCommand::none:
-      case GpuCommand::call: armed_round(control, symbol, pool, clock, have_activity ? &activity : nullptr); break;
+      case GpuCommand::call: armed_round(control, symbol, pool, clock); break;
+      case GpuCommand::report: report_activity(control, have_activity ? &activity : nullptr); break;
     }
   }
 }

@@ -39,6 +39,8 @@ enum class GpuCommand : std::uint32_t {
   open_pool = 1,  // receive the operand pool on fd 4, map it into the executor's context
   load = 2,       // dlopen the candidate, find matmul, install the seccomp filter
   call = 3,       // call matmul on the operands named below
+  report = 4,     // read CUPTI's records of the last round into activity_* (between rounds: it
+                  // takes 0.2 to 0.5 ms and does device work, which must not reach a window)
 };
 
 struct GpuExecutorControl {

@@ -118,10 +118,10 @@ HarnessRun harness_run(Precision precision, int size, std::uint64_t l2_bytes, bo
   if (!overheads.empty())
     run.forged_gain_s = trace.high_overhead_s - *std::min_element(overheads.begin(), overheads.end());
   std::printf("  (%s %d: calibrated overhead least %.1f, high %.1f us; timed calls' median overhead %.1f us, "
-              "parts: prepare %.1f, go to done %.1f (reading %.1f), finish %.1f us; CUPTI records per call %.0f, event offset %.2f us)\n",
+              "parts: prepare %.1f, go to done %.1f (reading %.1f), finish %.1f us; CUPTI records per call %.0f)\n",
               std::string(to_string(precision)).c_str(), size, run.least_overhead_s * 1e6, run.high_overhead_s * 1e6,
               median_us(overheads), median_us(trace.prepare_s), median_us(trace.call_s), median_us(trace.event_s),
-              median_us(trace.finish_s), median_us(trace.activity_records) * 1e-6, trace.event_offset_s * 1e6);
+              median_us(trace.finish_s), median_us(trace.activity_records) * 1e-6);
   return run;
 }
 

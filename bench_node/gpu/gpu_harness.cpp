@@ -302,7 +302,6 @@ Measurement Harness::run() {
   if (config_.trace) {
     config_.trace->least_overhead_s = executor_.overhead().least_s;
     config_.trace->high_overhead_s = executor_.overhead().high_s;
-    config_.trace->event_offset_s = executor_.event_offset();
   }
   if (Verdict verdict = executor_.load(); !verdict.ok()) return failed({verdict.status, verdict.reason}, 0, 0, 0);
 

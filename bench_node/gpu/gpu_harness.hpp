@@ -42,7 +42,7 @@ struct GpuHarnessConfig {
   struct Trace {
     std::vector<double> window_s, event_s, prepare_s, call_s, finish_s;
     std::vector<double> activity_records;  // per call: CUPTI records behind event_s (0: CUDA events)
-    double least_overhead_s = 0, high_overhead_s = 0, event_offset_s = 0;
+    double least_overhead_s = 0, high_overhead_s = 0;
   };
   Trace *trace = nullptr;
   // A staged run (start_gate.hpp): told when the calibration is done, and asked between the

@@ -59,23 +59,11 @@ TEST(CallClock, AWindowShorterThanTheOverheadReadsNoLessThanZero) {
   EXPECT_DOUBLE_EQ(call_seconds(5e-6, 100e-6, overhead), 5e-6);
 }
 
-// The records' span plus what events add around a queued call: a call reads the same whatever
-// streams it used (the records see them all); without records the events stand.
-TEST(CallClock, ACallReadsAsItsRecordsPlusTheCalibratedEventOffset) {
-  std::vector<CallReport> rounds;
-  for (int i = 0; i < 31; ++i) rounds.push_back({20e-6 + 2e-6 + 1e-7 * (i % 3), 20e-6, 1});
-  rounds.push_back({500e-6, 20e-6, 1});  // one round where the launch fell inside the events
-  rounds.push_back({30e-6, 0, 0});       // one without records: not part of the offset
-  const double offset = event_offset(rounds);
-  EXPECT_NEAR(offset, 2.1e-6, 1e-12);
-  EXPECT_DOUBLE_EQ(call_reading({90e-6, 60e-6, 3}, offset), 60e-6 + offset) << "records, e.g. on a side stream";
-  EXPECT_DOUBLE_EQ(call_reading({90e-6, 0, 0}, offset), 90e-6) << "no records: the events";
-}
-
-TEST(CallClock, TheEventOffsetIsNeverNegativeAndZeroWithoutRecords) {
-  EXPECT_DOUBLE_EQ(event_offset({{10e-6, 12e-6, 1}, {10e-6, 13e-6, 1}}), 0.0);
-  EXPECT_DOUBLE_EQ(event_offset({{10e-6, 0, 0}}), 0.0);
-  EXPECT_DOUBLE_EQ(event_offset({}), 0.0);
+// A call reads as its records' span (every kernel, copy and memset on any stream), whatever
+// streams it used; without records the events stand.
+TEST(CallClock, ACallReadsAsItsRecordsElseItsEvents) {
+  EXPECT_DOUBLE_EQ(call_reading({90e-6, 60e-6, 3}), 60e-6) << "records, e.g. on a side stream";
+  EXPECT_DOUBLE_EQ(call_reading({90e-6, 0, 0}), 90e-6) << "no records: the events";
 }
 
 }  // namespace
