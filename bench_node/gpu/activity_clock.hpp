@@ -4,7 +4,8 @@
 // earliest start to the latest end among them: the host's launch of the first kernel falls
 // outside it (a call on an idle device no longer pays it), and work on any stream counts the
 // same, whether the call waits for it or not. Untrusted once the candidate is loaded, like
-// the events it replaces: the measurer bounds it with its own clock (call_clock.hpp).
+// the events: the measurer bounds it with its own clock (call_clock.hpp). Off in ranks
+// (gpu_executor.hpp GpuExecutorOptions::activity_clock says why); benchmarks turn it on.
 #include <cstddef>
 #include <string>
 

@@ -62,7 +62,9 @@ GpuExecutor::GpuExecutor(GpuExecutorOptions options) : options_(std::move(option
     throw std::system_error(errno, std::generic_category(), "socketpair for the executor");
   pool_socket_ = sockets[0];
   try {
-    pid_ = spawn_executor({options_.program, "--object", options_.object}, {region_.fd(), sockets[1]});
+    std::vector<std::string> args = {options_.program, "--object", options_.object};
+    if (options_.activity_clock) args.insert(args.end(), {"--activity-clock", "1"});
+    pid_ = spawn_executor(args, {region_.fd(), sockets[1]});
   } catch (...) {
     ::close(sockets[0]);
     ::close(sockets[1]);
@@ -201,16 +203,16 @@ GpuCallOutcome GpuExecutor::round(GpuCommand command, Precision precision, const
   const double event_seconds = block.event_seconds;
   const std::int32_t cuda_error = block.cuda_error, threw = block.threw;
   const std::string message = untrusted_text(block.message, sizeof block.message);
-  // The records, read now that the window is closed.
-  block.command = GpuCommand::report;
   block.activity_records = 0;
-  if (Verdict verdict = resume(); !verdict.ok()) {
-    outcome.verdict = verdict;
-    return outcome;
+  if (options_.activity_clock) {  // the records, read now that the window is closed
+    block.command = GpuCommand::report;
+    if (Verdict verdict = resume(); !verdict.ok()) {
+      outcome.verdict = verdict;
+      return outcome;
+    }
   }
   // Untrusted: call_seconds() bounds what is read from it.
-  outcome.report = {event_seconds, options_.activity_clock ? block.activity_seconds : 0,
-                    options_.activity_clock ? block.activity_records : 0u};
+  outcome.report = {event_seconds, block.activity_seconds, block.activity_records};
   outcome.event_s = call_reading(outcome.report);
   if (threw != 0)
     outcome.exception = message;

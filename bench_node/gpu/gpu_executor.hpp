@@ -33,9 +33,11 @@ struct GpuExecutorOptions {
   std::string program;  // hpcreward-gpu-executor
   std::string object;   // the candidate's shared object
   int calibration_rounds = 32;
-  // Read calls from CUPTI's records (call_clock.hpp call_reading); off: from the events alone
-  // (benchmarks only, to compare the two).
-  bool activity_clock = true;
+  // Read calls from CUPTI's records (activity_clock.hpp, call_clock.hpp call_reading) instead
+  // of the events. Off in ranks: measured on an H200 it makes every launch slower, which
+  // widens the window's spread (the bound on forged reports) and lifts honest short calls
+  // to the window's bound; on for benchmarks (hpcreward-gpu-fidelity, docs/reports/gpu-harness.md).
+  bool activity_clock = false;
 };
 
 // The measurer's device work around one call: inputs into the pool before, C out after.

@@ -190,8 +190,11 @@ int main(int argc, char **argv) {
   using namespace hpcreward;
   using namespace hpcreward::gpu;
   const char *object = nullptr;
-  for (int i = 1; i + 1 < argc; i += 2)
+  bool use_activity = false;
+  for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--object") == 0) object = argv[i + 1];
+    if (std::strcmp(argv[i], "--activity-clock") == 0) use_activity = std::strcmp(argv[i + 1], "1") == 0;
+  }
   if (object == nullptr) {
     std::fputs("hpcreward-gpu-executor: started by hpcreward-gpu-runner, not by hand\n", stderr);
     return 2;
@@ -222,7 +225,7 @@ int main(int argc, char **argv) {
   EventClock clock;
   ActivityClock activity;
   std::string activity_error;
-  const bool have_activity = activity.start(activity_error);
+  const bool have_activity = use_activity && activity.start(activity_error);
   for (;;) {
     ::raise(SIGSTOP);
     std::atomic_thread_fence(std::memory_order_seq_cst);  // the measurer wrote while we were stopped
