@@ -166,11 +166,11 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
   {
     GpuSandboxedRunner staged_runner(child);
     GpuTaskPipeline::StartRun start_run;
-    if (gpu.prepare_ahead > 0)
+    if (gpu.prepare_ahead)
       start_run = [&](PreparedTask &prepared) {
         return staged_runner.start({prepared.object, prepared.directory->path(), &prepared.task});
       };
-    GpuTaskPipeline pipeline(scorer, gpu.compile_workers, finish, after_run, start_run, gpu.prepare_ahead == 2);
+    GpuTaskPipeline pipeline(scorer, gpu.compile_workers, finish, after_run, start_run);
     bool stopping = false;
     while (!stopping || !pipeline.idle()) {
       if (!stopping) {

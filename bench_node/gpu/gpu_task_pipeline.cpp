@@ -26,10 +26,8 @@ class UnstagedRun : public StagedRun {
 
 }  // namespace
 
-GpuTaskPipeline::GpuTaskPipeline(Scorer &scorer, int workers, Finish finish, AfterRun after_run, StartRun start_run,
-                                 bool prepare_while_timing)
-    : scorer_(scorer), finish_(std::move(finish)), after_run_(std::move(after_run)), start_run_(std::move(start_run)),
-      prepare_while_timing_(prepare_while_timing) {
+GpuTaskPipeline::GpuTaskPipeline(Scorer &scorer, int workers, Finish finish, AfterRun after_run, StartRun start_run)
+    : scorer_(scorer), finish_(std::move(finish)), after_run_(std::move(after_run)), start_run_(std::move(start_run)) {
   for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { prepare_loop(); });
   gpu_thread_ = std::thread([this] { gpu_loop(); });
 }
@@ -138,13 +136,12 @@ void GpuTaskPipeline::gpu_loop() {
     std::future<Measurement> finished =
         std::async(std::launch::async, [&run = *current->run] { return run.finish(); });
     current->run->await_calibrated();
-    if (prepare_while_timing_) current->run->allow_timing();
     if (!next) next = next_turn(false);
     if (next) {
       next->prepare();
       next->run->await_ready();
     }
-    if (!prepare_while_timing_) current->run->allow_timing();
+    current->run->allow_timing();
     Measurement measurement = finished.get();
     const double busy = monotonic_seconds() - start;
     measurement = scorer_.complete(*current->prepared, std::move(measurement));

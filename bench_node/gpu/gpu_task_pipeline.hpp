@@ -29,12 +29,9 @@ class GpuTaskPipeline {
   using Finish = std::function<BenchResult(const BenchTask &, Measurement)>;
   using AfterRun = std::function<bool(const BenchTask &, const Measurement &)>;
   // Starts a prepared task's run (it waits for prepare()); unset: the scorer's runner, unstaged.
-  // `prepare_while_timing`: the current run may time its calls while the next one prepares
-  // (else it waits for the next one to be ready first).
   using StartRun = std::function<std::unique_ptr<StagedRun>(PreparedTask &)>;
 
-  GpuTaskPipeline(Scorer &scorer, int workers, Finish finish, AfterRun after_run, StartRun start_run = {},
-                  bool prepare_while_timing = false);
+  GpuTaskPipeline(Scorer &scorer, int workers, Finish finish, AfterRun after_run, StartRun start_run = {});
   ~GpuTaskPipeline();  // stops the threads; unfinished tasks are dropped
   GpuTaskPipeline(const GpuTaskPipeline &) = delete;
   GpuTaskPipeline &operator=(const GpuTaskPipeline &) = delete;
@@ -70,7 +67,6 @@ class GpuTaskPipeline {
   Finish finish_;
   AfterRun after_run_;
   StartRun start_run_;
-  bool prepare_while_timing_;
   mutable std::mutex mutex_;
   std::condition_variable work_ready_;
   std::deque<BenchTask> to_prepare_;

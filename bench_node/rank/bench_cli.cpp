@@ -106,8 +106,8 @@ po::options_description bench_options(BenchOptions &o) {
       ("ceiling-size", po::value(&g.ceiling_size)->default_value(g.ceiling_size),
        "cuBLAS at this size^3 sets the GPU's ceilings for the peak guard")
       ("gpu-prepare-ahead", po::value(&g.prepare_ahead)->default_value(g.prepare_ahead),
-       "set the next CUDA candidate's processes and contexts up while the current one verifies (1), "
-       "while it verifies and times its calls (2), or only once it has ended (0)");
+       "set the next CUDA candidate's processes and contexts up while the current one verifies "
+       "(1), or only once it has ended (0)");
   options.add(gpu);
   return options;
 }
@@ -138,7 +138,6 @@ BenchCommandLine parse_bench_command_line(int argc, const char *const *argv) {
   require(!o.cc.empty(), "--cc must name a compiler");
   require(o.gpu.compile_workers >= 0, "--compile-workers must be 0 (one per CPU of the rank, less two) or more");
   require(o.gpu.slots >= 0 && o.gpu.slots <= 64, "--gpu-slots must be 0 (automatic) to 64");
-  require(o.gpu.prepare_ahead >= 0 && o.gpu.prepare_ahead <= 2, "--gpu-prepare-ahead must be 0, 1 or 2");
   require(o.gpu.device == "auto" || (!o.gpu.device.empty() &&
                                      o.gpu.device.find_first_not_of("0123456789") == std::string::npos),
           "--gpu-device must be auto or a device number, not '" + o.gpu.device + "'");

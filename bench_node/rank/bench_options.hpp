@@ -31,9 +31,9 @@ struct GpuRankOptions {
   // one candidate on the GPU, one ready behind it).
   int slots = 0;
   int ceiling_size = 8192;          // cuBLAS at this size^3 sets the ceilings (the largest problem)
-  // When the next candidate's measurer is set up (bench_node/gpu/staged_run.hpp): 0 once the
-  // current one has ended; 1 while it verifies; 2 while it verifies and times its calls.
-  int prepare_ahead = 1;
+  // Set the next candidate's measurer up while the current one verifies (bench_node/gpu/
+  // staged_run.hpp); off: each starts when the one before has ended.
+  bool prepare_ahead = true;
 };
 
 struct BenchOptions {

@@ -173,49 +173,6 @@ class GpuTaskPipelineTest : public ::testing::Test {
     return t;
   }
 
-  // Four fake staged runs through a pipeline; the log of their stages and the order they went
-  // in. Whether a task is ready when the current one calibrates is made certain: the first
-  // run's calibration waits until every other task is prepared or started (so each run has a
-  // next one).
-  static constexpr int kStagedTasks = 4;
-  std::vector<std::string> run_staged(StageLog &log, bool prepare_while_timing, std::string &all) {
-    BenchOptions options;
-    options.work_root = root_;
-    Scorer scorer(options, std::make_unique<SlowCompiler>(0ms), std::make_unique<TimedRunner>(0ms));
-    GpuTaskPipeline *running = nullptr;
-    std::atomic<int> started_runs{0};
-    std::mutex started_mutex;
-    std::condition_variable started;
-    GpuTaskPipeline pipeline(
-        scorer, 2, [](const BenchTask &t, Measurement m) { return BenchResult{t.sequence, std::move(m), 1, "h", "gpu"}; },
-        [](const BenchTask &, const Measurement &) { return true; },
-        [&](PreparedTask &prepared) -> std::unique_ptr<StagedRun> {
-          std::function<void()> hold;
-          if (++started_runs == 1)  // the GPU thread starts runs one at a time
-            hold = [&] {
-              std::unique_lock lock(started_mutex);
-              started.wait(lock, [&] { return running != nullptr; });
-              while (static_cast<int>(running->ready_to_run()) + started_runs < kStagedTasks)
-                std::this_thread::sleep_for(1ms);
-            };
-          return std::make_unique<FakeStagedRun>(log, prepared.task.candidate_id, hold);
-        },
-        prepare_while_timing);
-    for (int i = 0; i < kStagedTasks; ++i) pipeline.submit(task(i, "ok"));
-    {
-      std::lock_guard lock(started_mutex);
-      running = &pipeline;
-    }
-    started.notify_all();
-    EXPECT_EQ(run_all(pipeline, kStagedTasks).size(), static_cast<std::size_t>(kStagedTasks));
-    std::vector<std::string> order;
-    for (const std::string &event : log.events()) {
-      all += event + "; ";
-      if (event.rfind("go ", 0) == 0) order.push_back(event.substr(3));
-    }
-    return order;
-  }
-
   std::filesystem::path root_;
 };
 
@@ -246,32 +203,51 @@ TEST_F(GpuTaskPipelineTest, EveryTaskGetsOneResultAndCompilesOverlapTheGpu) {
 
 // The next candidate prepares between the current one's calibration and its timed calls, and
 // goes only once the current one has finished: its GPU work never overlaps a calibration or a
-// timed call.
+// timed call. Whether a task is ready when the current one calibrates is made certain: the first
+// run's calibration waits until every other task is prepared or started (so each run has a next
+// one).
 TEST_F(GpuTaskPipelineTest, TheNextRunPreparesOnlyWhileTheCurrentOneVerifies) {
+  BenchOptions options;
+  options.work_root = root_;
+  Scorer scorer(options, std::make_unique<SlowCompiler>(0ms), std::make_unique<TimedRunner>(0ms));
   StageLog log;
+  constexpr int kTasks = 4;
+  GpuTaskPipeline *running = nullptr;
+  std::atomic<int> started_runs{0};
+  std::mutex started_mutex;
+  std::condition_variable started;
+  GpuTaskPipeline pipeline(
+      scorer, 2, [](const BenchTask &t, Measurement m) { return BenchResult{t.sequence, std::move(m), 1, "h", "gpu"}; },
+      [](const BenchTask &, const Measurement &) { return true; },
+      [&](PreparedTask &prepared) -> std::unique_ptr<StagedRun> {
+        std::function<void()> hold;
+        if (++started_runs == 1)  // the GPU thread starts runs one at a time
+          hold = [&] {
+            std::unique_lock lock(started_mutex);
+            started.wait(lock, [&] { return running != nullptr; });
+            while (static_cast<int>(running->ready_to_run()) + started_runs < kTasks) std::this_thread::sleep_for(1ms);
+          };
+        return std::make_unique<FakeStagedRun>(log, prepared.task.candidate_id, hold);
+      });
+  pipeline.submit(task(0, "ok"));
+  for (int i = 1; i < kTasks; ++i) pipeline.submit(task(i, "ok"));
+  {
+    std::lock_guard lock(started_mutex);
+    running = &pipeline;
+  }
+  started.notify_all();
+  ASSERT_EQ(run_all(pipeline, kTasks).size(), static_cast<std::size_t>(kTasks));
   std::string all;
-  const std::vector<std::string> order = run_staged(log, false, all);
-  ASSERT_EQ(order.size(), static_cast<std::size_t>(kStagedTasks)) << all;
-  for (int i = 0; i + 1 < kStagedTasks; ++i) {
+  std::vector<std::string> order;  // the runs in the order they went
+  for (const std::string &event : log.events()) {
+    all += event + "; ";
+    if (event.rfind("go ", 0) == 0) order.push_back(event.substr(3));
+  }
+  ASSERT_EQ(order.size(), static_cast<std::size_t>(kTasks)) << all;
+  for (int i = 0; i + 1 < kTasks; ++i) {
     const std::string &current = order[i], &next = order[i + 1];
     EXPECT_LT(log.at("calibrated " + current), log.at("prepare " + next)) << all;
     EXPECT_LT(log.at("ready " + next), log.at("time " + current)) << all;
-    EXPECT_LT(log.at("finish " + current), log.at("go " + next)) << all;
-  }
-}
-
-// Preparing while the current one times its calls: it may time once calibrated, without waiting
-// for the next one; still nothing of the next one's reaches its calibration, and the next one
-// goes only once it has finished.
-TEST_F(GpuTaskPipelineTest, PreparingWhileTimingLetsTheCurrentRunTimeAtOnce) {
-  StageLog log;
-  std::string all;
-  const std::vector<std::string> order = run_staged(log, true, all);
-  ASSERT_EQ(order.size(), static_cast<std::size_t>(kStagedTasks)) << all;
-  for (int i = 0; i + 1 < kStagedTasks; ++i) {
-    const std::string &current = order[i], &next = order[i + 1];
-    EXPECT_LT(log.at("calibrated " + current), log.at("time " + current)) << all;
-    EXPECT_LT(log.at("time " + current), log.at("prepare " + next)) << all;
     EXPECT_LT(log.at("finish " + current), log.at("go " + next)) << all;
   }
 }
