@@ -87,6 +87,9 @@ struct RankInfo {
   std::string blas_version;
   double peak_gflops_f64 = 0;  // OpenBLAS dgemm on the rank's CPUs, measured at start
   double peak_gflops_f32 = 0;  // OpenBLAS sgemm likewise
+  // GPU ranks: cuBLAS SGEMM without tensor cores (peak_gflops_f32 is the better of it and
+  // TF32), what fractions of "cuBLAS SGEMM" are quoted against; 0 elsewhere.
+  double sgemm_fp32_gflops = 0;
   bool avx512 = false;  // the rank's CPU runs AVX-512F code (and the rank was not told otherwise)
   std::string kind = "cpu";  // "cpu" ranks score C problems, "gpu" ranks CUDA problems
   // Tasks the coordinator may hand the rank at once. A GPU rank compiles the next candidates

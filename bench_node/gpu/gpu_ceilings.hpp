@@ -9,6 +9,7 @@ namespace hpcreward {
 
 struct GpuCeilings {
   double f64 = 0, f32 = 0, f16 = 0;  // GFLOPS; f32 is the better of SGEMM and TF32 SGEMM
+  double f32_fp32 = 0;  // SGEMM without tensor cores: what "a fraction of cuBLAS SGEMM" is quoted against
   double of(Precision precision) const {
     return precision == Precision::f64 ? f64 : precision == Precision::f32 ? f32 : f16;
   }

@@ -102,7 +102,7 @@ std::string probe(int ceiling_size) {
   nlohmann::json gpu;
   to_json(gpu, info);
   return nlohmann::json{{"gpu", gpu},
-                        {"ceilings", {{"f64", ceilings.f64}, {"f32", ceilings.f32}, {"f16", ceilings.f16}},},
+                        {"ceilings", {{"f64", ceilings.f64}, {"f32", ceilings.f32}, {"f32_fp32", ceilings.f32_fp32}, {"f16", ceilings.f16}},},
                         {"ceiling_size", ceiling_size}}
       .dump();
 }

@@ -209,7 +209,7 @@ def test_a_c_and_a_cuda_search_share_batches_and_each_follows_its_own_ladder():
 HOSTS = [{"rank": 1, "kind": "cpu", "peak_gflops_f64": 50.0, "peak_gflops_f32": 100.0},
          {"rank": 2, "kind": "cpu", "peak_gflops_f64": 60.0, "peak_gflops_f32": 110.0},
          {"rank": 3, "kind": "gpu", "peak_gflops_f64": 56857.0, "peak_gflops_f32": 362958.0,
-          "peak_gflops_f16": 641626.0}]
+          "peak_gflops_f16": 641626.0, "sgemm_fp32_gflops": 50000.0}]
 
 
 def test_the_baseline_is_blas_on_the_ranks_of_the_problems_kind_and_precision():
@@ -222,3 +222,8 @@ def test_the_baseline_is_blas_on_the_ranks_of_the_problems_kind_and_precision():
     report = add_baseline({"problem": "cuda-hgemm-4096", "best": {"gflops": 64162.6}}, HOSTS)
     assert report["best_fraction_of_blas"] == pytest.approx(0.1) and report["hosts"] == HOSTS
     assert "blas" not in add_baseline({"problem": "cuda-hgemm-4096", "best": None}, HOSTS[:2])
+    # sgemm: the ceiling is TF32 cuBLAS; the fraction of plain cuBLAS SGEMM is reported beside it
+    sgemm = add_baseline({"problem": "cuda-sgemm-4096", "best": {"gflops": 25000.0}}, HOSTS)
+    assert sgemm["cublas_sgemm_fp32_gflops"] == 50000.0
+    assert sgemm["best_fraction_of_cublas_sgemm_fp32"] == pytest.approx(0.5)
+    assert "cublas_sgemm_fp32_gflops" not in add_baseline({"problem": "cuda-hgemm-4096", "best": None}, HOSTS)
