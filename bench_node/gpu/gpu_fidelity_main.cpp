@@ -1,6 +1,6 @@
 // hpcreward-gpu-fidelity: does the GPU harness measure what a plain events loop measures?
 // cuBLAS D/S/HGEMM at each size, timed three ways in one process, interleaved per case:
-//   cold     nvbench-style (cold_gemm.hpp): L2 flushed, the stream held until the call is
+//   cold     nvbench-style (gemm_yardsticks.hpp): L2 flushed, the stream held until the call is
 //            queued, start and end events, median of 50 (the yardstick: within 5%)
 //   plain    10 warm-up calls, then 50 calls back to back on one set of buffers, each between
 //            two CUDA events; the median (how GEMM speeds are usually quoted)
@@ -24,7 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench_node/gpu/cold_gemm.hpp"
+#include "bench_node/gpu/gemm_yardsticks.hpp"
 #include "bench_node/gpu/cublas_reference.hpp"
 #include "bench_node/gpu/cuda_call.hpp"
 #include "bench_node/gpu/device_kernels.hpp"
@@ -37,40 +37,12 @@
 namespace hpcreward::gpu {
 namespace {
 
-Cublas *library = nullptr;  // the plain loop's
-
 std::string program_directory() { return std::filesystem::read_symlink("/proc/self/exe").parent_path().string(); }
 
 // The cuBLAS candidate object for `precision`, built beside this program.
 std::string candidate_object(Precision precision) {
   const char *name = precision == Precision::f64 ? "dgemm" : precision == Precision::f32 ? "sgemm" : "hgemm";
   return program_directory() + "/libhpcreward-cublas-" + name + ".so";
-}
-
-double plain_loop_gflops(Precision precision, int size) {
-  const std::size_t bytes = element_bytes(precision) * static_cast<std::size_t>(size) * size;
-  DeviceMemory a(bytes), b(bytes), c(bytes);
-  fill_operand(precision, a.get(), size, size, 3, 1, 0, true);
-  fill_operand(precision, b.get(), size, size, 3, 2, 0, false);
-  cudaEvent_t start, stop;
-  cuda_call(cudaEventCreate(&start), "cudaEventCreate");
-  cuda_call(cudaEventCreate(&stop), "cudaEventCreate");
-  for (int i = 0; i < 10; ++i) library->gemm(precision, a.get(), b.get(), c.get(), size, size, size);
-  cuda_call(cudaDeviceSynchronize(), "warm-up");
-  std::vector<double> seconds;
-  for (int i = 0; i < 50; ++i) {
-    cudaEventRecord(start, 0);
-    library->gemm(precision, a.get(), b.get(), c.get(), size, size, size);
-    cudaEventRecord(stop, 0);
-    cuda_call(cudaEventSynchronize(stop), "timed call");
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    seconds.push_back(ms * 1e-3);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  std::nth_element(seconds.begin(), seconds.begin() + 25, seconds.end());
-  return 2.0 * size * size * static_cast<double>(size) / seconds[25] / 1e9;
 }
 
 // One run of the harness as ranks run it, and what its clocks say: the calibrated overheads
@@ -88,7 +60,7 @@ double median_us(std::vector<double> values) {
 }
 
 // The harness as ranks run it; `flush` off and `activity` (CUPTI's clock) on attribute differences.
-HarnessRun harness_run(Precision precision, int size, std::uint64_t l2_bytes, bool flush = true, bool activity = false) {
+HarnessRun harness_run(Cublas &cublas, Precision precision, int size, std::uint64_t l2_bytes, bool flush = true, bool activity = false) {
   const char *prefix = precision == Precision::f64 ? "cuda-dgemm-" : precision == Precision::f32 ? "cuda-sgemm-" : "cuda-hgemm-";
   const Problem *problem = find_problem(prefix + std::to_string(size));
   GpuHarnessConfig config;
@@ -110,7 +82,7 @@ HarnessRun harness_run(Precision precision, int size, std::uint64_t l2_bytes, bo
     run.measurement = failed_measurement(verdict.status, verdict.reason);
     return run;
   }
-  run.measurement = run_gpu_harness(executor, pool, config, *library);
+  run.measurement = run_gpu_harness(executor, pool, config, cublas);
   run.least_overhead_s = trace.least_overhead_s;
   run.high_overhead_s = trace.high_overhead_s;
   std::vector<double> overheads;
@@ -149,7 +121,6 @@ int main(int argc, char **argv) {
     cudaDeviceProp properties{};
     cuda_call(cudaGetDeviceProperties(&properties, 0), "cudaGetDeviceProperties");
     Cublas cublas;
-    library = &cublas;
     nlohmann::json rows = nlohmann::json::array();
     std::printf("GPU: %s\n%-6s %6s %9s %9s %9s %7s %7s %5s %6s %9s %11s %11s\n", properties.name, "gemm", "size",
                 "cold", "plain", "harness", "/cold", "/plain", "reps", "cv", "gain us", "CUPTI clock", "no L2 flush");
@@ -157,11 +128,11 @@ int main(int argc, char **argv) {
       for (int size : sizes) {
         const auto l2 = static_cast<std::uint64_t>(properties.l2CacheSize);
         const double cold = cold_gemm_gflops(cublas, precision, size, 2 * l2);
-        const double plain = plain_loop_gflops(precision, size);
-        const HarnessRun run = harness_run(precision, size, l2);
+        const double plain = plain_gemm_gflops(cublas, precision, size);
+        const HarnessRun run = harness_run(cublas, precision, size, l2);
         const Measurement &measured = run.measurement;
-        const Measurement activity = harness_run(precision, size, l2, true, true).measurement;
-        const Measurement no_flush = harness_run(precision, size, l2, false, true).measurement;
+        const Measurement activity = harness_run(cublas, precision, size, l2, true, true).measurement;
+        const Measurement no_flush = harness_run(cublas, precision, size, l2, false).measurement;
         const char *name = precision == Precision::f64 ? "dgemm" : precision == Precision::f32 ? "sgemm" : "hgemm";
         const auto ratio = [&](double base) { return base > 0 ? measured.gflops / base : 0.0; };
         std::printf("%-6s %6d %9.0f %9.0f %9.0f %7.3f %7.3f %5d %6.3f %9.1f %11.0f %11.0f %s%s\n", name, size, cold, plain,
