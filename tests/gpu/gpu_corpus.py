@@ -39,6 +39,7 @@ PLAN = [
     ("async_sgemm", "cuda-sgemm-1024", "cuda-async", "ok"),
     ("side_stream_early", "cuda-sgemm-1024", "cuda-naive", "ok"),
     ("scans_stack_for_clock", "cuda-sgemm-1024", "cuda-naive", "ok"),
+    ("opens_file_by_address", "cuda-sgemm-1024", "cuda-naive", "ok"),
     # Honest idioms every pre-run check must let through (tests/cuda_checks/honest_corpus_test.cpp).
     ("honest_device_helper", "cuda-dgemm-1024", "cuda-naive", "ok"),
     ("honest_templates", "cuda-sgemm-1024", "cuda-smem", "ok"),
@@ -83,6 +84,10 @@ PLAN = [
 # twin's (same kernel, same problem, the first row of PLAN) by at most TWIN_SLACK.
 TWINS = {"side_stream_early": "naive_sgemm", "scans_stack_for_clock": "naive_sgemm"}
 TWIN_SLACK = 1.10
+# A file opens_file_by_address.cu tries to truncate through `open` reached by pointer arithmetic;
+# the executor's Landlock ruleset must leave it as it was.
+SENTINEL = pathlib.Path("/tmp/hpcreward-redteam-sentinel")
+SENTINEL_TEXT = "the harness's file: a candidate must not change it\n"
 
 # C candidates in the same run: the CPU ranks score them.
 C_PLAN = [
@@ -170,7 +175,9 @@ def main():
         lines, expected = corpus_lines()
         candidates = args.out / "corpus.jsonl"
         candidates.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        SENTINEL.write_text(SENTINEL_TEXT)
         rc, wall = run_pipeline(args.out / "corpus", candidates, args.np, args.gpu_arg, args.gpus)
+        sentinel_kept = SENTINEL.exists() and SENTINEL.read_text() == SENTINEL_TEXT
         rows = read_rows(args.out / "corpus" / "rewards.h5") if (args.out / "corpus" / "rewards.h5").exists() else []
         by_id = {row["candidate_id"]: row for row in rows}
         failures = 0
@@ -191,6 +198,9 @@ def main():
             inflated = ratio > TWIN_SLACK
             failures += inflated
             print(f"{'FAIL' if inflated else 'ok  '} {cid:55s} {ratio:.3f} x its honest twin {twin}")
+        failures += not sentinel_kept
+        print(f"{'ok  ' if sentinel_kept else 'FAIL'} {str(SENTINEL):55s} "
+              f"{'unchanged' if sentinel_kept else 'CHANGED by a candidate'} (opens_file_by_address)")
         devices = {}
         for row in rows:
             devices[row["device"]] = devices.get(row["device"], 0) + 1
