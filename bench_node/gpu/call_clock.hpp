@@ -30,6 +30,15 @@ struct CallReport {
 // there are no records.
 double call_reading(const CallReport &report);
 
+// The executor's events: work past a call's end event (on other streams) counts from a second
+// event after the device-wide synchronize, less the gap between such events on an idle device.
+// The gap to subtract: the lesser of the first one measured (on a GPU just woken: it can be
+// longer than a warm one, and the difference went to calls with such work) and the 90th
+// percentile of the calibration rounds' (warm GPU, before the candidate is loaded), so that a
+// call with all its work on the legacy stream still reads its end event unless its gap is
+// among the slowest tenth. No rounds yet: the first gap.
+double idle_gap(double first_gap_s, std::vector<double> calibration_gaps_s);
+
 // The call's time: the events, or the window less the high overhead when that is longer (a
 // report the window cannot hold). An honest call reads its events (its overhead is rarely
 // above the high one); a forged report gains at most the high overhead less the call's own.

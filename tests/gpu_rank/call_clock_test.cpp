@@ -66,5 +66,17 @@ TEST(CallClock, ACallReadsAsItsRecordsElseItsEvents) {
   EXPECT_DOUBLE_EQ(call_reading({90e-6, 0, 0}), 90e-6) << "no records: the events";
 }
 
+// Work past the end event counts less the idle gap: the first gap until calibration rounds
+// measure it warm, then the lesser of the first and their 90th percentile.
+TEST(CallClock, TheIdleGapIsTheLesserOfTheFirstAndTheWarmNinetiethPercentile) {
+  EXPECT_DOUBLE_EQ(idle_gap(12e-6, {}), 12e-6);
+  std::vector<double> warm;
+  for (int i = 0; i < 10; ++i) warm.push_back((5 + i) * 1e-6);  // 5 .. 14 us
+  EXPECT_DOUBLE_EQ(idle_gap(30e-6, warm), 14e-6) << "the tenth of ten: the slowest warm gap";
+  warm.push_back(100e-6);  // one slow round among eleven
+  EXPECT_DOUBLE_EQ(idle_gap(30e-6, warm), 14e-6) << "the 90th percentile, not the slowest";
+  EXPECT_DOUBLE_EQ(idle_gap(8e-6, warm), 8e-6) << "never more than the first";
+}
+
 }  // namespace
 }  // namespace hpcreward::gpu
