@@ -85,8 +85,8 @@ void call_as(void *symbol, const GpuExecutorControl &control, std::byte *pool) {
       reinterpret_cast<const T *>(pool + control.b), reinterpret_cast<T *>(pool + control.c));
 }
 
-// The call's time by CUDA events on the legacy stream, where CUPTI's records are not to be had
-// (activity_clock.hpp): a start event, the call, an end event right after it, a device-wide
+// The call's time by CUDA events on the legacy stream (the ranks' clock; CUPTI's records,
+// activity_clock.hpp, are a benchmark option): a start event, the call, an end event right after it, a device-wide
 // synchronize and a second event. Work the end event could miss (on non-blocking streams)
 // shows as a second event later than the idle gap between such events allows; then that
 // counts, less the gap. Untrusted once the candidate is loaded: the measurer clamps it.
@@ -173,7 +173,6 @@ void armed_round(GpuExecutorControl &control, void *symbol, std::byte *pool, Eve
   double seconds = 0;
   const cudaError_t ended = clock.end(seconds, control.command == GpuCommand::none);
   const cudaError_t last = cudaGetLastError();
-
   if (error == cudaSuccess) error = ended != cudaSuccess ? ended : last;
   control.event_seconds = seconds;
   if (error != cudaSuccess && control.threw == 0) {
