@@ -223,7 +223,13 @@ def main():
         statuses = {}
         for r in rows64:
             statuses[r["status"]] = statuses.get(r["status"], 0) + 1
-        report["batch64"] = {"exit": rc64, "wall_s": wall64, "statuses": statuses,
+        # Repeatability: each kernel's 16 scorings (distinct sources of one kernel), max - min over the median.
+        by_kernel = {}
+        for r in rows64:
+            if r["status"] == "ok":
+                by_kernel.setdefault(r["candidate_id"].split("-", 2)[2], []).append(r["gflops"])
+        spreads = {kernel: (max(g) - min(g)) / statistics.median(g) for kernel, g in by_kernel.items()}
+        report["batch64"] = {"exit": rc64, "wall_s": wall64, "statuses": statuses, "spreads": spreads,
                              "gpu_busy_s": float(busy.group(1)) if busy else None,
                              "rank_wall_s": float(busy.group(2)) if busy else None,
                              "timing_s_sum": timing, "median_split_s": split,
@@ -231,6 +237,8 @@ def main():
         print(f"batch64: exit {rc64}, {statuses}, wall {wall64:.0f} s; GPU running children "
               f"{busy.group(1) if busy else '?'} s of the rank's {busy.group(2) if busy else '?'} s; "
               f"timing phases sum {timing:.1f} s; median split compile/verify/time {split}")
+        print("batch64 spread of each kernel's scorings (target < 1%): " +
+              ", ".join(f"{kernel} {spread:.2%}" for kernel, spread in sorted(spreads.items())))
     scaling_failed = False
     if args.scaling:
         batch = args.out / "scaling.jsonl"
