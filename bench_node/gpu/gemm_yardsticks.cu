@@ -3,6 +3,8 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "bench_node/gpu/cublas_reference.hpp"
@@ -86,7 +88,8 @@ class Bench {
 
 }  // namespace
 
-double cold_gemm_gflops(Cublas &cublas, Precision precision, int size, std::size_t l2_flush_bytes, int samples) {
+double cold_gemm_gflops(Cublas &cublas, Precision precision, int size, std::size_t l2_flush_bytes, double idle_s,
+                        int samples) {
   Bench bench(precision, size);
   DeviceMemory flush(l2_flush_bytes);
   ReleaseFlag flag;
@@ -98,6 +101,7 @@ double cold_gemm_gflops(Cublas &cublas, Precision precision, int size, std::size
   return bench.median_gflops(
       cublas, samples,
       [&](int i) {
+        if (idle_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(idle_s));
         cuda_call(cudaMemsetAsync(flush.get(), i & 0xff, flush.bytes(), 0), "L2 flush");
         flag.hold();
         hold_stream<<<1, 1>>>(flag.device(), one_second);

@@ -5,6 +5,8 @@
 //          kernel holds the stream until the call is queued behind it, so the host's launch
 //          falls outside the span (nvbench's `measure_cold`, without its guard of other
 //          streams: cuBLAS uses only the one it is given)
+//          `idle_s` > 0: that long idle between samples, as the harness's checks leave the GPU
+//          between its calls (tells a power-limited GEMM's speed from the measurement's)
 //   plain  10 warm-up calls, then the calls back to back on one set of buffers (how GEMM speeds
 //          are usually quoted)
 #include <cstddef>
@@ -15,7 +17,8 @@ namespace hpcreward::gpu {
 
 class Cublas;
 
-double cold_gemm_gflops(Cublas &cublas, Precision precision, int size, std::size_t l2_flush_bytes, int samples = 50);
+double cold_gemm_gflops(Cublas &cublas, Precision precision, int size, std::size_t l2_flush_bytes, double idle_s = 0,
+                        int samples = 50);
 double plain_gemm_gflops(Cublas &cublas, Precision precision, int size, int samples = 50);
 
 }  // namespace hpcreward::gpu

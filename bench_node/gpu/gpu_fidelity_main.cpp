@@ -7,7 +7,9 @@
 //   harness  run_gpu_harness on cuBLAS as a candidate object (cublas_candidate.cpp) in
 //            hpcreward-gpu-executor, as ranks measure a candidate: full verification, then
 //            per call new inputs copied in, an L2 flush, the call, C copied out
-// and prints GFLOPS and the harness's ratio to each. Not a test: a report's numbers.
+// and prints GFLOPS and the harness's ratio to each, then columns that attribute differences:
+// the harness with CUPTI's clock, the harness without its L2 flush, and cold with the GPU idle
+// 2 ms between samples (the harness's duty cycle). Not a test: a report's numbers.
 //   hpcreward-gpu-fidelity [--sizes 1024,4096,8192] [--json FILE]
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -122,12 +124,16 @@ int main(int argc, char **argv) {
     cuda_call(cudaGetDeviceProperties(&properties, 0), "cudaGetDeviceProperties");
     Cublas cublas;
     nlohmann::json rows = nlohmann::json::array();
-    std::printf("GPU: %s\n%-6s %6s %9s %9s %9s %7s %7s %5s %6s %9s %11s %11s\n", properties.name, "gemm", "size",
-                "cold", "plain", "harness", "/cold", "/plain", "reps", "cv", "gain us", "CUPTI clock", "no L2 flush");
+    std::printf("GPU: %s\n%-6s %6s %9s %9s %9s %7s %7s %5s %6s %9s %11s %11s %11s\n", properties.name, "gemm", "size",
+                "cold", "plain", "harness", "/cold", "/plain", "reps", "cv", "gain us", "CUPTI clock", "no L2 flush",
+                "cold, idle");
     for (Precision precision : {Precision::f64, Precision::f32, Precision::f16})
       for (int size : sizes) {
         const auto l2 = static_cast<std::uint64_t>(properties.l2CacheSize);
         const double cold = cold_gemm_gflops(cublas, precision, size, 2 * l2);
+        // Cold again with the GPU idle between samples for about as long as a timed call's
+        // checks take (the harness's duty cycle): what of the difference is the GPU's power state.
+        const double cold_idle = cold_gemm_gflops(cublas, precision, size, 2 * l2, 2e-3);
         const double plain = plain_gemm_gflops(cublas, precision, size);
         const HarnessRun run = harness_run(cublas, precision, size, l2);
         const Measurement &measured = run.measurement;
@@ -135,11 +141,11 @@ int main(int argc, char **argv) {
         const Measurement no_flush = harness_run(cublas, precision, size, l2, false).measurement;
         const char *name = precision == Precision::f64 ? "dgemm" : precision == Precision::f32 ? "sgemm" : "hgemm";
         const auto ratio = [&](double base) { return base > 0 ? measured.gflops / base : 0.0; };
-        std::printf("%-6s %6d %9.0f %9.0f %9.0f %7.3f %7.3f %5d %6.3f %9.1f %11.0f %11.0f %s%s\n", name, size, cold, plain,
+        std::printf("%-6s %6d %9.0f %9.0f %9.0f %7.3f %7.3f %5d %6.3f %9.1f %11.0f %11.0f %11.0f %s%s\n", name, size, cold, plain,
                     measured.gflops, ratio(cold), ratio(plain), measured.reps, measured.cv, run.forged_gain_s * 1e6,
-                    activity.gflops, no_flush.gflops, std::string(to_string(measured.status)).c_str(),
+                    activity.gflops, no_flush.gflops, cold_idle, std::string(to_string(measured.status)).c_str(),
                     measured.reason.empty() ? "" : (": " + measured.reason).c_str());
-        rows.push_back({{"gemm", name}, {"size", size}, {"cold_gflops", cold}, {"plain_gflops", plain}, {"harness_gflops", measured.gflops},
+        rows.push_back({{"gemm", name}, {"size", size}, {"cold_gflops", cold}, {"cold_idle_gflops", cold_idle}, {"plain_gflops", plain}, {"harness_gflops", measured.gflops},
                         {"cupti_clock_gflops", activity.gflops}, {"no_flush_gflops", no_flush.gflops}, {"least_overhead_s", run.least_overhead_s}, {"high_overhead_s", run.high_overhead_s}, {"forged_event_gain_s", run.forged_gain_s},
                         {"status", to_string(measured.status)}, {"reps", measured.reps}, {"cv", measured.cv},
                         {"verify_s", measured.verify_s}, {"time_s", measured.time_s}});
