@@ -203,16 +203,20 @@ GpuCallOutcome GpuExecutor::round(GpuCommand command, Precision precision, const
   const double event_seconds = block.event_seconds;
   const std::int32_t cuda_error = block.cuda_error, threw = block.threw;
   const std::string message = untrusted_text(block.message, sizeof block.message);
-  block.activity_records = 0;
+  // Untrusted: call_seconds() bounds what is read from it. CUPTI's fields only when asked for
+  // (they are in the candidate's reach like the rest of the page).
+  outcome.report = {event_seconds, 0, 0};
   if (options_.activity_clock) {  // the records, read now that the window is closed
     block.command = GpuCommand::report;
+    block.activity_records = 0;
     if (Verdict verdict = resume(); !verdict.ok()) {
       outcome.verdict = verdict;
       return outcome;
     }
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    outcome.report.activity_s = block.activity_seconds;
+    outcome.report.records = block.activity_records;
   }
-  // Untrusted: call_seconds() bounds what is read from it.
-  outcome.report = {event_seconds, block.activity_seconds, block.activity_records};
   outcome.event_s = call_reading(outcome.report);
   if (threw != 0)
     outcome.exception = message;
@@ -223,16 +227,14 @@ GpuCallOutcome GpuExecutor::round(GpuCommand command, Precision precision, const
 
 Verdict GpuExecutor::calibrate(Precision precision, const Shape &shape, std::uint64_t a, std::uint64_t b,
                                std::uint64_t c, const CallSteps &steps) {
-  std::vector<GpuCallOutcome> rounds;
+  std::vector<double> overheads;
   for (int i = 0; i < options_.calibration_rounds; ++i) {
     const GpuCallOutcome outcome = round(GpuCommand::none, precision, shape, a, b, c, steps);
     if (!outcome.verdict.ok()) return outcome.verdict;
     if (!outcome.cuda_error.empty())
       return {Status::runtime_error, "the GPU executor's own kernel failed: " + outcome.cuda_error};
-    rounds.push_back(outcome);
+    overheads.push_back(std::max(outcome.window_s - outcome.event_s, 0.0));
   }
-  std::vector<double> overheads;
-  for (const GpuCallOutcome &outcome : rounds) overheads.push_back(std::max(outcome.window_s - outcome.event_s, 0.0));
   overhead_ = call_overhead(overheads);
   return {};
 }

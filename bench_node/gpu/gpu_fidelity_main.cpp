@@ -55,11 +55,12 @@ struct HarnessRun {
   double least_overhead_s = 0, high_overhead_s = 0, forged_gain_s = 0;
 };
 
-double median_us(std::vector<double> values) {
+double median(std::vector<double> values) {
   if (values.empty()) return 0;
   std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2), values.end());
-  return values[values.size() / 2] * 1e6;
+  return values[values.size() / 2];
 }
+double median_us(const std::vector<double> &seconds) { return median(seconds) * 1e6; }
 
 // The harness as ranks run it; `flush` off and `activity` (CUPTI's clock) on attribute differences.
 HarnessRun harness_run(Cublas &cublas, Precision precision, int size, std::uint64_t l2_bytes, bool flush = true, bool activity = false) {
@@ -95,7 +96,7 @@ HarnessRun harness_run(Cublas &cublas, Precision precision, int size, std::uint6
               "parts: prepare %.1f, go to done %.1f (reading %.1f), finish %.1f us; CUPTI records per call %.0f)\n",
               std::string(to_string(precision)).c_str(), size, run.least_overhead_s * 1e6, run.high_overhead_s * 1e6,
               median_us(overheads), median_us(trace.prepare_s), median_us(trace.call_s), median_us(trace.event_s),
-              median_us(trace.finish_s), median_us(trace.activity_records) * 1e-6);
+              median_us(trace.finish_s), median(trace.activity_records));
   return run;
 }
 
