@@ -14,7 +14,7 @@ set -euo pipefail
 
 usage() {
   cat <<'USAGE'
-usage: jobs/local.sh [--evaluations N [--cuda-problem ID] [--cuda-evaluations N]
+usage: jobs/local.sh [--evaluations N [--cuda-problem ID] [--cuda-evaluations N] [--cuda-stage NAME]
                      | --candidates FILE.jsonl | --serve [--listen HOST:PORT]
                      [--tls-cert FILE --tls-key FILE]]
                      [--ladder FILE.json] [--stage NAME] [--problem ID] [--np N] [--gpus G]
@@ -27,7 +27,9 @@ usage: jobs/local.sh [--evaluations N [--cuda-problem ID] [--cuda-evaluations N]
                      search runs beside it, its candidates in the same batches, on the GPU
                      ranks: --cuda-evaluations N (default 160) of --cuda-problem ID (default
                      cuda-sgemm-4096), climbing the CUDA ladder; its report goes to
-                     DIR/generator-cuda.json. With --np 0 --gpus G only the CUDA search runs
+                     DIR/generator-cuda.json. With --np 0 --gpus G only the CUDA search runs.
+                     --cuda-stage NAME keeps the CUDA search in that stage instead of climbing
+                     (e.g. cuda-tensor, to score tensor-core kernels at once)
   --candidates FILE  JSON Lines, one candidate per line (e.g. the shipped samples:
                      --candidates train_bridge/samples/dgemm-256.jsonl --ladder stages/demo_ladder.json)
   --serve           no candidate file: serve trainers over HTTP/JSON (coordinator/README.md);
@@ -81,6 +83,7 @@ candidates_given=0
 problem=""
 cuda_problem=""
 cuda_evaluations=160
+cuda_stage=""
 cuda_given=0
 resume=0
 serve=0
@@ -101,6 +104,7 @@ while [ $# -gt 0 ]; do
     --problem) problem=$2; coordinator_args+=("$1" "$2"); shift 2 ;;
     --cuda-problem) cuda_problem=$2; cuda_given=1; shift 2 ;;
     --cuda-evaluations) cuda_evaluations=$2; cuda_given=1; shift 2 ;;
+    --cuda-stage) cuda_stage=$2; cuda_given=1; shift 2 ;;
     --stage|--seed|--config) coordinator_args+=("$1" "$2"); shift 2 ;;
     --np) np=$2; shift 2 ;;
     --gpus) gpus=$2; shift 2 ;;
@@ -127,7 +131,7 @@ fi
 [[ "$evaluations" =~ ^[1-9][0-9]*$ ]] || { echo "local.sh: --evaluations must be a positive integer, not '$evaluations'" >&2; exit 2; }
 [[ "$cuda_evaluations" =~ ^[1-9][0-9]*$ ]] || { echo "local.sh: --cuda-evaluations must be a positive integer, not '$cuda_evaluations'" >&2; exit 2; }
 if [ "$cuda_given" -eq 1 ] && [ "$gpus" -eq 0 ]; then
-  echo "local.sh: --cuda-problem and --cuda-evaluations are the generator's CUDA search, which needs GPU ranks: add --gpus G" >&2
+  echo "local.sh: --cuda-problem, --cuda-evaluations and --cuda-stage are the generator's CUDA search, which needs GPU ranks: add --gpus G" >&2
   exit 2
 fi
 case "$cuda_problem" in
@@ -151,16 +155,17 @@ if [ "$serve" -eq 0 ] && [ "$candidates_given" -eq 0 ]; then
   if [ "$gpus" -eq 0 ]; then
     generator_args=(--problem "$c_problem" --evaluations "$evaluations" --out "$out/generator.json")
   elif [ "$np" -eq 0 ]; then
-    generator_args=(--problem "$cuda_problem" --evaluations "$cuda_evaluations" --out "$out/generator-cuda.json")
+    generator_args=(--problem "$cuda_problem" --evaluations "$cuda_evaluations" --out "$out/generator-cuda.json"
+                    ${cuda_stage:+--stage "$cuda_stage"})
     # A served coordinator checks at start that some rank can score its default problem.
     [ -n "$problem" ] || coordinator_args+=(--problem "$cuda_problem")
   else
     generator_args=(--problem "$c_problem" --evaluations "$evaluations" --out "$out/generator.json"
                     --cuda-problem "$cuda_problem" --cuda-evaluations "$cuda_evaluations"
-                    --cuda-out "$out/generator-cuda.json")
+                    --cuda-out "$out/generator-cuda.json" ${cuda_stage:+--cuda-stage "$cuda_stage"})
   fi
 elif [ "$cuda_given" -eq 1 ]; then
-  echo "local.sh: --cuda-problem and --cuda-evaluations are for the built-in generator: drop them with --candidates or --serve" >&2
+  echo "local.sh: --cuda-problem, --cuda-evaluations and --cuda-stage are for the built-in generator: drop them with --candidates or --serve" >&2
   exit 2
 fi
 if [ "$serve" -eq 1 ]; then

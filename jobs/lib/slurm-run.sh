@@ -29,6 +29,7 @@ hpc_parse_options() {
   HPC_PROBLEM=""
   HPC_CUDA_PROBLEM=""
   HPC_CUDA_EVALUATIONS=160
+  HPC_CUDA_STAGE=""
   HPC_SERVE=0
   HPC_LADDER=""
   HPC_RESUME_ASKED=0
@@ -52,6 +53,7 @@ hpc_parse_options() {
       --problem) HPC_PROBLEM=$2; HPC_COORDINATOR_ARGS+=("$1" "$2"); shift 2 ;;
       --cuda-problem) HPC_CUDA_PROBLEM=$2; shift 2 ;;
       --cuda-evaluations) HPC_CUDA_EVALUATIONS=$2; shift 2 ;;
+      --cuda-stage) HPC_CUDA_STAGE=$2; shift 2 ;;
       --max-request-bytes|--max-batch-candidates|--stage|--seed|--config|--tls-cert|--tls-key|--rank-deadline-margin-s)
         HPC_COORDINATOR_ARGS+=("$1" "$2"); shift 2 ;;
       --gpu-arg) HPC_GPU_ARGS+=("$2"); shift 2 ;;
@@ -351,9 +353,11 @@ hpc_generator_command() {
   if [ "$c_left" -gt 0 ]; then
     args+=(--problem "$c_problem" --evaluations "$c_left" --out "$HPC_OUT/generator.json")
     [ "$cuda_left" -le 0 ] ||
-      args+=(--cuda-problem "$cuda_problem" --cuda-evaluations "$cuda_left" --cuda-out "$HPC_OUT/generator-cuda.json")
+      args+=(--cuda-problem "$cuda_problem" --cuda-evaluations "$cuda_left" --cuda-out "$HPC_OUT/generator-cuda.json"
+             ${HPC_CUDA_STAGE:+--cuda-stage "$HPC_CUDA_STAGE"})
   elif [ "$cuda_left" -gt 0 ]; then
-    args+=(--problem "$cuda_problem" --evaluations "$cuda_left" --out "$HPC_OUT/generator-cuda.json")
+    args+=(--problem "$cuda_problem" --evaluations "$cuda_left" --out "$HPC_OUT/generator-cuda.json"
+           ${HPC_CUDA_STAGE:+--stage "$HPC_CUDA_STAGE"})
   else
     return 0
   fi

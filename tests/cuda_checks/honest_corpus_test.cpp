@@ -48,11 +48,22 @@ TEST_P(HonestCudaCorpus, PassesEveryCheckBeforeTheRun) {
 }
 
 // Host memory is the runner's to bound (RLIMIT_DATA), not the checks': the bomb must reach it.
-TEST(HonestCudaCorpusBomb, TheHostMemoryBombReachesTheRunner) {
+TEST(HonestCudaCorpusSandboxOnly, TheHostMemoryBombReachesTheRunner) {
   REQUIRE_CUDA_TOOLS();
   int runs = 0;
   const Measurement m = score_case("host_memory_bomb", "runtime_error", runs);
   EXPECT_EQ(m.status, Status::ok) << m.reason;  // the fake runner's answer
+  EXPECT_EQ(runs, 1);
+}
+
+// Reaching libc's `open` and `write` by pointer arithmetic names nothing a check before the run
+// can refuse: only the executor's Landlock ruleset stops this case, so it must reach the runner
+// (tests/gpu/gpu_corpus.py runs it on a GPU and checks the file it aims at).
+TEST(HonestCudaCorpusSandboxOnly, TheFileWriterByAddressReachesTheRunner) {
+  REQUIRE_CUDA_TOOLS();
+  int runs = 0;
+  const Measurement m = score_case("opens_file_by_address", "ok", runs);
+  EXPECT_EQ(m.status, Status::ok) << m.reason;
   EXPECT_EQ(runs, 1);
 }
 

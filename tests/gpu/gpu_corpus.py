@@ -84,7 +84,7 @@ PLAN = [
 # twin's (same kernel, same problem, the first row of PLAN) by at most TWIN_SLACK.
 TWINS = {"side_stream_early": "naive_sgemm", "scans_stack_for_clock": "naive_sgemm"}
 TWIN_SLACK = 1.10
-# A file opens_file_by_address.cu tries to truncate through `open` reached by pointer arithmetic;
+# A file opens_file_by_address.cu tries to overwrite through `open` and `write` reached by pointer arithmetic;
 # the executor's Landlock ruleset must leave it as it was.
 SENTINEL = pathlib.Path("/tmp/hpcreward-redteam-sentinel")
 SENTINEL_TEXT = "the harness's file: a candidate must not change it\n"

@@ -43,6 +43,10 @@ out=$(command_for 1 1 --cuda-problem cuda-hgemm-1024)
 check "GPU ranks alone: the CUDA search alone" "$out" \
   "--problem cuda-hgemm-1024 --evaluations 160 --out $dir/out/generator-cuda.json"
 check "GPU ranks alone: the coordinator's default problem is the CUDA one" "$out" "hpcreward-coordinator .*--problem cuda-hgemm-1024"
+out=$(command_for 1 1 --cuda-problem cuda-hgemm-1024 --cuda-stage cuda-tensor)
+check "GPU ranks alone, a pinned stage: the CUDA search's --stage" "$out" "--problem cuda-hgemm-1024 .*--stage cuda-tensor"
+out=$(command_for 1 3 --cuda-stage cuda-async)
+check "both searches, a pinned CUDA stage: --cuda-stage" "$out" "--cuda-out [^ ]* --cuda-stage cuda-async"
 # A log holding 25 rows of dgemm-256 and 30 of cuda-sgemm-4096 (as after a requeue).
 mkdir -p "$dir/out"
 "$python" - "$dir/out/rewards.h5" <<'PY'

@@ -1,10 +1,13 @@
 // expect: ok   problem: cuda-sgemm-1024   stage: cuda-naive
-// Tries to truncate a file of the harness's with `open`, then computes C honestly; `open` is reached
-// without naming it: from memcpy's address it walks back to libc's ELF header, finds `open` in
-// libc's dynamic symbol table and calls it through a pointer (no forbidden header, import,
-// prototype or instruction: only pointer arithmetic and an indirect call). What stops it is
-// by construction: the executor's Landlock ruleset lets it write nothing but /dev/nvidia*
-// (bench_node/sandbox/file_writes.hpp). gpu_corpus.py checks the file afterwards (SENTINEL).
+// Tries to overwrite a file of the harness's with `open` and `write`, then computes C honestly;
+// both are reached without naming them: from memcpy's address it walks back to libc's ELF
+// header, finds them in libc's dynamic symbol table and calls them through pointers (no
+// forbidden header, import, prototype or instruction: only pointer arithmetic and indirect
+// calls). The open is a plain O_WRONLY, which the GPU seccomp filter must let through (the CUDA
+// driver opens /dev/nvidia* read-write); an O_TRUNC or O_CREAT open would be killed by that
+// filter instead. What stops this one is by construction: the executor's Landlock ruleset lets
+// it write nothing but /dev/nvidia* (bench_node/sandbox/file_writes.hpp). gpu_corpus.py checks
+// the file afterwards (SENTINEL).
 #include <cuda_runtime.h>
 #include <cstdint>
 #include <cstring>
@@ -58,14 +61,19 @@ static void *libc_symbol(const char *wanted) {
   return nullptr;
 }
 
-// Computes C only once it has reached `open` and called it: its `ok` says the attempt was made.
+// Computes C only once it has reached `open` and `write` and called them: its `ok` says the
+// attempt was made.
 extern "C" void matmul(int m, int n, int k, const float *A, const float *B, float *C) {
   typedef int (*open_t)(const char *, int, ...);
+  typedef long (*write_t)(int, const void *, unsigned long);
   open_t open_by_address = nullptr;
-  void *found = libc_symbol("open");
-  std::memcpy(&open_by_address, &found, sizeof found);
-  if (open_by_address == nullptr) return;  // C stays NaN: wrong_answer
-  open_by_address("/tmp/hpcreward-redteam-sentinel", 01 | 01000);  // O_WRONLY | O_TRUNC
+  write_t write_by_address = nullptr;
+  void *found_open = libc_symbol("open"), *found_write = libc_symbol("write");
+  std::memcpy(&open_by_address, &found_open, sizeof found_open);
+  std::memcpy(&write_by_address, &found_write, sizeof found_write);
+  if (open_by_address == nullptr || write_by_address == nullptr) return;  // C stays NaN: wrong_answer
+  int fd = open_by_address("/tmp/hpcreward-redteam-sentinel", 01);  // O_WRONLY
+  write_by_address(fd, "owned", 5);  // a refused open's -1 makes this a harmless EBADF
   dim3 block(16, 16), grid((n + 15) / 16, (m + 15) / 16);
   naive<<<grid, block>>>(m, n, k, A, B, C);
 }
