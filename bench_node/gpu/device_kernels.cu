@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "bench_node/gpu/cuda_call.hpp"
+#include "bench_node/measure/scaled_normwise.hpp"
 
 namespace hpcreward::gpu {
 
@@ -167,8 +168,9 @@ __global__ void compare_kernel(const T *c, const double *reference, const double
       continue;
     }
     const double error = fabs(value - reference[i]);
-    error_sq += error * error;
-    ref_sq += reference[i] * reference[i];
+    const NormwiseTerms terms = scaled_normwise_terms(value, reference[i], bound[i]);
+    error_sq += terms.error_sq;
+    ref_sq += terms.ref_sq;
     // A zero bound (an all-zero row of A) allows no error but the smallest.
     const double allowed = tolerance * bound[i] + 1e-300;
     if (error > allowed) {

@@ -15,8 +15,8 @@ struct DeviceTally {
   unsigned long long nonfinite = 0;     // NaN or inf in the output
   unsigned long long violations = 0;    // elements beyond the element tolerance
   unsigned long long first_violation = ~0ULL;  // smallest violating index
-  double error_sq = 0;   // sum (C - Cref)^2
-  double ref_sq = 0;     // sum Cref^2
+  double error_sq = 0;   // sum ((C - Cref) / (|A||B|))^2 (scaled_normwise.hpp)
+  double ref_sq = 0;     // sum (Cref / (|A||B|))^2
   double worst_ratio = 0;  // max |C - Cref| / (|A||B|)
 };
 

@@ -1,88 +1,20 @@
 // The row-wise residual check of timed outputs against its bound (residual_bound.hpp), on
-// products computed here the way honest and dishonest kernels compute them: the precisions a
-// problem allows must pass with a wide margin, zeros, partial work and lower precisions must
-// fail. GPU precisions are simulated in float (every fp16 and TF32 value is a float), checked
-// in double as the device's check is. Inputs and weights come from fixed seeds: deterministic.
+// products computed the way honest and dishonest kernels compute them (simulated_products.hpp):
+// the precisions a problem allows must pass with a wide margin, zeros, partial work and lower
+// precisions must fail, checked in double as the device's check is.
 #include <cmath>
-#include <cstdint>
-#include <cstring>
-#include <functional>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "bench_node/cpu/gemm_check.hpp"
-#include "bench_node/measure/random_fill.hpp"
-#include "bench_node/measure/residual_bound.hpp"
+#include "tests/bench_node/simulated_products.hpp"
 
 namespace hpcreward {
 namespace {
 
-// Round a float to `bits` explicit mantissa bits, to nearest (TF32 and fp16: 10, bf16: 7).
-float round_mantissa(float value, int bits) {
-  std::uint32_t word;
-  std::memcpy(&word, &value, sizeof word);
-  const int drop = 23 - bits;
-  const std::uint32_t half = 1u << (drop - 1);
-  word += half - 1 + ((word >> drop) & 1);
-  word &= ~((1u << drop) - 1);
-  std::memcpy(&value, &word, sizeof word);
-  return value;
-}
-
-// Truncate a double to float's 24-bit significand (a biased accumulator).
-float chop_to_float(double value) {
-  float rounded = static_cast<float>(value);
-  if (std::fabs(static_cast<double>(rounded)) > std::fabs(value)) rounded = std::nextafter(rounded, 0.0f);
-  return rounded;
-}
-
-template <typename T>
-struct Product {
-  Shape shape;
-  std::vector<T> a, b;
-  std::vector<double> weights;
-
-  // Inputs in [-1, 1), each row of A and column of B scaled by 2^e, e in [-range, range].
-  Product(Shape s, int range, bool half_inputs) : shape(s) {
-    Rng rng(20261124);
-    a.resize(static_cast<std::size_t>(s.m) * s.k);
-    b.resize(static_cast<std::size_t>(s.k) * s.n);
-    std::vector<int> row_exp(s.m), col_exp(s.n);
-    for (int &e : row_exp) e = range ? static_cast<int>(rng.next() % (2 * range + 1)) - range : 0;
-    for (int &e : col_exp) e = range ? static_cast<int>(rng.next() % (2 * range + 1)) - range : 0;
-    for (int i = 0; i < s.m; ++i)
-      for (int p = 0; p < s.k; ++p) a[i * s.k + p] = input(std::ldexp(rng.uniform(), row_exp[i]), half_inputs);
-    for (int p = 0; p < s.k; ++p)
-      for (int j = 0; j < s.n; ++j) b[p * s.n + j] = input(std::ldexp(rng.uniform(), col_exp[j]), half_inputs);
-    weights.resize(s.n);
-    Rng secret(77);
-    for (double &w : weights) {
-      const double u = secret.uniform();
-      w = u < 0 ? u * 0.75 - 0.25 : u * 0.75 + 0.25;
-    }
-  }
-  static T input(double value, bool half_inputs) {
-    return half_inputs ? round_mantissa(static_cast<float>(value), 10) : static_cast<T>(value);
-  }
-
-  // C_ij from the row of products a_ip b_pj through `dot` (the kernel's arithmetic).
-  std::vector<T> compute(const std::function<T(int i, int j)> &element) const {
-    std::vector<T> c(static_cast<std::size_t>(shape.m) * shape.n);
-    for (int i = 0; i < shape.m; ++i)
-      for (int j = 0; j < shape.n; ++j) c[i * shape.n + j] = element(i, j);
-    return c;
-  }
-  double exact(int i, int j) const {
-    long double sum = 0;
-    for (int p = 0; p < shape.k; ++p) sum += static_cast<long double>(a[i * shape.k + p]) * b[p * shape.n + j];
-    return static_cast<double>(sum);
-  }
-
-  RowResidual check(const std::vector<T> &c, const ResidualBound &bound) const {
-    return row_residual(shape, a.data(), b.data(), c.data(), std::span<const double>(weights), bound);
-  }
-};
+using test::chop_to_float;
+using test::Product;
+using test::round_mantissa;
 
 ResidualBound bound_for(Precision precision, Language language, const Shape &shape, double check_roundoff) {
   return residual_bound(precision, language, shape, check_roundoff);

@@ -1,0 +1,106 @@
+// The CUDA checks' scaled normwise error (scaled_normwise.hpp) on f32 products with the
+// harness's input scales (each row of A and column of B by 2^e, e in [-20, 20]), over many
+// fixed seeds: every honest TF32 product passes the problem's tolerance with a margin, rounded
+// or truncated; every bf16 one fails it. The plain ||e|| / ||r|| of the same products is
+// heavy-tailed at the small check shape: the reason for the weights.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "bench_node/measure/scaled_normwise.hpp"
+#include "common/problem.hpp"
+#include "tests/bench_node/simulated_products.hpp"
+
+namespace hpcreward {
+namespace {
+
+using test::Product;
+using test::round_mantissa;
+
+// An operand as a TF32 tensor core reads it without __float_to_tf32: the low 13 bits dropped.
+float truncate_to_tf32(float value) {
+  std::uint32_t word;
+  std::memcpy(&word, &value, sizeof word);
+  word &= ~((1u << 13) - 1);
+  std::memcpy(&value, &word, sizeof word);
+  return value;
+}
+
+struct Errors {
+  double scaled = 0, plain = 0;
+};
+
+// The product of A and B with each operand passed through `operand`, summed in double (the
+// tensor core's fp32 accumulation adds far less than the operands' rounding), rounded to float.
+Errors errors(const Product<float> &p, float (*operand)(float)) {
+  const Shape &s = p.shape;
+  NormwiseTerms scaled;
+  double plain_error_sq = 0, plain_ref_sq = 0;
+  for (int i = 0; i < s.m; ++i)
+    for (int j = 0; j < s.n; ++j) {
+      double sum = 0, scale = 0;
+      for (int q = 0; q < s.k; ++q) {
+        const float a = p.a[i * s.k + q], b = p.b[q * s.n + j];
+        sum += static_cast<double>(operand(a)) * operand(b);
+        scale += std::fabs(static_cast<double>(a) * b);
+      }
+      const double value = static_cast<float>(sum), reference = p.exact(i, j);
+      const NormwiseTerms terms = scaled_normwise_terms(value, reference, scale);
+      scaled.error_sq += terms.error_sq;
+      scaled.ref_sq += terms.ref_sq;
+      plain_error_sq += (value - reference) * (value - reference);
+      plain_ref_sq += reference * reference;
+    }
+  return {std::sqrt(scaled.error_sq / scaled.ref_sq), std::sqrt(plain_error_sq / plain_ref_sq)};
+}
+
+float tf32(float value) { return round_mantissa(value, 10); }
+float bf16(float value) { return round_mantissa(value, 7); }
+
+struct Extremes {
+  double least = INFINITY, most = 0, most_plain = 0;
+};
+
+Extremes over_seeds(Shape shape, int seeds, float (*operand)(float)) {
+  Extremes e;
+  for (int seed = 1; seed <= seeds; ++seed) {
+    const Errors r = errors(Product<float>(shape, 20, false, static_cast<std::uint64_t>(seed)), operand);
+    e.least = std::min(e.least, r.scaled);
+    e.most = std::max(e.most, r.scaled);
+    e.most_plain = std::max(e.most_plain, r.plain);
+  }
+  return e;
+}
+
+double sgemm_tolerance() { return find_problem("cuda-sgemm-4096")->tolerance; }
+
+const Shape kSmall{31, 17, 23};      // the problems' small check shape
+const Shape kLarger{129, 127, 135};  // the large check shape's kind, smaller to stay quick
+
+TEST(ScaledNormwise, HonestTf32PassesWithAMarginAtEveryShape) {
+  for (const Shape &shape : {kSmall, kLarger}) {
+    const Extremes rounded = over_seeds(shape, shape.m == kSmall.m ? 400 : 40, tf32);
+    EXPECT_LT(rounded.most, sgemm_tolerance() / 3) << shape.m;
+    const Extremes truncated = over_seeds(shape, shape.m == kSmall.m ? 400 : 40, truncate_to_tf32);
+    EXPECT_LT(truncated.most, sgemm_tolerance() / 1.4) << shape.m;
+  }
+}
+
+TEST(ScaledNormwise, Bf16OperandsFailAtEveryShape) {
+  for (const Shape &shape : {kSmall, kLarger}) {
+    const Extremes e = over_seeds(shape, shape.m == kSmall.m ? 400 : 40, bf16);
+    EXPECT_GT(e.least, sgemm_tolerance() * 1.3) << shape.m;
+  }
+}
+
+// Without the weights one element decides: at the small shape some seed's honest TF32 product
+// reads several times its usual error.
+TEST(ScaledNormwise, ThePlainFigureIsHeavyTailedAtTheSmallShape) {
+  const Extremes e = over_seeds(kSmall, 400, tf32);
+  EXPECT_GT(e.most_plain, 3 * e.most);
+}
+
+}  // namespace
+}  // namespace hpcreward
