@@ -69,8 +69,8 @@ TEST(LadderConfig, DefaultFileHasTheCudaLadder) {
   EXPECT_EQ(smem[0].type, RuleType::best_fraction_of_blas);
   EXPECT_EQ(smem[0].threshold, 0.1);
   EXPECT_EQ(smem[1].type, RuleType::plateau);
-  EXPECT_EQ(smem[1].window, 20);
-  EXPECT_EQ(smem[2].window, 800);
+  EXPECT_EQ(smem[1].window, 5);
+  EXPECT_EQ(smem[2].window, 240);
   EXPECT_EQ(config.find("cuda-tensor")->advance.at(0).threshold, 0.3);
 }
 
