@@ -46,7 +46,8 @@ usage: jobs/local.sh [--evaluations N [--cuda-problem ID] [--cuda-evaluations N]
   --ladder FILE      stage ladder (default: the coordinator's built-in stages/default_ladder.json)
   --stage NAME       score lines that name no stage in this stage (default: their problem's
                      current ladder stage); a line's own stage wins
-  --resume           go on with DIR/rewards.h5: logged candidates are not scored again
+  --resume           go on with DIR/rewards.h5: logged candidates are not scored again; with
+                     the generator, a new search of --evaluations N more (its own seed)
   --problem ID       problem of lines that name none (default dgemm-256; with the generator
                      and --np 0, the CUDA search's problem); with the generator, the problem of
                      its C search (a cuda-* one names the CUDA search's instead)
@@ -194,6 +195,13 @@ if [ ! -e "$out/rewards.h5" ] && [ "$resume" -eq 1 ]; then
   exit 2
 fi
 mkdir -p "$out"
+# A resumed generator is a new search of the evaluations asked for, with its own seed (1 + the
+# rows logged so far): its candidate ids ([cuda-]s<seed>-b<batch>-<i>) are new, where the first
+# search's ids would be taken for logged candidates and skipped.
+if [ "$generate" -eq 1 ] && [ "$resume" -eq 1 ]; then
+  logged=$("$bin/hpcreward-results" export "$out/rewards.h5" --format jsonl | wc -l) || logged=0
+  generator_args+=(--seed "$((1 + logged))")
+fi
 
 if [ "$(id -u)" -eq 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
