@@ -54,7 +54,23 @@ def test_samples_cover_every_stage_and_precision_and_fit():
     assert samples == ck.sample_genomes(seed=1, stages=STAGES)  # seeded
     for stage, precision, genome in samples:
         assert ck.is_valid(genome, precision, stage, STAGES)
-        assert ck.shared_bytes(genome, precision) <= ck.MAX_STATIC_SMEM
+        assert ck.shared_bytes(genome, precision) <= ck.MAX_SMEM
+    # The samples CI compiles include kernels with dynamic shared memory.
+    assert any(ck.dynamic_shared(g, p) for _, p, g in samples)
+
+
+@pytest.mark.parametrize("precision", ck.PRECISIONS)
+def test_large_shared_memory_is_dynamic_and_opted_in(precision):
+    for stage in ("cuda-tensor", "cuda-async"):
+        for genome in ck.all_genomes(precision, stage, STAGES):
+            source = ck.render_cuda(genome, precision)
+            dynamic = ck.shared_bytes(genome, precision) > ck.MAX_STATIC_SMEM
+            assert dynamic == ck.dynamic_shared(genome, precision)
+            assert ("extern __shared__" in source) == dynamic
+            assert ("cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);" in source) == dynamic
+            if dynamic:
+                assert f"constexpr int SMEM = {ck.shared_bytes(genome, precision)};" in source
+                assert "gemm<<<grid, THREADS, SMEM>>>" in source
 
 
 @pytest.mark.parametrize("precision", ck.PRECISIONS)

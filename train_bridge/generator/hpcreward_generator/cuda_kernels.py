@@ -39,7 +39,7 @@ SIZE = {"f64": 8, "f32": 4, "f16": 2}
 # WMMA fragment shape (m, n, k) per precision: DMMA 8x8x4, TF32 16x16x8, fp16 16x16x16.
 FRAGMENT = {"f64": (8, 8, 4), "f32": (16, 16, 8), "f16": (16, 16, 16)}
 
-BLOCK_SIZES = (16, 32, 64, 128)      # BM, BN
+BLOCK_SIZES = (16, 32, 64, 128, 256)  # BM, BN
 BK_SIZES = (8, 16, 32)
 THREAD_TILES = (1, 2, 4, 8)          # TM, TN: elements per thread, or fragments per warp
 PIPELINE_STAGES = (1, 2, 3)          # 1: synchronous copies
@@ -47,6 +47,10 @@ TECHNIQUES = ("smem", "tensor", "async")
 CUDA_STAGES = ("cuda-naive", "cuda-smem", "cuda-tensor", "cuda-async")
 MAX_THREADS = 512
 MAX_STATIC_SMEM = 48 * 1024          # the static __shared__ limit of one block
+# Beyond it a kernel takes its shared memory dynamically, opted in with cudaFuncSetAttribute: up
+# to 96 KiB, which every GPU from sm_80 on grants a block (H100 and H200: 227 KiB). The larger
+# tiles and deeper cp.async rings that need it are where tensor-core kernels gain most.
+MAX_SMEM = 96 * 1024
 MAX_FRAGMENTS = 16                   # accumulator fragments per warp (more spills registers)
 
 # The CUDA stages of stages/default_ladder.json: (allows, requires).
@@ -144,6 +148,32 @@ def shared_bytes(genome: CudaGenome, precision: str) -> int:
     return slices + scratch
 
 
+def dynamic_shared(genome: CudaGenome, precision: str) -> bool:
+    """Whether the kernel's shared memory is past the static limit (then dynamic, opted in)."""
+    return shared_bytes(genome, precision) > MAX_STATIC_SMEM
+
+
+def _shared_arrays(g: CudaGenome, precision: str, align: int) -> list[str]:
+    """The kernel's shared slices (and, for tensor genomes, the per-warp fragment scratch Cs):
+    static arrays, or the same arrays carved out of the dynamic allocation."""
+    if not dynamic_shared(g, precision):
+        lines = [f"  __shared__ __align__({align}) T As[STAGES][BM * LDA];",
+                 f"  __shared__ __align__({align}) T Bs[STAGES][BK * LDB];"]
+        if g.tensor:
+            lines.append(f"  __shared__ __align__({align}) Acc Cs[THREADS / 32][FM * FN];"
+                         "  // one fragment per warp, for the edges")
+        return lines
+    # Every part starts a multiple of 32 bytes in: each slice is a whole number of 16-byte rows,
+    # and BM, BK >= 8.
+    lines = ["  extern __shared__ __align__(128) unsigned char shared[];  // SMEM bytes",
+             "  T (*As)[BM * LDA] = reinterpret_cast<T (*)[BM * LDA]>(shared);",
+             "  T (*Bs)[BK * LDB] = reinterpret_cast<T (*)[BK * LDB]>(shared + sizeof(T) * STAGES * BM * LDA);"]
+    if g.tensor:
+        lines.append("  Acc (*Cs)[FM * FN] = reinterpret_cast<Acc (*)[FM * FN]>("
+                     "shared + sizeof(T) * STAGES * (BM * LDA + BK * LDB));  // per warp, for the edges")
+    return lines
+
+
 def problems(genome: CudaGenome, precision: str) -> list[str]:
     """Why a genome cannot be rendered for `precision` as it is (empty when it can)."""
     found = []
@@ -174,8 +204,8 @@ def problems(genome: CudaGenome, precision: str) -> list[str]:
         v = chunk(g, precision)
         if g.bk % v or g.bn % v:
             found.append(f"bk and bn must be multiples of the copy chunk ({v} elements)")
-        if shared_bytes(g, precision) > MAX_STATIC_SMEM:
-            found.append(f"{shared_bytes(g, precision)} bytes of shared memory (at most {MAX_STATIC_SMEM})")
+        if shared_bytes(g, precision) > MAX_SMEM:
+            found.append(f"{shared_bytes(g, precision)} bytes of shared memory (at most {MAX_SMEM})")
     return found
 
 
@@ -349,14 +379,21 @@ def render_cuda(genome: CudaGenome, precision: str = "f64") -> str:
                    "  // V: elements per copy chunk")
         out.append(f"constexpr int LDA = BK + {pad}, LDB = BN + {pad};  // shared row strides"
                    + (" (16 bytes of padding)" if pad else ""))
+        if dynamic_shared(g, precision):
+            out.append(f"constexpr int SMEM = {shared_bytes(g, precision)};  // bytes, dynamic: above the static 48 KiB")
         out += _load_tile(g, precision, zero)
-        out += _tensor_kernel(g, precision) if g.tensor else _smem_kernel(g)
+        out += _tensor_kernel(g, precision) if g.tensor else _smem_kernel(g, precision)
     else:
         out += _naive_kernel(zero)
     out += [
         f'extern "C" void matmul(int m, int n, int k, const {t} *A, const {t} *B, {t} *C) {{',
         "  const dim3 grid((n + BN - 1) / BN, (m + BM - 1) / BM);",
+    ] + ([
+        "  cudaFuncSetAttribute(gemm, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);",
+        "  gemm<<<grid, THREADS, SMEM>>>(m, n, k, A, B, C);",
+    ] if dynamic_shared(g, precision) else [
         "  gemm<<<grid, THREADS>>>(m, n, k, A, B, C);",
+    ]) + [
         "}",
     ]
     return "\n".join(out) + "\n"
@@ -477,7 +514,7 @@ def _slice_loop(compute: list[str], pipelined: bool) -> list[str]:
     ]
 
 
-def _smem_kernel(g: CudaGenome) -> list[str]:
+def _smem_kernel(g: CudaGenome, precision: str) -> list[str]:
     compute = [
         "#pragma unroll",
         "    for (int p = 0; p < BK; ++p) {",
@@ -495,8 +532,7 @@ def _smem_kernel(g: CudaGenome) -> list[str]:
     return [
         "// Each thread: TM x TN elements of C, strided by the thread grid, read from shared slices.",
         "__global__ void __launch_bounds__(THREADS) gemm(int m, int n, int k, const T *A, const T *B, T *C) {",
-        "  __shared__ __align__(16) T As[STAGES][BM * LDA];",
-        "  __shared__ __align__(16) T Bs[STAGES][BK * LDB];",
+    ] + _shared_arrays(g, precision, 16) + [
         "  const int ty = threadIdx.x / TCOLS, tx = threadIdx.x % TCOLS;",
         "  const int row0 = blockIdx.y * BM + ty, col0 = blockIdx.x * BN + tx;",
         "  Acc acc[TM][TN] = {};",
@@ -536,9 +572,7 @@ def _tensor_kernel(g: CudaGenome, precision: str) -> list[str]:
     return [
         "// Each warp: TM x TN WMMA fragments of C, from fragments loaded out of the shared slices.",
         "__global__ void __launch_bounds__(THREADS) gemm(int m, int n, int k, const T *A, const T *B, T *C) {",
-        "  __shared__ __align__(32) T As[STAGES][BM * LDA];",
-        "  __shared__ __align__(32) T Bs[STAGES][BK * LDB];",
-        "  __shared__ __align__(32) Acc Cs[THREADS / 32][FM * FN];  // one fragment per warp, for the edges",
+    ] + _shared_arrays(g, precision, 32) + [
         "  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;",
         "  const int wm = warp / WARPS_N * TM * FM, wn = warp % WARPS_N * TN * FN;  // the warp's corner in the tile",
         "  wmma::fragment<wmma::accumulator, FM, FN, FK, Acc> acc[TM][TN];",
