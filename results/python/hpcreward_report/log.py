@@ -58,16 +58,24 @@ class RunLog:
         """The BLAS GFLOPS (OpenBLAS on CPU ranks, cuBLAS on GPU ranks) each rank that can score
         `problem` measured at start, sorted; [] when the log does not say."""
         precision = "f16" if "hgemm" in problem else "f32" if "sgemm" in problem else "f64"
-        kind = "gpu" if problem.startswith("cuda-") else "cpu"
-        peaks = []
+        return self._rank_figures("gpu" if problem.startswith("cuda-") else "cpu", f"peak_gflops_{precision}")
+
+    def plain_sgemm_reference(self, problem):
+        """For a CUDA sgemm problem, cuBLAS SGEMM without tensor cores as each GPU rank measured it
+        (the reference of kernels that use none), sorted; [] otherwise or when the log does not say."""
+        if not (problem.startswith("cuda-") and "sgemm" in problem):
+            return []
+        return self._rank_figures("gpu", "sgemm_fp32_gflops")
+
+    def _rank_figures(self, kind, name):
+        figures = []
         for host in self.hosts():
             if isinstance(host, dict) and host.get("kind", "cpu") == kind:
                 try:
-                    peaks.append(float(host.get(f"peak_gflops_{precision}") or 0))
+                    figures.append(float(host.get(name) or 0))
                 except (TypeError, ValueError):
                     pass
-        return sorted(peak for peak in peaks if peak > 0)
-
+        return sorted(figure for figure in figures if figure > 0)
 
 def _text(values):
     return np.array([value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)

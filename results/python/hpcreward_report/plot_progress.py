@@ -52,6 +52,10 @@ def plot_gflops_over_time(log, problem, path):
                            label=f"{library} on the {ranks}: {peaks[0]:.1f} to {peaks[-1]:.1f} GFLOPS")
             ax.axhline(middle, color="#555555", linestyle="--", linewidth=1.2,
                        label=f"{library} on the {ranks}" + (", median" if len(peaks) > 1 else "") + f": {middle:.1f} GFLOPS")
+        plain = log.plain_sgemm_reference(problem)
+        if plain:  # a TF32 ceiling is far above kernels without tensor cores: their yardstick too
+            ax.axhline(float(np.median(plain)), color="#555555", linestyle=":", linewidth=1.2,
+                       label=f"cuBLAS SGEMM without tensor cores: {float(np.median(plain)):.1f} GFLOPS")
         top = max(gflops.max(), peaks[-1] if peaks else 0) * 1.18
         ax.set_ylim(0, top)
         for number, (when, label) in enumerate(stage_change_marks(log, problem)):

@@ -1,4 +1,6 @@
 """hpcreward-results plot: every PNG exists, has the documented size and real content."""
+import json
+
 import h5py
 
 from conftest import HEIGHT_PX, WIDTH_PX, drawn_fraction, png_size, results, write_log, write_schema1_log
@@ -46,6 +48,19 @@ def test_the_blas_reference_comes_from_the_ranks_of_the_problems_kind(run_log):
     assert log.blas_reference("dgemm-256") == [40.0, 55.0]
     assert log.blas_reference("sgemm-512") == [80.0]  # rank 2 measured no f32
     assert log.blas_reference("cuda-sgemm-4096") == []  # no GPU rank in this log
+    assert log.plain_sgemm_reference("cuda-sgemm-4096") == []
+
+
+def test_a_gpu_ranks_plain_sgemm_is_the_second_reference_of_cuda_sgemm(run_log):
+    log = read_log(str(run_log))
+    log.provenance = dict(log.provenance, hosts_json=json.dumps([
+        {"kind": "cpu", "peak_gflops_f32": 80.0},
+        {"kind": "gpu", "peak_gflops_f32": 360000.0, "sgemm_fp32_gflops": 51000.0},
+        {"kind": "gpu", "peak_gflops_f32": 350000.0, "sgemm_fp32_gflops": 50000.0}]))
+    assert log.blas_reference("cuda-sgemm-4096") == [350000.0, 360000.0]
+    assert log.plain_sgemm_reference("cuda-sgemm-4096") == [50000.0, 51000.0]
+    assert log.plain_sgemm_reference("cuda-hgemm-4096") == []
+    assert log.plain_sgemm_reference("sgemm-512") == []
 
 
 def test_an_empty_log_gives_every_picture_with_a_notice(tmp_path):
