@@ -14,12 +14,14 @@ one launch: each thread block owns a BM x BN tile of C and walks the reduction i
   16x16x8, fp32 accumulation), FP64 DMMA (dgemm, 8x8x4).
 - `stages` 2 or 3: the shared-memory slices are filled with `cp.async` (`__pipeline_memcpy_async`)
   into a ring of that many buffers, the copy of slice t + stages - 1 overlapping the math on t.
+- Shared memory above the static 48 KiB (up to MAX_SMEM) is dynamic, opted in with
+  cudaFuncSetAttribute before the launch.
 
 Every edge is handled element by element (zero fill beyond m, n, k; bounds-checked stores), so
 a candidate is correct for any m, n, k >= 1; vector and asynchronous copies are used only for
 chunks that are in range and aligned (checked at run time), the rest is copied one element at a
-time. Nothing here has run on a GPU: tests/generator/ only checks that the candidates pass the
-rank's pre-run checks (tests/cuda_checks/generated_cuda_test.cpp).
+time. In CI the candidates go through the rank's pre-run checks (tests/generator/,
+tests/cuda_checks/generated_cuda_test.cpp); their runs on an H200 are in docs/reports/generator.md.
 """
 from __future__ import annotations
 
