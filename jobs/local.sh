@@ -199,7 +199,8 @@ mkdir -p "$out"
 # rows logged so far): its candidate ids ([cuda-]s<seed>-b<batch>-<i>) are new, where the first
 # search's ids would be taken for logged candidates and skipped.
 if [ "$generate" -eq 1 ] && [ "$resume" -eq 1 ]; then
-  logged=$("$bin/hpcreward-results" export "$out/rewards.h5" --format jsonl | wc -l) || logged=0
+  logged=$("$bin/hpcreward-results" export "$out/rewards.h5" --format jsonl | wc -l) ||
+    { echo "local.sh: --resume: cannot read $out/rewards.h5 (see above), so the generator cannot pick new candidate ids" >&2; exit 2; }
   generator_args+=(--seed "$((1 + logged))")
 fi
 

@@ -5,6 +5,8 @@
 // heavy-tailed at the small check shape: the reason for the weights.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include <gtest/gtest.h>
