@@ -84,7 +84,8 @@ def test_sources_use_only_what_their_genome_says(precision):
             assert f"const {ck.ELEMENT[precision]} *A" in source
             assert 'extern "C" void matmul(int m, int n, int k,' in source
             assert ("__shared__" in source) == genome.smem
-            assert ("wmma::mma_sync" in source) == genome.tensor
+            assert ("wmma::mma_sync" in source) == (genome.tensor and not genome.mma)
+            assert ("mma.sync.aligned.m16n8k" in source) == bool(genome.mma)
             assert ("__pipeline_memcpy_async" in source) == (genome.stages > 1)
             for word in ("printf", "malloc", "clock", "cublas", "cudaMalloc", "cudaDeviceSynchronize"):
                 assert word not in source
@@ -96,3 +97,44 @@ def test_tf32_for_sgemm_fp16_with_fp32_accumulation_for_hgemm():
     hgemm = ck.render_cuda(genome, "f16")
     assert "typedef float Acc;" in hgemm and "__half" in hgemm
     assert "wmma::fragment<wmma::accumulator, FM, FN, FK, Acc>" in ck.render_cuda(genome, "f64")
+
+
+def test_mma_genomes_are_dgemm_tensor_kernels_only():
+    mma = CudaGenome(bm=64, bn=64, bk=16, tm=2, tn=2, smem=True, tensor=True, mma=8)
+    assert not ck.problems(mma, "f64")
+    assert ck.problems(mma, "f32") and ck.problems(mma, "f16")           # no such FP64 shape elsewhere
+    assert ck.problems(CudaGenome(smem=True, mma=8), "f64")               # mma without tensor
+    assert ck.problems(CudaGenome(bm=64, bn=64, bk=8, tm=2, tn=2, smem=True, tensor=True, mma=16), "f64")  # bk < k
+    assert ck.problems(CudaGenome(bm=128, bn=64, bk=16, tm=4, tn=4, smem=True, tensor=True, mma=16), "f64")  # registers
+    assert ck.mma_fragment_registers(CudaGenome(tm=4, tn=4, mma=16)) > ck.MAX_MMA_FRAGMENT_REGISTERS
+    for precision in ("f32", "f16"):
+        for stage in ("cuda-tensor", "cuda-async"):
+            assert not any(g.mma for g in ck.all_genomes(precision, stage, STAGES))
+    # A repair into a stage without tensor cores, or for another precision, drops mma.
+    rng = random.Random(3)
+    assert ck.repair(mma, "f64", "cuda-smem", rng, STAGES).mma == 0
+    assert ck.repair(mma, "f32", "cuda-tensor", rng, STAGES).mma == 0
+
+
+@pytest.mark.parametrize("k", ck.MMA_KS)
+def test_mma_source_has_the_hopper_fp64_shape_and_its_operands(k):
+    genome = CudaGenome(bm=64, bn=64, bk=16 if k < 32 else 32, tm=2, tn=2, smem=True, pad=True, tensor=True,
+                        stages=2, mma=k)
+    assert ck.threads(genome, "f64") == 32 * (64 // (2 * 16)) * (64 // (2 * 8))
+    assert ck.pad_elements(genome, "f64") == 4  # 32 bytes: conflict-free fragment loads
+    source = ck.render_cuda(genome, "f64")
+    instruction = re.search(r'"mma\.sync\.aligned\.m16n8k(\d+)\.row\.col\.f64\.f64\.f64\.f64 '
+                            r'\{([^}]*)\}, \{([^}]*)\}, \{([^}]*)\}, \{([^}]*)\};"', source)
+    assert instruction and int(instruction.group(1)) == k
+    d, a, b, c = (part.split(", ") for part in instruction.groups()[1:])
+    assert len(d) == len(c) == 4 and len(a) == k // 2 and len(b) == k // 4
+    assert f"constexpr int FM = 16, FN = 8, FK = {k};" in source
+    assert "mma.h" not in source and "wmma" not in source and "Cs[" not in source
+    assert genome.label().endswith(f"-k{k}")
+
+
+def test_ci_samples_include_every_mma_shape():
+    samples = ck.sample_genomes(seed=1, stages=STAGES)
+    for stage in ("cuda-tensor", "cuda-async"):
+        shapes = {g.mma for s, p, g in samples if s == stage and p == "f64"}
+        assert shapes >= {0, *ck.MMA_KS}

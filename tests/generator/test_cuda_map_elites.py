@@ -22,7 +22,7 @@ C_LADDER = ["o0", "o3", "openmp", "avx512", "blocking"]
 def source_techniques(source):
     """What a reader of the source (not of the genome) sees: the fake pipeline's detector."""
     if "extern \"C\" void matmul" in source:
-        found = {"smem": "__shared__" in source, "tensor": "wmma::mma_sync" in source,
+        found = {"smem": "__shared__" in source, "tensor": "mma_sync" in source or "mma.sync" in source,
                  "async": "__pipeline_memcpy_async" in source}
     else:
         found = {"openmp": "#pragma omp" in source, "avx512": "_mm512_" in source,

@@ -11,7 +11,9 @@ one launch: each thread block owns a BM x BN tile of C and walks the reduction i
   by 16 bytes with `pad`, copied in 16-byte vectors where the source is aligned with `vec`).
 - Tensor genomes (`tensor`, always staged in shared memory): WMMA fragments, each warp owning
   TM x TN fragments of C: fp16 inputs with fp32 accumulation (hgemm, 16x16x16), TF32 (sgemm,
-  16x16x8, fp32 accumulation), FP64 DMMA (dgemm, 8x8x4).
+  16x16x8, fp32 accumulation), FP64 DMMA (dgemm, 8x8x4). dgemm genomes with `mma` 4, 8 or 16
+  use inline `mma.sync.m16n8k<mma>` instead: Hopper's FP64 shapes (sm_90 and later), which WMMA
+  does not expose, with fragments read from shared memory in the PTX ISA's register layout.
 - `stages` 2 or 3: the shared-memory slices are filled with `cp.async` (`__pipeline_memcpy_async`)
   into a ring of that many buffers, the copy of slice t + stages - 1 overlapping the math on t.
 - Shared memory above the static 48 KiB (up to MAX_SMEM) is dynamic, opted in with
@@ -40,6 +42,13 @@ ACCUMULATOR = {"f64": "double", "f32": "float", "f16": "float"}
 SIZE = {"f64": 8, "f32": 4, "f16": 2}
 # WMMA fragment shape (m, n, k) per precision: DMMA 8x8x4, TF32 16x16x8, fp16 16x16x16.
 FRAGMENT = {"f64": (8, 8, 4), "f32": (16, 16, 8), "f16": (16, 16, 16)}
+# The k of inline mma.sync.m16n8k<k>.f64 (PTX ISA 7.8, sm_90): DMMA.16x8x4, 16x8x8, 16x8x16 in
+# SASS, 4x to 16x the work of WMMA's 8x8x4 per instruction. 0: WMMA.
+MMA_KS = (4, 8, 16)
+MMA_PRECISIONS = ("f64",)
+# Registers the fragments of an mma genome may take (32-bit): accumulators, then one k step's
+# A and B; beyond this ptxas spills them.
+MAX_MMA_FRAGMENT_REGISTERS = 200
 
 BLOCK_SIZES = (16, 32, 64, 128, 256)  # BM, BN
 BK_SIZES = (8, 16, 32)
@@ -85,6 +94,7 @@ class CudaGenome:
     vec: bool = False           # 16-byte global loads where a chunk is in range and aligned
     tensor: bool = False        # WMMA fragments (needs smem)
     stages: int = 1             # 2, 3: cp.async ring of that many slices (needs smem)
+    mma: int = 0                # dgemm tensor genomes: 4, 8, 16: inline mma.sync m16n8k<mma>, else WMMA
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -98,7 +108,7 @@ class CudaGenome:
         flags = "".join(flag for flag, on in (("S", self.smem), ("P", self.pad), ("V", self.vec),
                                                 ("T", self.tensor)) if on)
         return (f"b{self.bm}x{self.bn}x{self.bk}-t{self.tm}x{self.tn}-s{self.stages}"
-                f"-{flags or 'plain'}")
+                f"-{flags or 'plain'}" + (f"-k{self.mma}" if self.mma else ""))
 
 
 def techniques(genome: CudaGenome) -> tuple[str, ...]:
@@ -116,6 +126,11 @@ def techniques(genome: CudaGenome) -> tuple[str, ...]:
     return tuple(used)
 
 
+def fragment(genome: CudaGenome, precision: str) -> tuple[int, int, int]:
+    """(m, n, k) of the tile one tensor-core instruction computes (a WMMA fragment, or mma.sync's)."""
+    return (16, 8, genome.mma) if genome.mma else FRAGMENT[precision]
+
+
 def chunk(genome: CudaGenome, precision: str) -> int:
     """Elements per copy of a global chunk into shared memory."""
     if genome.vec:
@@ -127,13 +142,17 @@ def chunk(genome: CudaGenome, precision: str) -> int:
 
 def pad_elements(genome: CudaGenome, precision: str) -> int:
     # 16 bytes keeps every row start 16-byte aligned: vector and cp.async destinations, and WMMA's
-    # leading dimension (a multiple of 16 bytes) stay valid with the padding.
-    return 16 // SIZE[precision] if genome.pad else 0
+    # leading dimension (a multiple of 16 bytes) stay valid with the padding. mma genomes pad by
+    # 32 bytes: their fragment loads read 4 rows x 4 columns of doubles per half-warp, free of
+    # bank conflicts when the row stride is 4 doubles past a multiple of 16.
+    if not genome.pad:
+        return 0
+    return (32 if genome.mma else 16) // SIZE[precision]
 
 
 def threads(genome: CudaGenome, precision: str) -> int:
     if genome.tensor:
-        fm, fn, _ = FRAGMENT[precision]
+        fm, fn, _ = fragment(genome, precision)
         return 32 * (genome.bm // (genome.tm * fm)) * (genome.bn // (genome.tn * fn))
     return (genome.bm // genome.tm) * (genome.bn // genome.tn)
 
@@ -144,7 +163,7 @@ def shared_bytes(genome: CudaGenome, precision: str) -> int:
     pad = pad_elements(genome, precision)
     slices = genome.stages * (genome.bm * (genome.bk + pad) + genome.bk * (genome.bn + pad)) * SIZE[precision]
     scratch = 0
-    if genome.tensor:  # one accumulator fragment per warp, for the bounds-checked store
+    if genome.tensor and not genome.mma:  # one WMMA accumulator per warp, for the bounds-checked store
         fm, fn, _ = FRAGMENT[precision]
         scratch = threads(genome, precision) // 32 * fm * fn * SIZE["f64" if precision == "f64" else "f32"]
     return slices + scratch
@@ -161,7 +180,7 @@ def _shared_arrays(g: CudaGenome, precision: str, align: int) -> list[str]:
     if not dynamic_shared(g, precision):
         lines = [f"  __shared__ __align__({align}) T As[STAGES][BM * LDA];",
                  f"  __shared__ __align__({align}) T Bs[STAGES][BK * LDB];"]
-        if g.tensor:
+        if g.tensor and not g.mma:
             lines.append(f"  __shared__ __align__({align}) Acc Cs[THREADS / 32][FM * FN];"
                          "  // one fragment per warp, for the edges")
         return lines
@@ -170,7 +189,7 @@ def _shared_arrays(g: CudaGenome, precision: str, align: int) -> list[str]:
     lines = ["  extern __shared__ __align__(128) unsigned char shared[];  // SMEM bytes",
              "  T (*As)[BM * LDA] = reinterpret_cast<T (*)[BM * LDA]>(shared);",
              "  T (*Bs)[BK * LDB] = reinterpret_cast<T (*)[BK * LDB]>(shared + sizeof(T) * STAGES * BM * LDA);"]
-    if g.tensor:
+    if g.tensor and not g.mma:
         lines.append("  Acc (*Cs)[FM * FN] = reinterpret_cast<Acc (*)[FM * FN]>("
                      "shared + sizeof(T) * STAGES * (BM * LDA + BK * LDB));  // per warp, for the edges")
     return lines
@@ -183,21 +202,26 @@ def problems(genome: CudaGenome, precision: str) -> list[str]:
     if precision not in PRECISIONS:
         return [f"precision {precision!r}"]
     for name, allowed in (("bm", BLOCK_SIZES), ("bn", BLOCK_SIZES), ("bk", BK_SIZES), ("tm", THREAD_TILES),
-                          ("tn", THREAD_TILES), ("stages", PIPELINE_STAGES)):
+                          ("tn", THREAD_TILES), ("stages", PIPELINE_STAGES), ("mma", (0,) + MMA_KS)):
         if getattr(g, name) not in allowed:
             found.append(f"{name}={getattr(g, name)}")
     if found:
         return found
     if not g.smem and (g.pad or g.vec or g.tensor or g.stages > 1 or g.bk != CudaGenome.bk):
         found.append("pad, vec, tensor, stages and bk need smem")
+    if g.mma and (not g.tensor or precision not in MMA_PRECISIONS):
+        found.append(f"mma needs tensor and precision {' or '.join(MMA_PRECISIONS)}")
+        return found
     if g.tensor:
-        fm, fn, fk = FRAGMENT[precision]
+        fm, fn, fk = fragment(g, precision)
         if g.bm % (g.tm * fm) or g.bn % (g.tn * fn):
             found.append(f"the block tile must hold whole warps of {g.tm}x{g.tn} {fm}x{fn} fragments")
         if g.bk % fk:
             found.append(f"bk must be a multiple of the fragment's k ({fk})")
         if g.tm * g.tn > MAX_FRAGMENTS:
             found.append(f"at most {MAX_FRAGMENTS} accumulator fragments per warp")
+        if g.mma and mma_fragment_registers(g) > MAX_MMA_FRAGMENT_REGISTERS:
+            found.append(f"{mma_fragment_registers(g)} registers of fragments (at most {MAX_MMA_FRAGMENT_REGISTERS})")
     elif g.bm % g.tm or g.bn % g.tn:
         found.append("the block tile must split into whole thread tiles")
     if not found and not 32 <= threads(g, precision) <= MAX_THREADS:
@@ -209,6 +233,13 @@ def problems(genome: CudaGenome, precision: str) -> list[str]:
         if shared_bytes(g, precision) > MAX_SMEM:
             found.append(f"{shared_bytes(g, precision)} bytes of shared memory (at most {MAX_SMEM})")
     return found
+
+
+def mma_fragment_registers(genome: CudaGenome) -> int:
+    """32-bit registers per thread for an f64 mma genome's fragments: TM x TN accumulators of 4
+    doubles, and one k step's A (k/2 doubles per row tile) and B (k/4 per column tile)."""
+    g = genome
+    return 2 * (4 * g.tm * g.tn + g.mma // 2 * g.tm + g.mma // 4 * g.tn)
 
 
 def fits_stage(genome: CudaGenome, stage: str, stages: dict | None = None) -> bool:
@@ -234,10 +265,13 @@ def _all_genomes(precision: str, allows: tuple, requires: tuple) -> tuple[CudaGe
     # Cached: the loop draws random genomes and repairs against this list many times a batch.
     stage = {"stage": (allows, requires)}
     found = []
-    for bm, bn, bk, tm, tn, smem, pad, vec, tensor, nstages in itertools.product(
+    mmas = (0,) + (MMA_KS if precision in MMA_PRECISIONS else ())
+    for bm, bn, bk, tm, tn, smem, pad, vec, tensor, nstages, mma in itertools.product(
             BLOCK_SIZES, BLOCK_SIZES, BK_SIZES, THREAD_TILES, THREAD_TILES, (False, True), (False, True),
-            (False, True), (False, True), PIPELINE_STAGES):
-        genome = CudaGenome(bm, bn, bk, tm, tn, smem, pad, vec, tensor, nstages)
+            (False, True), (False, True), PIPELINE_STAGES, mmas):
+        if mma and not tensor:
+            continue
+        genome = CudaGenome(bm, bn, bk, tm, tn, smem, pad, vec, tensor, nstages, mma)
         if is_valid(genome, precision, "stage", stage):
             found.append(genome)
     return tuple(found)
@@ -278,6 +312,8 @@ def repair(genome: CudaGenome, precision: str, stage: str, rng: random.Random,
             g["smem"] = on or g["tensor"] or g["stages"] > 1
     if not g["smem"]:  # what only a staged kernel has
         g.update(tensor=False, stages=1, pad=False, vec=False, bk=CudaGenome.bk)
+    if not g["tensor"] or precision not in MMA_PRECISIONS:
+        g["mma"] = 0
     repaired = CudaGenome(**g)
     if is_valid(repaired, precision, stage, stages):
         return repaired
@@ -297,7 +333,7 @@ def repair(genome: CudaGenome, precision: str, stage: str, rng: random.Random,
 # Every gene and the values a mutation draws from (booleans flip).
 GENE_VALUES = {"bm": BLOCK_SIZES, "bn": BLOCK_SIZES, "bk": BK_SIZES, "tm": THREAD_TILES, "tn": THREAD_TILES,
                "smem": (False, True), "pad": (False, True), "vec": (False, True), "tensor": (False, True),
-               "stages": PIPELINE_STAGES}
+               "stages": PIPELINE_STAGES, "mma": (0,) + MMA_KS}
 
 
 def mutate(genome: CudaGenome, precision: str, stage: str, rng: random.Random,
@@ -325,8 +361,9 @@ def sample_genomes(seed: int, randoms: int = 1, stages: dict | None = None) -> l
             valid = all_genomes(precision, stage, stages)
             chosen = [valid[0], valid[-1]]
             # Both values of every switch the stage leaves open (e.g. tensor in cuda-async).
-            for name in ("pad", "vec", "tensor"):
-                for value in (False, True):
+            for name, values in (("pad", (False, True)), ("vec", (False, True)), ("tensor", (False, True)),
+                                 ("mma", (0,) + MMA_KS)):
+                for value in values:
                     if not any(getattr(g, name) == value for g in chosen):
                         with_value = [g for g in valid if getattr(g, name) == value]
                         if with_value:
@@ -349,13 +386,14 @@ def render_cuda(genome: CudaGenome, precision: str = "f64") -> str:
     includes = ["cuda_runtime.h"]
     if precision == "f16":
         includes.append("cuda_fp16.h")
-    if g.tensor:
+    wmma = g.tensor and not g.mma
+    if wmma:
         includes.append("mma.h")
     if g.stages > 1:
         includes.append("cuda_pipeline.h")
     out = [f"// {g.label()} ({PROBLEM_PREFIX[precision]})"]
     out += [f"#include <{name}>" for name in includes]
-    if g.tensor:
+    if wmma:
         out.append("using namespace nvcuda;")
     out.append(f"typedef {t} T;      // element type of A, B, C")
     out.append(f"typedef {acc} Acc;  // accumulation type")
@@ -368,8 +406,9 @@ def render_cuda(genome: CudaGenome, precision: str = "f64") -> str:
     zero = "__float2half(0.0f)" if precision == "f16" else "T(0)"
     out.append(f"constexpr int BM = {g.bm}, BN = {g.bn}, TM = {g.tm}, TN = {g.tn};")
     if g.tensor:
-        fm, fn, fk = FRAGMENT[precision]
-        out.append(f"constexpr int FM = {fm}, FN = {fn}, FK = {fk};  // one WMMA fragment")
+        fm, fn, fk = fragment(g, precision)
+        out.append(f"constexpr int FM = {fm}, FN = {fn}, FK = {fk};  // "
+                   + ("one mma.sync tile" if g.mma else "one WMMA fragment"))
         out.append("constexpr int WARPS_M = BM / (TM * FM), WARPS_N = BN / (TN * FN);")
         out.append("constexpr int THREADS = 32 * WARPS_M * WARPS_N;")
     else:
@@ -380,11 +419,16 @@ def render_cuda(genome: CudaGenome, precision: str = "f64") -> str:
         out.append(f"constexpr int BK = {g.bk}, STAGES = {g.stages}, V = {chunk(g, precision)};"
                    "  // V: elements per copy chunk")
         out.append(f"constexpr int LDA = BK + {pad}, LDB = BN + {pad};  // shared row strides"
-                   + (" (16 bytes of padding)" if pad else ""))
+                   + (f" ({pad * SIZE[precision]} bytes of padding)" if pad else ""))
         if dynamic_shared(g, precision):
             out.append(f"constexpr int SMEM = {shared_bytes(g, precision)};  // bytes, dynamic: above the static 48 KiB")
         out += _load_tile(g, precision, zero)
-        out += _tensor_kernel(g, precision) if g.tensor else _smem_kernel(g, precision)
+        if g.mma:
+            out += _mma_kernel(g, precision)
+        elif g.tensor:
+            out += _tensor_kernel(g, precision)
+        else:
+            out += _smem_kernel(g, precision)
     else:
         out += _naive_kernel(zero)
     out += [
@@ -594,6 +638,62 @@ def _tensor_kernel(g: CudaGenome, precision: str) -> list[str]:
         "      }",
         "      __syncwarp();",
         "    }",
+        "}",
+    ]
+
+
+def _mma_instruction(k: int) -> list[str]:
+    """mma_tile: C(16 x 8) += A(16 x k) B(k x 8) of one warp, Hopper's FP64 DMMA."""
+    a_regs = ", ".join(f"%{4 + v}" for v in range(k // 2))
+    b_regs = ", ".join(f"%{4 + k // 2 + v}" for v in range(k // 4))
+    inputs = ", ".join([f'"d"(a[{v}])' for v in range(k // 2)] + [f'"d"(b[{v}])' for v in range(k // 4)])
+    return [
+        "static __device__ __forceinline__ void mma_tile(double (&c)[4], const double (&a)[FK / 2], const double (&b)[FK / 4]) {",
+        f'  asm volatile("mma.sync.aligned.m16n8k{k}.row.col.f64.f64.f64.f64 {{%0, %1, %2, %3}}, {{{a_regs}}}, {{{b_regs}}}, {{%0, %1, %2, %3}};"',
+        f'               : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3]) : {inputs});',
+        "}",
+    ]
+
+
+def _mma_kernel(g: CudaGenome, precision: str) -> list[str]:
+    compute = [
+        "#pragma unroll",
+        "    for (int kk = 0; kk < BK; kk += FK) {",
+        "      double a[TM][FK / 2], b[TN][FK / 4];",
+        "#pragma unroll",
+        "      for (int i = 0; i < TM; ++i)",
+        "#pragma unroll",
+        "        for (int v = 0; v < FK / 2; ++v) a[i][v] = as[(wm + i * FM + g + 8 * (v % 2)) * LDA + kk + q + 4 * (v / 2)];",
+        "#pragma unroll",
+        "      for (int j = 0; j < TN; ++j)",
+        "#pragma unroll",
+        "        for (int v = 0; v < FK / 4; ++v) b[j][v] = bs[(kk + q + 4 * v) * LDB + wn + j * FN + g];",
+        "#pragma unroll",
+        "      for (int i = 0; i < TM; ++i)",
+        "#pragma unroll",
+        "        for (int j = 0; j < TN; ++j) mma_tile(acc[i][j], a[i], b[j]);",
+        "    }",
+    ]
+    return _mma_instruction(g.mma) + [
+        "// Each warp: TM x TN tiles of 16 x 8 elements of C, one mma.sync per tile and k step. Its",
+        "// registers hold what the PTX ISA's layout gives lane (g = lane / 4, q = lane % 4):",
+        "// a[v] = A(g + 8 (v % 2), q + 4 (v / 2)), b[v] = B(q + 4 v, g), c[v] = C(g + 8 (v / 2), 2 q + v % 2).",
+        "__global__ void __launch_bounds__(THREADS) gemm(int m, int n, int k, const T *A, const T *B, T *C) {",
+    ] + _shared_arrays(g, precision, 32) + [
+        "  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;",
+        "  const int wm = warp / WARPS_N * TM * FM, wn = warp % WARPS_N * TN * FN;  // the warp's corner in the tile",
+        "  double acc[TM][TN][4] = {};",
+    ] + _slice_loop(compute, g.stages > 1) + [
+        "#pragma unroll",
+        "  for (int i = 0; i < TM; ++i)",
+        "#pragma unroll",
+        "    for (int j = 0; j < TN; ++j)",
+        "#pragma unroll",
+        "      for (int v = 0; v < 4; ++v) {",
+        "        const int r = blockIdx.y * BM + wm + i * FM + g + 8 * (v / 2);",
+        "        const int c = blockIdx.x * BN + wn + j * FN + 2 * q + v % 2;",
+        "        if (r < m && c < n) C[static_cast<size_t>(r) * n + c] = acc[i][j][v];",
+        "      }",
         "}",
     ]
 
