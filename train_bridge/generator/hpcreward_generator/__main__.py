@@ -101,13 +101,24 @@ def main(argv=None) -> int:
     searches = [(MapElites(scorer, seed=args.seed, batch_size=args.batch_size, problem=problem, stage=stage,
                            pin=bool(stage), family=family, log=log), evaluations)
                 for (problem, evaluations, stage, _), family in zip(wanted, families)]
-    run_searches(searches, scorer)
 
-    for (search, _), (_, _, _, out) in zip(searches, wanted):
-        report = add_baseline(search.report(), scorer.hosts)
-        report["seconds"] = time.monotonic() - started
-        if getattr(scorer, "work_dir", None):
-            report["work_dir"] = str(scorer.work_dir)
+    def write_reports() -> list[dict]:
+        reports = []
+        for (search, _), (_, _, _, out) in zip(searches, wanted):
+            report = add_baseline(search.report(), scorer.hosts)
+            report["seconds"] = time.monotonic() - started
+            if getattr(scorer, "work_dir", None):
+                report["work_dir"] = str(scorer.work_dir)
+            if out:  # replaced whole, so a reader never sees half a report
+                partial = pathlib.Path(f"{out}.partial")
+                partial.write_text(json.dumps(report, indent=1))
+                partial.replace(out)
+            reports.append(report)
+        return reports
+
+    run_searches(searches, scorer, after_round=write_reports)
+
+    for (search, _), report in zip(searches, write_reports()):
         best = report["best"]
         if best:
             fraction = report.get("best_fraction_of_blas")
@@ -118,9 +129,6 @@ def main(argv=None) -> int:
                      if "best_fraction_of_cublas_sgemm_fp32" in report else ""))
         else:
             print(f"{search.problem}: no candidate verified in {search.evaluations} evaluations")
-        if out:
-            with open(out, "w") as file:
-                json.dump(report, file, indent=1)
     return 0
 
 

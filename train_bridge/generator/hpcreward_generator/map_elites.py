@@ -192,11 +192,13 @@ class MapElites:
         }
 
 
-def run_searches(searches: list[tuple[MapElites, int]], score: ScoreFn) -> None:
+def run_searches(searches: list[tuple[MapElites, int]], score: ScoreFn,
+                 after_round: Callable[[], None] | None = None) -> None:
     """Runs each (search, evaluations) until it has that many evaluations. Every round, one
     batch holds the next proposals of every search still running: the pipeline scores them
     together (a C search's on CPU ranks while a CUDA search's are on GPU ranks) and each search
-    takes its own results back by id."""
+    takes its own results back by id. `after_round` is called once each round's results are in
+    (the command line writes its reports then, so a run cut short keeps what it found)."""
     while True:
         running = [(search, wanted) for search, wanted in searches if search.evaluations < wanted]
         if not running:
@@ -207,3 +209,5 @@ def run_searches(searches: list[tuple[MapElites, int]], score: ScoreFn) -> None:
         current_stages = dict(getattr(score, "current_stages", None) or {})
         for search, batch in parts:
             search.take_results(batch, results, current_stages)
+        if after_round:
+            after_round()
