@@ -4,7 +4,8 @@ file, coordinator.pid, and a clean stop on SIGTERM with coordinator.outcome.json
 coordinator/README.md describes them. It benchmarks nothing: every candidate is `ok` at a
 made-up GFLOPS, and each problem moves one stage up its ladder (stages/default_ladder.json)
 every 16 candidates. What it was started with and every batch it got go to DIR/fake-*.json*,
-for the test to read.
+for the test to read. Its counts stay in DIR/fake-scored.json, and DIR/rewards.h5 is only a
+marker: a run started again with --resume goes on from the stages it reached.
 """
 import http.server
 import json
@@ -28,7 +29,9 @@ def main(argv):
     token_file = out / "coordinator.token"
     token_file.write_text(token)
     token_file.chmod(0o600)
-    scored = {}  # problem -> candidates scored
+    counts = out / "fake-scored.json"
+    scored = json.loads(counts.read_text()) if counts.exists() else {}  # problem -> candidates scored
+    (out / "rewards.h5").touch()
     lock = threading.Lock()
 
     def stage_of(problem):
@@ -78,6 +81,7 @@ def main(argv):
                             "measured_as": "", "measured_batch": ""} for c in body["candidates"]]
                 for c in body["candidates"]:
                     scored[c["problem"]] = scored.get(c["problem"], 0) + 1
+                counts.write_text(json.dumps(scored))
             self.answer(200, {"batch_id": body["batch_id"], "state": "done", "done": len(results),
                               "total": len(results), "results": results})
 

@@ -24,6 +24,11 @@ def fake_bin(tmp_path):
         "hpcreward-coordinator": f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_COORDINATOR}" "$@"\n',
         "hpcreward-bench": f'#!/bin/sh\nprintf "%s\\n" "hpcreward-bench $*" >> "{calls}"\n',
         "hpcreward-runner": "#!/bin/sh\nexit 0\n",
+        # `export LOG --format jsonl`: a line per candidate the stand-in scored (local.sh --resume
+        # counts them for the new search's seed).
+        "hpcreward-results": f'#!/bin/sh\n"{sys.executable}" -c "import json,sys; '
+                             f'[print(c[\\"id\\"]) for l in open(sys.argv[1]) for c in json.loads(l)[\\"candidates\\"]]" '
+                             f'"$(dirname "$2")/fake-batches.jsonl"\n',
     }
     for name, text in scripts.items():
         script = folder / name
@@ -101,3 +106,20 @@ def test_cuda_search_options_say_what_to_fix(tmp_path):
         result = subprocess.run([str(LOCAL_SH), *args, "--out", out], capture_output=True, text=True, timeout=60)
         assert result.returncode == 2, (args, result.stderr)
         assert message in result.stderr, (args, result.stderr)
+
+
+def test_a_resumed_cuda_search_starts_where_the_ladder_stands(tmp_path):
+    out, _, _, batches, _ = main_job(tmp_path, "--np", "0", "--gpus", "1", "--cuda-evaluations", "48")
+    assert len(batches) == 3  # 48 candidates: the stand-in's cuda-async from the 49th on
+    folder = tmp_path / "bin"  # main_job's stand-ins
+    result = subprocess.run([str(LOCAL_SH), "--np", "0", "--gpus", "1", "--cuda-evaluations", "16", "--out",
+                             str(out), "--resume"], capture_output=True, text=True,
+                            env=dict(os.environ, HPCREWARD_BIN=str(folder)), timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    resumed = [json.loads(line) for line in (out / "fake-batches.jsonl").read_text().splitlines()][3:]
+    assert len(resumed) == 1
+    # Made for cuda-async (cp.async in every source), not for the ladder's first stage, and
+    # under new ids (seed 1 + the 48 candidates logged).
+    assert all("__pipeline_memcpy_async" in c["source"] for c in resumed[0]["candidates"])
+    assert all(c["id"].startswith("cuda-s49-") for c in resumed[0]["candidates"])
+    assert "the pipeline's ladder stands at cuda-async" in result.stdout

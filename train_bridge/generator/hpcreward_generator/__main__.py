@@ -101,6 +101,11 @@ def main(argv=None) -> int:
     searches = [(MapElites(scorer, seed=args.seed, batch_size=args.batch_size, problem=problem, stage=stage,
                            pin=bool(stage), family=family, log=log), evaluations)
                 for (problem, evaluations, stage, _), family in zip(wanted, families)]
+    current = scorer.refresh_stages() if hasattr(scorer, "refresh_stages") else {}
+    for search, _ in searches:
+        if not search.pin and current.get(search.problem) in search.family.stages:
+            search.stage = current[search.problem]
+            log(f"{search.problem}: the pipeline's ladder stands at {search.stage}: the search starts there")
 
     def write_reports() -> list[dict]:
         reports = []

@@ -18,6 +18,13 @@ class ServedScorer:
         self.current_stages: dict[str, str] = {}
         self.hosts: list[dict] = []
 
+    def refresh_stages(self) -> dict[str, str]:
+        """Each problem's stage now: a search that starts on a resumed run starts where its
+        problem's ladder stands, not on its first stage (whose candidates the pipeline would
+        refuse as constraint violations)."""
+        self.current_stages = self.client.stages()
+        return self.current_stages
+
     def __call__(self, batch: list[dict]) -> list[dict]:
         results = self.client.score_candidates(batch)
         self.current_stages = self.client.stages()
