@@ -1,5 +1,6 @@
 """The CUDA family's genomes, stage fit and sources, without nvcc (the pre-run checks of the
 rendered samples are cuda_checks.generator_cuda, tests/cuda_checks/generated_cuda_test.cpp)."""
+import dataclasses
 import random
 import re
 
@@ -99,42 +100,64 @@ def test_tf32_for_sgemm_fp16_with_fp32_accumulation_for_hgemm():
     assert "wmma::fragment<wmma::accumulator, FM, FN, FK, Acc>" in ck.render_cuda(genome, "f64")
 
 
-def test_mma_genomes_are_dgemm_tensor_kernels_only():
+def test_mma_genomes_are_tensor_kernels_of_the_shapes_their_precision_has():
     mma = CudaGenome(bm=64, bn=64, bk=16, tm=2, tn=2, smem=True, tensor=True, mma=8)
     assert not ck.problems(mma, "f64")
-    assert ck.problems(mma, "f32") and ck.problems(mma, "f16")           # no such FP64 shape elsewhere
+    assert ck.problems(mma, "f32") and ck.problems(mma, "f16")           # no such shape there
+    assert not ck.problems(dataclasses.replace(mma, mma=16), "f16")
+    assert ck.problems(dataclasses.replace(mma, mma=16), "f32")           # TF32 stays WMMA
     assert ck.problems(CudaGenome(smem=True, mma=8), "f64")               # mma without tensor
     assert ck.problems(CudaGenome(bm=64, bn=64, bk=8, tm=2, tn=2, smem=True, tensor=True, mma=16), "f64")  # bk < k
     assert ck.problems(CudaGenome(bm=128, bn=64, bk=16, tm=4, tn=4, smem=True, tensor=True, mma=16), "f64")  # registers
-    assert ck.mma_fragment_registers(CudaGenome(tm=4, tn=4, mma=16)) > ck.MAX_MMA_FRAGMENT_REGISTERS
-    for precision in ("f32", "f16"):
-        for stage in ("cuda-tensor", "cuda-async"):
-            assert not any(g.mma for g in ck.all_genomes(precision, stage, STAGES))
-    # A repair into a stage without tensor cores, or for another precision, drops mma.
+    assert ck.mma_fragment_registers(CudaGenome(tm=4, tn=4, mma=16), "f64") > ck.MAX_MMA_FRAGMENT_REGISTERS
+    assert ck.mma_fragment_registers(CudaGenome(tm=4, tn=4, mma=16), "f16") == 64 + 16 + 8
+    for stage in ("cuda-tensor", "cuda-async"):
+        assert not any(g.mma for g in ck.all_genomes("f32", stage, STAGES))
+        assert {g.mma for g in ck.all_genomes("f16", stage, STAGES)} == {0, 16}
+        assert {g.mma for g in ck.all_genomes("f64", stage, STAGES)} == {0, 4, 8, 16}
+    # A repair into a stage without tensor cores, or for a precision without the shape, moves mma.
     rng = random.Random(3)
     assert ck.repair(mma, "f64", "cuda-smem", rng, STAGES).mma == 0
     assert ck.repair(mma, "f32", "cuda-tensor", rng, STAGES).mma == 0
+    assert ck.repair(mma, "f16", "cuda-tensor", rng, STAGES).mma == 16
 
 
 @pytest.mark.parametrize("k", ck.MMA_KS)
-def test_mma_source_has_the_hopper_fp64_shape_and_its_operands(k):
-    genome = CudaGenome(bm=64, bn=64, bk=16 if k < 32 else 32, tm=2, tn=2, smem=True, pad=True, tensor=True,
-                        stages=2, mma=k)
+def test_dgemm_mma_source_has_the_hopper_fp64_shape_and_its_operands(k):
+    genome = CudaGenome(bm=64, bn=64, bk=16, tm=2, tn=2, smem=True, pad=True, tensor=True, stages=2, mma=k)
     assert ck.threads(genome, "f64") == 32 * (64 // (2 * 16)) * (64 // (2 * 8))
     assert ck.pad_elements(genome, "f64") == 4  # 32 bytes: conflict-free fragment loads
     source = ck.render_cuda(genome, "f64")
-    instruction = re.search(r'"mma\.sync\.aligned\.m16n8k(\d+)\.row\.col\.f64\.f64\.f64\.f64 '
-                            r'\{([^}]*)\}, \{([^}]*)\}, \{([^}]*)\}, \{([^}]*)\};"', source)
-    assert instruction and int(instruction.group(1)) == k
-    d, a, b, c = (part.split(", ") for part in instruction.groups()[1:])
+    d, a, b, c = mma_operands(source, f"m16n8k{k}.row.col.f64.f64.f64.f64")
     assert len(d) == len(c) == 4 and len(a) == k // 2 and len(b) == k // 4
     assert f"constexpr int FM = 16, FN = 8, FK = {k};" in source
-    assert "mma.h" not in source and "wmma" not in source and "Cs[" not in source
+    assert "mma.h" not in source and "wmma" not in source and "Cs[" not in source and "ldmatrix" not in source
     assert genome.label().endswith(f"-k{k}")
+
+
+def test_hgemm_mma_source_loads_fragments_with_ldmatrix_and_accumulates_in_fp32():
+    genome = CudaGenome(bm=128, bn=128, bk=32, tm=4, tn=4, smem=True, pad=True, vec=True, tensor=True, stages=3,
+                        mma=16)
+    assert ck.pad_elements(genome, "f16") == 8  # 16 bytes: ldmatrix's rows in distinct banks
+    source = ck.render_cuda(genome, "f16")
+    d, a, b, c = mma_operands(source, "m16n8k16.row.col.f32.f16.f16.f32")
+    assert (len(d), len(a), len(b), len(c)) == (4, 4, 2, 4)
+    assert '"+f"(c[0])' in source and "typedef float Acc;" in source
+    assert "ldmatrix.sync.aligned.m8n8.x4.shared.b16" in source
+    assert "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16" in source
+    assert "__float2half" in source and "wmma" not in source
+
+
+def mma_operands(source, kind):
+    """The four operand lists of the source's one mma.sync of `kind`."""
+    found = re.findall(r'"mma\.sync\.aligned\.' + re.escape(kind) + r' '
+                       r'\{([^}]*)\}, \{([^}]*)\}, \{([^}]*)\}, \{([^}]*)\};"', source)
+    assert len(found) == 1, found
+    return [part.split(", ") for part in found[0]]
 
 
 def test_ci_samples_include_every_mma_shape():
     samples = ck.sample_genomes(seed=1, stages=STAGES)
     for stage in ("cuda-tensor", "cuda-async"):
-        shapes = {g.mma for s, p, g in samples if s == stage and p == "f64"}
-        assert shapes >= {0, *ck.MMA_KS}
+        for precision, shapes in ck.MMA_SHAPES.items():
+            assert {g.mma for s, p, g in samples if s == stage and p == precision} >= {0, *shapes}

@@ -108,7 +108,7 @@ def test_a_pinned_cuda_search_names_its_stage_and_stays():
     loop.run(32)
     assert all(c["stage"] == "cuda-tensor" for _, batch in pipeline.batches for c in batch)
     assert loop.stage == "cuda-tensor" and all(h["status"] == "ok" for h in loop.history)
-    assert all("wmma::mma_sync" in c["source"] for _, batch in pipeline.batches for c in batch)
+    assert all("wmma::mma_sync" in c["source"] or "mma.sync" in c["source"] for _, batch in pipeline.batches for c in batch)
 
 
 def test_same_seed_same_cuda_run():

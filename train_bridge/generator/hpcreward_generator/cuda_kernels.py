@@ -11,9 +11,11 @@ one launch: each thread block owns a BM x BN tile of C and walks the reduction i
   by 16 bytes with `pad`, copied in 16-byte vectors where the source is aligned with `vec`).
 - Tensor genomes (`tensor`, always staged in shared memory): WMMA fragments, each warp owning
   TM x TN fragments of C: fp16 inputs with fp32 accumulation (hgemm, 16x16x16), TF32 (sgemm,
-  16x16x8, fp32 accumulation), FP64 DMMA (dgemm, 8x8x4). dgemm genomes with `mma` 4, 8 or 16
-  use inline `mma.sync.m16n8k<mma>` instead: Hopper's FP64 shapes (sm_90 and later), which WMMA
-  does not expose, with fragments read from shared memory in the PTX ISA's register layout.
+  16x16x8, fp32 accumulation), FP64 DMMA (dgemm, 8x8x4). Genomes with `mma` (the instruction's
+  k) use inline `mma.sync.m16n8k<mma>` instead, fragments in the PTX ISA's register layout:
+  dgemm with Hopper's FP64 shapes k = 4, 8, 16 (sm_90 and later; WMMA has only 8x8x4), read from
+  shared memory element by element; hgemm with k = 16 (fp32 accumulation, sm_80 and later),
+  loaded with `ldmatrix` (A as stored, B transposed).
 - `stages` 2 or 3: the shared-memory slices are filled with `cp.async` (`__pipeline_memcpy_async`)
   into a ring of that many buffers, the copy of slice t + stages - 1 overlapping the math on t.
 - Shared memory above the static 48 KiB (up to MAX_SMEM) is dynamic, opted in with
@@ -40,12 +42,14 @@ PROBLEM_PREFIX = {"f64": "cuda-dgemm", "f32": "cuda-sgemm", "f16": "cuda-hgemm"}
 ELEMENT = {"f64": "double", "f32": "float", "f16": "__half"}
 ACCUMULATOR = {"f64": "double", "f32": "float", "f16": "float"}
 SIZE = {"f64": 8, "f32": 4, "f16": 2}
+ACCUMULATOR_PRECISION = {"f64": "f64", "f32": "f32", "f16": "f32"}
 # WMMA fragment shape (m, n, k) per precision: DMMA 8x8x4, TF32 16x16x8, fp16 16x16x16.
 FRAGMENT = {"f64": (8, 8, 4), "f32": (16, 16, 8), "f16": (16, 16, 16)}
-# The k of inline mma.sync.m16n8k<k>.f64 (PTX ISA 7.8, sm_90): DMMA.16x8x4, 16x8x8, 16x8x16 in
-# SASS, 4x to 16x the work of WMMA's 8x8x4 per instruction. 0: WMMA.
-MMA_KS = (4, 8, 16)
-MMA_PRECISIONS = ("f64",)
+# The k of inline mma.sync.m16n8k<k> per precision (0: WMMA). f64: PTX ISA 7.8's shapes for
+# sm_90 (DMMA.16x8x4, 16x8x8, 16x8x16 in SASS: 4x to 16x the work of WMMA's 8x8x4 per
+# instruction); f16: m16n8k16 with fp32 accumulation (HMMA.16816.F32).
+MMA_SHAPES = {"f64": (4, 8, 16), "f16": (16,)}
+MMA_KS = (4, 8, 16)  # every precision's: the gene's values
 # Registers the fragments of an mma genome may take (32-bit): accumulators, then one k step's
 # A and B; beyond this ptxas spills them.
 MAX_MMA_FRAGMENT_REGISTERS = 200
@@ -141,13 +145,14 @@ def chunk(genome: CudaGenome, precision: str) -> int:
 
 
 def pad_elements(genome: CudaGenome, precision: str) -> int:
-    # 16 bytes keeps every row start 16-byte aligned: vector and cp.async destinations, and WMMA's
-    # leading dimension (a multiple of 16 bytes) stay valid with the padding. mma genomes pad by
-    # 32 bytes: their fragment loads read 4 rows x 4 columns of doubles per half-warp, free of
-    # bank conflicts when the row stride is 4 doubles past a multiple of 16.
+    # 16 bytes keeps every row start 16-byte aligned: vector and cp.async destinations, WMMA's
+    # leading dimension (a multiple of 16 bytes) and ldmatrix's rows stay valid with the padding,
+    # and ldmatrix's 8 rows of 16 bytes fall in distinct banks. f64 mma genomes pad by 32 bytes:
+    # their fragment loads read 4 rows x 4 columns of doubles per half-warp, free of bank
+    # conflicts when the row stride is 4 doubles past a multiple of 16.
     if not genome.pad:
         return 0
-    return (32 if genome.mma else 16) // SIZE[precision]
+    return (32 if genome.mma and precision == "f64" else 16) // SIZE[precision]
 
 
 def threads(genome: CudaGenome, precision: str) -> int:
@@ -209,8 +214,9 @@ def problems(genome: CudaGenome, precision: str) -> list[str]:
         return found
     if not g.smem and (g.pad or g.vec or g.tensor or g.stages > 1 or g.bk != CudaGenome.bk):
         found.append("pad, vec, tensor, stages and bk need smem")
-    if g.mma and (not g.tensor or precision not in MMA_PRECISIONS):
-        found.append(f"mma needs tensor and precision {' or '.join(MMA_PRECISIONS)}")
+    if g.mma and (not g.tensor or g.mma not in MMA_SHAPES.get(precision, ())):
+        found.append(f"mma={g.mma} needs tensor and a precision with that shape "
+                     f"({'; '.join(f'{p}: k {ks}' for p, ks in MMA_SHAPES.items())})")
         return found
     if g.tensor:
         fm, fn, fk = fragment(g, precision)
@@ -220,8 +226,9 @@ def problems(genome: CudaGenome, precision: str) -> list[str]:
             found.append(f"bk must be a multiple of the fragment's k ({fk})")
         if g.tm * g.tn > MAX_FRAGMENTS:
             found.append(f"at most {MAX_FRAGMENTS} accumulator fragments per warp")
-        if g.mma and mma_fragment_registers(g) > MAX_MMA_FRAGMENT_REGISTERS:
-            found.append(f"{mma_fragment_registers(g)} registers of fragments (at most {MAX_MMA_FRAGMENT_REGISTERS})")
+        if g.mma and mma_fragment_registers(g, precision) > MAX_MMA_FRAGMENT_REGISTERS:
+            found.append(f"{mma_fragment_registers(g, precision)} registers of fragments "
+                         f"(at most {MAX_MMA_FRAGMENT_REGISTERS})")
     elif g.bm % g.tm or g.bn % g.tn:
         found.append("the block tile must split into whole thread tiles")
     if not found and not 32 <= threads(g, precision) <= MAX_THREADS:
@@ -235,11 +242,14 @@ def problems(genome: CudaGenome, precision: str) -> list[str]:
     return found
 
 
-def mma_fragment_registers(genome: CudaGenome) -> int:
-    """32-bit registers per thread for an f64 mma genome's fragments: TM x TN accumulators of 4
-    doubles, and one k step's A (k/2 doubles per row tile) and B (k/4 per column tile)."""
+def mma_fragment_registers(genome: CudaGenome, precision: str = "f64") -> int:
+    """32-bit registers per thread for an mma genome's fragments: TM x TN accumulators of 4
+    elements (double or float), one k step's A (k/2 elements per row tile) and B (k/4 per
+    column tile); a double takes two registers, two halves one."""
     g = genome
-    return 2 * (4 * g.tm * g.tn + g.mma // 2 * g.tm + g.mma // 4 * g.tn)
+    accumulators = 4 * g.tm * g.tn * SIZE[ACCUMULATOR_PRECISION[precision]] // 4
+    operands = (g.mma // 2 * g.tm + g.mma // 4 * g.tn) * SIZE[precision] // 4
+    return accumulators + operands
 
 
 def fits_stage(genome: CudaGenome, stage: str, stages: dict | None = None) -> bool:
@@ -265,7 +275,7 @@ def _all_genomes(precision: str, allows: tuple, requires: tuple) -> tuple[CudaGe
     # Cached: the loop draws random genomes and repairs against this list many times a batch.
     stage = {"stage": (allows, requires)}
     found = []
-    mmas = (0,) + (MMA_KS if precision in MMA_PRECISIONS else ())
+    mmas = (0,) + MMA_SHAPES.get(precision, ())
     for bm, bn, bk, tm, tn, smem, pad, vec, tensor, nstages, mma in itertools.product(
             BLOCK_SIZES, BLOCK_SIZES, BK_SIZES, THREAD_TILES, THREAD_TILES, (False, True), (False, True),
             (False, True), (False, True), PIPELINE_STAGES, mmas):
@@ -312,8 +322,10 @@ def repair(genome: CudaGenome, precision: str, stage: str, rng: random.Random,
             g["smem"] = on or g["tensor"] or g["stages"] > 1
     if not g["smem"]:  # what only a staged kernel has
         g.update(tensor=False, stages=1, pad=False, vec=False, bk=CudaGenome.bk)
-    if not g["tensor"] or precision not in MMA_PRECISIONS:
+    if not g["tensor"] or precision not in MMA_SHAPES:
         g["mma"] = 0
+    elif g["mma"] and g["mma"] not in MMA_SHAPES[precision]:
+        g["mma"] = MMA_SHAPES[precision][-1]
     repaired = CudaGenome(**g)
     if is_valid(repaired, precision, stage, stages):
         return repaired
@@ -642,47 +654,95 @@ def _tensor_kernel(g: CudaGenome, precision: str) -> list[str]:
     ]
 
 
-def _mma_instruction(k: int) -> list[str]:
-    """mma_tile: C(16 x 8) += A(16 x k) B(k x 8) of one warp, Hopper's FP64 DMMA."""
-    a_regs = ", ".join(f"%{4 + v}" for v in range(k // 2))
-    b_regs = ", ".join(f"%{4 + k // 2 + v}" for v in range(k // 4))
-    inputs = ", ".join([f'"d"(a[{v}])' for v in range(k // 2)] + [f'"d"(b[{v}])' for v in range(k // 4)])
+def _mma_instruction(k: int, precision: str) -> list[str]:
+    """mma_tile: C(16 x 8) += A(16 x k) B(k x 8) of one warp, with the registers of the PTX ISA's
+    fragments: f64 (DMMA) a[k/2], b[k/4], c[4] doubles; f16 (HMMA, fp32 accumulation) a[4],
+    b[2] registers of two halves, c[4] floats."""
+    if precision == "f64":
+        a_count, b_count, kind, reg, acc = k // 2, k // 4, "f64.f64.f64.f64", "d", "double"
+        a_type, b_type = "double", "double"
+    else:
+        a_count, b_count, kind, reg, acc = 4, 2, "f32.f16.f16.f32", "r", "float"
+        a_type, b_type = "unsigned", "unsigned"
+    a_regs = ", ".join(f"%{4 + v}" for v in range(a_count))
+    b_regs = ", ".join(f"%{4 + a_count + v}" for v in range(b_count))
+    c_ref = "f" if precision == "f16" else "d"
+    inputs = ", ".join([f'"{reg}"(a[{v}])' for v in range(a_count)] + [f'"{reg}"(b[{v}])' for v in range(b_count)])
     return [
-        "static __device__ __forceinline__ void mma_tile(double (&c)[4], const double (&a)[FK / 2], const double (&b)[FK / 4]) {",
-        f'  asm volatile("mma.sync.aligned.m16n8k{k}.row.col.f64.f64.f64.f64 {{%0, %1, %2, %3}}, {{{a_regs}}}, {{{b_regs}}}, {{%0, %1, %2, %3}};"',
-        f'               : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3]) : {inputs});',
+        f"constexpr int A_REGS = {a_count}, B_REGS = {b_count};  // per lane, one k step",
+        f"static __device__ __forceinline__ void mma_tile({acc} (&c)[4], const {a_type} (&a)[A_REGS], const {b_type} (&b)[B_REGS]) {{",
+        f'  asm volatile("mma.sync.aligned.m16n8k{k}.row.col.{kind} {{%0, %1, %2, %3}}, {{{a_regs}}}, {{{b_regs}}}, {{%0, %1, %2, %3}};"',
+        f'               : "+{c_ref}"(c[0]), "+{c_ref}"(c[1]), "+{c_ref}"(c[2]), "+{c_ref}"(c[3]) : {inputs});',
+        "}",
+    ]
+
+
+def _ldmatrix() -> list[str]:
+    return [
+        "// ldmatrix: lanes 0-7, 8-15, 16-23, 24-31 name the 16-byte rows of 8x8 matrices 0, 1, 2, 3",
+        "// (.x2: the first two); each lane gets its fragment's registers, one per matrix.",
+        "static __device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const T *row) {",
+        "  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(row));",
+        '  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"',
+        '               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(address));',
+        "}",
+        "static __device__ __forceinline__ void ldmatrix_x2_trans(unsigned (&r)[2], const T *row) {",
+        "  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(row));",
+        '  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"',
+        '               : "=r"(r[0]), "=r"(r[1]) : "r"(address));',
         "}",
     ]
 
 
 def _mma_kernel(g: CudaGenome, precision: str) -> list[str]:
+    if precision == "f64":
+        helpers = _mma_instruction(g.mma, precision)
+        layout = [
+            "// a[v] = A(g + 8 (v % 2), q + 4 (v / 2)), b[v] = B(q + 4 v, g), read element by element.",
+        ]
+        loads = [
+            "      double a[TM][A_REGS], b[TN][B_REGS];",
+            "#pragma unroll",
+            "      for (int i = 0; i < TM; ++i)",
+            "#pragma unroll",
+            "        for (int v = 0; v < A_REGS; ++v) a[i][v] = as[(wm + i * FM + g + 8 * (v % 2)) * LDA + kk + q + 4 * (v / 2)];",
+            "#pragma unroll",
+            "      for (int j = 0; j < TN; ++j)",
+            "#pragma unroll",
+            "        for (int v = 0; v < B_REGS; ++v) b[j][v] = bs[(kk + q + 4 * v) * LDB + wn + j * FN + g];",
+        ]
+    else:
+        helpers = _mma_instruction(g.mma, precision) + _ldmatrix()
+        layout = [
+            "// A's 16 x 16 as four 8x8 matrices (rows 0-7 and 8-15, k 0-7 then 8-15), B's 16 x 8 as two",
+            "// (k 0-7, 8-15) loaded transposed: a lane gets A(g (+8), 2q, 2q + 1 (+8)) and B(2q, 2q + 1 (+8), g).",
+        ]
+        loads = [
+            "      unsigned a[TM][A_REGS], b[TN][B_REGS];",
+            "#pragma unroll",
+            "      for (int i = 0; i < TM; ++i) ldmatrix_x4(a[i], as + (wm + i * FM + lane % 16) * LDA + kk + lane / 16 * 8);",
+            "#pragma unroll",
+            "      for (int j = 0; j < TN; ++j) ldmatrix_x2_trans(b[j], bs + (kk + lane % 16) * LDB + wn + j * FN);",
+        ]
     compute = [
         "#pragma unroll",
         "    for (int kk = 0; kk < BK; kk += FK) {",
-        "      double a[TM][FK / 2], b[TN][FK / 4];",
-        "#pragma unroll",
-        "      for (int i = 0; i < TM; ++i)",
-        "#pragma unroll",
-        "        for (int v = 0; v < FK / 2; ++v) a[i][v] = as[(wm + i * FM + g + 8 * (v % 2)) * LDA + kk + q + 4 * (v / 2)];",
-        "#pragma unroll",
-        "      for (int j = 0; j < TN; ++j)",
-        "#pragma unroll",
-        "        for (int v = 0; v < FK / 4; ++v) b[j][v] = bs[(kk + q + 4 * v) * LDB + wn + j * FN + g];",
+    ] + loads + [
         "#pragma unroll",
         "      for (int i = 0; i < TM; ++i)",
         "#pragma unroll",
         "        for (int j = 0; j < TN; ++j) mma_tile(acc[i][j], a[i], b[j]);",
         "    }",
     ]
-    return _mma_instruction(g.mma) + [
-        "// Each warp: TM x TN tiles of 16 x 8 elements of C, one mma.sync per tile and k step. Its",
-        "// registers hold what the PTX ISA's layout gives lane (g = lane / 4, q = lane % 4):",
-        "// a[v] = A(g + 8 (v % 2), q + 4 (v / 2)), b[v] = B(q + 4 v, g), c[v] = C(g + 8 (v / 2), 2 q + v % 2).",
+    return helpers + [
+        "// Each warp: TM x TN tiles of 16 x 8 elements of C, one mma.sync per tile and k step; in the",
+        "// PTX ISA's fragment layout (g = lane / 4, q = lane % 4) c[v] = C(g + 8 (v / 2), 2 q + v % 2).",
+    ] + layout + [
         "__global__ void __launch_bounds__(THREADS) gemm(int m, int n, int k, const T *A, const T *B, T *C) {",
     ] + _shared_arrays(g, precision, 32) + [
         "  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;",
         "  const int wm = warp / WARPS_N * TM * FM, wn = warp % WARPS_N * TN * FN;  // the warp's corner in the tile",
-        "  double acc[TM][TN][4] = {};",
+        "  Acc acc[TM][TN][4] = {};",
     ] + _slice_loop(compute, g.stages > 1) + [
         "#pragma unroll",
         "  for (int i = 0; i < TM; ++i)",
@@ -692,7 +752,7 @@ def _mma_kernel(g: CudaGenome, precision: str) -> list[str]:
         "      for (int v = 0; v < 4; ++v) {",
         "        const int r = blockIdx.y * BM + wm + i * FM + g + 8 * (v / 2);",
         "        const int c = blockIdx.x * BN + wn + j * FN + 2 * q + v % 2;",
-        "        if (r < m && c < n) C[static_cast<size_t>(r) * n + c] = acc[i][j][v];",
+        "        if (r < m && c < n) C[static_cast<size_t>(r) * n + c] = from_acc(acc[i][j][v]);",
         "      }",
         "}",
     ]
