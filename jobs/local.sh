@@ -265,9 +265,21 @@ stop_coordinator() {
 trap stop_coordinator TERM INT
 generator_status=0
 if [ "$generate" -eq 1 ]; then
-  # The generator waits for DIR/coordinator.json itself; it exits early if the run died.
+  # The generator waits for DIR/coordinator.json itself. A run that ends first (it failed at
+  # start, or died) ends the generator, which would otherwise wait minutes for a file that
+  # never comes.
   PYTHONPATH="$repo/train_bridge/generator:$repo/train_bridge/python${PYTHONPATH:+:$PYTHONPATH}" \
-    python3 -m hpcreward_generator --rendezvous "$out" "${generator_args[@]}" || generator_status=$?
+    python3 -m hpcreward_generator --rendezvous "$out" "${generator_args[@]}" &
+  generator_pid=$!
+  while kill -0 "$generator_pid" 2>/dev/null; do
+    if ! kill -0 "$mpirun_pid" 2>/dev/null; then
+      echo "local.sh: the pipeline ended before the generator (see above): stopping the generator" >&2
+      kill -TERM "$generator_pid" 2>/dev/null
+      break
+    fi
+    sleep 1
+  done
+  wait "$generator_pid" || generator_status=$?
   stop_coordinator
 fi
 status=0

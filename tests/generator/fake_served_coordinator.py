@@ -24,6 +24,9 @@ PER_STAGE = 16
 def main(argv):
     out = pathlib.Path(argv[argv.index("--out") + 1])
     out.mkdir(parents=True, exist_ok=True)
+    if os.environ.get("FAKE_COORDINATOR_FAILS_AT_START"):  # as on a log it cannot open
+        print("hpcreward-coordinator: error: the stand-in was told to fail at start", file=sys.stderr)
+        return 1
     (out / "fake-coordinator-argv.json").write_text(json.dumps(argv))
     token = secrets.token_hex(16)
     token_file = out / "coordinator.token"

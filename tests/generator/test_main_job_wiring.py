@@ -123,3 +123,14 @@ def test_a_resumed_cuda_search_starts_where_the_ladder_stands(tmp_path):
     assert all("__pipeline_memcpy_async" in c["source"] for c in resumed[0]["candidates"])
     assert all(c["id"].startswith("cuda-s49-") for c in resumed[0]["candidates"])
     assert "the pipeline's ladder stands at cuda-async" in result.stdout
+
+
+def test_a_pipeline_that_fails_at_start_ends_the_generator_at_once(tmp_path):
+    folder, _ = fake_bin(tmp_path)
+    env = dict(os.environ, HPCREWARD_BIN=str(folder), FAKE_COORDINATOR_FAILS_AT_START="1")
+    # Without the watch the generator waits 300 s for the rendezvous file: past this timeout.
+    result = subprocess.run([str(LOCAL_SH), "--np", "1", "--evaluations", "16", "--out", str(tmp_path / "run")],
+                            capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode != 0
+    assert "the stand-in was told to fail at start" in result.stderr
+    assert "the pipeline ended before the generator" in result.stderr
