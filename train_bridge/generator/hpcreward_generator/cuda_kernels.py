@@ -293,8 +293,8 @@ def random_genome(rng: random.Random, precision: str, stage: str, stages: dict |
 
 def descriptor(genome: CudaGenome) -> str:
     """Niche key: techniques, block tile (bm x bn x bk), thread or warp tile (tm x tn), pipeline
-    depth, e.g. `smem+tensor+async|64x128x32|2x4|s3`. `pad` and `vec` are left out: they tune a
-    kernel of the same shape, so such variants compete for one niche. Plain genomes have no
+    depth, e.g. `smem+tensor+async|64x128x32|2x4|s3`. `pad`, `vec` and `mma` are left out: they
+    tune a kernel of the same shape, so such variants compete for one niche. Plain genomes have no
     slice, so their bk (always the default) carries no information but keeps one format."""
     used = "+".join(techniques(genome)) or "plain"
     return f"{used}|{genome.bm}x{genome.bn}x{genome.bk}|{genome.tm}x{genome.tn}|s{genome.stages}"
