@@ -7,9 +7,11 @@ real CUDA candidates scored on GPU ranks (that needs a GPU: the generator's READ
 import json
 import os
 import pathlib
+import signal
 import stat
 import subprocess
 import sys
+import time
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 LOCAL_SH = REPO / "jobs" / "local.sh"
@@ -134,3 +136,30 @@ def test_a_pipeline_that_fails_at_start_ends_the_generator_at_once(tmp_path):
     assert result.returncode != 0
     assert "the stand-in was told to fail at start" in result.stderr
     assert "the pipeline ended before the generator" in result.stderr
+
+
+def test_a_sigterm_stops_the_main_job_through_the_coordinator(tmp_path):
+    # What a time limit (timeout, Slurm) sends: the coordinator stops after the batch in flight
+    # and closes its log, then the generator is ended; before, the signal waited for the
+    # generator's last evaluation.
+    folder, _ = fake_bin(tmp_path)
+    out = tmp_path / "run"
+    job = subprocess.Popen([str(LOCAL_SH), "--np", "1", "--evaluations", "1000000", "--out", str(out)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env=dict(os.environ, HPCREWARD_BIN=str(folder)), start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (out / "fake-batches.jsonl").exists():
+            assert time.monotonic() < deadline and job.poll() is None, "the generator never sent a batch"
+            time.sleep(0.2)
+        job.send_signal(signal.SIGTERM)
+        stdout, stderr = job.communicate(timeout=120)
+    finally:  # whatever is left of the job (on a failure: the generator, mpirun, the stand-in)
+        try:
+            os.killpg(job.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        job.wait()
+    outcome = json.loads((out / "coordinator.outcome.json").read_text())
+    assert outcome["message"] == "stopped by SIGTERM", stdout[-2000:] + stderr[-2000:]
+    assert "the pipeline ended before the generator" in stderr
