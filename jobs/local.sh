@@ -70,7 +70,8 @@ Environment: HPCREWARD_BIN, the folder holding the built executables (default bu
 
 Exit status: the coordinator's (coordinator/README.md): 0 complete, 1 error, 2 configuration,
 3 no benchmark rank left (all quarantined as hung), 75 stopped before the end (SIGUSR1; with a
-file also SIGTERM/SIGINT to the coordinator): --resume goes on. DIR/coordinator.outcome.json
+file or the built-in generator also SIGTERM/SIGINT to the coordinator or this script): --resume
+goes on. DIR/coordinator.outcome.json
 says the same with the reason. On Slurm use jobs/hpcreward.sbatch (jobs/README.md).
 USAGE
 }
@@ -271,10 +272,12 @@ if [ "$generate" -eq 1 ]; then
   PYTHONPATH="$repo/train_bridge/generator:$repo/train_bridge/python${PYTHONPATH:+:$PYTHONPATH}" \
     python3 -m hpcreward_generator --rendezvous "$out" "${generator_args[@]}" &
   generator_pid=$!
+  generator_stopped=0
   while kill -0 "$generator_pid" 2>/dev/null; do
     if ! kill -0 "$mpirun_pid" 2>/dev/null; then
       echo "local.sh: the pipeline ended before the generator (see above): stopping the generator" >&2
       kill -TERM "$generator_pid" 2>/dev/null
+      generator_stopped=1
       break
     fi
     sleep 1
@@ -291,6 +294,12 @@ while :; do
   fi
 done
 status=$(coordinator_status "$status")
+if [ "$status" -eq 0 ] && [ "${generator_stopped:-0}" -eq 1 ]; then
+  # Served runs have no end of their own: stopped (SIGTERM, a time limit) before the
+  # generator's evaluations were done, the main job stopped before its end.
+  echo "local.sh: stopped before the generator's evaluations were done: --resume goes on with a new search" >&2
+  status=75
+fi
 [ "$status" -ne 0 ] || status=$generator_status
 write_report
 exit "$status"

@@ -163,3 +163,4 @@ def test_a_sigterm_stops_the_main_job_through_the_coordinator(tmp_path):
     outcome = json.loads((out / "coordinator.outcome.json").read_text())
     assert outcome["message"] == "stopped by SIGTERM", stdout[-2000:] + stderr[-2000:]
     assert "the pipeline ended before the generator" in stderr
+    assert job.returncode == 75, stderr[-2000:]  # stopped before the end: --resume goes on
