@@ -71,8 +71,8 @@ Environment: HPCREWARD_BIN, the folder holding the built executables (default bu
 Exit status: the coordinator's (coordinator/README.md): 0 complete, 1 error, 2 configuration,
 3 no benchmark rank left (all quarantined as hung), 75 stopped before the end (SIGUSR1; with a
 file or the built-in generator also SIGTERM/SIGINT to the coordinator or this script): --resume
-goes on. DIR/coordinator.outcome.json
-says the same with the reason. On Slurm use jobs/hpcreward.sbatch (jobs/README.md).
+goes on. DIR/coordinator.outcome.json says the same with the reason. On Slurm use
+jobs/hpcreward.sbatch (jobs/README.md).
 USAGE
 }
 

@@ -4,8 +4,8 @@
 // 2^+-20, so an unweighted ||e||_F / ||r||_F is the relative error of the one or two largest
 // elements: heavy-tailed wherever such an element's dot product happens to cancel, so that an
 // honest TF32 product failed about one check in 200 at 31 x 17 x 23, and a bf16 one passed a
-// third to a half of them (simulated). Weighed, every element counts alike and the figure concentrates (TF32 about
-// 2.6e-4 and bf16 about 2.1e-3 at every shape): scaled_normwise_test.cpp.
+// third to a half of them (simulated). Weighed, every element counts alike and the figure
+// concentrates (TF32 about 2.6e-4 and bf16 about 2.1e-3 at every shape): scaled_normwise_test.cpp.
 #pragma once
 
 #if defined(__CUDACC__)

@@ -77,6 +77,7 @@ class RunLog:
                     pass
         return sorted(figure for figure in figures if figure > 0)
 
+
 def _text(values):
     return np.array([value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
                      for value in values], dtype=object)

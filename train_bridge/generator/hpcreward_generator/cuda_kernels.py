@@ -49,7 +49,7 @@ FRAGMENT = {"f64": (8, 8, 4), "f32": (16, 16, 8), "f16": (16, 16, 16)}
 # sm_90 (DMMA.16x8x4, 16x8x8, 16x8x16 in SASS: 4x to 16x the work of WMMA's 8x8x4 per
 # instruction); f16: m16n8k16 with fp32 accumulation (HMMA.16816.F32).
 MMA_SHAPES = {"f64": (4, 8, 16), "f16": (16,)}
-MMA_KS = (4, 8, 16)  # every precision's: the gene's values
+MMA_KS = tuple(sorted({k for ks in MMA_SHAPES.values() for k in ks}))  # the gene's values
 # Registers the fragments of an mma genome may take (32-bit): accumulators, then one k step's
 # A and B; beyond this ptxas spills them.
 MAX_MMA_FRAGMENT_REGISTERS = 200
