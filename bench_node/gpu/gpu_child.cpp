@@ -1,5 +1,7 @@
 #include "bench_node/gpu/gpu_child.hpp"
 
+#include <atomic>
+#include <filesystem>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -7,6 +9,7 @@
 #include "bench_node/gpu/start_gate.hpp"
 #include "bench_node/process/child_process.hpp"
 #include "bench_node/process/classify.hpp"
+#include "bench_node/process/monotonic_clock.hpp"
 #include "bench_node/process/result_envelope.hpp"
 #include "bench_node/cpu/runner_args.hpp"
 #include "bench_node/cpu/shared_region.hpp"
@@ -105,10 +108,126 @@ class GatedGpuRun : public StagedRun {
 
 }  // namespace
 
+// A measurer serving one candidate after another (hpcreward-gpu-runner --serve). Runs on it
+// are made and started on the GPU thread; a run's finish() (another thread) reads only the
+// result pipe and sets the flags last.
+struct ServingMeasurer {
+  explicit ServingMeasurer(const ChildSpec &spec) : child(spec) {}
+  RunningChild child;
+  int runs = 0;                     // runs begun on it
+  std::atomic<bool> busy = false;   // a run on it has not finished
+  std::atomic<bool> retired = false;  // stopped: no more runs
+};
+
+namespace {
+
+// A serving measurer's run: the task through the gate, then the gate's bytes as for a
+// measurer started per candidate, then its result frame. The measurer is retired after a run
+// that did not end with a verdict on the candidate (ok or wrong_answer), after
+// kRunsPerMeasurer runs, and when the rank drops the run unfinished: what went wrong in a run
+// (a stuck driver call, a fault in a context) never meets the next one.
+class ServedGpuRun : public StagedRun {
+ public:
+  ServedGpuRun(std::shared_ptr<ServingMeasurer> measurer, const nlohmann::json &task, std::string token,
+               double timeout_s)
+      : measurer_(std::move(measurer)), token_(std::move(token)), timeout_s_(timeout_s) {
+    measurer_->busy = true;
+    ++measurer_->runs;
+    measurer_->child.forget_gate_bytes();
+    sent_ = measurer_->child.send_frame(task.dump());
+  }
+  ~ServedGpuRun() override {
+    if (!finished_) end(false);
+  }
+  void prepare() override { measurer_->child.send(gpu::kGatePrepare); }
+  void await_ready() override { measurer_->child.await_any(std::string{gpu::kGateReady, gpu::kGateEnded}, timeout_s_); }
+  void go() override {
+    measurer_->child.send(gpu::kGateGo);
+    go_s_ = monotonic_seconds();
+  }
+  void await_calibrated() override {
+    measurer_->child.await_any(std::string{gpu::kGateCalibrated, gpu::kGateEnded}, timeout_s_);
+  }
+  void allow_timing() override { measurer_->child.send(gpu::kGateTime); }
+  Measurement finish() override {
+    const double left = timeout_s_ - (go_s_ > 0 ? monotonic_seconds() - go_s_ : 0);
+    const std::optional<std::string> answer = sent_ ? measurer_->child.await_result_frame(left) : std::nullopt;
+    Measurement measurement;
+    if (!answer) {  // it ended, broke the framing or ran out of time: how it went, from the process
+      const bool late = go_s_ > 0 && monotonic_seconds() - go_s_ >= timeout_s_;
+      measurement = classify_run(measurer_->child.stop(late), {token_, timeout_s_, 0});
+      end(false);
+      return measurement;
+    }
+    std::optional<DecodedResult> decoded = decode_result(*answer);
+    if (!decoded || decoded->token != token_) {
+      end(false);
+      return failed_measurement(Status::runtime_error, "the GPU measurer's answer was not valid");
+    }
+    measurement = std::move(decoded->measurement);
+    end(measurement.status == Status::ok || measurement.status == Status::wrong_answer);
+    return measurement;
+  }
+
+ private:
+  void end(bool clean) {
+    finished_ = true;
+    if (!clean || measurer_->runs >= kRunsPerMeasurer) {
+      measurer_->child.stop(false);
+      measurer_->retired = true;
+    }
+    measurer_->busy = false;
+  }
+
+  std::shared_ptr<ServingMeasurer> measurer_;
+  std::string token_;
+  double timeout_s_;
+  bool sent_ = false;
+  bool finished_ = false;
+  double go_s_ = 0;
+};
+
+}  // namespace
+
+GpuSandboxedRunner::GpuSandboxedRunner(GpuChildOptions options) : options_(std::move(options)) {}
+GpuSandboxedRunner::~GpuSandboxedRunner() = default;
+
+std::shared_ptr<ServingMeasurer> GpuSandboxedRunner::idle_measurer() {
+  for (std::shared_ptr<ServingMeasurer> &measurer : serving_) {
+    if (measurer->busy) continue;
+    if (measurer->retired || !measurer->child.started()) measurer = std::make_shared<ServingMeasurer>(serving_spec());
+    return measurer;
+  }
+  return serving_.emplace_back(std::make_shared<ServingMeasurer>(serving_spec()));
+}
+
+// No RLIMIT_CPU: it would count every run the measurer serves (the per-run wall-clock limit
+// bounds each); the working directory is each run's, set by the measurer.
+ChildSpec GpuSandboxedRunner::serving_spec() const {
+  ChildSpec spec = base_spec(options_, options_.timeout_s);
+  spec.limits.cpu_seconds.reset();
+  spec.arguments = {"--serve", "--result-fd", "3"};
+  spec.working_directory = "/";
+  spec.gate = true;
+  return spec;
+}
+
 std::unique_ptr<StagedRun> GpuSandboxedRunner::start(const RunRequest &request) {
+  if (!options_.serving_measurers) {
+    std::string token = make_token();
+    const ChildSpec spec = child_spec(request, token, true);
+    return std::make_unique<GatedGpuRun>(spec, std::move(token), options_.timeout_s);
+  }
   std::string token = make_token();
-  const ChildSpec spec = child_spec(request, token, true);
-  return std::make_unique<GatedGpuRun>(spec, std::move(token), options_.timeout_s);
+  RunnerArgs args = runner_args_for(std::filesystem::absolute(request.object).string(), request.task->problem,
+                                    options_.timing);
+  args.ring_bytes = options_.ring_bytes;
+  args.l2_bytes = options_.l2_bytes;
+  args.gated = true;
+  const nlohmann::json task{{"token", token},
+                            {"arguments", to_arguments(args)},
+                            {"directory", std::filesystem::absolute(request.directory).string()}};
+  return std::make_unique<ServedGpuRun>(idle_measurer(), task, std::move(token), options_.timeout_s);
 }
 
 Measurement GpuSandboxedRunner::run(const RunRequest &request) {

@@ -2,10 +2,10 @@
 // The GPU rank's side of hpcreward-gpu-runner (no CUDA here: the rank never creates a CUDA
 // context, so a candidate that poisons one takes only its own child down). Every child sees
 // only the rank's GPU (CUDA_VISIBLE_DEVICES) and runs in child_process.hpp's sandbox.
+#include <memory>
 #include <optional>
 #include <string>
-
-#include <memory>
+#include <vector>
 
 #include "bench_node/rank/candidate_runner.hpp"
 #include "bench_node/gpu/gpu_ceilings.hpp"
@@ -26,22 +26,40 @@ struct GpuChildOptions {
   // address-space reservations are PROT_NONE and don't count; a context, cuBLAS and the
   // harness at 8192^3 take under 2 GiB.
   std::uint64_t host_memory_bytes = 16ULL << 30;
+  // Staged runs on measurers that serve one candidate after another (their context, cuBLAS
+  // and the checks' GPU code kept), else a measurer started for each candidate.
+  bool serving_measurers = true;
 };
+
+// A measurer's runs before it is retired and a fresh one started: bounds whatever its
+// process or context might accumulate over many candidates, at one set-up (about 0.3 s on an
+// H200) per that many runs.
+inline constexpr int kRunsPerMeasurer = 64;
+
+struct ServingMeasurer;  // gpu_child.cpp
 
 // The child's environment: the rank's, plus the GPU it may see and no JIT cache on disk.
 Environment gpu_child_environment(const std::string &visible_device);
 
 class GpuSandboxedRunner : public CandidateRunner {
  public:
-  explicit GpuSandboxedRunner(GpuChildOptions options) : options_(std::move(options)) {}
+  explicit GpuSandboxedRunner(GpuChildOptions options);
+  ~GpuSandboxedRunner() override;  // stops its serving measurers
+  // A measurer started for this candidate alone, run straight through.
   Measurement run(const RunRequest &request) override;
-  // The measurer started now and gated (start_gate.hpp): it waits for prepare(). The request's
-  // object and directory must outlive the run.
+  // A staged run (start_gate.hpp): it waits for prepare(). On a serving measurer not busy with
+  // another run (started when there is none), or on a measurer started for it alone
+  // (`serving_measurers` off). The request's object and directory must outlive the run; start
+  // runs on one thread only.
   std::unique_ptr<StagedRun> start(const RunRequest &request);
   ChildSpec child_spec(const RunRequest &request, const std::string &token, bool gated = false) const;
 
  private:
+  std::shared_ptr<ServingMeasurer> idle_measurer();
+  ChildSpec serving_spec() const;
+
   GpuChildOptions options_;
+  std::vector<std::shared_ptr<ServingMeasurer>> serving_;
 };
 
 struct GpuProbe {

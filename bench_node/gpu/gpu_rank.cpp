@@ -87,6 +87,7 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
   child.timing.warmup_s = std::max(child.timing.warmup_s, 0.2);  // at least 200 ms on a GPU
   child.ring_bytes = gpu.ring_mb << 20;
   child.host_memory_bytes = gpu.host_memory_mb << 20;
+  child.serving_measurers = gpu.serving_measurers;
 
   GpuProbe probe;
   try {

@@ -10,15 +10,25 @@
 //              cuBLAS and the operand pool, runs the harness (which has the executor load the
 //              object under the GPU seccomp filter), writes {"token", "measurement"} to
 //              --result-fd
+//   --serve --result-fd N        serves one candidate after another (gate fd 7, start_gate.hpp):
+//              each task frame {"token", "arguments": [the default mode's command line]}
+//              gets its result frame {"token", "measurement"} on N; its CUDA context, cuBLAS
+//              and the checks' GPU code are made once and kept, everything the candidate
+//              touches (executor, context, operand pool) is made for each run
 //   --probe [--ceiling-size N]   writes {"token", "probe": {"gpu", "ceilings"}}
 //   --canary                     writes {"token", "canary": "" or what went wrong}
 #include <cuda_runtime.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <new>
+#include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -31,6 +41,9 @@
 #include "bench_node/gpu/start_gate.hpp"
 #include "bench_node/process/child_process.hpp"
 #include "bench_node/cpu/runner_frame.hpp"
+#include "bench_node/process/frames.hpp"
+#include "bench_node/process/host_memory.hpp"
+#include "bench_node/process/result_envelope.hpp"
 #include "bench_node/process/runner_pipes.hpp"
 #include "bench_node/process/write_all.hpp"
 #include "common/messages_json.hpp"
@@ -43,10 +56,35 @@ std::string executor_program() {
   return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "hpcreward-gpu-executor").string();
 }
 
+// The measurer's own CUDA context and cuBLAS handle, and the GPU code its checks use: made
+// once per process (a serving measurer keeps them from one candidate to the next; the
+// candidate never reaches them: they are in this process and context only).
+class MeasurerGpu {
+ public:
+  gpu::Cublas &cublas() {
+    if (!cublas_) {
+      gpu::cuda_call(cudaSetDevice(0), "cudaSetDevice");
+      gpu::cuda_call(cudaFree(nullptr), "creating the CUDA context");
+      cublas_.emplace();
+    }
+    return *cublas_;
+  }
+  // The first call of each cuBLAS and check kernel loads it (50 to 100 ms on an H200): done
+  // ahead, for each problem's shapes once.
+  void load_gpu_code(const gpu::GpuHarnessConfig &config) {
+    std::string key = std::to_string(static_cast<int>(config.precision));
+    for (const Shape &shape : config.check_shapes) key += " " + to_string(shape);
+    if (loaded_.insert(key + " " + to_string(config.nominal)).second) gpu::load_gpu_code(cublas(), config);
+  }
+
+ private:
+  std::optional<gpu::Cublas> cublas_;
+  std::set<std::string> loaded_;
+};
+
 // With a gate (start_gate.hpp) the measurer is started ahead of its candidate's turn: it sets
 // up on 'p', says 'r', and touches the GPU again only on 'g'.
-Measurement run_candidate(const RunnerArgs &args) {
-  const gpu::StartGate gate(args.gated ? kChildGateFd : -1);
+Measurement run_candidate(const RunnerArgs &args, const gpu::StartGate &gate, MeasurerGpu &gpu) {
   gpu::GpuHarnessConfig config;
   config.precision = args.precision;
   config.nominal = args.nominal;
@@ -65,12 +103,10 @@ Measurement run_candidate(const RunnerArgs &args) {
   int devices = 0;
   gpu::cuda_call(cudaGetDeviceCount(&devices), "initialising the CUDA driver");
   if (!gate.await(gpu::kGatePrepare)) return stopped();
-  // The executor's context while this process creates its own.
+  // The executor's context while this process creates its own (or has it already).
   executor.start_context();
-  gpu::cuda_call(cudaSetDevice(0), "cudaSetDevice");
-  gpu::cuda_call(cudaFree(nullptr), "creating the CUDA context");
-  gpu::Cublas cublas;
-  if (gate.gated()) gpu::load_gpu_code(cublas, config);
+  gpu::Cublas &cublas = gpu.cublas();
+  if (gate.gated()) gpu.load_gpu_code(config);
   if (Verdict verdict = executor.await_context(); !verdict.ok()) return failed_measurement(verdict.status, verdict.reason);
   gate.say(gpu::kGateReady);
   if (!gate.await(gpu::kGateGo)) return stopped();
@@ -87,11 +123,54 @@ Measurement run_candidate(const RunnerArgs &args) {
 
 // A CUDA error says which call failed; the frame reports anything else.
 Measurement measure_candidate(const RunnerArgs &args) {
+  MeasurerGpu gpu;
   try {
-    return run_candidate(args);
+    return run_candidate(args, gpu::StartGate(args.gated ? kChildGateFd : -1), gpu);
   } catch (const gpu::CudaError &error) {
     return failed_measurement(Status::runtime_error, std::string("CUDA error: ") + error.what());
   }
+}
+
+// One served task: {"token", "arguments"} -> its measurement, never throwing (as run_measurer).
+Measurement serve_one(const nlohmann::json &task, const gpu::StartGate &gate, MeasurerGpu &gpu) {
+  try {
+    std::vector<std::string> arguments = task.at("arguments").get<std::vector<std::string>>();
+    arguments.insert(arguments.begin(), "hpcreward-gpu-runner");
+    std::vector<const char *> argv;
+    for (const std::string &argument : arguments) argv.push_back(argument.c_str());
+    const RunnerArgs args = parse_runner_args(static_cast<int>(argv.size()), argv.data());
+    // The run's private directory is the executor's working directory, as for a measurer
+    // started per candidate.
+    if (::chdir(task.at("directory").get<std::string>().c_str()) != 0)
+      return failed_measurement(Status::runtime_error, "harness error: cannot enter the run's directory");
+    return run_candidate(args, gate, gpu);
+  } catch (const gpu::CudaError &error) {
+    return failed_measurement(Status::runtime_error, std::string("CUDA error: ") + error.what());
+  } catch (const std::bad_alloc &) {
+    return failed_measurement(Status::runtime_error, out_of_host_memory());
+  } catch (const std::exception &error) {
+    return failed_measurement(Status::runtime_error, std::string("harness error: ") + error.what());
+  }
+}
+
+// --serve: tasks through the gate until the rank closes it. The rank retires a measurer
+// after a run that did not end cleanly (gpu_child.cpp), so a fault in this process's context
+// never reaches another candidate.
+int serve(int result_fd) {
+  ::prctl(PR_SET_DUMPABLE, 0);  // out of reach of /proc/<pid>/mem, as every measurer
+  const gpu::StartGate gate(kChildGateFd);
+  MeasurerGpu gpu;
+  while (std::optional<std::string> text = gate.await_task()) {
+    const nlohmann::json task = nlohmann::json::parse(*text, nullptr, false);
+    const std::string token = task.is_object() ? task.value("token", "") : "";
+    const Measurement measurement =
+        task.is_object() ? serve_one(task, gate, gpu)
+                         : failed_measurement(Status::runtime_error, "harness error: the task is not a JSON object");
+    [[maybe_unused]] const int left = ::chdir("/");  // the run's directory goes with its task
+    gate.say(gpu::kGateEnded);
+    write_all(result_fd, frame(encode_result(token, measurement)));
+  }
+  ::_exit(0);
 }
 
 std::string probe(int ceiling_size) {
@@ -143,9 +222,11 @@ int main(int argc, char **argv) {
   using namespace hpcreward;
   if (!asks_for_help(argc, argv) && (has_flag(argc, argv, "--probe") || has_flag(argc, argv, "--canary")))
     return probe_or_canary(argc, argv);
+  if (!asks_for_help(argc, argv) && has_flag(argc, argv, "--serve")) return serve(option_int(argc, argv, "--result-fd", 3));
   return run_measurer(argc, argv,
                       {"hpcreward-gpu-runner",
                        "\nhpcreward-gpu-runner also takes --probe [--ceiling-size N] and --canary (with\n"
-                       "--result-fd and --token-fd only); see bench_node/gpu/README.md.\n",
+                       "--result-fd and --token-fd only), and --serve (with --result-fd; tasks through\n"
+                       "the gate); see bench_node/gpu/README.md.\n",
                        &measure_candidate});
 }

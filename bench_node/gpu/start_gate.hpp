@@ -9,17 +9,23 @@
 //   measurer -> rank  'c'  calibrated: the next candidate's measurer may prepare now
 //   rank -> measurer  't'  time: no one else prepares; after two more warm-up calls, the
 //                          timed calls may start
+//   measurer -> rank  'e'  ended: its result follows (a serving measurer, whose gate stays
+//                          open, says so for a run that ends before 'c')
 //
 // A measurer started without a gate runs straight through. A closed gate (the rank gave up
-// on it) ends the wait with false.
+// on it) ends the wait with false. A serving measurer (`--serve`) takes each run's task as a
+// frame through the gate ('T', then process/frames.hpp's frame) before that run's bytes.
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <optional>
+#include <string>
 
 namespace hpcreward::gpu {
 
 inline constexpr char kGatePrepare = 'p', kGateReady = 'r', kGateGo = 'g', kGateCalibrated = 'c',
-                      kGateTime = 't';
+                      kGateTime = 't', kGateEnded = 'e';
 
 class StartGate {
  public:
@@ -40,7 +46,30 @@ class StartGate {
     if (fd_ >= 0) ::send(fd_, &byte, 1, MSG_NOSIGNAL);
   }
 
+  // A serving measurer's next task (up to `limit` bytes); nullopt when the rank closed the
+  // gate (it has no more work for this measurer) or broke the framing.
+  std::optional<std::string> await_task(std::size_t limit = 1 << 20) const {
+    char kind = 0;
+    std::uint32_t length = 0;
+    if (!receive(&kind, 1) || kind != 'T' || !receive(&length, sizeof length) || length > limit) return std::nullopt;
+    std::string payload(length, '\0');
+    if (!receive(payload.data(), length)) return std::nullopt;
+    return payload;
+  }
+
  private:
+  bool receive(void *into, std::size_t bytes) const {
+    auto *at = static_cast<char *>(into);
+    while (bytes > 0) {
+      const ssize_t got = ::recv(fd_, at, bytes, 0);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) return false;
+      at += got;
+      bytes -= static_cast<std::size_t>(got);
+    }
+    return true;
+  }
+
   int fd_;
 };
 

@@ -19,6 +19,8 @@
 #include <cmath>
 #include <memory>
 
+#include "bench_node/process/frames.hpp"
+
 namespace hpcreward {
 
 namespace {
@@ -235,6 +237,8 @@ struct RunningChild::State {
   Fd output_read, result_read, progress_read, gate, pidfd;
   std::bitset<256> gate_seen;  // every byte the child has sent through the gate
   bool gate_done = false;      // the child closed the gate, or a wait ran out
+  std::string result_frames;   // a serving child's result pipe, not yet taken as frames
+  std::size_t result_bytes = 0;  // every byte seen on the result pipe (finish)
   Clock::time_point started;
 };
 
@@ -346,12 +350,18 @@ bool RunningChild::send(char byte) {
   return sent == 1;
 }
 
-bool RunningChild::await(char byte, double timeout_s) {
+bool RunningChild::await(char byte, double timeout_s) { return await_any(std::string_view(&byte, 1), timeout_s); }
+
+bool RunningChild::await_any(std::string_view bytes, double timeout_s) {
   State &state = *state_;
-  const auto wanted = static_cast<unsigned char>(byte);
+  auto seen = [&] {
+    for (char byte : bytes)
+      if (state.gate_seen.test(static_cast<unsigned char>(byte))) return true;
+    return false;
+  };
   const Clock::time_point deadline =
       Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::max(timeout_s, 0.0)));
-  while (!state.gate_seen.test(wanted)) {
+  while (!seen()) {
     if (!state.gate.valid() || state.gate_done) return false;
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
     pollfd gate{state.gate.get(), POLLIN, 0};
@@ -372,6 +382,63 @@ bool RunningChild::await(char byte, double timeout_s) {
   return true;
 }
 
+bool RunningChild::send_frame(const std::string &payload) {
+  if (!state_->gate.valid()) return false;
+  const std::string message = 'T' + frame(payload);
+  std::size_t sent = 0;
+  while (sent < message.size()) {
+    const ssize_t wrote = ::send(state_->gate.get(), message.data() + sent, message.size() - sent, MSG_NOSIGNAL);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) return false;
+    sent += static_cast<std::size_t>(wrote);
+  }
+  return true;
+}
+
+void RunningChild::forget_gate_bytes() { state_->gate_seen.reset(); }
+
+std::optional<std::string> RunningChild::await_result_frame(double timeout_s) {
+  State &state = *state_;
+  ChildOutcome &outcome = state.outcome;
+  if (!outcome.started || state.finished) return std::nullopt;
+  const Clock::time_point deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::max(timeout_s, 0.0)));
+  const std::size_t limit = state.spec.result_limit;
+  std::size_t total = 0;
+  for (;;) {
+    bool too_long = false;
+    if (std::optional<std::string> payload = take_frame(state.result_frames, limit, too_long)) return payload;
+    if (too_long || !state.result_read.valid()) return std::nullopt;
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return std::nullopt;
+    pollfd fds[3] = {{state.result_read.get(), POLLIN, 0}, {-1, POLLIN, 0}, {-1, POLLIN, 0}};
+    if (state.output_read.valid()) fds[1].fd = state.output_read.get();
+    if (state.pidfd.valid()) fds[2].fd = state.pidfd.get();
+    const int ready = ::poll(fds, 3, static_cast<int>(std::min<long long>(state.pidfd.valid() ? left : 20, 1 << 30)));
+    if (ready < 0 && errno != EINTR) return std::nullopt;
+    if (fds[1].revents != 0 && !drain(state.output_read.get(), outcome.output, state.spec.output_limit, outcome.output_bytes))
+      state.output_read.reset();
+    // A frame the child wrote just before it ended is still taken.
+    const bool ended = fds[2].revents != 0 || (!state.pidfd.valid() && child_has_exited(state.pid));
+    if ((fds[0].revents != 0 || ended) &&
+        !drain(state.result_read.get(), state.result_frames, limit + 2 * sizeof(std::uint32_t), total))
+      state.result_read.reset();
+    if (ended) {
+      bool ignored = false;
+      return take_frame(state.result_frames, limit, ignored);
+    }
+  }
+}
+
+ChildOutcome RunningChild::stop(bool timed_out) {
+  State &state = *state_;
+  if (!state.outcome.started || state.finished) return state.outcome;
+  state.finished = true;
+  state.outcome.timed_out = timed_out;
+  reap(state.started);
+  return state.outcome;
+}
+
 ChildOutcome RunningChild::finish() {
   State &state = *state_;
   ChildOutcome &outcome = state.outcome;
@@ -385,7 +452,7 @@ ChildOutcome RunningChild::finish() {
       started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.deadline_s));
   Fd &output_read = state.output_read, &result_read = state.result_read, &progress_read = state.progress_read,
      &pidfd = state.pidfd;
-  std::size_t result_bytes = 0;
+  std::size_t &result_bytes = state.result_bytes;
   const std::size_t result_keep = spec.result_limit;
   const bool watch_silence = progress_read.valid() && spec.silence_limit_s > 0;
   const auto silence_limit =
@@ -440,6 +507,18 @@ ChildOutcome RunningChild::finish() {
     }
   }
 
+  reap(started);
+  return outcome;
+}
+
+void RunningChild::reap(Clock::time_point started) {
+  State &state = *state_;
+  ChildOutcome &outcome = state.outcome;
+  const ChildSpec &spec = state.spec;
+  const pid_t pid = state.pid;
+  Fd &output_read = state.output_read, &result_read = state.result_read;
+  std::size_t &result_bytes = state.result_bytes;
+  const std::size_t result_keep = spec.result_limit;
   // The child is a zombie (or past its deadline): its pgid can't be reused yet, so kill
   // whatever it left in its group, then reap it.
   ::kill(-pid, SIGKILL);
@@ -463,7 +542,6 @@ ChildOutcome RunningChild::finish() {
     outcome.signaled = true;
     outcome.signal = WTERMSIG(status);
   }
-  return outcome;
 }
 
 ChildOutcome run_child(const ChildSpec &spec) {

@@ -9,17 +9,24 @@
 // gate (when asked for); every other descriptor is closed.
 //
 // The gate is a socket between the rank and a child it starts ahead of its turn: both sides
-// write single bytes whose meaning is theirs (the GPU measurer's: gpu_start_gate.hpp). A gated
+// write single bytes whose meaning is theirs (the GPU measurer's: start_gate.hpp). A gated
 // child's deadline runs from finish(), not from its start.
+//
+// A child may also serve one run after another (the GPU rank's persistent measurers): the
+// rank sends each run's task as a frame through the gate (send_frame: 'T', then frames.hpp's
+// frame), the child writes each result as a frame to its result pipe (await_result_frame),
+// and the rank stops it (stop) when it has served enough or a run went wrong.
 //
 // The progress pipe is a watchdog: the child writes a byte now and then (the runner: before
 // calls into the candidate), and a child that writes none for `silence_limit_s` is killed like
 // one past its deadline. A hung call then costs the silence limit, not the whole run's.
 #include <cstddef>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bench_node/process/environment.hpp"
@@ -91,6 +98,20 @@ class RunningChild {
   // Until the child has sent `byte` through the gate (now or before: true), closed it or ended,
   // or timeout_s passed (false; every later wait then ends at once too).
   bool await(char byte, double timeout_s);
+  // The same for the first of `bytes` to come.
+  bool await_any(std::string_view bytes, double timeout_s);
+
+  // A child serving runs. One task through the gate: 'T' and the frame of `payload`.
+  bool send_frame(const std::string &payload);
+  // Forgets the gate bytes seen so far: its next run says them again.
+  void forget_gate_bytes();
+  // The next frame on the result pipe (its output drained meanwhile); nullopt when the child
+  // ended or closed the pipe first, announced a frame over the spec's result_limit, or
+  // timeout_s passed.
+  std::optional<std::string> await_result_frame(double timeout_s);
+  // Kills what is left of its group now and reaps it: its outcome as finish() would give it,
+  // with timed_out as asked. Once; finish() and stop() then return the same outcome.
+  ChildOutcome stop(bool timed_out);
   // Drains its output until it ends, passes its deadline or goes silent, then kills what is
   // left of its group and reaps it. Once; later calls return the same outcome.
   ChildOutcome finish();
@@ -98,6 +119,7 @@ class RunningChild {
  private:
   struct State;
   void start();
+  void reap(std::chrono::steady_clock::time_point started);  // kills the group, reaps, fills the outcome
   std::unique_ptr<State> state_;
 };
 

@@ -107,7 +107,10 @@ po::options_description bench_options(BenchOptions &o) {
        "cuBLAS at this size^3 sets the GPU's ceilings for the peak guard")
       ("gpu-prepare-ahead", po::value(&g.prepare_ahead)->default_value(g.prepare_ahead),
        "set the next CUDA candidate's processes and contexts up while the current one verifies "
-       "(1), or only once it has ended (0)");
+       "(1), or only once it has ended (0)")
+      ("gpu-serving-measurers", po::value(&g.serving_measurers)->default_value(g.serving_measurers),
+       "with --gpu-prepare-ahead: measurers serve one CUDA candidate after another, keeping their CUDA "
+       "context, cuBLAS and the checks' GPU code (1), or one measurer per candidate (0)");
   options.add(gpu);
   return options;
 }

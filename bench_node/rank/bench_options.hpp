@@ -34,6 +34,9 @@ struct GpuRankOptions {
   // Set the next candidate's measurer up while the current one verifies (bench_node/gpu/
   // staged_run.hpp); off: each starts when the one before has ended.
   bool prepare_ahead = true;
+  // With prepare_ahead: measurers that serve one candidate after another, their CUDA context,
+  // cuBLAS and the checks' GPU code kept (bench_node/gpu/README.md); off: one per candidate.
+  bool serving_measurers = true;
 };
 
 struct BenchOptions {

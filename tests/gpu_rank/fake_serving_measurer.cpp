@@ -1,0 +1,61 @@
+// A stand-in for `hpcreward-gpu-runner --serve` without CUDA, for the rank's side of serving
+// measurers (gpu_child_test.cpp): the same gate and frames, a behaviour chosen by the
+// candidate object's file name, and a reason that names this process and its run count so
+// that a test sees which measurer served which run.
+//   ok        r, c, then a result `ok` after 't'
+//   wrong     the same, `wrong_answer`
+//   early     ends before its calibration ('e' and a runtime_error), as a failed canary does
+//   die       exits in the middle of its run, without a result
+//   hang      never answers after 'g'
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "bench_node/gpu/start_gate.hpp"
+#include "bench_node/process/child_process.hpp"
+#include "bench_node/process/frames.hpp"
+#include "bench_node/process/result_envelope.hpp"
+#include "bench_node/process/write_all.hpp"
+
+namespace {
+
+using namespace hpcreward;
+
+std::string object_of(const nlohmann::json &arguments) {
+  for (std::size_t i = 0; i + 1 < arguments.size(); ++i)
+    if (arguments[i] == "--object") return std::filesystem::path(arguments[i + 1].get<std::string>()).filename();
+  return "";
+}
+
+}  // namespace
+
+int main() {
+  const gpu::StartGate gate(kChildGateFd);
+  int runs = 0;
+  while (std::optional<std::string> text = gate.await_task()) {
+    const nlohmann::json task = nlohmann::json::parse(*text);
+    const std::string behaviour = object_of(task.at("arguments"));
+    Measurement measurement;
+    measurement.reason = "pid " + std::to_string(::getpid()) + " run " + std::to_string(++runs) + " in " +
+                         task.at("directory").get<std::string>();
+    if (!gate.await(gpu::kGatePrepare)) return 1;
+    gate.say(gpu::kGateReady);
+    if (!gate.await(gpu::kGateGo)) return 1;
+    if (behaviour == "die") ::_exit(3);
+    if (behaviour == "hang") ::pause();
+    if (behaviour == "early") {
+      measurement.status = Status::runtime_error;
+    } else {
+      gate.say(gpu::kGateCalibrated);
+      if (!gate.await(gpu::kGateTime)) return 1;
+      measurement.status = behaviour == "wrong" ? Status::wrong_answer : Status::ok;
+    }
+    gate.say(gpu::kGateEnded);
+    write_all(3, frame(encode_result(task.at("token").get<std::string>(), measurement)));
+  }
+  return 0;
+}
