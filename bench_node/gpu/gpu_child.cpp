@@ -195,7 +195,7 @@ GpuSandboxedRunner::~GpuSandboxedRunner() = default;
 std::shared_ptr<ServingMeasurer> GpuSandboxedRunner::idle_measurer() {
   for (std::shared_ptr<ServingMeasurer> &measurer : serving_) {
     if (measurer->busy) continue;
-    if (measurer->retired || !measurer->child.started()) measurer = std::make_shared<ServingMeasurer>(serving_spec());
+    if (measurer->retired || !measurer->child.running()) measurer = std::make_shared<ServingMeasurer>(serving_spec());
     return measurer;
   }
   return serving_.emplace_back(std::make_shared<ServingMeasurer>(serving_spec()));

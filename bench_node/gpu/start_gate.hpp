@@ -47,11 +47,16 @@ class StartGate {
   }
 
   // A serving measurer's next task (up to `limit` bytes); nullopt when the rank closed the
-  // gate (it has no more work for this measurer) or broke the framing.
+  // gate (it has no more work for this measurer) or broke the framing. Bytes before the task
+  // were meant for the run before it, which ended first (a wrong answer in verification ends a
+  // run before its 't' comes).
   std::optional<std::string> await_task(std::size_t limit = 1 << 20) const {
     char kind = 0;
     std::uint32_t length = 0;
-    if (!receive(&kind, 1) || kind != 'T' || !receive(&length, sizeof length) || length > limit) return std::nullopt;
+    do {
+      if (!receive(&kind, 1)) return std::nullopt;
+    } while (kind != 'T');
+    if (!receive(&length, sizeof length) || length > limit) return std::nullopt;
     std::string payload(length, '\0');
     if (!receive(payload.data(), length)) return std::nullopt;
     return payload;

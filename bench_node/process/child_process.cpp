@@ -395,7 +395,21 @@ bool RunningChild::send_frame(const std::string &payload) {
   return true;
 }
 
-void RunningChild::forget_gate_bytes() { state_->gate_seen.reset(); }
+void RunningChild::forget_gate_bytes() {
+  State &state = *state_;
+  if (state.gate.valid()) {
+    char pending[256];
+    ssize_t read;
+    do read = ::recv(state.gate.get(), pending, sizeof pending, MSG_DONTWAIT);
+    while (read > 0 || (read < 0 && errno == EINTR));
+  }
+  state.gate_seen.reset();
+}
+
+bool RunningChild::running() const {
+  const State &state = *state_;
+  return state.outcome.started && !state.finished && state.pid > 0 && !child_has_exited(state.pid);
+}
 
 std::optional<std::string> RunningChild::await_result_frame(double timeout_s) {
   State &state = *state_;

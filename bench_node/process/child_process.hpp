@@ -103,8 +103,11 @@ class RunningChild {
 
   // A child serving runs. One task through the gate: 'T' and the frame of `payload`.
   bool send_frame(const std::string &payload);
-  // Forgets the gate bytes seen so far: its next run says them again.
+  // Forgets the gate bytes seen so far and those sent but not yet read: its next run says
+  // them again. Call it once the child has said everything of its run before.
   void forget_gate_bytes();
+  // Not yet ended (nor finished or stopped).
+  bool running() const;
   // The next frame on the result pipe (its output drained meanwhile); nullopt when the child
   // ended or closed the pipe first, announced a frame over the spec's result_limit, or
   // timeout_s passed.

@@ -74,6 +74,57 @@ TEST(ChildProcess, AGateClosedByItsChildReadsAsTheEnd) {
   // Destroyed unfinished: killed and reaped, not waited for.
 }
 
+// A child serving runs: tasks in as frames through the gate, results out as frames on the
+// result pipe (frames.hpp: the length in 4 bytes of host order, then the payload; '\005\0\0\0'
+// is 5 on every little-endian host, as ours are).
+TEST(ChildProcess, AServingChildTakesTasksAndAnswersInFrames) {
+  ChildSpec spec = shell(
+      "for run in 1 2; do"
+      "  k=$(dd bs=1 count=1 <&7 2>/dev/null); dd bs=1 count=4 <&7 >/dev/null 2>&1;"
+      "  task=$(dd bs=1 count=3 <&7 2>/dev/null);"
+      "  printf '\\005\\000\\000\\000%s:%s' \"$k\" \"$task\" >&3;"
+      " done; sleep 30");
+  spec.result_pipe = true;
+  spec.gate = true;
+  RunningChild child(spec);
+  ASSERT_TRUE(child.started());
+  ASSERT_TRUE(child.send_frame("one"));
+  EXPECT_EQ(child.await_result_frame(20), std::optional<std::string>("T:one"));
+  ASSERT_TRUE(child.send_frame("two"));
+  EXPECT_EQ(child.await_result_frame(20), std::optional<std::string>("T:two"));
+  EXPECT_TRUE(child.running()) << "it serves on until stopped";
+  EXPECT_EQ(child.await_result_frame(0.2), std::nullopt) << "no third answer";
+  const ChildOutcome outcome = child.stop(false);
+  EXPECT_TRUE(outcome.signaled);
+  EXPECT_FALSE(outcome.timed_out);
+  EXPECT_FALSE(child.running());
+}
+
+TEST(ChildProcess, ForgettingTheGateDropsWhatTheRunBeforeSaid) {
+  // 'e' sent, then a result frame: once the frame is in, the 'e' is waiting in the socket.
+  ChildSpec spec = shell("printf e >&7; printf '\\001\\000\\000\\000x' >&3; sleep 30");
+  spec.result_pipe = true;
+  spec.gate = true;
+  RunningChild child(spec);
+  ASSERT_TRUE(child.started());
+  ASSERT_EQ(child.await_result_frame(20), std::optional<std::string>("x"));
+  child.forget_gate_bytes();
+  EXPECT_FALSE(child.await('e', 0.2)) << "the run before's byte counted for the next run";
+}
+
+TEST(ChildProcess, AServingChildThatEndsAnswersNoMore) {
+  ChildSpec spec = shell("printf '\\002\\000\\000\\000ok' >&3; exit 4");
+  spec.result_pipe = true;
+  spec.gate = true;
+  RunningChild child(spec);
+  ASSERT_TRUE(child.started());
+  EXPECT_EQ(child.await_result_frame(20), std::optional<std::string>("ok")) << "written before it ended";
+  EXPECT_EQ(child.await_result_frame(20), std::nullopt);
+  const ChildOutcome outcome = child.stop(false);
+  EXPECT_TRUE(outcome.exited);
+  EXPECT_EQ(outcome.exit_code, 4);
+}
+
 TEST(ChildProcess, WithoutAGateNothingIsSent) {
   RunningChild child(shell("exit 0"));
   EXPECT_FALSE(child.send('g'));

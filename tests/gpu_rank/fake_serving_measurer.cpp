@@ -4,6 +4,7 @@
 // that a test sees which measurer served which run.
 //   ok        r, c, then a result `ok` after 't'
 //   wrong     the same, `wrong_answer`
+//   wrong-early  `wrong_answer` after 'c' without waiting for 't' (verification failed)
 //   early     ends before its calibration ('e' and a runtime_error), as a failed canary does
 //   die       exits in the middle of its run, without a result
 //   hang      never answers after 'g'
@@ -49,6 +50,9 @@ int main() {
     if (behaviour == "hang") ::pause();
     if (behaviour == "early") {
       measurement.status = Status::runtime_error;
+    } else if (behaviour == "wrong-early") {
+      gate.say(gpu::kGateCalibrated);
+      measurement.status = Status::wrong_answer;
     } else {
       gate.say(gpu::kGateCalibrated);
       if (!gate.await(gpu::kGateTime)) return 1;

@@ -93,6 +93,16 @@ TEST_F(ServingMeasurerTest, AWrongAnswerKeepsTheMeasurer) {
   EXPECT_EQ(run_alone(runner, "ok").pid, wrong.pid);
 }
 
+TEST_F(ServingMeasurerTest, ARunThatEndsBeforeItsTimedCallsLeavesItsMeasurerReady) {
+  GpuSandboxedRunner runner(options_);
+  // Its 't' arrives after its result: the measurer must take it for a stray byte, not the end.
+  const Served wrong = run_alone(runner, "wrong-early");
+  EXPECT_EQ(wrong.measurement.status, Status::wrong_answer);
+  const Served after = run_alone(runner, "ok");
+  EXPECT_EQ(after.measurement.status, Status::ok) << after.measurement.reason;
+  EXPECT_EQ(after.pid, wrong.pid);
+}
+
 TEST_F(ServingMeasurerTest, ARunThatEndsBeforeItsCalibrationRetiresItsMeasurer) {
   GpuSandboxedRunner runner(options_);
   const Served early = run_alone(runner, "early");  // await_calibrated returns on 'e', not at 60 s
