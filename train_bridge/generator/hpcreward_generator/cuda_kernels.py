@@ -35,6 +35,7 @@ import functools
 import itertools
 import pathlib
 import random
+import re
 import sys
 
 PRECISIONS = ("f64", "f32", "f16")
@@ -113,6 +114,26 @@ class CudaGenome:
                                                 ("T", self.tensor)) if on)
         return (f"b{self.bm}x{self.bn}x{self.bk}-t{self.tm}x{self.tn}-s{self.stages}"
                 f"-{flags or 'plain'}" + (f"-k{self.mma}" if self.mma else ""))
+
+    @staticmethod
+    def from_label(label: str) -> "CudaGenome":
+        """The genome a label() names (labels encode every gene). ValueError if it names none."""
+        match = _LABEL.fullmatch(label) if isinstance(label, str) else None
+        if not match:
+            raise ValueError(f"{label!r} is not a CUDA genome label (bBMxBNxBK-tTMxTN-sSTAGES-FLAGS[-kMMA], "
+                             "e.g. b64x256x32-t4x4-s3-SPVT-k16; flags S, P, V, T in that order, or plain)")
+        flags = match["flags"]
+        genome = CudaGenome(bm=int(match["bm"]), bn=int(match["bn"]), bk=int(match["bk"]), tm=int(match["tm"]),
+                            tn=int(match["tn"]), smem="S" in flags, pad="P" in flags, vec="V" in flags,
+                            tensor="T" in flags, stages=int(match["stages"]), mma=int(match["mma"] or 0))
+        if genome.label() != label:  # e.g. -k0 or leading zeros: not a label label() writes
+            raise ValueError(f"{label!r} is not a CUDA genome label as the generator writes it ({genome.label()!r})")
+        return genome
+
+
+# What CudaGenome.label() writes; the flags are S (smem), P (pad), V (vec), T (tensor), or plain.
+_LABEL = re.compile(r"b(?P<bm>\d+)x(?P<bn>\d+)x(?P<bk>\d+)-t(?P<tm>\d+)x(?P<tn>\d+)-s(?P<stages>\d+)"
+                    r"-(?P<flags>plain|(?=[SPVT])S?P?V?T?)(?:-k(?P<mma>\d+))?")
 
 
 def techniques(genome: CudaGenome) -> tuple[str, ...]:

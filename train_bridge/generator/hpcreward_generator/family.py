@@ -3,8 +3,8 @@ candidates, and the two families there are, C (kernels.py) and CUDA (cuda_kernel
 
 The loop (map_elites.py) knows genomes only through this interface: it draws, mutates and
 renders them, asks which techniques they use and which niche they fall in, and labels them in
-its report. A family is bound to one problem (its precision) and to the stages of its ladder,
-as read from the ladder file.
+its report (`genome_type` reads them back from one). A family is bound to one problem (its
+precision) and to the stages of its ladder, as read from the ladder file.
 """
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ class CFamily:
     language = "c"
     first_stage = "o0"
     id_prefix = ""  # candidate ids s<seed>-b<batch>-<index>, as before there were two families
+    genome_type = kernels.Genome  # from_dict(), from_label(): a report's genomes back
 
     def __init__(self, problem: str = "dgemm-256", ladder: str | None = None):
         self.problem = problem
@@ -54,6 +55,7 @@ class CudaFamily:
     language = "cuda"
     first_stage = "cuda-naive"
     id_prefix = "cuda-"  # unlike the C search's ids, so both searches can share one batch
+    genome_type = cuda_kernels.CudaGenome
 
     def __init__(self, problem: str = "cuda-sgemm-4096", ladder: str | None = None):
         self.problem = problem

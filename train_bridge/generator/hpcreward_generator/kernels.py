@@ -16,6 +16,7 @@ import itertools
 import json
 import pathlib
 import random
+import re
 
 ORDERS = tuple("".join(p) for p in itertools.permutations("ijk"))
 J_INNER_ORDERS = ("ikj", "kij")
@@ -99,6 +100,26 @@ class Genome:
                                                 ("R", self.restrict)) if on)
         rows = f"-r{self.rows}" if self.rows > 1 else ""
         return f"{self.loop_order}-t{tiles}-u{self.unroll}-j{self.jam}{rows}-{flags or 'plain'}"
+
+    @staticmethod
+    def from_label(label: str) -> "Genome":
+        """The genome a label() names (labels encode every gene). ValueError if it names none."""
+        match = _LABEL.fullmatch(label) if isinstance(label, str) else None
+        if not match:
+            raise ValueError(f"{label!r} is not a C genome label (order-tIxJxK-uU-jJ[-rR]-FLAGS, "
+                             "e.g. ikj-t64x64x0-u4-j2-r2-OVPR; flags O, V, P, R in that order, or plain)")
+        flags = match["flags"]
+        genome = Genome(loop_order=match["order"], ti=int(match["ti"]), tj=int(match["tj"]), tk=int(match["tk"]),
+                        unroll=int(match["unroll"]), jam=int(match["jam"]), rows=int(match["rows"] or 1),
+                        openmp="O" in flags, avx512="V" in flags, pack="P" in flags, restrict="R" in flags)
+        if genome.label() != label:  # e.g. -r1 or leading zeros: not a label label() writes
+            raise ValueError(f"{label!r} is not a C genome label as the generator writes it ({genome.label()!r})")
+        return genome
+
+
+# What Genome.label() writes; the flags are O (openmp), V (avx512), P (pack), R (restrict), or plain.
+_LABEL = re.compile(r"(?P<order>[ijk]{3})-t(?P<ti>\d+)x(?P<tj>\d+)x(?P<tk>\d+)-u(?P<unroll>\d+)-j(?P<jam>\d+)"
+                    r"(?:-r(?P<rows>\d+))?-(?P<flags>plain|(?=[OVPR])O?V?P?R?)")
 
 
 def techniques(genome: Genome) -> tuple[str, ...]:
