@@ -1,7 +1,8 @@
 """python3 -m hpcreward_generator --evaluations 300 --batch-size 16 --seed 1 --out report.json
 
 One search (--problem: C for dgemm-*/sgemm-*, CUDA for cuda-*), or a C search and a CUDA search
-side by side (--cuda-problem), their candidates sent in the same batches.
+side by side (--cuda-problem), their candidates sent in the same batches. With --resume each
+search goes on from its report until it has the evaluations asked for in all.
 """
 from __future__ import annotations
 
@@ -24,13 +25,38 @@ def default_cuda_out(out: str | None) -> str | None:
     return str(path.with_name(f"{path.stem}-cuda{path.suffix or '.json'}"))
 
 
+def go_on_from_report(search: MapElites, out: str, log) -> None:
+    """--resume: `search` goes on from its report `out`. Without one (the run stopped before the
+    search's first round ended) it stays a new search. Raises ValueError saying what to fix."""
+    path = pathlib.Path(out)
+    if not path.exists():
+        log(f"{search.problem}: no report {out} (stopped before its first round ended): a new search")
+        return
+    try:
+        report = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise ValueError(f"cannot read {out} as a report ({error}): repair it, or move it away to start "
+                         "a new search") from error
+    try:
+        search.restore(report)
+    except ValueError as error:
+        raise ValueError(f"{out}: {error} (or move it away to start a new search)") from error
+    best = f"{search.best['gflops']:.2f} GFLOPS" if search.best else "none verified"
+    log(f"{search.problem}: goes on from {out}: {search.evaluations} evaluations, {search.batches} batches, "
+        f"{len(search.archive)} niches, best {best}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="hpcreward_generator",
                                      description="MAP-Elites over parametric C or CUDA matmul candidates, "
                                                  "scored by the hpcreward pipeline")
     parser.add_argument("--evaluations", type=int, default=300)
     parser.add_argument("--batch-size", type=int, default=16)
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1,
+                        help="seed of the RNG and of the candidate ids ([cuda-]s<seed>-b<batch>-<i>)")
+    parser.add_argument("--resume", action="store_true",
+                        help="each search goes on from its report (--out, --cuda-out) when there is one, until "
+                             "--evaluations (--cuda-evaluations) in all; give a --seed no earlier run used")
     parser.add_argument("--problem", default="dgemm-256",
                         help="the search's problem (default dgemm-256); cuda-dgemm-N, cuda-sgemm-N, cuda-hgemm-N "
                              "search the CUDA family")
@@ -72,6 +98,28 @@ def main(argv=None) -> int:
             parser.error(f"{problem}: evaluations must be positive")
         families.append(family)
     languages = {family.language for family in families}
+    if args.resume and not args.out:
+        parser.error("--resume goes on from each search's report: give --out (and --cuda-out)")
+
+    started = time.monotonic()
+    log = lambda line: print(f"[{time.monotonic() - started:7.1f} s] {line}", flush=True)  # noqa: E731
+    # (search, evaluations in all, report file), before the scorer: a report that cannot be
+    # gone on from stops the run before it waits for a pipeline.
+    searches = [(MapElites(None, seed=args.seed, batch_size=args.batch_size, problem=problem, stage=stage,
+                           pin=bool(stage), family=family, log=log), evaluations, out)
+                for (problem, evaluations, stage, out), family in zip(wanted, families)]
+    if args.resume:
+        for search, _, out in searches:
+            try:
+                go_on_from_report(search, out, log)
+            except ValueError as error:
+                print(f"hpcreward_generator: error: --resume: {error}", file=sys.stderr)
+                return 2
+        for search, evaluations, out in searches:
+            if search.evaluations >= evaluations:
+                log(f"{search.problem}: {out} holds {search.evaluations} evaluations, of {evaluations} asked for: "
+                    "nothing to do")
+        searches = [entry for entry in searches if entry[0].evaluations < entry[1]]
 
     if args.rendezvous or args.url:
         try:
@@ -96,20 +144,17 @@ def main(argv=None) -> int:
         scorer = FileScorer(work_dir=args.work_dir, np=np, gpus=gpus, ladder=args.ladder, seed=args.seed,
                             bin_dir=args.bin)
 
-    started = time.monotonic()
-    log = lambda line: print(f"[{time.monotonic() - started:7.1f} s] {line}", flush=True)  # noqa: E731
-    searches = [(MapElites(scorer, seed=args.seed, batch_size=args.batch_size, problem=problem, stage=stage,
-                           pin=bool(stage), family=family, log=log), evaluations)
-                for (problem, evaluations, stage, _), family in zip(wanted, families)]
+    for search, _, _ in searches:
+        search.score = scorer
     current = scorer.refresh_stages() if hasattr(scorer, "refresh_stages") else {}
-    for search, _ in searches:
+    for search, _, _ in searches:
         if not search.pin and current.get(search.problem) in search.family.stages:
             search.stage = current[search.problem]
             log(f"{search.problem}: the pipeline's ladder stands at {search.stage}: the search starts there")
 
     def write_reports() -> list[dict]:
         reports = []
-        for (search, _), (_, _, _, out) in zip(searches, wanted):
+        for search, _, out in searches:
             report = add_baseline(search.report(), scorer.hosts)
             report["seconds"] = time.monotonic() - started
             if getattr(scorer, "work_dir", None):
@@ -121,9 +166,9 @@ def main(argv=None) -> int:
             reports.append(report)
         return reports
 
-    run_searches(searches, scorer, after_round=write_reports)
+    run_searches([(search, evaluations) for search, evaluations, _ in searches], scorer, after_round=write_reports)
 
-    for (search, _), report in zip(searches, write_reports()):
+    for (search, _, _), report in zip(searches, write_reports()):
         best = report["best"]
         if best:
             fraction = report.get("best_fraction_of_blas")

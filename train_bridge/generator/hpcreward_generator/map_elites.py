@@ -86,6 +86,7 @@ class MapElites:
         self.history: list[dict] = []       # one entry per evaluated candidate
         self.best: dict | None = None       # {"gflops", "genome", "label", "source", "stage", "id", "evaluation"}
         self.seen: set[tuple[str, object]] = set()
+        self.earlier_runs: list[dict] = []  # {"seed", "evaluations", "batches"} of the runs restore() went on from
         self.log = log or (lambda line: None)
 
     # -- proposal --------------------------------------------------------------------------
@@ -185,11 +186,122 @@ class MapElites:
             "evaluations": self.evaluations, "batches": self.batches, "stage": self.stage,
             "stage_pinned": self.pin, "best": self.best, "niches": len(self.archive),
             "archive": [{"stage": stage, "niche": niche, "gflops": e.gflops, "genome": e.genome.label(),
-                         "id": e.candidate_id, "evaluation": e.evaluation}
+                         "genome_fields": e.genome.to_dict(), "id": e.candidate_id, "evaluation": e.evaluation}
                         for (stage, niche), e in sorted(self.archive.niches.items())],
             "gflops_over_evaluations": [[h["evaluation"], h["gflops"], h["best_gflops"], h["stage"], h["status"]]
                                         for h in self.history],
+            "earlier_runs": self.earlier_runs,
         }
+
+    # -- going on from a report ------------------------------------------------------------
+    def restore(self, report: dict) -> None:
+        """Makes this new search go on from `report` (report() of a stopped search of the same
+        problem and language): its archive, best, evaluation and batch counts, history, stage
+        (unless this search is pinned) and, as genomes seen, the archive's. Its own seed and RNG
+        stay: the ids it makes next are s<seed>-b<batch>-<i> with the batch count going on, so
+        the seed must be one no earlier run of the search used, as candidates of a round cut off
+        before its report was written may be logged under the old seed and the next batch
+        numbers. Raises ValueError saying what is wrong: another problem or language, a seed
+        used before, a report that does not read as one (a niche its genome does not have, a
+        genome that does not render, counts that disagree)."""
+        if self.evaluations or self.batches:
+            raise ValueError("only a new search can go on from a report")
+        if not isinstance(report, dict):
+            raise ValueError("not a generator report (a JSON object)")
+        problem, language = report.get("problem"), report.get("language")
+        if (problem, language) != (self.problem, self.family.language):
+            raise ValueError(f"the report of a {language} search of {problem}, not of this {self.family.language} "
+                             f"search of {self.problem}")
+        try:
+            self._restore_from(report)
+        except (KeyError, IndexError, TypeError, AttributeError) as error:
+            raise ValueError(f"not a complete generator report ({type(error).__name__}: {error})") from error
+
+    def _restore_from(self, report: dict) -> None:
+        earlier = [self._run_of(run) for run in report.get("earlier_runs", [])] + [self._run_of(report)]
+        if self.seed in {run["seed"] for run in earlier}:
+            raise ValueError(f"seed {self.seed} is one this search ran with before: its next candidate ids could be "
+                             "ids the pipeline's log holds for other candidates (answered from the log); "
+                             "give a seed no earlier run used")
+        history = [self._history_entry(row) for row in report["gflops_over_evaluations"]]
+        evaluations = _count(report["evaluations"], "evaluations")
+        if [h["evaluation"] for h in history] != list(range(1, evaluations + 1)):
+            raise ValueError(f"its gflops_over_evaluations does not hold evaluations 1 to {evaluations}")
+        elites = [self._elite_from(entry) for entry in report["archive"]]
+        if len({key for key, _ in elites}) != len(elites):
+            raise ValueError("its archive holds a niche twice")
+        best = report["best"]
+        if best is not None:
+            self._check_best(best)
+        for key, elite in elites:
+            self.archive.niches[key] = elite
+            self.seen.add((key[0], elite.genome))
+        self.best = dict(best) if best is not None else None
+        self.evaluations, self.batches = evaluations, _count(report["batches"], "batches")
+        self.history = history
+        self.earlier_runs = earlier
+        if not self.pin and report.get("stage") in self.family.stages:
+            self.stage = report["stage"]
+
+    def _elite_from(self, entry: dict) -> tuple[tuple[str, str], Elite]:
+        """((stage, niche), elite) of a report's archive entry; the niche is recomputed (the
+        family's descriptor) and must be the one the report gives."""
+        if "genome_fields" in entry:
+            genome = self._genome_from_fields(entry["genome_fields"])
+            if genome.label() != entry["genome"]:
+                raise ValueError(f"archive entry {entry['id']}: its genome fields are {genome.label()}, "
+                                 f"its label {entry['genome']}")
+        else:  # a report written before the fields were: the label names every gene
+            genome = self.family.genome_type.from_label(entry["genome"])
+        if not self.family.is_valid(genome, None):
+            raise ValueError(f"archive entry {entry['id']}: {genome.label()} cannot be rendered for {self.problem}")
+        niche = self.family.descriptor(genome)
+        if niche != entry["niche"]:
+            raise ValueError(f"archive entry {entry['id']}: niche {entry['niche']!r}, but {genome.label()} falls "
+                             f"in {niche!r}")
+        elite = Elite(genome, _number(entry["gflops"], "an elite's gflops"), str(entry["id"]),
+                      _count(entry["evaluation"], "an elite's evaluation"))
+        return (str(entry["stage"]), niche), elite
+
+    def _check_best(self, best: dict) -> None:
+        missing = {"gflops", "genome", "label", "source", "stage", "id", "evaluation"} - set(best)
+        if missing:
+            raise ValueError(f"its best lacks {', '.join(sorted(missing))}")
+        _number(best["gflops"], "the best's gflops")
+        self._genome_from_fields(best["genome"])
+
+    @staticmethod
+    def _run_of(report: dict) -> dict:
+        """{"seed", "evaluations", "batches"} of a report (or of an entry of its earlier_runs)."""
+        return {key: _count(report[key], key) for key in ("seed", "evaluations", "batches")}
+
+    def _genome_from_fields(self, fields: dict):
+        genome = self.family.genome_type.from_dict(fields)
+        if genome.to_dict() != fields:  # a missing, unknown or odd field: not this family's genome
+            raise ValueError(f"{fields!r} are not the fields of a {self.family.genome_type.__name__}")
+        return genome
+
+    @staticmethod
+    def _history_entry(row: list) -> dict:
+        """A history entry from a gflops_over_evaluations row: what the report kept of it."""
+        if not isinstance(row, list) or len(row) != 5:
+            raise ValueError(f"a gflops_over_evaluations row is {row!r}, not [evaluation, gflops, best, stage, status]")
+        evaluation, gflops, best_gflops, stage, status = row
+        return {"evaluation": _count(evaluation, "an evaluation"), "id": None, "stage": stage, "asked_stage": None,
+                "genome": None, "status": status, "gflops": _number(gflops, "a gflops"), "reason": None,
+                "archive": None, "best_gflops": _number(best_gflops, "a best gflops")}
+
+
+def _count(value, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{what} is {value!r}, not a count")
+    return value
+
+
+def _number(value, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{what} is {value!r}, not a number")
+    return float(value)
 
 
 def run_searches(searches: list[tuple[MapElites, int]], score: ScoreFn,
