@@ -21,9 +21,10 @@ usage: jobs/local.sh [--evaluations N [--cuda-problem ID] [--cuda-evaluations N]
                      [--gpu-arg ARG]... [--seed N] [--config FILE] [--resume] --out DIR
                      [-- BENCH_OPTIONS...]
 
-  --evaluations N    the default source: the built-in generator scores N candidates (default
-                     160) of --problem (default dgemm-256) through a served pipeline, climbing
-                     the ladder; its report goes to DIR/generator.json. With --gpus G a CUDA
+  --evaluations N    the default source: the built-in generator scores N candidates in all,
+                     across --resume (default 160), of --problem (default dgemm-256) through a
+                     served pipeline, climbing the ladder; its report goes to
+                     DIR/generator.json, rewritten after every round. With --gpus G a CUDA
                      search runs beside it, its candidates in the same batches, on the GPU
                      ranks: --cuda-evaluations N (default 160) of --cuda-problem ID (default
                      cuda-sgemm-4096), climbing the CUDA ladder; its report goes to
@@ -47,7 +48,9 @@ usage: jobs/local.sh [--evaluations N [--cuda-problem ID] [--cuda-evaluations N]
   --stage NAME       score lines that name no stage in this stage (default: their problem's
                      current ladder stage); a line's own stage wins
   --resume           go on with DIR/rewards.h5: logged candidates are not scored again; with
-                     the generator, a new search of --evaluations N more (its own seed)
+                     the generator, each search goes on from its report (its archive, best and
+                     counts) until it has --evaluations (--cuda-evaluations) in all, under a
+                     new seed
   --problem ID       problem of lines that name none (default dgemm-256; with the generator
                      and --np 0, the CUDA search's problem); with the generator, the problem of
                      its C search (a cuda-* one names the CUDA search's instead)
@@ -68,9 +71,10 @@ usage: jobs/local.sh [--evaluations N [--cuda-problem ID] [--cuda-evaluations N]
 
 Environment: HPCREWARD_BIN, the folder holding the built executables (default build/bin).
 
-Exit status: the coordinator's (coordinator/README.md): 0 complete, 1 error, 2 configuration,
-3 no benchmark rank left (all quarantined as hung), 75 stopped before the end (SIGUSR1; with a
-file or the built-in generator also SIGTERM/SIGINT to the coordinator or this script): --resume
+Exit status: the coordinator's (coordinator/README.md): 0 complete, 1 error, 2 configuration
+(also a generator report that --resume cannot go on from: the message says why), 3 no
+benchmark rank left (all quarantined as hung), 75 stopped before the end (SIGUSR1; with a file
+or the built-in generator also SIGTERM/SIGINT to the coordinator or this script): --resume
 goes on. DIR/coordinator.outcome.json says the same with the reason. On Slurm use
 jobs/hpcreward.sbatch (jobs/README.md).
 USAGE
@@ -196,13 +200,15 @@ if [ ! -e "$out/rewards.h5" ] && [ "$resume" -eq 1 ]; then
   exit 2
 fi
 mkdir -p "$out"
-# A resumed generator is a new search of the evaluations asked for, with its own seed (1 + the
-# rows logged so far): its candidate ids ([cuda-]s<seed>-b<batch>-<i>) are new, where the first
-# search's ids would be taken for logged candidates and skipped.
+# A resumed generator goes on with each search from its report, under a new seed: 1 + the rows
+# logged so far, above the seed of every earlier run that logged a row. Its candidate ids
+# ([cuda-]s<seed>-b<batch>-<i>, the batch count going on from the report) are then new: the
+# coordinator answers a logged id from the log, and a round cut off before its report was
+# written is logged under the old seed and the batch numbers the search uses next.
 if [ "$generate" -eq 1 ] && [ "$resume" -eq 1 ]; then
   logged=$("$bin/hpcreward-results" export "$out/rewards.h5" --format jsonl | wc -l) ||
     { echo "local.sh: --resume: cannot read $out/rewards.h5 (see above), so the generator cannot pick new candidate ids" >&2; exit 2; }
-  generator_args+=(--seed "$((1 + logged))")
+  generator_args+=(--resume --seed "$((1 + logged))")
 fi
 
 if [ "$(id -u)" -eq 0 ]; then
@@ -297,7 +303,7 @@ status=$(coordinator_status "$status")
 if [ "$status" -eq 0 ] && [ "${generator_stopped:-0}" -eq 1 ]; then
   # Served runs have no end of their own: stopped (SIGTERM, a time limit) before the
   # generator's evaluations were done, the main job stopped before its end.
-  echo "local.sh: stopped before the generator's evaluations were done: --resume goes on with a new search" >&2
+  echo "local.sh: stopped before the generator's evaluations were done: --resume goes on with the search" >&2
   status=75
 fi
 [ "$status" -ne 0 ] || status=$generator_status

@@ -5,7 +5,9 @@ coordinator/README.md describes them. It benchmarks nothing: every candidate is 
 made-up GFLOPS, and each problem moves one stage up its ladder (stages/default_ladder.json)
 every 16 candidates. What it was started with and every batch it got go to DIR/fake-*.json*,
 for the test to read. Its counts stay in DIR/fake-scored.json, and DIR/rewards.h5 is only a
-marker: a run started again with --resume goes on from the stages it reached.
+marker: a run started again with --resume goes on from the stages it reached. With
+FAKE_COORDINATOR_STOPS_AFTER_BATCHES=K it answers K batches, then refuses the next (503, as a
+stopping coordinator does) and stops as on SIGTERM: a main job cut off after K whole rounds.
 """
 import http.server
 import json
@@ -36,6 +38,8 @@ def main(argv):
     scored = json.loads(counts.read_text()) if counts.exists() else {}  # problem -> candidates scored
     (out / "rewards.h5").touch()
     lock = threading.Lock()
+    stops_after = os.environ.get("FAKE_COORDINATOR_STOPS_AFTER_BATCHES")
+    answered = []  # batches this process answered
 
     def stage_of(problem):
         ladder = LADDERS["cuda_ladder" if problem.startswith("cuda-") else "ladder"]
@@ -76,6 +80,12 @@ def main(argv):
                 self.answer(404, {"error": "no such route"})
                 return
             with lock:
+                if stops_after is not None and len(answered) >= int(stops_after):
+                    self.answer(503, {"error": "the stand-in is stopping (told to after "
+                                               f"{stops_after} batches): retry after it restarts"})
+                    stopped.set()
+                    return
+                answered.append(body["batch_id"])
                 with open(out / "fake-batches.jsonl", "a") as log:
                     log.write(json.dumps(body) + "\n")
                 stages = {c["problem"]: stage_of(c["problem"]) for c in body["candidates"]}

@@ -27,10 +27,10 @@ def fake_bin(tmp_path):
         "hpcreward-bench": f'#!/bin/sh\nprintf "%s\\n" "hpcreward-bench $*" >> "{calls}"\n',
         "hpcreward-runner": "#!/bin/sh\nexit 0\n",
         # `export LOG --format jsonl`: a line per candidate the stand-in scored (local.sh --resume
-        # counts them for the new search's seed).
-        "hpcreward-results": f'#!/bin/sh\n"{sys.executable}" -c "import json,sys; '
-                             f'[print(c[\\"id\\"]) for l in open(sys.argv[1]) for c in json.loads(l)[\\"candidates\\"]]" '
-                             f'"$(dirname "$2")/fake-batches.jsonl"\n',
+        # counts them for the resumed searches' seed).
+        "hpcreward-results": f'#!/bin/sh\n"{sys.executable}" -c "import json,os,sys; '
+                             f'[print(c[\\"id\\"]) for l in (open(sys.argv[1]) if os.path.exists(sys.argv[1]) else []) '
+                             f'for c in json.loads(l)[\\"candidates\\"]]" "$(dirname "$2")/fake-batches.jsonl"\n',
     }
     for name, text in scripts.items():
         script = folder / name
@@ -110,21 +110,85 @@ def test_cuda_search_options_say_what_to_fix(tmp_path):
         assert message in result.stderr, (args, result.stderr)
 
 
+def resume(tmp_path, *args, env=None):
+    """jobs/local.sh --resume of main_job's run directory, with main_job's stand-ins."""
+    return subprocess.run([str(LOCAL_SH), *args, "--out", str(tmp_path / "run"), "--resume"], capture_output=True,
+                          text=True, env=dict(os.environ, HPCREWARD_BIN=str(tmp_path / "bin"), **(env or {})),
+                          timeout=300)
+
+
 def test_a_resumed_cuda_search_starts_where_the_ladder_stands(tmp_path):
     out, _, _, batches, _ = main_job(tmp_path, "--np", "0", "--gpus", "1", "--cuda-evaluations", "48")
     assert len(batches) == 3  # 48 candidates: the stand-in's cuda-async from the 49th on
-    folder = tmp_path / "bin"  # main_job's stand-ins
-    result = subprocess.run([str(LOCAL_SH), "--np", "0", "--gpus", "1", "--cuda-evaluations", "16", "--out",
-                             str(out), "--resume"], capture_output=True, text=True,
-                            env=dict(os.environ, HPCREWARD_BIN=str(folder)), timeout=300)
+    result = resume(tmp_path, "--np", "0", "--gpus", "1", "--cuda-evaluations", "64")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     resumed = [json.loads(line) for line in (out / "fake-batches.jsonl").read_text().splitlines()][3:]
-    assert len(resumed) == 1
+    assert len(resumed) == 1  # 16 more: 64 in all
     # Made for cuda-async (cp.async in every source), not for the ladder's first stage, and
-    # under new ids (seed 1 + the 48 candidates logged).
+    # under new ids (seed 1 + the 48 candidates logged; the search's 4th batch).
     assert all("__pipeline_memcpy_async" in c["source"] for c in resumed[0]["candidates"])
-    assert all(c["id"].startswith("cuda-s49-") for c in resumed[0]["candidates"])
+    assert all(c["id"].startswith("cuda-s49-b0004-") for c in resumed[0]["candidates"])
     assert "the pipeline's ladder stands at cuda-async" in result.stdout
+
+
+def test_a_main_job_cut_off_goes_on_with_its_searches(tmp_path):
+    # The stand-in stops after two rounds (as a time limit would stop it): both reports hold 32
+    # evaluations. The resumed job goes on with each search to its total, archive and all.
+    folder, _ = fake_bin(tmp_path)
+    out = tmp_path / "run"
+    options = ["--np", "1", "--gpus", "1", "--evaluations", "48", "--cuda-evaluations", "64"]
+    stopped = subprocess.run([str(LOCAL_SH), *options, "--out", str(out)], capture_output=True, text=True,
+                             env=dict(os.environ, HPCREWARD_BIN=str(folder), FAKE_COORDINATOR_STOPS_AFTER_BATCHES="2"),
+                             timeout=300)
+    assert stopped.returncode == 75, stopped.stdout[-3000:] + stopped.stderr[-3000:]
+    assert "--resume goes on with the search" in stopped.stderr
+    before = {name: json.loads((out / name).read_text()) for name in ("generator.json", "generator-cuda.json")}
+    assert [report["evaluations"] for report in before.values()] == [32, 32]
+    logged = [c["id"] for line in (out / "fake-batches.jsonl").read_text().splitlines()
+              for c in json.loads(line)["candidates"]]
+    assert len(logged) == 64
+
+    result = resume(tmp_path, *options)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    for name, problem in (("generator.json", "dgemm-256"), ("generator-cuda.json", "cuda-sgemm-4096")):
+        assert f"{problem}: goes on from {out / name}: 32 evaluations, 2 batches" in result.stdout
+    batches = [json.loads(line)["candidates"] for line in (out / "fake-batches.jsonl").read_text().splitlines()][2:]
+    new_ids = [c["id"] for batch in batches for c in batch]
+    # Seed 1 + the 64 rows logged, batch numbers going on from each report: no logged id again.
+    assert sorted(new_ids) == sorted([f"s65-b0003-{i:02d}" for i in range(16)]
+                                     + [f"cuda-s65-b{b:04d}-{i:02d}" for b in (3, 4) for i in range(16)])
+    assert not set(new_ids) & set(logged)
+    for name, total in (("generator.json", 48), ("generator-cuda.json", 64)):
+        report = json.loads((out / name).read_text())
+        assert report["evaluations"] == total and report["seed"] == 65
+        assert report["earlier_runs"] == [{"seed": 1, "evaluations": 32, "batches": 2}]
+        rows = report["gflops_over_evaluations"]
+        assert rows[:32] == before[name]["gflops_over_evaluations"] and [r[0] for r in rows] == list(range(1, total + 1))
+        kept = {(e["stage"], e["niche"]): e["gflops"] for e in report["archive"]}
+        for elite in before[name]["archive"]:  # every niche kept, its elite replaced only by a better one
+            assert kept[(elite["stage"], elite["niche"])] >= elite["gflops"]
+
+
+def test_a_resumed_main_job_without_reports_starts_new_searches(tmp_path):
+    folder, _ = fake_bin(tmp_path)
+    stopped = subprocess.run([str(LOCAL_SH), "--np", "1", "--evaluations", "32", "--out", str(tmp_path / "run")],
+                             capture_output=True, text=True, timeout=300,
+                             env=dict(os.environ, HPCREWARD_BIN=str(folder), FAKE_COORDINATOR_STOPS_AFTER_BATCHES="0"))
+    assert stopped.returncode == 75 and not (tmp_path / "run" / "generator.json").exists(), stopped.stderr[-3000:]
+    result = resume(tmp_path, "--np", "1", "--evaluations", "32")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert f"dgemm-256: no report {tmp_path / 'run' / 'generator.json'} (stopped before its first round ended): " \
+           "a new search" in result.stdout
+    assert json.loads((tmp_path / "run" / "generator.json").read_text())["evaluations"] == 32
+
+
+def test_a_resumed_main_job_stops_on_a_report_it_cannot_go_on_from(tmp_path):
+    out, _, _, _, _ = main_job(tmp_path, "--np", "1", "--evaluations", "16")
+    (out / "generator.json").write_text('{"problem": "dgemm-256", "archive": [')
+    result = resume(tmp_path, "--np", "1", "--evaluations", "32")
+    assert result.returncode == 2, result.stdout[-3000:] + result.stderr[-3000:]
+    assert f"hpcreward_generator: error: --resume: cannot read {out / 'generator.json'} as a report" in result.stderr
+    assert "move it away to start a new search" in result.stderr
 
 
 def test_a_pipeline_that_fails_at_start_ends_the_generator_at_once(tmp_path):
