@@ -337,11 +337,16 @@ print(rows.shape[0] if len(sys.argv) < 3 else int((rows["problem"][()] == sys.ar
 ' "$HPC_OUT/rewards.h5" "$@" 2>/dev/null || echo 0
 }
 
-# The generator's command line for the evaluations the log does not hold yet, per search
-# (after a requeue it starts new searches for the rest, seed 1 + the restart count; the
-# coordinator keeps stages and archive). Empty when the log already holds them all.
+# The generator's command line: each search whose problem the log does not yet hold
+# --evaluations (--cuda-evaluations) rows of, asked for that many in all. Empty when the log
+# holds them all. On a resumed log (a requeue, a job submitted again) each search goes on from
+# its report (--resume), under a new seed: 1 + the rows logged, as jobs/local.sh picks it.
+# Candidate ids are [cuda-]s<seed>-b<batch>-<i> with the batch count going on from the report,
+# and the coordinator answers a logged id from the log: a round cut off before its report was
+# written is logged under the old seed and those batch numbers. (The restart count is no such
+# seed: a job submitted again by hand starts from 0.)
 hpc_generator_command() {
-  local args=() c_problem cuda_problem c_left=0 cuda_left=0
+  local args=() c_problem cuda_problem c_left=0 cuda_left=0 seed=1
   c_problem=$(hpc_c_problem)
   cuda_problem=$(hpc_cuda_problem)
   if ! hpc_searches_cuda_only; then
@@ -351,20 +356,22 @@ hpc_generator_command() {
     cuda_left=$((HPC_CUDA_EVALUATIONS - $(hpc_logged_rows "$cuda_problem")))
   fi
   if [ "$c_left" -gt 0 ]; then
-    args+=(--problem "$c_problem" --evaluations "$c_left" --out "$HPC_OUT/generator.json")
+    args+=(--problem "$c_problem" --evaluations "$HPC_EVALUATIONS" --out "$HPC_OUT/generator.json")
     [ "$cuda_left" -le 0 ] ||
-      args+=(--cuda-problem "$cuda_problem" --cuda-evaluations "$cuda_left" --cuda-out "$HPC_OUT/generator-cuda.json"
-             ${HPC_CUDA_STAGE:+--cuda-stage "$HPC_CUDA_STAGE"})
+      args+=(--cuda-problem "$cuda_problem" --cuda-evaluations "$HPC_CUDA_EVALUATIONS"
+             --cuda-out "$HPC_OUT/generator-cuda.json" ${HPC_CUDA_STAGE:+--cuda-stage "$HPC_CUDA_STAGE"})
   elif [ "$cuda_left" -gt 0 ]; then
-    args+=(--problem "$cuda_problem" --evaluations "$cuda_left" --out "$HPC_OUT/generator-cuda.json"
+    args+=(--problem "$cuda_problem" --evaluations "$HPC_CUDA_EVALUATIONS" --out "$HPC_OUT/generator-cuda.json"
            ${HPC_CUDA_STAGE:+--stage "$HPC_CUDA_STAGE"})
   else
     return 0
   fi
-  # A new seed per requeue: new searches, whose candidate ids ([cuda-]s<seed>-b<batch>-<i>) do
-  # not repeat the earlier runs' ones.
+  if [ "${HPC_RESUME:-0}" -eq 1 ]; then
+    seed=$((1 + $(hpc_logged_rows)))
+    args+=(--resume)
+  fi
   printf 'env PYTHONPATH=%q %q -m hpcreward_generator --rendezvous %q --seed %d' \
     "$HPCREWARD_REPO/train_bridge/generator:$HPCREWARD_REPO/train_bridge/python${PYTHONPATH:+:$PYTHONPATH}" \
-    "$HPC_PYTHON" "$HPC_OUT" $((1 + ${SLURM_RESTART_COUNT:-0}))
+    "$HPC_PYTHON" "$HPC_OUT" "$seed"
   printf ' %q' "${args[@]}"
 }

@@ -2,8 +2,9 @@
 # The job scripts' generator command (jobs/lib/slurm-run.sh, hpc_generator_command), without
 # Slurm: a C search alone without GPU ranks; a C and a CUDA search when the step has GPU ranks
 # and CPU ranks; the CUDA search alone (and the coordinator's default problem) when every
-# benchmark task is a GPU rank; after a requeue, each search asked only for what the log does
-# not hold of its problem.
+# benchmark task is a GPU rank; on a resumed log (after a requeue), each search whose problem the
+# log does not hold its evaluations of goes on from its report (--resume) to its total, under
+# seed 1 + the rows logged.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 python=${HPCREWARD_PYTHON:-python3}
@@ -35,6 +36,7 @@ command_for() {  # command_for GPU_RANKS BENCH_TASKS [OPTIONS...]: the generator
 out=$(command_for 0 3)
 check "no GPU ranks: the C search alone" "$out" "--problem dgemm-256 --evaluations 160 --out $dir/out/generator.json"
 check "no GPU ranks: no CUDA search" "$out" "! cuda"
+check "a new log: seed 1, new searches" "$out" "--seed 1 .*--out [^ ]*generator.json$"
 out=$(command_for 2 4 --evaluations 40 --cuda-evaluations 30)
 check "GPU and CPU ranks: both searches" "$out" \
   "--problem dgemm-256 --evaluations 40 --out $dir/out/generator.json --cuda-problem cuda-sgemm-4096 --cuda-evaluations 30 --cuda-out $dir/out/generator-cuda.json"
@@ -55,11 +57,14 @@ rows = np.array([(b"dgemm-256",)] * 25 + [(b"cuda-sgemm-4096",)] * 30, dtype=[("
 with h5py.File(sys.argv[1], "w") as log:
     log["rewards"] = rows
 PY
-out=$(SLURM_RESTART_COUNT=1 command_for 1 3 --evaluations 40 --cuda-evaluations 50)
-check "after a requeue: what each search lacks, a new seed" "$out" \
-  "--seed 2 --problem dgemm-256 --evaluations 15 .* --cuda-evaluations 20"
-out=$(command_for 1 3 --evaluations 25 --cuda-evaluations 50)
-check "the C search done: the CUDA search goes on alone" "$out" "--problem cuda-sgemm-4096 --evaluations 20 --out $dir/out/generator-cuda.json"
-out=$(command_for 1 3 --evaluations 25 --cuda-evaluations 30)
+out=$(HPC_RESUME=1 SLURM_RESTART_COUNT=1 command_for 1 3 --evaluations 40 --cuda-evaluations 50)
+check "after a requeue: both searches go on to their totals, seed 1 + the 55 rows logged" "$out" \
+  "--seed 56 --problem dgemm-256 --evaluations 40 .* --cuda-evaluations 50 .* --resume$"
+out=$(HPC_RESUME=1 command_for 1 3 --evaluations 40 --cuda-evaluations 50)
+check "a job submitted again (restart count 0): the same new seed" "$out" "--seed 56 .* --resume$"
+out=$(HPC_RESUME=1 command_for 1 3 --evaluations 25 --cuda-evaluations 50)
+check "the C search done: the CUDA search goes on alone" "$out" \
+  "--problem cuda-sgemm-4096 --evaluations 50 --out $dir/out/generator-cuda.json --resume$"
+out=$(HPC_RESUME=1 command_for 1 3 --evaluations 25 --cuda-evaluations 30)
 check "both done: no generator" "$(head -1 <<<"$out")" "^$"
 [ "$failures" -eq 0 ]
