@@ -46,6 +46,18 @@ def go_on_from_report(search: MapElites, out: str, log) -> None:
         f"{len(search.archive)} niches, best {best}")
 
 
+def resumed(searches: list[tuple[MapElites, int, str]], log) -> list[tuple[MapElites, int, str]]:
+    """--resume: each (search, evaluations in all, report file) goes on from its report; those
+    that already have their evaluations are left out (their reports stay as they are)."""
+    for search, _, out in searches:
+        go_on_from_report(search, out, log)
+    for search, evaluations, out in searches:
+        if search.evaluations >= evaluations:
+            log(f"{search.problem}: {out} holds {search.evaluations} evaluations, of {evaluations} asked for: "
+                "nothing to do")
+    return [(search, evaluations, out) for search, evaluations, out in searches if search.evaluations < evaluations]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="hpcreward_generator",
                                      description="MAP-Elites over parametric C or CUDA matmul candidates, "
@@ -99,7 +111,7 @@ def main(argv=None) -> int:
         families.append(family)
     languages = {family.language for family in families}
     if args.resume and not args.out:
-        parser.error("--resume goes on from each search's report: give --out (and --cuda-out)")
+        parser.error("--resume goes on from each search's report: give --out")
 
     started = time.monotonic()
     log = lambda line: print(f"[{time.monotonic() - started:7.1f} s] {line}", flush=True)  # noqa: E731
@@ -109,17 +121,11 @@ def main(argv=None) -> int:
                            pin=bool(stage), family=family, log=log), evaluations, out)
                 for (problem, evaluations, stage, out), family in zip(wanted, families)]
     if args.resume:
-        for search, _, out in searches:
-            try:
-                go_on_from_report(search, out, log)
-            except ValueError as error:
-                print(f"hpcreward_generator: error: --resume: {error}", file=sys.stderr)
-                return 2
-        for search, evaluations, out in searches:
-            if search.evaluations >= evaluations:
-                log(f"{search.problem}: {out} holds {search.evaluations} evaluations, of {evaluations} asked for: "
-                    "nothing to do")
-        searches = [entry for entry in searches if entry[0].evaluations < entry[1]]
+        try:
+            searches = resumed(searches, log)
+        except ValueError as error:
+            print(f"hpcreward_generator: error: --resume: {error}", file=sys.stderr)
+            return 2
 
     if args.rendezvous or args.url:
         try:
