@@ -163,7 +163,8 @@ def test_a_main_job_cut_off_goes_on_with_its_searches(tmp_path):
         assert report["evaluations"] == total and report["seed"] == 65
         assert report["earlier_runs"] == [{"seed": 1, "evaluations": 32, "batches": 2}]
         rows = report["gflops_over_evaluations"]
-        assert rows[:32] == before[name]["gflops_over_evaluations"] and [r[0] for r in rows] == list(range(1, total + 1))
+        assert rows[:32] == before[name]["gflops_over_evaluations"]
+        assert [row[0] for row in rows] == list(range(1, total + 1))
         kept = {(e["stage"], e["niche"]): e["gflops"] for e in report["archive"]}
         for elite in before[name]["archive"]:  # every niche kept, its elite replaced only by a better one
             assert kept[(elite["stage"], elite["niche"])] >= elite["gflops"]

@@ -171,7 +171,8 @@ def broken(report, change):
 
 
 @pytest.mark.parametrize("change, message", [
-    (lambda r: r.update(problem="sgemm-256"), "the report of a c search of sgemm-256, not of this c search of dgemm-256"),
+    (lambda r: r.update(problem="sgemm-256"),
+     "the report of a c search of sgemm-256, not of this c search of dgemm-256"),
     (lambda r: r.update(language="cuda"), "not of this c search"),
     (lambda r: r.update(seed=65), "seed 65 is one this search ran with before"),
     (lambda r: r.update(earlier_runs=[{"seed": 65, "evaluations": 16, "batches": 1}]), "seed 65 is one"),
@@ -278,7 +279,8 @@ def write_report(path, problem, seed=1):
     (lambda d: write_report(d / "r.json", "dgemm-256", seed=9), [],
      "{d}/r.json: seed 9 is one this search ran with before"),
     # The C report where the CUDA search's is (--cuda-out).
-    (lambda d: write_report(d / "r.json", "dgemm-256"), ["--cuda-problem", "cuda-sgemm-4096", "--cuda-out", "{d}/r.json"],
+    (lambda d: write_report(d / "r.json", "dgemm-256"),
+     ["--cuda-problem", "cuda-sgemm-4096", "--cuda-out", "{d}/r.json"],
      "{d}/r.json: the report of a c search of dgemm-256, not of this cuda search of cuda-sgemm-4096"),
 ])
 def test_resume_stops_with_status_2_on_a_report_it_cannot_go_on_from(tmp_path, setup, options, message):

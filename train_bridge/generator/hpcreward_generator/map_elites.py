@@ -198,12 +198,12 @@ class MapElites:
         """Makes this new search go on from `report` (report() of a stopped search of the same
         problem and language): its archive, best, evaluation and batch counts, history, stage
         (unless this search is pinned) and, as genomes seen, the archive's. Its own seed and RNG
-        stay: the ids it makes next are s<seed>-b<batch>-<i> with the batch count going on, so
-        the seed must be one no earlier run of the search used, as candidates of a round cut off
-        before its report was written may be logged under the old seed and the next batch
-        numbers. Raises ValueError saying what is wrong: another problem or language, a seed
-        used before, a report that does not read as one (a niche its genome does not have, a
-        genome that does not render, counts that disagree)."""
+        stay. Its next ids are s<seed>-b<batch>-<i> with the batch count going on, and a round
+        cut off before the report was written may be logged under the old seed and those batch
+        numbers: so the seed must be one no earlier run of the search used. Raises ValueError
+        saying what is wrong: another problem or language, a seed used before, a report that
+        does not read as one (a niche its genome does not have, a genome that does not render,
+        counts that disagree); the search is then left as it was."""
         if self.evaluations or self.batches:
             raise ValueError("only a new search can go on from a report")
         if not isinstance(report, dict):
