@@ -78,14 +78,18 @@ def test_the_loop_through_the_file_scorer_follows_the_pipeline(tmp_path):
     assert sorted(r["candidate_id"] for r in rows) == sorted(h["id"] for h in loop.history)
 
 
-def test_a_resumed_main_job_adds_a_new_search_under_new_ids(tmp_path):
+def test_a_resumed_main_job_goes_on_with_its_search_under_new_ids(tmp_path):
     out = tmp_path / "run"
     env = dict(os.environ, HPCREWARD_BIN=str(BIN))
-    for extra in ([], ["--resume"]):
-        result = subprocess.run([str(REPO / "jobs" / "local.sh"), "--evaluations", "4", "--np", "1", "--out", str(out)]
-                                + extra + BENCH_OPTIONS, capture_output=True, text=True, env=env, timeout=300)
+    for evaluations, extra in (("4", []), ("8", ["--resume"])):  # 8 in all: 4 more
+        result = subprocess.run([str(REPO / "jobs" / "local.sh"), "--evaluations", evaluations, "--np", "1",
+                                 "--out", str(out)] + extra + BENCH_OPTIONS,
+                                capture_output=True, text=True, env=env, timeout=300)
         assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     rows, _, _ = read_log(out / "rewards.h5")
     ids = [r["candidate_id"] for r in rows]
     assert len(ids) == 8 and len(set(ids)) == 8, ids
-    assert {i.split("-")[0] for i in ids} == {"s1", "s5"}, ids  # the second seed: 1 + 4 rows logged
+    # The second seed is 1 + the 4 rows logged; the search's second batch.
+    assert sorted(ids) == [f"s1-b0001-{i:02d}" for i in range(4)] + [f"s5-b0002-{i:02d}" for i in range(4)], ids
+    report = json.loads((out / "generator.json").read_text())
+    assert (report["evaluations"], report["earlier_runs"]) == (8, [{"seed": 1, "evaluations": 4, "batches": 1}])

@@ -156,7 +156,8 @@ def main(argv=None) -> int:
     for search, _, _ in searches:
         if not search.pin and current.get(search.problem) in search.family.stages:
             search.stage = current[search.problem]
-            log(f"{search.problem}: the pipeline's ladder stands at {search.stage}: the search starts there")
+            log(f"{search.problem}: the pipeline's ladder stands at {search.stage}: the search "
+                f"{'goes on' if search.evaluations else 'starts'} there")
 
     def write_reports() -> list[dict]:
         reports = []
