@@ -75,8 +75,10 @@ Exit status: the coordinator's (coordinator/README.md): 0 complete, 1 error, 2 c
 (also a generator report that --resume cannot go on from: the message says why), 3 no
 benchmark rank left (all quarantined as hung), 75 stopped before the end (SIGUSR1; with a file
 or the built-in generator also SIGTERM/SIGINT to the coordinator or this script): --resume
-goes on. DIR/coordinator.outcome.json says the same with the reason. On Slurm use
-jobs/hpcreward.sbatch (jobs/README.md).
+goes on. DIR/coordinator.outcome.json says the same with the reason. With --serve or the
+generator, a signal to this script's process group (timeout, Ctrl-C) stops the pipeline in
+order too; SIGKILL to this script alone leaves it running (kill -TERM $(cat DIR/coordinator.pid)
+stops it). On Slurm use jobs/hpcreward.sbatch (jobs/README.md).
 USAGE
 }
 
@@ -261,10 +263,12 @@ if [ "$serve" -eq 0 ]; then
 fi
 # Serve mode runs until stopped. SIGTERM/SIGINT to this script goes to the coordinator
 # alone (its pid is in DIR/coordinator.pid), which stops the benchmark ranks itself once
-# it has answered what it accepted; mpirun would kill them at once.
+# it has answered what it accepted; mpirun would kill them at once. mpirun and the generator
+# run in sessions of their own, so a signal to this script's whole process group (what
+# `timeout` and Ctrl-C send) reaches this script only, which stops them in that order.
 # Stale files of an earlier run would send trainers to a dead endpoint.
 rm -f "$out/coordinator.pid" "$out/coordinator.json"
-"${command[@]}" &
+setsid "${command[@]}" &
 mpirun_pid=$!
 stop_coordinator() {
   if [ -s "$out/coordinator.pid" ]; then kill -TERM "$(cat "$out/coordinator.pid")" 2>/dev/null || true; fi
@@ -276,7 +280,7 @@ if [ "$generate" -eq 1 ]; then
   # start, or died) ends the generator, which would otherwise wait minutes for a file that
   # never comes.
   PYTHONPATH="$repo/train_bridge/generator:$repo/train_bridge/python${PYTHONPATH:+:$PYTHONPATH}" \
-    python3 -m hpcreward_generator --rendezvous "$out" "${generator_args[@]}" &
+    setsid python3 -m hpcreward_generator --rendezvous "$out" "${generator_args[@]}" &
   generator_pid=$!
   generator_stopped=0
   while kill -0 "$generator_pid" 2>/dev/null; do
@@ -286,7 +290,7 @@ if [ "$generate" -eq 1 ]; then
       generator_stopped=1
       break
     fi
-    sleep 1
+    sleep 1 || true  # a signal to the whole group ends it too: then the trap, not set -e
   done
   wait "$generator_pid" || generator_status=$?
   stop_coordinator
