@@ -203,38 +203,9 @@ def test_a_pipeline_that_fails_at_start_ends_the_generator_at_once(tmp_path):
     assert "the pipeline ended before the generator" in result.stderr
 
 
-def test_a_sigterm_stops_the_main_job_through_the_coordinator(tmp_path):
-    # What a time limit (timeout, Slurm) sends: the coordinator stops after the batch in flight
-    # and closes its log, then the generator is ended; before, the signal waited for the
-    # generator's last evaluation.
-    folder, _ = fake_bin(tmp_path)
-    out = tmp_path / "run"
-    job = subprocess.Popen([str(LOCAL_SH), "--np", "1", "--evaluations", "1000000", "--out", str(out)],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           env=dict(os.environ, HPCREWARD_BIN=str(folder)), start_new_session=True)
-    try:
-        deadline = time.monotonic() + 120
-        while not (out / "fake-batches.jsonl").exists():
-            assert time.monotonic() < deadline and job.poll() is None, "the generator never sent a batch"
-            time.sleep(0.2)
-        job.send_signal(signal.SIGTERM)
-        stdout, stderr = job.communicate(timeout=120)
-    finally:  # whatever is left of the job (on a failure: the generator, mpirun, the stand-in)
-        try:
-            os.killpg(job.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        job.wait()
-    outcome = json.loads((out / "coordinator.outcome.json").read_text())
-    assert outcome["message"] == "stopped by SIGTERM", stdout[-2000:] + stderr[-2000:]
-    assert "the pipeline ended before the generator" in stderr
-    assert job.returncode == 75, stderr[-2000:]  # stopped before the end: --resume goes on
-
-
-def test_a_signal_to_the_whole_process_group_stops_the_main_job_in_order(tmp_path):
-    # What `timeout` and Ctrl-C send: the signal to every process of local.sh's group. Before,
-    # mpirun got it too and killed the coordinator with its batch in flight, leaving the log
-    # open for writing (on an H200: `--resume` then needed h5clear).
+def stop_an_endless_main_job(tmp_path, stop):
+    """Starts a main job with more evaluations than it will ever do, calls stop(job) once its
+    first batch is in, and returns (exit status, stdout, stderr, the coordinator's outcome)."""
     folder, _ = fake_bin(tmp_path)
     out = tmp_path / "run"
     job = subprocess.Popen([str(LOCAL_SH), "--np", "1", "--evaluations", "1000000", "--out", str(out)],
@@ -248,16 +219,34 @@ def test_a_signal_to_the_whole_process_group_stops_the_main_job_in_order(tmp_pat
             time.sleep(0.2)
         groups.add(os.getpgid(int((out / "coordinator.pid").read_text())))
         assert groups != {job.pid}, "the coordinator is in local.sh's process group"
-        os.killpg(job.pid, signal.SIGTERM)
+        stop(job)
         stdout, stderr = job.communicate(timeout=120)
-    finally:  # whatever is left (on a failure: mpirun and the stand-in in their own group)
+    finally:  # whatever is left (on a failure: the generator, mpirun and the stand-in)
         for group in groups:
             try:
                 os.killpg(group, signal.SIGKILL)
             except ProcessLookupError:
                 pass
         job.wait()
-    outcome = json.loads((out / "coordinator.outcome.json").read_text())
+    return job.returncode, stdout, stderr, json.loads((out / "coordinator.outcome.json").read_text())
+
+
+def test_a_sigterm_stops_the_main_job_through_the_coordinator(tmp_path):
+    # What a time limit (timeout, Slurm) sends: the coordinator stops after the batch in flight
+    # and closes its log, then the generator is ended; before, the signal waited for the
+    # generator's last evaluation.
+    status, stdout, stderr, outcome = stop_an_endless_main_job(tmp_path, lambda job: job.send_signal(signal.SIGTERM))
     assert outcome["message"] == "stopped by SIGTERM", stdout[-2000:] + stderr[-2000:]
     assert "the pipeline ended before the generator" in stderr
-    assert job.returncode == 75, stderr[-2000:]  # stopped before the end: --resume goes on
+    assert status == 75, stderr[-2000:]  # stopped before the end: --resume goes on
+
+
+def test_a_signal_to_the_whole_process_group_stops_the_main_job_in_order(tmp_path):
+    # What `timeout` and Ctrl-C send: the signal to every process of local.sh's group. Before,
+    # mpirun got it too and killed the coordinator with its batch in flight, leaving the log
+    # open for writing (on an H200: `--resume` then needed h5clear).
+    status, stdout, stderr, outcome = stop_an_endless_main_job(tmp_path,
+                                                               lambda job: os.killpg(job.pid, signal.SIGTERM))
+    assert outcome["message"] == "stopped by SIGTERM", stdout[-2000:] + stderr[-2000:]
+    assert "the pipeline ended before the generator" in stderr
+    assert status == 75, stderr[-2000:]  # stopped before the end: --resume goes on
