@@ -70,14 +70,19 @@ Environment gpu_child_environment(const std::string &visible_device) {
   return environment;
 }
 
-ChildSpec GpuSandboxedRunner::child_spec(const RunRequest &request, const std::string &token, bool gated) const {
-  const BenchTask &task = *request.task;
-  RunnerArgs args = runner_args_for(request.object.string(), task.problem, options_.timing);
+// The measurer's command line for one candidate (a serving measurer gets it in the task).
+std::vector<std::string> GpuSandboxedRunner::measurer_arguments(const RunRequest &request, bool gated) const {
+  RunnerArgs args =
+      runner_args_for(std::filesystem::absolute(request.object).string(), request.task->problem, options_.timing);
   args.ring_bytes = options_.ring_bytes;
   args.l2_bytes = options_.l2_bytes;
   args.gated = gated;
+  return to_arguments(args);
+}
+
+ChildSpec GpuSandboxedRunner::child_spec(const RunRequest &request, const std::string &token, bool gated) const {
   ChildSpec spec = base_spec(options_, options_.timeout_s);
-  spec.arguments = to_arguments(args);
+  spec.arguments = measurer_arguments(request, gated);
   spec.working_directory = request.directory.string();
   spec.token = token;
   spec.gate = gated;
@@ -219,13 +224,8 @@ std::unique_ptr<StagedRun> GpuSandboxedRunner::start(const RunRequest &request) 
     return std::make_unique<GatedGpuRun>(spec, std::move(token), options_.timeout_s);
   }
   std::string token = make_token();
-  RunnerArgs args = runner_args_for(std::filesystem::absolute(request.object).string(), request.task->problem,
-                                    options_.timing);
-  args.ring_bytes = options_.ring_bytes;
-  args.l2_bytes = options_.l2_bytes;
-  args.gated = true;
   const nlohmann::json task{{"token", token},
-                            {"arguments", to_arguments(args)},
+                            {"arguments", measurer_arguments(request, true)},
                             {"directory", std::filesystem::absolute(request.directory).string()}};
   return std::make_unique<ServedGpuRun>(idle_measurer(), task, std::move(token), options_.timeout_s);
 }

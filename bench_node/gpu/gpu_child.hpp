@@ -55,6 +55,7 @@ class GpuSandboxedRunner : public CandidateRunner {
   ChildSpec child_spec(const RunRequest &request, const std::string &token, bool gated = false) const;
 
  private:
+  std::vector<std::string> measurer_arguments(const RunRequest &request, bool gated) const;
   std::shared_ptr<ServingMeasurer> idle_measurer();
   ChildSpec serving_spec() const;
 
