@@ -108,7 +108,10 @@ def main(argv):
                   "pid": os.getpid()}
     (out / "coordinator.json.tmp").write_text(json.dumps(rendezvous))
     (out / "coordinator.json.tmp").rename(out / "coordinator.json")
-    stopped.wait()
+    # In short waits: a SIGTERM the kernel hands to the server's thread runs its Python handler
+    # only once the main thread wakes, which an endless wait never does.
+    while not stopped.wait(0.2):
+        pass
     server.shutdown()
     (out / "coordinator.json").unlink()
     (out / "coordinator.outcome.json").write_text(json.dumps({"exit_code": 0, "outcome": "complete",
