@@ -20,6 +20,16 @@ bool asks_for_help(int argc, char **argv) {
   return false;
 }
 
+Measurement measure_or_report(const std::function<Measurement()> &measure) {
+  try {
+    return measure();
+  } catch (const std::bad_alloc &) {
+    return failed_measurement(Status::runtime_error, out_of_host_memory());
+  } catch (const std::exception &error) {
+    return failed_measurement(Status::runtime_error, std::string("harness error: ") + error.what());
+  }
+}
+
 int run_measurer(int argc, char **argv, const Measurer &measurer) {
   if (asks_for_help(argc, argv)) {
     std::fputs(runner_usage().c_str(), stdout);
@@ -36,14 +46,7 @@ int run_measurer(int argc, char **argv, const Measurer &measurer) {
   }
   const std::string token = read_token(args.token_fd);
 
-  Measurement measurement;
-  try {
-    measurement = measurer.measure(args);
-  } catch (const std::bad_alloc &) {
-    measurement = failed_measurement(Status::runtime_error, out_of_host_memory());
-  } catch (const std::exception &error) {
-    measurement = failed_measurement(Status::runtime_error, std::string("harness error: ") + error.what());
-  }
+  const Measurement measurement = measure_or_report([&] { return measurer.measure(args); });
   write_all(args.result_fd, encode_result(token, measurement));
   ::_exit(0);
 }

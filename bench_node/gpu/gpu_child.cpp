@@ -155,8 +155,12 @@ class ServedGpuRun : public StagedRun {
   }
   void allow_timing() override { measurer_->child.send(gpu::kGateTime); }
   Measurement finish() override {
+    if (!sent_) {
+      end(false);
+      return failed_measurement(Status::runtime_error, "the GPU measurer could not take the task (it had ended)");
+    }
     const double left = timeout_s_ - (go_s_ > 0 ? monotonic_seconds() - go_s_ : 0);
-    const std::optional<std::string> answer = sent_ ? measurer_->child.await_result_frame(left) : std::nullopt;
+    const std::optional<std::string> answer = measurer_->child.await_result_frame(left);
     Measurement measurement;
     if (!answer) {  // it ended, broke the framing or ran out of time: how it went, from the process
       const bool late = go_s_ > 0 && monotonic_seconds() - go_s_ >= timeout_s_;

@@ -24,7 +24,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <new>
 #include <optional>
 #include <set>
 #include <string>
@@ -42,7 +41,6 @@
 #include "bench_node/process/child_process.hpp"
 #include "bench_node/cpu/runner_frame.hpp"
 #include "bench_node/process/frames.hpp"
-#include "bench_node/process/host_memory.hpp"
 #include "bench_node/process/result_envelope.hpp"
 #include "bench_node/process/runner_pipes.hpp"
 #include "bench_node/process/write_all.hpp"
@@ -121,19 +119,24 @@ Measurement run_candidate(const RunnerArgs &args, const gpu::StartGate &gate, Me
   return gpu::run_gpu_harness(executor, pool, config, cublas);
 }
 
-// A CUDA error says which call failed; the frame reports anything else.
-Measurement measure_candidate(const RunnerArgs &args) {
-  MeasurerGpu gpu;
+// A CUDA error says which call failed; the frame (measure_or_report) reports anything else.
+Measurement measure_with(const RunnerArgs &args, const gpu::StartGate &gate, MeasurerGpu &gpu) {
   try {
-    return run_candidate(args, gpu::StartGate(args.gated ? kChildGateFd : -1), gpu);
+    return run_candidate(args, gate, gpu);
   } catch (const gpu::CudaError &error) {
     return failed_measurement(Status::runtime_error, std::string("CUDA error: ") + error.what());
   }
 }
 
-// One served task: {"token", "arguments"} -> its measurement, never throwing (as run_measurer).
+Measurement measure_candidate(const RunnerArgs &args) {
+  MeasurerGpu gpu;
+  return measure_with(args, gpu::StartGate(args.gated ? kChildGateFd : -1), gpu);
+}
+
+// One served task: {"token", "arguments", "directory"} -> its measurement, as a measurer
+// started for it alone would measure it.
 Measurement serve_one(const nlohmann::json &task, const gpu::StartGate &gate, MeasurerGpu &gpu) {
-  try {
+  return measure_or_report([&] {
     std::vector<std::string> arguments = task.at("arguments").get<std::vector<std::string>>();
     arguments.insert(arguments.begin(), "hpcreward-gpu-runner");
     std::vector<const char *> argv;
@@ -143,14 +146,8 @@ Measurement serve_one(const nlohmann::json &task, const gpu::StartGate &gate, Me
     // started per candidate.
     if (::chdir(task.at("directory").get<std::string>().c_str()) != 0)
       return failed_measurement(Status::runtime_error, "harness error: cannot enter the run's directory");
-    return run_candidate(args, gate, gpu);
-  } catch (const gpu::CudaError &error) {
-    return failed_measurement(Status::runtime_error, std::string("CUDA error: ") + error.what());
-  } catch (const std::bad_alloc &) {
-    return failed_measurement(Status::runtime_error, out_of_host_memory());
-  } catch (const std::exception &error) {
-    return failed_measurement(Status::runtime_error, std::string("harness error: ") + error.what());
-  }
+    return measure_with(args, gate, gpu);
+  });
 }
 
 // --serve: tasks through the gate until the rank closes it. The rank retires a measurer
