@@ -174,9 +174,11 @@ class ServedGpuRun : public StagedRun {
       return failed_measurement(Status::runtime_error, "the GPU measurer's answer was not valid");
     }
     measurement = std::move(decoded->measurement);
+    phases_ = std::move(decoded->phases);
     end(measurement.status == Status::ok || measurement.status == Status::wrong_answer);
     return measurement;
   }
+  PhaseSeconds phases() const override { return phases_; }
 
  private:
   void end(bool clean) {
@@ -194,6 +196,7 @@ class ServedGpuRun : public StagedRun {
   bool sent_ = false;
   bool finished_ = false;
   double go_s_ = 0;
+  PhaseSeconds phases_;
 };
 
 }  // namespace

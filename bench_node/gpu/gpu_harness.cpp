@@ -118,6 +118,10 @@ class Harness {
   void fill_inputs(const Shape &shape, Private &own);
   CallSteps steps(const Shape &shape, Operands &operands, Private &own);
 
+  void phase_ended(const char *phase) const {
+    if (config_.phase_ended) config_.phase_ended(phase);
+  }
+
   GpuExecutor &executor_;
   DeviceArena pool_;
   const GpuHarnessConfig &config_;
@@ -298,12 +302,14 @@ Measurement Harness::run() {
         !verdict.ok())
       return failed({verdict.status, "calibrating the GPU executor: " + verdict.reason}, 0, 0, 0);
   }
+  phase_ended("calibration");
   if (config_.calibrated) config_.calibrated();
   if (config_.trace) {
     config_.trace->least_overhead_s = executor_.overhead().least_s;
     config_.trace->high_overhead_s = executor_.overhead().high_s;
   }
   if (Verdict verdict = executor_.load(); !verdict.ok()) return failed({verdict.status, verdict.reason}, 0, 0, 0);
+  phase_ended("loading the candidate");
 
   const double verify_start = monotonic_seconds();
   std::vector<Shape> shapes = {shape};
@@ -312,6 +318,7 @@ Measurement Harness::run() {
     if (auto failure = verify_shape(checked, max_error))
       return failed(*failure, monotonic_seconds() - verify_start, 0, max_error);
   const double verify_s = monotonic_seconds() - verify_start;
+  phase_ended("verification");
 
   // Timing: a ring of buffer sets in the pool, new values before every call.
   const double time_start = monotonic_seconds();
@@ -322,6 +329,7 @@ Measurement Harness::run() {
   for (std::size_t i = 0; i < ring; ++i) sets.emplace_back(pool_, config_.precision, shape);
   Private own(config_.precision, shape);
   CheckWorkspace work(shape.m, shape.k, shape.n);
+  phase_ended("timing buffers");
 
   std::vector<double> samples;
   const StoppingRule stopping(config_.timing);
@@ -333,6 +341,7 @@ Measurement Harness::run() {
   bool gate_ahead = static_cast<bool>(config_.may_time);
   int more_warmup_calls = 0;
   double gate_wait_s = 0;
+  bool waited = false;
   for (std::uint64_t call = 0;; ++call) {
     fill_inputs(shape, own);
     GpuCallOutcome clocks;
@@ -343,15 +352,19 @@ Measurement Harness::run() {
     if (warming) {
       if (monotonic_seconds() - time_start - gate_wait_s >= config_.timing.warmup_s && call >= 1) {
         if (std::exchange(gate_ahead, false)) {
+          phase_ended("warm-up");
           const double wait_start = monotonic_seconds();
           if (!config_.may_time())
             return failed({Status::runtime_error, "the rank stopped waiting for this run (it is stopping)"}, verify_s,
                           0, max_error);
           gate_wait_s = monotonic_seconds() - wait_start;
+          waited = true;
+          phase_ended("waiting for the next run's set-up");
           more_warmup_calls = 2;
         }
         if (more_warmup_calls-- > 0) continue;
         warming = false;
+        phase_ended(waited ? "warm-up after the wait" : "warm-up");
         loop_start = monotonic_seconds();
       }
       continue;
@@ -368,6 +381,7 @@ Measurement Harness::run() {
     if (stopping.done(samples, monotonic_seconds() - loop_start)) break;
   }
 
+  phase_ended("timed calls");
   const SampleSummary summary = summarize(samples);
   Measurement measurement;
   measurement.status = Status::ok;

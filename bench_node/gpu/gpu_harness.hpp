@@ -49,6 +49,8 @@ struct GpuHarnessConfig {
   // warm-up and the first timed call (false: the rank gave up on this run). Unset: straight through.
   std::function<void()> calibrated;
   std::function<bool()> may_time;
+  // Told as each phase ends (the rank's report of where a run's time goes); unset: nothing.
+  std::function<void(const char *phase)> phase_ended;
 };
 
 // The operand pool `config` needs: the timing ring's buffer sets, or one set at the largest

@@ -41,6 +41,7 @@
 #include "bench_node/process/child_process.hpp"
 #include "bench_node/cpu/runner_frame.hpp"
 #include "bench_node/process/frames.hpp"
+#include "bench_node/process/phase_times.hpp"
 #include "bench_node/process/result_envelope.hpp"
 #include "bench_node/process/runner_pipes.hpp"
 #include "bench_node/process/write_all.hpp"
@@ -81,8 +82,9 @@ class MeasurerGpu {
 };
 
 // With a gate (start_gate.hpp) the measurer is started ahead of its candidate's turn: it sets
-// up on 'p', says 'r', and touches the GPU again only on 'g'.
-Measurement run_candidate(const RunnerArgs &args, const gpu::StartGate &gate, MeasurerGpu &gpu) {
+// up on 'p', says 'r', and touches the GPU again only on 'g'. `phases` (may be null) learns
+// where the run's time went from 'g' on.
+Measurement run_candidate(const RunnerArgs &args, const gpu::StartGate &gate, MeasurerGpu &gpu, PhaseTimes *phases) {
   gpu::GpuHarnessConfig config;
   config.precision = args.precision;
   config.nominal = args.nominal;
@@ -106,23 +108,33 @@ Measurement run_candidate(const RunnerArgs &args, const gpu::StartGate &gate, Me
   gpu::Cublas &cublas = gpu.cublas();
   if (gate.gated()) gpu.load_gpu_code(config);
   if (Verdict verdict = executor.await_context(); !verdict.ok()) return failed_measurement(verdict.status, verdict.reason);
-  gate.say(gpu::kGateReady);
-  if (!gate.await(gpu::kGateGo)) return stopped();
-
-  if (std::string canary = gpu::run_canary(); !canary.empty())
-    return failed_measurement(Status::runtime_error, "the GPU failed its check before the candidate: " + canary);
+  // The pool too: a new allocation, mapped into the executor, no kernel run on it yet (its
+  // values come after 'g'), so it costs the run before this one nothing it times.
   gpu::ExportedDeviceMemory pool(gpu::operand_pool_bytes(config));
   if (Verdict verdict = executor.open_pool(pool.fd(), pool.bytes()); !verdict.ok())
     return failed_measurement(verdict.status, verdict.reason);
+  gate.say(gpu::kGateReady);
+  if (!gate.await(gpu::kGateGo)) return stopped();
+  const auto phase_ended = [phases](const char *phase) {
+    if (phases) phases->mark(phase);
+  };
+  if (phases) phases->start();
+
+  // After the run before this one ended: a GPU it broke is not blamed on this candidate.
+  if (std::string canary = gpu::run_canary(); !canary.empty())
+    return failed_measurement(Status::runtime_error, "the GPU failed its check before the candidate: " + canary);
+  phase_ended("canary");
   config.calibrated = [&gate] { gate.say(gpu::kGateCalibrated); };
   config.may_time = [&gate] { return gate.await(gpu::kGateTime); };
+  config.phase_ended = phase_ended;
   return gpu::run_gpu_harness(executor, pool, config, cublas);
 }
 
 // A CUDA error says which call failed; the frame (measure_or_report) reports anything else.
-Measurement measure_with(const RunnerArgs &args, const gpu::StartGate &gate, MeasurerGpu &gpu) {
+Measurement measure_with(const RunnerArgs &args, const gpu::StartGate &gate, MeasurerGpu &gpu,
+                         PhaseTimes *phases = nullptr) {
   try {
-    return run_candidate(args, gate, gpu);
+    return run_candidate(args, gate, gpu, phases);
   } catch (const gpu::CudaError &error) {
     return failed_measurement(Status::runtime_error, std::string("CUDA error: ") + error.what());
   }
@@ -135,7 +147,7 @@ Measurement measure_candidate(const RunnerArgs &args) {
 
 // One served task: {"token", "arguments", "directory"} -> its measurement, as a measurer
 // started for it alone would measure it.
-Measurement serve_one(const nlohmann::json &task, const gpu::StartGate &gate, MeasurerGpu &gpu) {
+Measurement serve_one(const nlohmann::json &task, const gpu::StartGate &gate, MeasurerGpu &gpu, PhaseTimes &phases) {
   return measure_or_report([&] {
     std::vector<std::string> arguments = task.at("arguments").get<std::vector<std::string>>();
     arguments.insert(arguments.begin(), "hpcreward-gpu-runner");
@@ -146,7 +158,7 @@ Measurement serve_one(const nlohmann::json &task, const gpu::StartGate &gate, Me
     // started per candidate.
     if (::chdir(task.at("directory").get<std::string>().c_str()) != 0)
       return failed_measurement(Status::runtime_error, "harness error: cannot enter the run's directory");
-    return measure_with(args, gate, gpu);
+    return measure_with(args, gate, gpu, &phases);
   });
 }
 
@@ -160,12 +172,14 @@ int serve(int result_fd) {
   while (std::optional<std::string> text = gate.await_task()) {
     const nlohmann::json task = nlohmann::json::parse(*text, nullptr, false);
     const std::string token = task.is_object() ? task.value("token", "") : "";
+    PhaseTimes phases;
     const Measurement measurement =
-        task.is_object() ? serve_one(task, gate, gpu)
+        task.is_object() ? serve_one(task, gate, gpu, phases)
                          : failed_measurement(Status::runtime_error, "harness error: the task is not a JSON object");
+    phases.mark("ending the executor");  // run_candidate's executor and pool are gone now
     [[maybe_unused]] const int left = ::chdir("/");  // the run's directory goes with its task
     gate.say(gpu::kGateEnded);
-    write_all(result_fd, frame(encode_result(token, measurement)));
+    write_all(result_fd, frame(encode_result(token, measurement, phases.phases())));
   }
   ::_exit(0);
 }

@@ -79,6 +79,11 @@ std::size_t GpuTaskPipeline::ready_to_run() const {
   return to_run_.size();
 }
 
+std::string GpuTaskPipeline::phase_medians() const {
+  std::lock_guard lock(mutex_);
+  return phases_.medians();
+}
+
 void GpuTaskPipeline::prepare_loop() {
   for (;;) {
     BenchTask task;
@@ -124,8 +129,11 @@ void GpuTaskPipeline::gpu_loop() {
     std::optional<Turn> current = next ? std::move(next) : next_turn(true);
     next.reset();
     if (!current) return;
+    PhaseTimes rank_phases;
+    rank_phases.start();
     current->prepare();
     current->run->await_ready();
+    rank_phases.mark("rank: waiting for its set-up");
     const double start = monotonic_seconds();
     current->run->go();
     // The next candidate's process starts now (its driver's start is host work) and sets up its
@@ -136,20 +144,27 @@ void GpuTaskPipeline::gpu_loop() {
     std::future<Measurement> finished =
         std::async(std::launch::async, [&run = *current->run] { return run.finish(); });
     current->run->await_calibrated();
+    rank_phases.mark("rank: go to calibrated");
     if (!next) next = next_turn(false);
     if (next) {
       next->prepare();
       next->run->await_ready();
     }
+    rank_phases.mark("rank: calibrated to timing");
     current->run->allow_timing();
     Measurement measurement = finished.get();
+    rank_phases.mark("rank: timing to result");
     const double busy = monotonic_seconds() - start;
     measurement = scorer_.complete(*current->prepared, std::move(measurement));
     const BenchTask &task = current->prepared->task;
     const bool healthy = after_run_(task, measurement);
     BenchResult result = finish_(task, std::move(measurement));
+    rank_phases.mark("rank: after the result");
+    PhaseSeconds phases = rank_phases.phases();
+    for (const auto &[name, seconds] : current->run->phases()) phases.emplace_back("measurer: " + name, seconds);
     {
       std::lock_guard lock(mutex_);
+      phases_.add(phases);
       gpu_busy_s_ += busy;
       results_.push_back(std::move(result));
       if (!healthy) gpu_lost_ = true;

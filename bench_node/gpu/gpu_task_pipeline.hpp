@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bench_node/gpu/staged_run.hpp"
+#include "bench_node/process/phase_times.hpp"
 #include "bench_node/rank/scorer.hpp"
 #include "common/messages.hpp"
 
@@ -47,6 +48,9 @@ class GpuTaskPipeline {
   double gpu_busy_s() const;
   // Tasks prepared and waiting for the GPU.
   std::size_t ready_to_run() const;
+  // Where the runs' time went: each phase's median, the rank's view ("rank: ...", from a
+  // run's turn to its result) and the measurers' ("measurer: ...", from go on); "" before any run.
+  std::string phase_medians() const;
 
  private:
   struct Turn {
@@ -76,6 +80,7 @@ class GpuTaskPipeline {
   bool stopping_ = false;
   bool gpu_lost_ = false;
   double gpu_busy_s_ = 0;
+  PhaseLog phases_;
   std::vector<std::thread> workers_;
   std::thread gpu_thread_;
 };

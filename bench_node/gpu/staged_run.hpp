@@ -10,6 +10,7 @@
 // so the next one's GPU work overlaps only the current one's verification and warm-up, which
 // are not timed.
 // No CUDA here.
+#include "bench_node/process/phase_times.hpp"
 #include "common/messages.hpp"
 
 namespace hpcreward {
@@ -24,6 +25,9 @@ class StagedRun {
   virtual void await_calibrated() = 0;  // until its calibration is done (or it ended)
   virtual void allow_timing() = 0;      // nothing else prepares now: it may time its calls
   virtual Measurement finish() = 0;     // until it ends; never throws
+  // After finish(): where the measurer says the run's time went from go() on (a diagnostic;
+  // empty when it does not say).
+  virtual PhaseSeconds phases() const { return {}; }
 };
 
 }  // namespace hpcreward

@@ -6,17 +6,20 @@
 
 namespace hpcreward {
 
-std::string encode_result(const std::string &token, const Measurement &measurement) {
-  return nlohmann::json{{"token", token}, {"measurement", measurement}}.dump();
+std::string encode_result(const std::string &token, const Measurement &measurement, const PhaseSeconds &phases) {
+  nlohmann::json body{{"token", token}, {"measurement", measurement}};
+  if (!phases.empty()) body["phases"] = phases;
+  return body.dump();
 }
 
 std::optional<DecodedResult> decode_result(const std::string &text) {
   try {
     const nlohmann::json body = nlohmann::json::parse(text);
-    if (!body.is_object() || body.size() != 2) return std::nullopt;
+    if (!body.is_object() || body.size() != (body.contains("phases") ? 3u : 2u)) return std::nullopt;
     DecodedResult result;
     result.token = body.at("token").get<std::string>();
     result.measurement = body.at("measurement").get<Measurement>();
+    if (body.contains("phases")) result.phases = body.at("phases").get<PhaseSeconds>();
     return result;
   } catch (const std::exception &) {
     return std::nullopt;

@@ -72,6 +72,28 @@ TEST(Classify, MalformedResultIsARuntimeError) {
   }
 }
 
+TEST(ResultEnvelope, CarriesAServingMeasurersPhasesAndNothingElse) {
+  const std::optional<DecodedResult> decoded =
+      decode_result(encode_result("token123", ok_measurement(), {{"canary", 0.25}, {"verification", 0.5}}));
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(decoded->measurement.gflops, 2);
+  EXPECT_EQ(decoded->phases, (PhaseSeconds{{"canary", 0.25}, {"verification", 0.5}}));
+  EXPECT_TRUE(decode_result(encode_result("token123", ok_measurement()))->phases.empty());
+  // Any other third key is not an envelope.
+  std::string other = encode_result("token123", ok_measurement());
+  other.insert(1, "\"extra\":1,");
+  EXPECT_FALSE(decode_result(other));
+}
+
+TEST(PhaseLog, EachPhasesMedianInTheOrderFirstSeen) {
+  PhaseLog log;
+  EXPECT_TRUE(log.empty());
+  log.add({{"set-up", 0.3}, {"timed calls", 1.0}});
+  log.add({{"set-up", 0.1}, {"timed calls", 2.0}, {"end", 0.5}});
+  log.add({{"set-up", 0.2}});
+  EXPECT_EQ(log.medians(), "set-up 0.200 s, timed calls 2.000 s, end 0.500 s");
+}
+
 TEST(Classify, ExitWithoutResultNamesCodeAndFirstOutputLine) {
   Measurement m = classify_run(exited(0, {}, "\n  boom: it broke\nmore\n"), kExpected);
   EXPECT_EQ(m.status, Status::runtime_error);

@@ -218,6 +218,7 @@ def main():
         rows64 = read_rows(args.out / "batch64" / "rewards.h5")
         console = (args.out / "batch64.console.log").read_text()
         busy = re.search(r"the GPU ran candidates ([0-9.]+) s of ([0-9.]+) s", console)
+        phases = re.search(r"per candidate, medians: (.*)", console)
         timing = sum(r["time_s"] for r in rows64)
         split = {key: statistics.median(r[key] for r in rows64) for key in ("compile_s", "verify_s", "time_s")}
         statuses = {}
@@ -233,10 +234,12 @@ def main():
                              "gpu_busy_s": float(busy.group(1)) if busy else None,
                              "rank_wall_s": float(busy.group(2)) if busy else None,
                              "timing_s_sum": timing, "median_split_s": split,
+                             "phase_medians": phases.group(1) if phases else None,
                              "gflops": {r["candidate_id"]: r["gflops"] for r in rows64}}
         print(f"batch64: exit {rc64}, {statuses}, wall {wall64:.0f} s; GPU running children "
               f"{busy.group(1) if busy else '?'} s of the rank's {busy.group(2) if busy else '?'} s; "
               f"timing phases sum {timing:.1f} s; median split compile/verify/time {split}")
+        print(f"batch64 per candidate, medians: {phases.group(1) if phases else '?'}")
         print("batch64 spread of each kernel's scorings (target < 1%): " +
               ", ".join(f"{kernel} {spread:.2%}" for kernel, spread in sorted(spreads.items())))
     scaling_failed = False

@@ -103,6 +103,7 @@ class FakeStagedRun : public StagedRun {
     measurement.gflops = 1;
     return measurement;
   }
+  PhaseSeconds phases() const override { return {{"verification", 0.5}}; }
 
  private:
   StageLog &log_;
@@ -250,6 +251,11 @@ TEST_F(GpuTaskPipelineTest, TheNextRunPreparesOnlyWhileTheCurrentOneVerifies) {
     EXPECT_LT(log.at("ready " + next), log.at("time " + current)) << all;
     EXPECT_LT(log.at("finish " + current), log.at("go " + next)) << all;
   }
+  // The rank's report of where the time went: its own view of each run, then the measurer's.
+  const std::string phases = pipeline.phase_medians();
+  for (const char *phase : {"rank: waiting for its set-up", "rank: go to calibrated", "rank: calibrated to timing",
+                            "rank: timing to result", "rank: after the result", "measurer: verification 0.500 s"})
+    EXPECT_NE(phases.find(phase), std::string::npos) << phase << " in " << phases;
 }
 
 TEST_F(GpuTaskPipelineTest, ChildrenStartedAheadLiveUntilTheirTurnEnds) {
