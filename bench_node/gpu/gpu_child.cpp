@@ -101,9 +101,11 @@ class GatedGpuRun : public StagedRun {
   void prepare() override { child_.send(gpu::kGatePrepare); }
   void await_ready() override { child_.await(gpu::kGateReady, timeout_s_); }
   void go() override { child_.send(gpu::kGateGo); }
+  void quiet() override { child_.send(gpu::kGateQuiet); }
   void await_calibrated() override { child_.await(gpu::kGateCalibrated, timeout_s_); }
   void allow_timing() override { child_.send(gpu::kGateTime); }
   Measurement finish() override { return classify_run(child_.finish(), {token_, timeout_s_, cpu_limit_s_}); }
+  void await_ended() override {}  // finish() waited for the process to end, its executor with it
 
  private:
   std::string token_;
@@ -127,10 +129,11 @@ struct ServingMeasurer {
 namespace {
 
 // A serving measurer's run: the task through the gate, then the gate's bytes as for a
-// measurer started per candidate, then its result frame. The measurer is retired after a run
-// that did not end with a verdict on the candidate (ok or wrong_answer), after
-// kRunsPerMeasurer runs, and when the rank drops the run unfinished: what went wrong in a run
-// (a stuck driver call, a fault in a context) never meets the next one.
+// measurer started per candidate, then its result frame, then its 'e' once the executor is
+// gone. The measurer is retired after a run that did not end with a verdict on the candidate
+// (ok or wrong_answer), after kRunsPerMeasurer runs, when its 'e' does not come in time, and
+// when the rank drops the run unfinished: what went wrong in a run (a stuck driver call, a
+// fault in a context) never meets the next one. It takes no other run before its 'e'.
 class ServedGpuRun : public StagedRun {
  public:
   ServedGpuRun(std::shared_ptr<ServingMeasurer> measurer, const nlohmann::json &task, std::string token,
@@ -142,7 +145,7 @@ class ServedGpuRun : public StagedRun {
     sent_ = measurer_->child.send_frame(task.dump());
   }
   ~ServedGpuRun() override {
-    if (!finished_) end(false);
+    if (!ended_) retire();  // dropped: whatever it was doing is stopped
   }
   void prepare() override { measurer_->child.send(gpu::kGatePrepare); }
   void await_ready() override { measurer_->child.await_any(std::string{gpu::kGateReady, gpu::kGateEnded}, timeout_s_); }
@@ -153,10 +156,11 @@ class ServedGpuRun : public StagedRun {
   void await_calibrated() override {
     measurer_->child.await_any(std::string{gpu::kGateCalibrated, gpu::kGateEnded}, timeout_s_);
   }
+  void quiet() override { measurer_->child.send(gpu::kGateQuiet); }
   void allow_timing() override { measurer_->child.send(gpu::kGateTime); }
   Measurement finish() override {
     if (!sent_) {
-      end(false);
+      clean_ = false;
       return failed_measurement(Status::runtime_error, "the GPU measurer could not take the task (it had ended)");
     }
     const double left = timeout_s_ - (go_s_ > 0 ? monotonic_seconds() - go_s_ : 0);
@@ -165,28 +169,38 @@ class ServedGpuRun : public StagedRun {
     if (!answer) {  // it ended, broke the framing or ran out of time: how it went, from the process
       const bool late = go_s_ > 0 && monotonic_seconds() - go_s_ >= timeout_s_;
       measurement = classify_run(measurer_->child.stop(late), {token_, timeout_s_, 0});
-      end(false);
+      clean_ = false;
       return measurement;
     }
     std::optional<DecodedResult> decoded = decode_result(*answer);
     if (!decoded || decoded->token != token_) {
-      end(false);
+      clean_ = false;
       return failed_measurement(Status::runtime_error, "the GPU measurer's answer was not valid");
     }
     measurement = std::move(decoded->measurement);
     phases_ = std::move(decoded->phases);
-    end(measurement.status == Status::ok || measurement.status == Status::wrong_answer);
+    clean_ = measurement.status == Status::ok || measurement.status == Status::wrong_answer;
     return measurement;
+  }
+  void await_ended() override {
+    if (ended_) return;
+    // Also after a run that went wrong: a measurer still alive ends its executor first.
+    const bool said = measurer_->child.await(gpu::kGateEnded, timeout_s_);
+    if (!said || !clean_ || measurer_->runs >= kRunsPerMeasurer) {
+      retire();
+      return;
+    }
+    ended_ = true;
+    measurer_->busy = false;
   }
   PhaseSeconds phases() const override { return phases_; }
 
  private:
-  void end(bool clean) {
-    finished_ = true;
-    if (!clean || measurer_->runs >= kRunsPerMeasurer) {
-      measurer_->child.stop(false);
-      measurer_->retired = true;
-    }
+  // Stopped: its group killed and reaped (the executor with it). No more runs on it.
+  void retire() {
+    ended_ = true;
+    measurer_->child.stop(false);
+    measurer_->retired = true;
     measurer_->busy = false;
   }
 
@@ -194,7 +208,8 @@ class ServedGpuRun : public StagedRun {
   std::string token_;
   double timeout_s_;
   bool sent_ = false;
-  bool finished_ = false;
+  bool clean_ = true;   // the run ended with a verdict on the candidate
+  bool ended_ = false;  // its measurer is free again or retired
   double go_s_ = 0;
   PhaseSeconds phases_;
 };

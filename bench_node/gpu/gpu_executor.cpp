@@ -81,6 +81,10 @@ GpuExecutor::~GpuExecutor() {
   if (pool_socket_ >= 0) ::close(pool_socket_);
 }
 
+void GpuExecutor::kill() {
+  if (pid_ > 0) ::kill(pid_, SIGKILL);
+}
+
 GpuExecutorControl &GpuExecutor::control() const { return *reinterpret_cast<GpuExecutorControl *>(region_.base()); }
 
 bool GpuExecutor::peek_change(siginfo_t &info) const {

@@ -63,6 +63,9 @@ class GpuExecutor {
   // Starts the executor (it creates its CUDA context while the measurer creates its own).
   explicit GpuExecutor(GpuExecutorOptions options);
   ~GpuExecutor();  // kills and reaps the executor
+  // Kills it now without waiting (the destructor reaps it): nothing of the candidate's host
+  // code runs after this; its device work ends with its context, at the reaping.
+  void kill();
   GpuExecutor(const GpuExecutor &) = delete;
   GpuExecutor &operator=(const GpuExecutor &) = delete;
 

@@ -111,7 +111,7 @@ class Harness {
   Measurement run();
 
  private:
-  std::optional<Failure> verify_shape(const Shape &shape, double &max_error);
+  std::optional<Failure> verify_shape(const Shape &shape, int calls, double &max_error);
   std::optional<Failure> call_checked(const Shape &shape, Operands &operands, Private &own, CheckWorkspace &work,
                                       GpuCallOutcome *clocks);
   std::optional<Failure> residual_check(const Shape &shape, Private &own, CheckWorkspace &work, double &max_error);
@@ -199,14 +199,14 @@ std::optional<Failure> Harness::call_checked(const Shape &shape, Operands &opera
   return std::nullopt;
 }
 
-std::optional<Failure> Harness::verify_shape(const Shape &shape, double &max_error) {
+std::optional<Failure> Harness::verify_shape(const Shape &shape, int calls, double &max_error) {
   pool_.reset();
   Operands operands(pool_, config_.precision, shape);
   Private own(config_.precision, shape);
   CheckWorkspace work(shape.m, shape.k, shape.n);
   const std::size_t elements = static_cast<std::size_t>(shape.m) * shape.n;
   DeviceMemory reference(sizeof(double) * elements), bound(sizeof(double) * elements);
-  for (int call = 0; call < 2; ++call) {  // same buffers, new values: pointer-keyed caches replay
+  for (int call = 0; call < calls; ++call) {  // same buffers, new values
     fill_inputs(shape, own);
     if (auto failure = call_checked(shape, operands, own, work, nullptr)) return failure;
     cublas_.reference(config_.precision, own.a.get(), own.b.get(), shape.m, shape.n, shape.k, reference.as<double>(),
@@ -283,6 +283,10 @@ Measurement Harness::run() {
   double max_error = 0;
   const Shape &shape = config_.nominal;
   flush_ = DeviceMemory(config_.flush_l2 ? 2 * std::max<std::size_t>(config_.l2_bytes, 1 << 20) : 0);
+  const auto stopped = [&](double verify_s) {
+    return failed({Status::runtime_error, "the rank stopped waiting for this run (it is stopping)"}, verify_s, 0,
+                  max_error);
+  };
 
   // The round trip first, before the candidate is loaded: nothing of it can slow it down.
   {
@@ -291,11 +295,18 @@ Measurement Harness::run() {
     Private own(config_.precision, shape);
     fill_inputs(shape, own);
     // The GPU's clocks up first, as they are during timed calls: an idle GPU switches between
-    // the two contexts more slowly, which would loosen the bound on forged events.
-    for (const double start = monotonic_seconds(); monotonic_seconds() - start < kCalibrationWarmup_s;) {
+    // the two contexts more slowly, which would loosen the bound on forged events. A staged run
+    // keeps warming up until the run before it has ended (its executor's context gone), so
+    // that nothing of it runs beside the calibration.
+    GateWord quiet = config_.quiet ? GateWord::not_yet : GateWord::arrived;
+    for (const double start = monotonic_seconds();;) {
       cublas_.gemm(config_.precision, own.a.get(), own.b.get(), own.c.get(), shape.m, shape.n, shape.k);
       cuda_call(cudaDeviceSynchronize(), "warming the GPU up");
+      if (quiet == GateWord::not_yet) quiet = config_.quiet();
+      if (quiet == GateWord::closed) return stopped(0);
+      if (quiet == GateWord::arrived && monotonic_seconds() - start >= kCalibrationWarmup_s) break;
     }
+    phase_ended("warm-up before calibration");
     if (Verdict verdict = executor_.calibrate(config_.precision, shape, pool_.offset_of(operands.a.data()),
                                               pool_.offset_of(operands.b.data()), pool_.offset_of(operands.c.data()),
                                               steps(shape, operands, own));
@@ -311,16 +322,20 @@ Measurement Harness::run() {
   if (Verdict verdict = executor_.load(); !verdict.ok()) return failed({verdict.status, verdict.reason}, 0, 0, 0);
   phase_ended("loading the candidate");
 
+  // Full checks: the nominal shape once, each check shape twice on the same buffers with new
+  // values (a cache keyed on pointers replays). At the nominal shape the timing ring does the
+  // second: its buffer sets come back with new values and every output is checked.
   const double verify_start = monotonic_seconds();
-  std::vector<Shape> shapes = {shape};
-  shapes.insert(shapes.end(), config_.check_shapes.begin(), config_.check_shapes.end());
-  for (const Shape &checked : shapes)
-    if (auto failure = verify_shape(checked, max_error))
+  if (auto failure = verify_shape(shape, 1, max_error))
+    return failed(*failure, monotonic_seconds() - verify_start, 0, max_error);
+  for (const Shape &checked : config_.check_shapes)
+    if (auto failure = verify_shape(checked, 2, max_error))
       return failed(*failure, monotonic_seconds() - verify_start, 0, max_error);
   const double verify_s = monotonic_seconds() - verify_start;
   phase_ended("verification");
 
-  // Timing: a ring of buffer sets in the pool, new values before every call.
+  // Timing: a ring of buffer sets in the pool, new values before every call, every output
+  // checked (warm-up calls too).
   const double time_start = monotonic_seconds();
   pool_.reset();
   std::vector<Operands> sets;
@@ -330,45 +345,54 @@ Measurement Harness::run() {
   Private own(config_.precision, shape);
   CheckWorkspace work(shape.m, shape.k, shape.n);
   phase_ended("timing buffers");
+  std::size_t next_set = 0;
+  double gate_wait_s = 0;  // not part of the timing phase
+  const auto checked_call = [&](GpuCallOutcome &clocks) -> std::optional<Failure> {
+    fill_inputs(shape, own);
+    if (auto failure = call_checked(shape, sets[next_set++ % sets.size()], own, work, &clocks)) return failure;
+    return residual_check(shape, own, work, max_error);
+  };
+  const auto failed_timing = [&](const Failure &failure) {
+    return failed(failure, verify_s, monotonic_seconds() - time_start - gate_wait_s, max_error);
+  };
+
+  // Warm-up: checked calls until their times settle (WarmupRule). A staged run (start_gate.hpp)
+  // also warms up until the next candidate is set up (the gate's 't'), up to the warm-up's cap,
+  // so that the GPU's clocks stay up; past the cap it waits, the GPU idle, and two more calls
+  // bring the clocks back.
+  const WarmupRule warmup(config_.timing);
+  std::vector<double> warmup_call_s;
+  GateWord timing = config_.may_time ? GateWord::not_yet : GateWord::arrived;
+  for (;;) {
+    GpuCallOutcome clocks;
+    if (auto failure = checked_call(clocks)) return failed_timing(*failure);
+    warmup_call_s.push_back(clocks.seconds);
+    if (timing == GateWord::not_yet) timing = config_.may_time(false);
+    if (timing == GateWord::closed) return stopped(verify_s);
+    const double elapsed = monotonic_seconds() - time_start;
+    if (!warmup.done(warmup_call_s, elapsed)) continue;
+    if (timing == GateWord::arrived) {
+      phase_ended("warm-up");
+      break;
+    }
+    if (elapsed < config_.timing.warmup_s) continue;
+    phase_ended("warm-up");
+    const double wait_start = monotonic_seconds();
+    if (config_.may_time(true) != GateWord::arrived) return stopped(verify_s);
+    gate_wait_s = monotonic_seconds() - wait_start;
+    phase_ended("waiting for the next run's set-up");
+    for (int more = 0; more < 2; ++more)
+      if (auto failure = checked_call(clocks)) return failed_timing(*failure);
+    phase_ended("warm-up after the wait");
+    break;
+  }
 
   std::vector<double> samples;
   const StoppingRule stopping(config_.timing);
-  double loop_start = 0;
-  bool warming = true;
-  // A staged run (start_gate.hpp) waits once, between its warm-up and its timed calls, until the
-  // next candidate's set-up is done; two more warm-up calls after the wait bring the clocks back.
-  // The wait is not part of the timing phase's time.
-  bool gate_ahead = static_cast<bool>(config_.may_time);
-  int more_warmup_calls = 0;
-  double gate_wait_s = 0;
-  bool waited = false;
-  for (std::uint64_t call = 0;; ++call) {
-    fill_inputs(shape, own);
+  const double loop_start = monotonic_seconds();
+  for (;;) {
     GpuCallOutcome clocks;
-    if (auto failure = call_checked(shape, sets[call % sets.size()], own, work, &clocks))
-      return failed(*failure, verify_s, monotonic_seconds() - time_start - gate_wait_s, max_error);
-    if (auto failure = residual_check(shape, own, work, max_error))
-      return failed(*failure, verify_s, monotonic_seconds() - time_start - gate_wait_s, max_error);
-    if (warming) {
-      if (monotonic_seconds() - time_start - gate_wait_s >= config_.timing.warmup_s && call >= 1) {
-        if (std::exchange(gate_ahead, false)) {
-          phase_ended("warm-up");
-          const double wait_start = monotonic_seconds();
-          if (!config_.may_time())
-            return failed({Status::runtime_error, "the rank stopped waiting for this run (it is stopping)"}, verify_s,
-                          0, max_error);
-          gate_wait_s = monotonic_seconds() - wait_start;
-          waited = true;
-          phase_ended("waiting for the next run's set-up");
-          more_warmup_calls = 2;
-        }
-        if (more_warmup_calls-- > 0) continue;
-        warming = false;
-        phase_ended(waited ? "warm-up after the wait" : "warm-up");
-        loop_start = monotonic_seconds();
-      }
-      continue;
-    }
+    if (auto failure = checked_call(clocks)) return failed_timing(*failure);
     samples.push_back(clocks.seconds);
     if (config_.trace) {
       config_.trace->window_s.push_back(clocks.window_s);
@@ -380,8 +404,8 @@ Measurement Harness::run() {
     }
     if (stopping.done(samples, monotonic_seconds() - loop_start)) break;
   }
-
   phase_ended("timed calls");
+
   const SampleSummary summary = summarize(samples);
   Measurement measurement;
   measurement.status = Status::ok;

@@ -6,8 +6,8 @@
 // pool when the call's clock stopped.
 //
 // First the executor's round trip is calibrated (before the candidate is loaded); then full
-// checks against cuBLAS at the nominal and every check shape, twice on the same buffers with
-// new values; then warm-up and timed calls at the nominal shape over a ring of buffer sets,
+// checks against cuBLAS at the nominal shape and at every check shape (twice on the same
+// buffers with new values); then warm-up and timed calls at the nominal shape over a ring of buffer sets,
 // new values before every call, L2 flushed, every output checked (the row-wise residual
 // check, residual_bound.hpp), every guard zone and input checked after every call.
 #include <cstddef>
@@ -15,6 +15,7 @@
 #include <functional>
 #include <vector>
 
+#include "bench_node/gpu/start_gate.hpp"
 #include "bench_node/measure/timing_options.hpp"
 #include "common/messages.hpp"
 #include "common/problem.hpp"
@@ -45,10 +46,13 @@ struct GpuHarnessConfig {
     double least_overhead_s = 0, high_overhead_s = 0;
   };
   Trace *trace = nullptr;
-  // A staged run (start_gate.hpp): told when the calibration is done, and asked between the
-  // warm-up and the first timed call (false: the rank gave up on this run). Unset: straight through.
+  // A staged run (start_gate.hpp). `quiet`: polled while the GPU warms up for the calibration,
+  // whether the run before has ended. `calibrated`: told when the calibration is done.
+  // `may_time`: polled between warm-up calls (wait false), or waited for (wait true), whether
+  // the timed calls may start. closed: the rank gave up on this run. Unset: straight through.
+  std::function<GateWord()> quiet;
   std::function<void()> calibrated;
-  std::function<bool()> may_time;
+  std::function<GateWord(bool wait)> may_time;
   // Told as each phase ends (the rank's report of where a run's time goes); unset: nothing.
   std::function<void(const char *phase)> phase_ended;
 };

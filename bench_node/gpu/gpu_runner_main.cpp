@@ -81,10 +81,23 @@ class MeasurerGpu {
   std::set<std::string> loaded_;
 };
 
+// What a run makes for its candidate, everything the candidate can reach: its executor (process
+// and context) and the operand pool. Made again for every run; its owner ends it after the
+// result, before the next run calibrates (start_gate.hpp, 'e').
+struct RunResources {
+  std::optional<gpu::GpuExecutor> executor;
+  std::optional<gpu::ExportedDeviceMemory> pool;
+  void end() {  // the pool released, the executor killed and reaped (its context gone)
+    pool.reset();
+    executor.reset();
+  }
+};
+
 // With a gate (start_gate.hpp) the measurer is started ahead of its candidate's turn: it sets
 // up on 'p', says 'r', and touches the GPU again only on 'g'. `phases` (may be null) learns
 // where the run's time went from 'g' on.
-Measurement run_candidate(const RunnerArgs &args, const gpu::StartGate &gate, MeasurerGpu &gpu, PhaseTimes *phases) {
+Measurement run_candidate(const RunnerArgs &args, const gpu::StartGate &gate, MeasurerGpu &gpu, RunResources &made,
+                          PhaseTimes *phases) {
   gpu::GpuHarnessConfig config;
   config.precision = args.precision;
   config.nominal = args.nominal;
@@ -99,7 +112,8 @@ Measurement run_candidate(const RunnerArgs &args, const gpu::StartGate &gate, Me
   };
 
   // Before 'p': the processes and their drivers' start, host work only (no context yet).
-  gpu::GpuExecutor executor({.program = executor_program(), .object = args.object_path});
+  gpu::GpuExecutor &executor =
+      made.executor.emplace(gpu::GpuExecutorOptions{.program = executor_program(), .object = args.object_path});
   int devices = 0;
   gpu::cuda_call(cudaGetDeviceCount(&devices), "initialising the CUDA driver");
   if (!gate.await(gpu::kGatePrepare)) return stopped();
@@ -110,7 +124,7 @@ Measurement run_candidate(const RunnerArgs &args, const gpu::StartGate &gate, Me
   if (Verdict verdict = executor.await_context(); !verdict.ok()) return failed_measurement(verdict.status, verdict.reason);
   // The pool too: a new allocation, mapped into the executor, no kernel run on it yet (its
   // values come after 'g'), so it costs the run before this one nothing it times.
-  gpu::ExportedDeviceMemory pool(gpu::operand_pool_bytes(config));
+  gpu::ExportedDeviceMemory &pool = made.pool.emplace(gpu::operand_pool_bytes(config));
   if (Verdict verdict = executor.open_pool(pool.fd(), pool.bytes()); !verdict.ok())
     return failed_measurement(verdict.status, verdict.reason);
   gate.say(gpu::kGateReady);
@@ -120,34 +134,40 @@ Measurement run_candidate(const RunnerArgs &args, const gpu::StartGate &gate, Me
   };
   if (phases) phases->start();
 
-  // After the run before this one ended: a GPU it broke is not blamed on this candidate.
+  // The run before this one has handed its result over and killed its executor: a GPU it
+  // broke is not blamed on this candidate.
   if (std::string canary = gpu::run_canary(); !canary.empty())
     return failed_measurement(Status::runtime_error, "the GPU failed its check before the candidate: " + canary);
   phase_ended("canary");
+  config.quiet = [&gate] { return gate.poll(gpu::kGateQuiet); };
   config.calibrated = [&gate] { gate.say(gpu::kGateCalibrated); };
-  config.may_time = [&gate] { return gate.await(gpu::kGateTime); };
+  config.may_time = [&gate](bool wait) { return wait ? gate.wait_for(gpu::kGateTime) : gate.poll(gpu::kGateTime); };
   config.phase_ended = phase_ended;
   return gpu::run_gpu_harness(executor, pool, config, cublas);
 }
 
 // A CUDA error says which call failed; the frame (measure_or_report) reports anything else.
-Measurement measure_with(const RunnerArgs &args, const gpu::StartGate &gate, MeasurerGpu &gpu,
+Measurement measure_with(const RunnerArgs &args, const gpu::StartGate &gate, MeasurerGpu &gpu, RunResources &made,
                          PhaseTimes *phases = nullptr) {
   try {
-    return run_candidate(args, gate, gpu, phases);
+    return run_candidate(args, gate, gpu, made, phases);
   } catch (const gpu::CudaError &error) {
     return failed_measurement(Status::runtime_error, std::string("CUDA error: ") + error.what());
   }
 }
 
+// The run's resources end when it returns, before the result is written: the rank starts the
+// next run only after this process has exited.
 Measurement measure_candidate(const RunnerArgs &args) {
   MeasurerGpu gpu;
-  return measure_with(args, gpu::StartGate(args.gated ? kChildGateFd : -1), gpu);
+  RunResources made;
+  return measure_with(args, gpu::StartGate(args.gated ? kChildGateFd : -1), gpu, made);
 }
 
 // One served task: {"token", "arguments", "directory"} -> its measurement, as a measurer
 // started for it alone would measure it.
-Measurement serve_one(const nlohmann::json &task, const gpu::StartGate &gate, MeasurerGpu &gpu, PhaseTimes &phases) {
+Measurement serve_one(const nlohmann::json &task, const gpu::StartGate &gate, MeasurerGpu &gpu, RunResources &made,
+                      PhaseTimes &phases) {
   return measure_or_report([&] {
     std::vector<std::string> arguments = task.at("arguments").get<std::vector<std::string>>();
     arguments.insert(arguments.begin(), "hpcreward-gpu-runner");
@@ -158,7 +178,7 @@ Measurement serve_one(const nlohmann::json &task, const gpu::StartGate &gate, Me
     // started per candidate.
     if (::chdir(task.at("directory").get<std::string>().c_str()) != 0)
       return failed_measurement(Status::runtime_error, "harness error: cannot enter the run's directory");
-    return measure_with(args, gate, gpu, &phases);
+    return measure_with(args, gate, gpu, made, &phases);
   });
 }
 
@@ -173,13 +193,18 @@ int serve(int result_fd) {
     const nlohmann::json task = nlohmann::json::parse(*text, nullptr, false);
     const std::string token = task.is_object() ? task.value("token", "") : "";
     PhaseTimes phases;
+    RunResources made;
     const Measurement measurement =
-        task.is_object() ? serve_one(task, gate, gpu, phases)
+        task.is_object() ? serve_one(task, gate, gpu, made, phases)
                          : failed_measurement(Status::runtime_error, "harness error: the task is not a JSON object");
-    phases.mark("ending the executor");  // run_candidate's executor and pool are gone now
+    // The result goes out first, the executor already killed; the rank lets the next run check
+    // and warm the GPU up meanwhile, and calibrate only after 'e', once the executor's context
+    // is gone.
+    if (made.executor) made.executor->kill();
+    write_all(result_fd, frame(encode_result(token, measurement, phases.phases())));
+    made.end();
     [[maybe_unused]] const int left = ::chdir("/");  // the run's directory goes with its task
     gate.say(gpu::kGateEnded);
-    write_all(result_fd, frame(encode_result(token, measurement, phases.phases())));
   }
   ::_exit(0);
 }

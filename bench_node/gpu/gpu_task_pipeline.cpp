@@ -15,9 +15,11 @@ class UnstagedRun : public StagedRun {
   void prepare() override {}
   void await_ready() override {}
   void go() override {}
+  void quiet() override {}
   void await_calibrated() override {}
   void allow_timing() override {}
   Measurement finish() override { return scorer_.run(prepared_); }
+  void await_ended() override {}
 
  private:
   Scorer &scorer_;
@@ -124,36 +126,47 @@ std::optional<GpuTaskPipeline::Turn> GpuTaskPipeline::next_turn(bool wait) {
 }
 
 void GpuTaskPipeline::gpu_loop() {
-  std::optional<Turn> next;
+  std::optional<Turn> next, previous;
+  // The run before `current` ends (its executor reaped) before `current` calibrates.
+  const auto end_previous = [&previous](PhaseTimes &phases) {
+    if (!previous) return;
+    previous->run->await_ended();
+    previous.reset();
+    phases.mark("rank: the run before ending");
+  };
   for (;;) {
+    PhaseTimes rank_phases;
+    rank_phases.start();
+    if (!next) end_previous(rank_phases);  // nothing set up ahead: no overlap to gain
     std::optional<Turn> current = next ? std::move(next) : next_turn(true);
     next.reset();
     if (!current) return;
-    PhaseTimes rank_phases;
-    rank_phases.start();
     current->prepare();
     current->run->await_ready();
     rank_phases.mark("rank: waiting for its set-up");
     const double start = monotonic_seconds();
     current->run->go();
+    std::future<Measurement> finished =
+        std::async(std::launch::async, [&run = *current->run] { return run.finish(); });
+    // It checks and warms the GPU up while the run before ends.
+    end_previous(rank_phases);
+    current->run->quiet();
     // The next candidate's process starts now (its driver's start is host work) and sets up its
     // contexts while this one verifies: after its calibration, before its timed calls
     // (staged_run.hpp). A run that ends early has said both. Children are started on this
     // thread only: their parent-death signal follows the thread that forked them.
     next = next_turn(false);
-    std::future<Measurement> finished =
-        std::async(std::launch::async, [&run = *current->run] { return run.finish(); });
     current->run->await_calibrated();
-    rank_phases.mark("rank: go to calibrated");
+    rank_phases.mark("rank: to its calibration");
     if (!next) next = next_turn(false);
     if (next) {
       next->prepare();
       next->run->await_ready();
     }
-    rank_phases.mark("rank: calibrated to timing");
+    rank_phases.mark("rank: to the next one's set-up");
     current->run->allow_timing();
     Measurement measurement = finished.get();
-    rank_phases.mark("rank: timing to result");
+    rank_phases.mark("rank: to its result");
     const double busy = monotonic_seconds() - start;
     measurement = scorer_.complete(*current->prepared, std::move(measurement));
     const BenchTask &task = current->prepared->task;
@@ -169,6 +182,7 @@ void GpuTaskPipeline::gpu_loop() {
       results_.push_back(std::move(result));
       if (!healthy) gpu_lost_ = true;
     }
+    previous = std::move(current);
     if (!healthy) next.reset();  // its child ends with it: nothing more runs on a lost GPU
   }
 }

@@ -4,11 +4,12 @@
 // one's calibration or timed calls. The measurer's side of it is start_gate.hpp; the rank's
 // pipeline (gpu_task_pipeline.hpp) orders the stages of two runs:
 //
-//   current:  go ── calibrate ── [calibrated] ── verify, warm up ── [time] ── timed calls ── end
-//   next:     start (its process, the driver) ── prepare ── contexts, cuBLAS ── [ready] ···· go ...
+//   current:  go ── canary, warm-up ── [quiet] ── calibrate ── [calibrated] ── verify, warm up ── [time] ── timed calls ── result ── end
+//   next:     start (its process, the driver) ────────────────── prepare ── contexts, pool ── [ready] ·········· go ── canary, warm-up ── [quiet] ...
 //
 // so the next one's GPU work overlaps only the current one's verification and warm-up, which
-// are not timed.
+// are not timed, and the current one's end (its executor killed and reaped) overlaps only the
+// next one's canary and warm-up: the next one calibrates once the current one has ended.
 // No CUDA here.
 #include "bench_node/process/phase_times.hpp"
 #include "common/messages.hpp"
@@ -22,9 +23,13 @@ class StagedRun {
   virtual void prepare() = 0;           // set up the processes, contexts, cuBLAS; no timing
   virtual void await_ready() = 0;       // until set up (or ended)
   virtual void go() = 0;                // the GPU is this run's
+  virtual void quiet() = 0;             // the run before has ended: it may calibrate
   virtual void await_calibrated() = 0;  // until its calibration is done (or it ended)
   virtual void allow_timing() = 0;      // nothing else prepares now: it may time its calls
-  virtual Measurement finish() = 0;     // until it ends; never throws
+  virtual Measurement finish() = 0;     // until its result; never throws
+  // After finish(): until what it made for its candidate is gone (its executor reaped). The
+  // next run's quiet() waits for this.
+  virtual void await_ended() = 0;
   // After finish(): where the measurer says the run's time went from go() on (a diagnostic;
   // empty when it does not say).
   virtual PhaseSeconds phases() const { return {}; }

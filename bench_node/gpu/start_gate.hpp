@@ -5,12 +5,18 @@
 //   rank -> measurer  'p'  prepare: start the executor, create the contexts and cuBLAS, load
 //                          the GPU code the checks use; no other GPU work
 //   measurer -> rank  'r'  ready: it waits for 'g' without touching the GPU
-//   rank -> measurer  'g'  go: the GPU is this candidate's (canary, pool, calibration)
+//   rank -> measurer  'g'  go: the GPU is this candidate's (canary, warm-up); the run before
+//                          it may still be ending
+//   rank -> measurer  'q'  quiet: the run before has ended, its executor and context are gone:
+//                          the measurer calibrates now
 //   measurer -> rank  'c'  calibrated: the next candidate's measurer may prepare now
-//   rank -> measurer  't'  time: no one else prepares; after two more warm-up calls, the
-//                          timed calls may start
-//   measurer -> rank  'e'  ended: its result follows (a serving measurer, whose gate stays
-//                          open, says so for a run that ends before 'c')
+//   rank -> measurer  't'  time: no one else prepares: once the warm-up is done, the timed
+//                          calls may start
+//   measurer -> rank  'e'  ended (a serving measurer, whose gate stays open): its result went
+//                          out and its executor is gone, also for a run that ends before 'c'
+//
+// The measurer polls for 'q' and 't' between calls that keep the GPU busy (poll), so
+// waiting for them does not let the GPU's clocks drop.
 //
 // A measurer started without a gate runs straight through. A closed gate (the rank gave up
 // on it) ends the wait with false. A serving measurer (`--serve`) takes each run's task as a
@@ -24,8 +30,15 @@
 
 namespace hpcreward::gpu {
 
-inline constexpr char kGatePrepare = 'p', kGateReady = 'r', kGateGo = 'g', kGateCalibrated = 'c',
+inline constexpr char kGatePrepare = 'p', kGateReady = 'r', kGateGo = 'g', kGateQuiet = 'q', kGateCalibrated = 'c',
                       kGateTime = 't', kGateEnded = 'e';
+
+// What a poll of the gate found.
+enum class GateWord {
+  arrived,  // the byte came (now or at an earlier poll that returned arrived)
+  not_yet,
+  closed,   // the rank gave up on the run
+};
 
 class StartGate {
  public:
@@ -42,6 +55,25 @@ class StartGate {
       if (read == 0 || (read < 0 && errno != EINTR)) return false;
     }
   }
+  // Without blocking: whether the rank has sent `byte` (bytes before it are skipped). Once it
+  // returned arrived, the byte is taken: do not await it again. Without a gate: arrived.
+  GateWord poll(char byte) const {
+    if (fd_ < 0) return GateWord::arrived;
+    for (;;) {
+      char got = 0;
+      const ssize_t read = ::recv(fd_, &got, 1, MSG_DONTWAIT);
+      if (read == 1) {
+        if (got == byte) return GateWord::arrived;
+        continue;
+      }
+      if (read == 0) return GateWord::closed;
+      if (errno == EINTR) continue;
+      return errno == EAGAIN || errno == EWOULDBLOCK ? GateWord::not_yet : GateWord::closed;
+    }
+  }
+  // Blocking, as await: arrived or closed.
+  GateWord wait_for(char byte) const { return await(byte) ? GateWord::arrived : GateWord::closed; }
+
   void say(char byte) const {
     if (fd_ >= 0) ::send(fd_, &byte, 1, MSG_NOSIGNAL);
   }

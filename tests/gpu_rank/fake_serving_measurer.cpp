@@ -2,16 +2,21 @@
 // measurers (gpu_child_test.cpp): the same gate and frames, a behaviour chosen by the
 // candidate object's file name, and a reason that names this process and its run count so
 // that a test sees which measurer served which run.
-//   ok        r, c, then a result `ok` after 't'
+//   ok        r, c (after 'q'), then a result `ok` after 't', then 'e'
 //   wrong     the same, `wrong_answer`
 //   wrong-early  `wrong_answer` after 'c' without waiting for 't' (verification failed)
-//   early     ends before its calibration ('e' and a runtime_error), as a failed canary does
+//   early     ends before its calibration (a runtime_error, then 'e'), as a failed canary does
+//   linger    as ok, but its end (the executor's, in the real one) takes 0.3 s after the
+//             result; then it writes the file `ended` in the run's directory and says 'e'
 //   die       exits in the middle of its run, without a result
 //   hang      never answers after 'g'
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <thread>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -51,15 +56,21 @@ int main() {
     if (behaviour == "early") {
       measurement.status = Status::runtime_error;
     } else if (behaviour == "wrong-early") {
+      if (!gate.await(gpu::kGateQuiet)) return 1;
       gate.say(gpu::kGateCalibrated);
       measurement.status = Status::wrong_answer;
     } else {
+      if (!gate.await(gpu::kGateQuiet)) return 1;
       gate.say(gpu::kGateCalibrated);
       if (!gate.await(gpu::kGateTime)) return 1;
-      measurement.status = behaviour == "wrong" ? Status::wrong_answer : Status::ok;
+      measurement.status = behaviour == "wrong" ? Status::wrong_answer : Status::ok;  // ok, linger
+    }
+    write_all(3, frame(encode_result(task.at("token").get<std::string>(), measurement)));
+    if (behaviour == "linger") {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      std::ofstream(std::filesystem::path(task.at("directory").get<std::string>()) / "ended") << "ended\n";
     }
     gate.say(gpu::kGateEnded);
-    write_all(3, frame(encode_result(task.at("token").get<std::string>(), measurement)));
   }
   return 0;
 }

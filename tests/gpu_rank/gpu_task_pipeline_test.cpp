@@ -91,6 +91,7 @@ class FakeStagedRun : public StagedRun {
   void prepare() override { log_.add("prepare " + id_); }
   void await_ready() override { log_.add("ready " + id_); }
   void go() override { log_.add("go " + id_); }
+  void quiet() override { log_.add("quiet " + id_); }
   void await_calibrated() override {
     if (on_calibrated_) on_calibrated_();
     log_.add("calibrated " + id_);
@@ -103,6 +104,7 @@ class FakeStagedRun : public StagedRun {
     measurement.gflops = 1;
     return measurement;
   }
+  void await_ended() override { log_.add("ended " + id_); }
   PhaseSeconds phases() const override { return {{"verification", 0.5}}; }
 
  private:
@@ -119,6 +121,7 @@ class ShellStagedRun : public StagedRun {
   void prepare() override { child_.send('p'); }
   void await_ready() override { child_.await('r', 60); }
   void go() override { child_.send('g'); }
+  void quiet() override { child_.send('q'); }
   void await_calibrated() override { child_.await('c', 60); }
   void allow_timing() override { child_.send('t'); }
   Measurement finish() override {
@@ -129,14 +132,15 @@ class ShellStagedRun : public StagedRun {
     measurement.reason = outcome.signaled ? describe_signal(outcome.signal) : outcome.result;
     return measurement;
   }
+  void await_ended() override {}
 
  private:
   static ChildSpec spec() {
     ChildSpec spec;
     spec.program = "/bin/sh";
     const std::string byte = "$(dd bs=1 count=1 <&7 2>/dev/null)";
-    spec.arguments = {"-c", "[ " + byte + " = p ] && printf r >&7 && [ " + byte + " = g ] && printf c >&7 && [ " +
-                                byte + " = t ] && printf timed >&3"};
+    spec.arguments = {"-c", "[ " + byte + " = p ] && printf r >&7 && [ " + byte + " = g ] && [ " + byte +
+                                " = q ] && printf c >&7 && [ " + byte + " = t ] && printf timed >&3"};
     spec.environment = inherited_environment();
     spec.deadline_s = 60;
     spec.result_pipe = true;
@@ -250,11 +254,16 @@ TEST_F(GpuTaskPipelineTest, TheNextRunPreparesOnlyWhileTheCurrentOneVerifies) {
     EXPECT_LT(log.at("calibrated " + current), log.at("prepare " + next)) << all;
     EXPECT_LT(log.at("ready " + next), log.at("time " + current)) << all;
     EXPECT_LT(log.at("finish " + current), log.at("go " + next)) << all;
+    // The run before ends while the next one warms up; the next one calibrates after that.
+    EXPECT_LT(log.at("go " + next), log.at("ended " + current)) << all;
+    EXPECT_LT(log.at("ended " + current), log.at("quiet " + next)) << all;
+    EXPECT_LT(log.at("quiet " + next), log.at("calibrated " + next)) << all;
   }
   // The rank's report of where the time went: its own view of each run, then the measurer's.
   const std::string phases = pipeline.phase_medians();
-  for (const char *phase : {"rank: waiting for its set-up", "rank: go to calibrated", "rank: calibrated to timing",
-                            "rank: timing to result", "rank: after the result", "measurer: verification 0.500 s"})
+  for (const char *phase : {"rank: waiting for its set-up", "rank: the run before ending", "rank: to its calibration",
+                            "rank: to the next one's set-up", "rank: to its result", "rank: after the result",
+                            "measurer: verification 0.500 s"})
     EXPECT_NE(phases.find(phase), std::string::npos) << phase << " in " << phases;
 }
 

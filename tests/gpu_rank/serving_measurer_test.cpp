@@ -46,9 +46,12 @@ class ServingMeasurerTest : public ::testing::Test {
     run->prepare();
     run->await_ready();
     run->go();
+    run->quiet();
     run->await_calibrated();
     run->allow_timing();
-    return finish(*run);
+    const Served served = finish(*run);
+    run->await_ended();
+    return served;
   }
 
   GpuChildOptions options_;
@@ -60,11 +63,13 @@ TEST_F(ServingMeasurerTest, TwoMeasurersTakeTurnsAndKeepServing) {
   GpuSandboxedRunner runner(options_);
   std::vector<std::string> pids;
   // As the GPU pipeline orders them: the next run starts and prepares while the current one runs.
-  std::unique_ptr<StagedRun> current = start(runner, "ok");
+  std::unique_ptr<StagedRun> previous, current = start(runner, "ok");
   current->prepare();
   current->await_ready();
   for (int i = 0; i < 6; ++i) {
     current->go();
+    if (previous) previous->await_ended();
+    current->quiet();
     std::unique_ptr<StagedRun> next = start(runner, "ok");
     current->await_calibrated();
     next->prepare();
@@ -75,15 +80,34 @@ TEST_F(ServingMeasurerTest, TwoMeasurersTakeTurnsAndKeepServing) {
     EXPECT_NE(served.measurement.reason.find("in " + directory_.string()), std::string::npos)
         << "the run's directory goes with its task: " << served.measurement.reason;
     pids.push_back(served.pid);
+    previous = std::move(current);
     current = std::move(next);
   }
   current->go();
+  previous->await_ended();
+  current->quiet();
   current->await_calibrated();
   current->allow_timing();
   pids.push_back(finish(*current).pid);
   for (std::size_t i = 2; i < pids.size(); ++i)
     EXPECT_EQ(pids[i], pids[i - 2]) << "run " << i << " is served by the measurer that served run " << i - 2;
   EXPECT_NE(pids[0], pids[1]) << "the next run prepares on the other measurer";
+}
+
+TEST_F(ServingMeasurerTest, ARunHasEndedOnlyOnceItsMeasurerSaysSo) {
+  GpuSandboxedRunner runner(options_);
+  std::unique_ptr<StagedRun> run = start(runner, "linger");
+  run->prepare();
+  run->await_ready();
+  run->go();
+  run->quiet();
+  run->await_calibrated();
+  run->allow_timing();
+  ASSERT_EQ(finish(*run).measurement.status, Status::ok);
+  // The result comes before the measurer's end (its executor's, in the real one); the next
+  // run calibrates only after await_ended().
+  run->await_ended();
+  EXPECT_TRUE(std::filesystem::exists(directory_ / "ended"));
 }
 
 TEST_F(ServingMeasurerTest, AWrongAnswerKeepsTheMeasurer) {
