@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <system_error>
 #include <vector>
 
@@ -62,7 +63,7 @@ GpuExecutor::GpuExecutor(GpuExecutorOptions options) : options_(std::move(option
     throw std::system_error(errno, std::generic_category(), "socketpair for the executor");
   pool_socket_ = sockets[0];
   try {
-    std::vector<std::string> args = {options_.program, "--object", options_.object};
+    std::vector<std::string> args = {options_.program};
     if (options_.activity_clock) args.insert(args.end(), {"--activity-clock", "1"});
     pid_ = spawn_executor(args, {region_.fd(), sockets[1]});
   } catch (...) {
@@ -245,6 +246,13 @@ Verdict GpuExecutor::calibrate(Precision precision, const Shape &shape, std::uin
 
 Verdict GpuExecutor::load() {
   GpuExecutorControl &block = control();
+  // The run's directory is the measurer's working directory (the executor may have been
+  // started before the run, elsewhere).
+  const std::string directory = std::filesystem::current_path().string();
+  if (options_.object.empty() || options_.object.size() >= sizeof block.object || directory.size() >= sizeof block.directory)
+    return {Status::runtime_error, "harness error: the candidate's object or directory path is empty or too long"};
+  std::memcpy(block.object, options_.object.c_str(), options_.object.size() + 1);
+  std::memcpy(block.directory, directory.c_str(), directory.size() + 1);
   block.command = GpuCommand::load;
   block.load_status = LoadStatus::pending;
   block.message[0] = '\0';

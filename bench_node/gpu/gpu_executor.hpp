@@ -31,7 +31,7 @@ namespace hpcreward::gpu {
 
 struct GpuExecutorOptions {
   std::string program;  // hpcreward-gpu-executor
-  std::string object;   // the candidate's shared object
+  std::string object;   // the candidate's shared object (or later: set_object)
   int calibration_rounds = 32;
   // Read calls from CUPTI's records (activity_clock.hpp, call_clock.hpp call_reading) instead
   // of the events. Off in ranks: measured on an H200 it makes every launch slower, which
@@ -84,6 +84,8 @@ class GpuExecutor {
   // Loads the candidate under the seccomp filter. Not ok: compile_error for an object that
   // won't load, format_error without matmul, or how the executor ended.
   Verdict load();
+  // The object load() loads, when the executor was started before its candidate was chosen.
+  void set_object(std::string object) { options_.object = std::move(object); }
   GpuCallOutcome call(Precision precision, const Shape &shape, std::uint64_t a, std::uint64_t b, std::uint64_t c,
                       const CallSteps &steps);
 

@@ -3,13 +3,15 @@
 // fd 4, nothing else of the measurer's: not its memory (execv), not its descriptors, not its
 // CUDA context. The protocol is in gpu_executor_protocol.hpp.
 //
-//   hpcreward-gpu-executor --object FILE
+//   hpcreward-gpu-executor [--activity-clock 1]
 //
 // It drops every capability (a root measurer's memory stays out of reach of /proc/<pid>/mem),
-// initialises the driver and stops; on SIGCONT creates its context and stops; maps the pool; then loads the candidate and installs the GPU
+// initialises the driver and stops; on SIGCONT creates its context and stops; maps the pool; then loads the candidate the
+// measurer names (a serving measurer starts it before the candidate is chosen) and installs the GPU
 // seccomp filter before the first call. Not meant to be run by hand.
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -83,6 +85,20 @@ void call_as(void *symbol, const GpuExecutorControl &control, std::byte *pool) {
   reinterpret_cast<void (*)(int, int, int, const T *, const T *, T *)>(symbol)(
       control.m, control.n, control.k, reinterpret_cast<const T *>(pool + control.a),
       reinterpret_cast<const T *>(pool + control.b), reinterpret_cast<T *>(pool + control.c));
+}
+
+// The candidate the measurer names in the control page, loaded from the run's directory.
+void *load_named(GpuExecutorControl &control) {
+  char object[sizeof control.object], directory[sizeof control.directory];
+  std::memcpy(object, control.object, sizeof object);
+  std::memcpy(directory, control.directory, sizeof directory);
+  object[sizeof object - 1] = directory[sizeof directory - 1] = '\0';
+  if (::chdir(directory) != 0) {
+    set_message(control, "cannot enter the run's directory");
+    control.load_status = LoadStatus::load_failed;
+    return nullptr;
+  }
+  return load_candidate(object, install_filter, control.load_status, control.message, sizeof control.message);
 }
 
 // The call's time by CUDA events on the legacy stream (the ranks' clock; CUPTI's records,
@@ -199,13 +215,10 @@ void report_activity(GpuExecutorControl &control, ActivityClock *activity) {
 int main(int argc, char **argv) {
   using namespace hpcreward;
   using namespace hpcreward::gpu;
-  const char *object = nullptr;
   bool use_activity = false;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--object") == 0) object = argv[i + 1];
+  for (int i = 1; i + 1 < argc; i += 2)
     if (std::strcmp(argv[i], "--activity-clock") == 0) use_activity = std::strcmp(argv[i + 1], "1") == 0;
-  }
-  if (object == nullptr) {
+  if (::fcntl(kGpuControlFd, F_GETFD) < 0 || ::fcntl(kGpuPoolSocketFd, F_GETFD) < 0) {
     std::fputs("hpcreward-gpu-executor: started by hpcreward-gpu-runner, not by hand\n", stderr);
     return 2;
   }
@@ -243,9 +256,7 @@ int main(int argc, char **argv) {
     std::atomic_thread_fence(std::memory_order_seq_cst);  // the measurer wrote while we were stopped
     switch (control.command) {
       case GpuCommand::open_pool: pool = open_pool(control); break;
-      case GpuCommand::load:
-        symbol = load_candidate(object, install_filter, control.load_status, control.message, sizeof control.message);
-        break;
+      case GpuCommand::load: symbol = load_named(control); break;
       case GpuCommand::none:
       case GpuCommand::call: armed_round(control, symbol, pool, clock); break;
       case GpuCommand::report: report_activity(control, have_activity ? &activity : nullptr); break;

@@ -37,7 +37,7 @@ namespace hpcreward::gpu {
 enum class GpuCommand : std::uint32_t {
   none = 0,       // the round trip with a kernel of the executor's own on the operands (calibration)
   open_pool = 1,  // receive the operand pool on fd 4, map it into the executor's context
-  load = 2,       // dlopen the candidate, find matmul, install the seccomp filter
+  load = 2,       // enter `directory`, dlopen `object`, find matmul, install the seccomp filter
   call = 3,       // call matmul on the operands named below
   report = 4,     // read CUPTI's records of the last round into activity_* (between rounds: it
                   // takes 0.2 to 0.5 ms and does device work, which must not reach a window)
@@ -60,6 +60,10 @@ struct GpuExecutorControl {
   double activity_seconds;  // the call by CUPTI's records of its device work (activity_clock.hpp)
   std::uint32_t activity_records;  // how many; 0: none to be had (then the events stand alone)
   char message[512];
+  // For load, from the measurer: the candidate's object and the run's private directory
+  // (NUL-terminated). The executor is started before its candidate is chosen.
+  char object[1024];
+  char directory[1024];
 };
 
 inline constexpr int kGpuControlFd = 3;

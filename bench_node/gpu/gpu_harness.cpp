@@ -346,20 +346,18 @@ Measurement Harness::run() {
   CheckWorkspace work(shape.m, shape.k, shape.n);
   phase_ended("timing buffers");
   std::size_t next_set = 0;
-  double gate_wait_s = 0;  // not part of the timing phase
   const auto checked_call = [&](GpuCallOutcome &clocks) -> std::optional<Failure> {
     fill_inputs(shape, own);
     if (auto failure = call_checked(shape, sets[next_set++ % sets.size()], own, work, &clocks)) return failure;
     return residual_check(shape, own, work, max_error);
   };
   const auto failed_timing = [&](const Failure &failure) {
-    return failed(failure, verify_s, monotonic_seconds() - time_start - gate_wait_s, max_error);
+    return failed(failure, verify_s, monotonic_seconds() - time_start, max_error);
   };
 
   // Warm-up: checked calls until their times settle (WarmupRule). A staged run (start_gate.hpp)
-  // also warms up until the next candidate is set up (the gate's 't'), up to the warm-up's cap,
-  // so that the GPU's clocks stay up; past the cap it waits, the GPU idle, and two more calls
-  // bring the clocks back.
+  // also warms up until the next candidate is set up (the gate's 't'), past --warmup-s if it
+  // must: the next one's set-up never meets a timed call, and the GPU never idles before them.
   const WarmupRule warmup(config_.timing);
   std::vector<double> warmup_call_s;
   GateWord timing = config_.may_time ? GateWord::not_yet : GateWord::arrived;
@@ -367,25 +365,11 @@ Measurement Harness::run() {
     GpuCallOutcome clocks;
     if (auto failure = checked_call(clocks)) return failed_timing(*failure);
     warmup_call_s.push_back(clocks.seconds);
-    if (timing == GateWord::not_yet) timing = config_.may_time(false);
+    if (timing == GateWord::not_yet) timing = config_.may_time();
     if (timing == GateWord::closed) return stopped(verify_s);
-    const double elapsed = monotonic_seconds() - time_start;
-    if (!warmup.done(warmup_call_s, elapsed)) continue;
-    if (timing == GateWord::arrived) {
-      phase_ended("warm-up");
-      break;
-    }
-    if (elapsed < config_.timing.warmup_s) continue;
-    phase_ended("warm-up");
-    const double wait_start = monotonic_seconds();
-    if (config_.may_time(true) != GateWord::arrived) return stopped(verify_s);
-    gate_wait_s = monotonic_seconds() - wait_start;
-    phase_ended("waiting for the next run's set-up");
-    for (int more = 0; more < 2; ++more)
-      if (auto failure = checked_call(clocks)) return failed_timing(*failure);
-    phase_ended("warm-up after the wait");
-    break;
+    if (timing == GateWord::arrived && warmup.done(warmup_call_s, monotonic_seconds() - time_start)) break;
   }
+  phase_ended("warm-up");
 
   std::vector<double> samples;
   const StoppingRule stopping(config_.timing);
@@ -417,7 +401,7 @@ Measurement Harness::run() {
   measurement.gflops = summary.median > 0 ? shape.flops() / summary.median / 1e9 : 0;
   measurement.max_error = max_error;
   measurement.verify_s = verify_s;
-  measurement.time_s = monotonic_seconds() - time_start - gate_wait_s;
+  measurement.time_s = monotonic_seconds() - time_start;
   return measurement;
 }
 

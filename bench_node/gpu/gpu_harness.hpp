@@ -48,11 +48,11 @@ struct GpuHarnessConfig {
   Trace *trace = nullptr;
   // A staged run (start_gate.hpp). `quiet`: polled while the GPU warms up for the calibration,
   // whether the run before has ended. `calibrated`: told when the calibration is done.
-  // `may_time`: polled between warm-up calls (wait false), or waited for (wait true), whether
-  // the timed calls may start. closed: the rank gave up on this run. Unset: straight through.
+  // `may_time`: polled between warm-up calls, whether the timed calls may start. closed: the
+  // rank gave up on this run. Unset: straight through.
   std::function<GateWord()> quiet;
   std::function<void()> calibrated;
-  std::function<GateWord(bool wait)> may_time;
+  std::function<GateWord()> may_time;
   // Told as each phase ends (the rank's report of where a run's time goes); unset: nothing.
   std::function<void(const char *phase)> phase_ended;
 };

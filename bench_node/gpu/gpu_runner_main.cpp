@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -53,6 +54,13 @@ namespace {
 // hpcreward-gpu-executor, next to this program.
 std::string executor_program() {
   return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "hpcreward-gpu-executor").string();
+}
+
+// A fresh executor: its process started, its driver starting; the candidate is named at load.
+std::unique_ptr<gpu::GpuExecutor> start_executor() {
+  gpu::GpuExecutorOptions options;
+  options.program = executor_program();
+  return std::make_unique<gpu::GpuExecutor>(std::move(options));
 }
 
 // The measurer's own CUDA context and cuBLAS handle, and the GPU code its checks use: made
@@ -85,7 +93,7 @@ class MeasurerGpu {
 // and context) and the operand pool. Made again for every run; its owner ends it after the
 // result, before the next run calibrates (start_gate.hpp, 'e').
 struct RunResources {
-  std::optional<gpu::GpuExecutor> executor;
+  std::unique_ptr<gpu::GpuExecutor> executor;  // a serving measurer's is started before the run
   std::optional<gpu::ExportedDeviceMemory> pool;
   void end() {  // the pool released, the executor killed and reaped (its context gone)
     pool.reset();
@@ -111,28 +119,34 @@ Measurement run_candidate(const RunnerArgs &args, const gpu::StartGate &gate, Me
     return failed_measurement(Status::runtime_error, "the rank stopped waiting for this run (it is stopping)");
   };
 
+  const auto phase_ended = [phases](const char *phase) {
+    if (phases) phases->mark(phase);
+  };
+
   // Before 'p': the processes and their drivers' start, host work only (no context yet).
-  gpu::GpuExecutor &executor =
-      made.executor.emplace(gpu::GpuExecutorOptions{.program = executor_program(), .object = args.object_path});
+  if (!made.executor) made.executor = start_executor();
+  gpu::GpuExecutor &executor = *made.executor;
+  executor.set_object(args.object_path);
   int devices = 0;
   gpu::cuda_call(cudaGetDeviceCount(&devices), "initialising the CUDA driver");
   if (!gate.await(gpu::kGatePrepare)) return stopped();
+  if (phases) phases->start();
   // The executor's context while this process creates its own (or has it already).
   executor.start_context();
+  phase_ended("set-up: the executor's driver");
   gpu::Cublas &cublas = gpu.cublas();
   if (gate.gated()) gpu.load_gpu_code(config);
   if (Verdict verdict = executor.await_context(); !verdict.ok()) return failed_measurement(verdict.status, verdict.reason);
+  phase_ended("set-up: the contexts");
   // The pool too: a new allocation, mapped into the executor, no kernel run on it yet (its
   // values come after 'g'), so it costs the run before this one nothing it times.
   gpu::ExportedDeviceMemory &pool = made.pool.emplace(gpu::operand_pool_bytes(config));
   if (Verdict verdict = executor.open_pool(pool.fd(), pool.bytes()); !verdict.ok())
     return failed_measurement(verdict.status, verdict.reason);
+  phase_ended("set-up: the operand pool");
   gate.say(gpu::kGateReady);
   if (!gate.await(gpu::kGateGo)) return stopped();
-  const auto phase_ended = [phases](const char *phase) {
-    if (phases) phases->mark(phase);
-  };
-  if (phases) phases->start();
+  if (phases) phases->start();  // the wait for 'g' is no phase of this run
 
   // The run before this one has handed its result over and killed its executor: a GPU it
   // broke is not blamed on this candidate.
@@ -141,7 +155,7 @@ Measurement run_candidate(const RunnerArgs &args, const gpu::StartGate &gate, Me
   phase_ended("canary");
   config.quiet = [&gate] { return gate.poll(gpu::kGateQuiet); };
   config.calibrated = [&gate] { gate.say(gpu::kGateCalibrated); };
-  config.may_time = [&gate](bool wait) { return wait ? gate.wait_for(gpu::kGateTime) : gate.poll(gpu::kGateTime); };
+  config.may_time = [&gate] { return gate.poll(gpu::kGateTime); };
   config.phase_ended = phase_ended;
   return gpu::run_gpu_harness(executor, pool, config, cublas);
 }
@@ -189,11 +203,24 @@ int serve(int result_fd) {
   ::prctl(PR_SET_DUMPABLE, 0);  // out of reach of /proc/<pid>/mem, as every measurer
   const gpu::StartGate gate(kChildGateFd);
   MeasurerGpu gpu;
+  // The next run's executor, started while this measurer waits for its task: its driver's
+  // start (0.1 to 0.25 s in a fresh process) is then off the run's path. A fresh process that
+  // has loaded nothing; its candidate is named at load.
+  std::unique_ptr<gpu::GpuExecutor> spare;
+  const auto start_spare = [&spare] {
+    try {
+      spare = start_executor();
+    } catch (const std::exception &) {
+      spare.reset();  // the run starts its own, and says what went wrong
+    }
+  };
+  start_spare();
   while (std::optional<std::string> text = gate.await_task()) {
     const nlohmann::json task = nlohmann::json::parse(*text, nullptr, false);
     const std::string token = task.is_object() ? task.value("token", "") : "";
     PhaseTimes phases;
     RunResources made;
+    made.executor = std::move(spare);
     const Measurement measurement =
         task.is_object() ? serve_one(task, gate, gpu, made, phases)
                          : failed_measurement(Status::runtime_error, "harness error: the task is not a JSON object");
@@ -204,6 +231,7 @@ int serve(int result_fd) {
     write_all(result_fd, frame(encode_result(token, measurement, phases.phases())));
     made.end();
     [[maybe_unused]] const int left = ::chdir("/");  // the run's directory goes with its task
+    start_spare();
     gate.say(gpu::kGateEnded);
   }
   ::_exit(0);

@@ -71,9 +71,6 @@ class StartGate {
       return errno == EAGAIN || errno == EWOULDBLOCK ? GateWord::not_yet : GateWord::closed;
     }
   }
-  // Blocking, as await: arrived or closed.
-  GateWord wait_for(char byte) const { return await(byte) ? GateWord::arrived : GateWord::closed; }
-
   void say(char byte) const {
     if (fd_ >= 0) ::send(fd_, &byte, 1, MSG_NOSIGNAL);
   }
