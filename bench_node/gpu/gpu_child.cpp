@@ -122,7 +122,7 @@ struct ServingMeasurer {
   explicit ServingMeasurer(const ChildSpec &spec) : child(spec) {}
   RunningChild child;
   int runs = 0;                     // runs begun on it
-  std::atomic<bool> busy = false;   // a run on it has not finished
+  std::atomic<bool> busy = false;   // a run on it has not ended (its 'e', or retirement)
   std::atomic<bool> retired = false;  // stopped: no more runs
 };
 
@@ -240,12 +240,11 @@ ChildSpec GpuSandboxedRunner::serving_spec() const {
 }
 
 std::unique_ptr<StagedRun> GpuSandboxedRunner::start(const RunRequest &request) {
+  std::string token = make_token();
   if (!options_.serving_measurers) {
-    std::string token = make_token();
     const ChildSpec spec = child_spec(request, token, true);
     return std::make_unique<GatedGpuRun>(spec, std::move(token), options_.timeout_s);
   }
-  std::string token = make_token();
   const nlohmann::json task{{"token", token},
                             {"arguments", measurer_arguments(request, true)},
                             {"directory", std::filesystem::absolute(request.directory).string()}};

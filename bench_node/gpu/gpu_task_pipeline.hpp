@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "bench_node/gpu/phase_log.hpp"
 #include "bench_node/gpu/staged_run.hpp"
-#include "bench_node/process/phase_times.hpp"
 #include "bench_node/rank/scorer.hpp"
 #include "common/messages.hpp"
 

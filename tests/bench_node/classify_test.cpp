@@ -85,15 +85,6 @@ TEST(ResultEnvelope, CarriesAServingMeasurersPhasesAndNothingElse) {
   EXPECT_FALSE(decode_result(other));
 }
 
-TEST(PhaseLog, EachPhasesMedianInTheOrderFirstSeen) {
-  PhaseLog log;
-  EXPECT_TRUE(log.empty());
-  log.add({{"set-up", 0.3}, {"timed calls", 1.0}});
-  log.add({{"set-up", 0.1}, {"timed calls", 2.0}, {"end", 0.5}});
-  log.add({{"set-up", 0.2}});
-  EXPECT_EQ(log.medians(), "set-up 0.200 s, timed calls 2.000 s, end 0.500 s");
-}
-
 TEST(Classify, ExitWithoutResultNamesCodeAndFirstOutputLine) {
   Measurement m = classify_run(exited(0, {}, "\n  boom: it broke\nmore\n"), kExpected);
   EXPECT_EQ(m.status, Status::runtime_error);

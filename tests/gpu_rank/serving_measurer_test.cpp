@@ -54,6 +54,17 @@ class ServingMeasurerTest : public ::testing::Test {
     return served;
   }
 
+  // A run of `behaviour` between two good ones: its verdict; the good run after it is on
+  // another measurer than the one before it.
+  Served between_good_runs(GpuSandboxedRunner &runner, const std::string &behaviour) {
+    const Served first = run_alone(runner, "ok");
+    const Served gone_wrong = run_alone(runner, behaviour);
+    const Served after = run_alone(runner, "ok");
+    EXPECT_EQ(after.measurement.status, Status::ok) << after.measurement.reason;
+    EXPECT_NE(after.pid, first.pid) << "a run that went wrong never shares its measurer with the next";
+    return gone_wrong;
+  }
+
   GpuChildOptions options_;
   BenchTask task_;
   std::filesystem::path directory_;
@@ -130,23 +141,15 @@ TEST_F(ServingMeasurerTest, ARunThatEndsBeforeItsCalibrationRetiresItsMeasurer) 
 
 TEST_F(ServingMeasurerTest, AMeasurerThatDiesGetsAVerdictAndAFreshSuccessor) {
   GpuSandboxedRunner runner(options_);
-  const Served first = run_alone(runner, "ok");
-  const Served died = run_alone(runner, "die");
+  const Served died = between_good_runs(runner, "die");
   EXPECT_EQ(died.measurement.status, Status::runtime_error) << died.measurement.reason;
-  const Served after = run_alone(runner, "ok");
-  EXPECT_EQ(after.measurement.status, Status::ok);
-  EXPECT_NE(after.pid, first.pid);
 }
 
 TEST_F(ServingMeasurerTest, AHungRunTimesOutAndItsMeasurerIsStopped) {
   options_.timeout_s = 1;
   GpuSandboxedRunner runner(options_);
-  const Served first = run_alone(runner, "ok");
-  const Served hung = run_alone(runner, "hang");
+  const Served hung = between_good_runs(runner, "hang");
   EXPECT_EQ(hung.measurement.status, Status::timeout) << hung.measurement.reason;
-  const Served after = run_alone(runner, "ok");
-  EXPECT_EQ(after.measurement.status, Status::ok);
-  EXPECT_NE(after.pid, first.pid);
 }
 
 TEST_F(ServingMeasurerTest, AMeasurerIsRetiredAfterItsShareOfRuns) {

@@ -1,0 +1,25 @@
+#include "bench_node/gpu/phase_log.hpp"
+
+#include <gtest/gtest.h>
+
+namespace hpcreward {
+namespace {
+
+TEST(PhaseLog, EachPhasesMedianInTheOrderFirstSeen) {
+  PhaseLog log;
+  EXPECT_EQ(log.medians(), "");
+  log.add({{"set-up", 0.3}, {"timed calls", 1.0}});
+  log.add({{"set-up", 0.1}, {"timed calls", 2.0}, {"end", 0.5}});
+  log.add({{"set-up", 0.2}, {"timed calls", 3.0}});
+  EXPECT_EQ(log.medians(), "set-up 0.200 s, timed calls 2.000 s, end 0.500 s");
+}
+
+TEST(PhaseLog, KeepsTheLatestRunsOnly) {
+  PhaseLog log;
+  for (std::size_t run = 0; run < PhaseLog::kKeptRuns; ++run) log.add({{"set-up", 1.0}});
+  for (std::size_t run = 0; run < PhaseLog::kKeptRuns / 2 + 1; ++run) log.add({{"set-up", 2.0}});
+  EXPECT_EQ(log.medians(), "set-up 2.000 s") << "the older half of the runs is forgotten";
+}
+
+}  // namespace
+}  // namespace hpcreward
