@@ -284,8 +284,7 @@ Measurement Harness::run() {
   const Shape &shape = config_.nominal;
   flush_ = DeviceMemory(config_.flush_l2 ? 2 * std::max<std::size_t>(config_.l2_bytes, 1 << 20) : 0);
   const auto stopped = [&](double verify_s) {
-    return failed({Status::runtime_error, "the rank stopped waiting for this run (it is stopping)"}, verify_s, 0,
-                  max_error);
+    return failed({Status::runtime_error, kGateClosedReason}, verify_s, 0, max_error);
   };
 
   // The round trip first, before the candidate is loaded: nothing of it can slow it down.

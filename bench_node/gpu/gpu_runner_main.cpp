@@ -116,7 +116,7 @@ Measurement run_candidate(const RunnerArgs &args, const gpu::StartGate &gate, Me
   if (args.ring_bytes > 0) config.ring_bytes = args.ring_bytes;
   if (args.l2_bytes > 0) config.l2_bytes = args.l2_bytes;
   const auto stopped = [] {
-    return failed_measurement(Status::runtime_error, "the rank stopped waiting for this run (it is stopping)");
+    return failed_measurement(Status::runtime_error, gpu::kGateClosedReason);
   };
 
   const auto phase_ended = [phases](const char *phase) {

@@ -33,6 +33,9 @@ namespace hpcreward::gpu {
 inline constexpr char kGatePrepare = 'p', kGateReady = 'r', kGateGo = 'g', kGateQuiet = 'q', kGateCalibrated = 'c',
                       kGateTime = 't', kGateEnded = 'e';
 
+// Why a run ends when the rank closed its gate before the run was done.
+inline constexpr const char *kGateClosedReason = "the rank stopped waiting for this run (it is stopping)";
+
 // What a poll of the gate found.
 enum class GateWord {
   arrived,  // the byte came (now or at an earlier poll that returned arrived)
