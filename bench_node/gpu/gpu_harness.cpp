@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "bench_node/gpu/cublas_reference.hpp"
 #include "bench_node/gpu/cuda_call.hpp"
@@ -70,6 +71,20 @@ struct Private {
   DeviceMemory a, b, c;
 };
 
+// A full check at one shape, made before the calibration: the measurer's inputs and cuBLAS's
+// fp64 product and scale (|A||B|) of them. Making them keeps the GPU busy while the run before
+// ends; verification is then the candidate's calls and the comparisons. The inputs are drawn
+// as for any call, from a fresh secret, before the candidate is even loaded.
+struct FullCheck {
+  FullCheck(Precision precision, const Shape &checked)
+      : shape(checked), own(precision, checked),
+        reference(sizeof(double) * static_cast<std::size_t>(checked.m) * checked.n),
+        bound(sizeof(double) * static_cast<std::size_t>(checked.m) * checked.n) {}
+  Shape shape;
+  Private own;
+  DeviceMemory reference, bound;
+};
+
 // Device-side scratch shared by every check: the tally, checksums, Freivalds vectors.
 class CheckWorkspace {
  public:
@@ -111,7 +126,8 @@ class Harness {
   Measurement run();
 
  private:
-  std::optional<Failure> verify_shape(const Shape &shape, int calls, double &max_error);
+  std::vector<FullCheck> make_full_checks();
+  std::optional<Failure> verify(FullCheck &check, double &max_error);
   std::optional<Failure> call_checked(const Shape &shape, Operands &operands, Private &own, CheckWorkspace &work,
                                       GpuCallOutcome *clocks);
   std::optional<Failure> residual_check(const Shape &shape, Private &own, CheckWorkspace &work, double &max_error);
@@ -199,38 +215,49 @@ std::optional<Failure> Harness::call_checked(const Shape &shape, Operands &opera
   return std::nullopt;
 }
 
-std::optional<Failure> Harness::verify_shape(const Shape &shape, int calls, double &max_error) {
+std::vector<FullCheck> Harness::make_full_checks() {
+  std::vector<FullCheck> checks;
+  checks.reserve(1 + config_.check_shapes.size());
+  checks.emplace_back(config_.precision, config_.nominal);
+  for (const Shape &checked : config_.check_shapes) checks.emplace_back(config_.precision, checked);
+  for (FullCheck &check : checks) {
+    fill_inputs(check.shape, check.own);
+    cublas_.reference(config_.precision, check.own.a.get(), check.own.b.get(), check.shape.m, check.shape.n,
+                      check.shape.k, check.reference.as<double>(), check.bound.as<double>());
+  }
+  cuda_call(cudaDeviceSynchronize(), "the references for verification");
+  return checks;
+}
+
+// One call at the check's shape, on fresh guarded buffers, compared with cuBLAS element by
+// element and normwise.
+std::optional<Failure> Harness::verify(FullCheck &check, double &max_error) {
+  const Shape &shape = check.shape;
   pool_.reset();
   Operands operands(pool_, config_.precision, shape);
-  Private own(config_.precision, shape);
   CheckWorkspace work(shape.m, shape.k, shape.n);
+  if (auto failure = call_checked(shape, operands, check.own, work, nullptr)) return failure;
+  phase_ended("verification: the candidate's calls");
   const std::size_t elements = static_cast<std::size_t>(shape.m) * shape.n;
-  DeviceMemory reference(sizeof(double) * elements), bound(sizeof(double) * elements);
-  for (int call = 0; call < calls; ++call) {  // same buffers, new values
-    fill_inputs(shape, own);
-    if (auto failure = call_checked(shape, operands, own, work, nullptr)) return failure;
-    cublas_.reference(config_.precision, own.a.get(), own.b.get(), shape.m, shape.n, shape.k, reference.as<double>(),
-                      bound.as<double>());
-    DeviceTally *tally = work.reset_tally();
-    compare_output(config_.precision, own.c.get(), reference.as<double>(), bound.as<double>(), elements,
-                   config_.element_tolerance, tally);
-    cuda_call(cudaDeviceSynchronize(), "comparison");
-    const DeviceTally result = work.read_tally();
-    const std::string where = at_shape(shape) + (call == 0 ? "" : " (second call on the same buffers)");
-    if (result.nonfinite != 0)
-      return Failure{Status::wrong_answer, std::to_string(result.nonfinite) + " elements of C are NaN or inf, first " +
-                                               element_name(result.first_violation, shape.n) + where};
-    const double normwise = result.ref_sq > 0 ? std::sqrt(result.error_sq / result.ref_sq) : 0;
-    max_error = std::max(max_error, normwise);
-    if (result.violations != 0)
-      return Failure{Status::wrong_answer,
-                     std::to_string(result.violations) + " elements of C differ from cuBLAS by more than " +
-                         number_text(config_.element_tolerance) + " x (|A||B|)_ij, first " +
-                         element_name(result.first_violation, shape.n) + where};
-    if (normwise > config_.tolerance)
-      return Failure{Status::wrong_answer, "relative error " + number_text(normwise) + " exceeds " +
-                                               number_text(config_.tolerance) + where};
-  }
+  DeviceTally *tally = work.reset_tally();
+  compare_output(config_.precision, check.own.c.get(), check.reference.as<double>(), check.bound.as<double>(),
+                 elements, config_.element_tolerance, tally);
+  cuda_call(cudaDeviceSynchronize(), "comparison");
+  const DeviceTally result = work.read_tally();
+  phase_ended("verification: comparisons with cuBLAS");
+  if (result.nonfinite != 0)
+    return Failure{Status::wrong_answer, std::to_string(result.nonfinite) + " elements of C are NaN or inf, first " +
+                                             element_name(result.first_violation, shape.n) + at_shape(shape)};
+  const double normwise = result.ref_sq > 0 ? std::sqrt(result.error_sq / result.ref_sq) : 0;
+  max_error = std::max(max_error, normwise);
+  if (result.violations != 0)
+    return Failure{Status::wrong_answer,
+                   std::to_string(result.violations) + " elements of C differ from cuBLAS by more than " +
+                       number_text(config_.element_tolerance) + " x (|A||B|)_ij, first " +
+                       element_name(result.first_violation, shape.n) + at_shape(shape)};
+  if (normwise > config_.tolerance)
+    return Failure{Status::wrong_answer, "relative error " + number_text(normwise) + " exceeds " +
+                                             number_text(config_.tolerance) + at_shape(shape)};
   return std::nullopt;
 }
 
@@ -287,6 +314,11 @@ Measurement Harness::run() {
     return failed({Status::runtime_error, kGateClosedReason}, verify_s, 0, max_error);
   };
 
+  // The full checks' references first: the GPU's warm-up begins with them, while the run
+  // before this one may still be ending.
+  std::vector<FullCheck> full_checks = make_full_checks();
+  phase_ended("references for verification");
+
   // The round trip first, before the candidate is loaded: nothing of it can slow it down.
   {
     pool_.reset();
@@ -321,17 +353,15 @@ Measurement Harness::run() {
   if (Verdict verdict = executor_.load(); !verdict.ok()) return failed({verdict.status, verdict.reason}, 0, 0, 0);
   phase_ended("loading the candidate");
 
-  // Full checks: the nominal shape once, each check shape twice on the same buffers with new
-  // values (a cache keyed on pointers replays). At the nominal shape the timing ring does the
-  // second: its buffer sets come back with new values and every output is checked.
+  // Full checks: one call at the nominal shape and at each check shape. A cache keyed on
+  // pointers gains nothing there: the timing ring's buffer sets (the first of them where the
+  // nominal check's buffers were) come back with new values, and every timed output is checked.
   const double verify_start = monotonic_seconds();
-  if (auto failure = verify_shape(shape, 1, max_error))
-    return failed(*failure, monotonic_seconds() - verify_start, 0, max_error);
-  for (const Shape &checked : config_.check_shapes)
-    if (auto failure = verify_shape(checked, 2, max_error))
+  for (FullCheck &check : full_checks)
+    if (auto failure = verify(check, max_error))
       return failed(*failure, monotonic_seconds() - verify_start, 0, max_error);
   const double verify_s = monotonic_seconds() - verify_start;
-  phase_ended("verification");
+  full_checks.clear();
 
   // Timing: a ring of buffer sets in the pool, new values before every call, every output
   // checked (warm-up calls too).

@@ -95,9 +95,13 @@ class MeasurerGpu {
 struct RunResources {
   std::unique_ptr<gpu::GpuExecutor> executor;  // a serving measurer's is started before the run
   std::optional<gpu::ExportedDeviceMemory> pool;
-  void end() {  // the pool released, the executor killed and reaped (its context gone)
+  // The pool released, the executor killed and reaped (its context gone); `phases` (may be
+  // null) learns how long each took.
+  void end(PhaseTimes *phases = nullptr) {
     pool.reset();
+    if (phases) phases->mark("ending a run: the operand pool released");
     executor.reset();
+    if (phases) phases->mark("ending a run: its executor reaped");
   }
 };
 
@@ -215,6 +219,7 @@ int serve(int result_fd) {
     }
   };
   start_spare();
+  PhaseSeconds ending_before;  // its last run's end, said with its next result
   while (std::optional<std::string> text = gate.await_task()) {
     const nlohmann::json task = nlohmann::json::parse(*text, nullptr, false);
     const std::string token = task.is_object() ? task.value("token", "") : "";
@@ -228,10 +233,16 @@ int serve(int result_fd) {
     // and warm the GPU up meanwhile, and calibrate only after 'e', once the executor's context
     // is gone.
     if (made.executor) made.executor->kill();
-    write_all(result_fd, frame(encode_result(token, measurement, phases.phases())));
-    made.end();
+    PhaseSeconds said = phases.phases();
+    said.insert(said.end(), ending_before.begin(), ending_before.end());
+    write_all(result_fd, frame(encode_result(token, measurement, said)));
+    PhaseTimes ending;
+    ending.start();
+    made.end(&ending);
     [[maybe_unused]] const int left = ::chdir("/");  // the run's directory goes with its task
     start_spare();
+    ending.mark("ending a run: the next executor started");
+    ending_before = ending.phases();
     gate.say(gpu::kGateEnded);
   }
   ::_exit(0);

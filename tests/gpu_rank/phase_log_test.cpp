@@ -14,6 +14,20 @@ TEST(PhaseLog, EachPhasesMedianInTheOrderFirstSeen) {
   EXPECT_EQ(log.medians(), "set-up 0.200 s, timed calls 2.000 s, end 0.500 s");
 }
 
+TEST(PhaseTimes, APhaseThatRecursAddsUpInTheOrderFirstEnded) {
+  PhaseTimes times;
+  times.mark("before the start");  // not a phase: the clock has not started
+  times.start();
+  times.mark("call");
+  times.mark("check");
+  times.mark("call");
+  const PhaseSeconds phases = times.phases();
+  ASSERT_EQ(phases.size(), 2u);
+  EXPECT_EQ(phases[0].first, "call");
+  EXPECT_EQ(phases[1].first, "check");
+  EXPECT_GE(phases[0].second, 0.0);
+}
+
 TEST(PhaseLog, KeepsTheLatestRunsOnly) {
   PhaseLog log;
   for (std::size_t run = 0; run < PhaseLog::kKeptRuns; ++run) log.add({{"set-up", 1.0}});
