@@ -2,6 +2,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -11,12 +12,33 @@
 
 namespace hpcreward::gpu {
 
+namespace {
+
+// The current device's default pool keeps what is freed: a serving measurer allocates the same
+// buffers for every candidate, and each cudaFree of them waited for the device.
+void keep_freed_memory() {
+  static const bool kept = [] {
+    int device = 0;
+    cudaMemPool_t pool = nullptr;
+    cuda_call(cudaGetDevice(&device), "cudaGetDevice");
+    cuda_call(cudaDeviceGetDefaultMemPool(&pool, device), "cudaDeviceGetDefaultMemPool");
+    std::uint64_t keep_all = UINT64_MAX;
+    cuda_call(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_all),
+              "cudaMemPoolSetAttribute (release threshold)");
+    return true;
+  }();
+  (void)kept;
+}
+
+}  // namespace
+
 DeviceMemory::DeviceMemory(std::size_t bytes) : bytes_(bytes) {
-  cuda_call(cudaMalloc(&pointer_, bytes == 0 ? 1 : bytes), "cudaMalloc");
+  keep_freed_memory();
+  cuda_call(cudaMallocAsync(&pointer_, bytes == 0 ? 1 : bytes, 0), "cudaMallocAsync");
 }
 
 DeviceMemory::~DeviceMemory() {
-  if (pointer_ != nullptr) cudaFree(pointer_);  // after a sticky error this fails: nothing to do
+  if (pointer_ != nullptr) cudaFreeAsync(pointer_, 0);  // after a sticky error this fails: nothing to do
 }
 
 DeviceMemory::DeviceMemory(DeviceMemory &&other) noexcept
@@ -24,7 +46,7 @@ DeviceMemory::DeviceMemory(DeviceMemory &&other) noexcept
 
 DeviceMemory &DeviceMemory::operator=(DeviceMemory &&other) noexcept {
   if (this != &other) {
-    if (pointer_ != nullptr) cudaFree(pointer_);
+    if (pointer_ != nullptr) cudaFreeAsync(pointer_, 0);
     pointer_ = std::exchange(other.pointer_, nullptr);
     bytes_ = std::exchange(other.bytes_, 0);
   }

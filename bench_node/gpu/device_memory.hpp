@@ -1,6 +1,7 @@
 #pragma once
-// Device allocations of the GPU runner: plain cudaMalloc (never managed memory, which can
-// hang a shared GPU), freed with the owner. DeviceArena hands out pieces of one allocation
+// Device allocations of the GPU runner: device memory from the device's default pool, ordered
+// on the legacy stream, which every user of it works on (never managed memory, which can hang
+// a shared GPU), freed with the owner and kept by the pool for the next allocation. DeviceArena hands out pieces of one allocation
 // (the operand pool the candidate's process shares). GuardedDeviceBuffer puts a guard zone of
 // known bytes before and after the data, checked after every candidate call: a write just
 // outside an operand is caught even when it does not fault.

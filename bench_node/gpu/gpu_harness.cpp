@@ -316,6 +316,7 @@ Measurement Harness::run() {
 
   // The full checks' references first: the GPU's warm-up begins with them, while the run
   // before this one may still be ending.
+  const double warmup_start = monotonic_seconds();
   std::vector<FullCheck> full_checks = make_full_checks();
   phase_ended("references for verification");
 
@@ -330,12 +331,12 @@ Measurement Harness::run() {
     // keeps warming up until the run before it has ended (its executor's context gone), so
     // that nothing of it runs beside the calibration.
     GateWord quiet = config_.quiet ? GateWord::not_yet : GateWord::arrived;
-    for (const double start = monotonic_seconds();;) {
-      cublas_.gemm(config_.precision, own.a.get(), own.b.get(), own.c.get(), shape.m, shape.n, shape.k);
-      cuda_call(cudaDeviceSynchronize(), "warming the GPU up");
+    for (;;) {
       if (quiet == GateWord::not_yet) quiet = config_.quiet();
       if (quiet == GateWord::closed) return stopped(0);
-      if (quiet == GateWord::arrived && monotonic_seconds() - start >= kCalibrationWarmup_s) break;
+      if (quiet == GateWord::arrived && monotonic_seconds() - warmup_start >= kCalibrationWarmup_s) break;
+      cublas_.gemm(config_.precision, own.a.get(), own.b.get(), own.c.get(), shape.m, shape.n, shape.k);
+      cuda_call(cudaDeviceSynchronize(), "warming the GPU up");
     }
     phase_ended("warm-up before calibration");
     if (Verdict verdict = executor_.calibrate(config_.precision, shape, pool_.offset_of(operands.a.data()),

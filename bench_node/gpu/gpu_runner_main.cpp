@@ -239,11 +239,10 @@ int serve(int result_fd) {
     PhaseTimes ending;
     ending.start();
     made.end(&ending);
-    [[maybe_unused]] const int left = ::chdir("/");  // the run's directory goes with its task
-    start_spare();
-    ending.mark("ending a run: the next executor started");
     ending_before = ending.phases();
+    [[maybe_unused]] const int left = ::chdir("/");  // the run's directory goes with its task
     gate.say(gpu::kGateEnded);
+    start_spare();  // host work: a fork and the driver's start, beside the next run's calibration
   }
   ::_exit(0);
 }
