@@ -29,6 +29,8 @@ po::options_description runner_options() {
       ("warmup-settle", po::value<double>()->default_value(TimingOptions{}.warmup_settle),
        "relative spread at which they agree (0: warm up for --warmup-s)")
       ("min-reps", po::value<int>()->required(), "timed calls before the RSE may stop")
+      ("min-time-s", po::value<double>()->default_value(TimingOptions{}.min_time_s),
+       "least timed seconds before the RSE may stop")
       ("max-reps", po::value<int>()->required(), "most timed calls")
       ("target-rse", po::value<double>()->required(), "relative standard error to stop at")
       ("time-cap-s", po::value<double>()->required(), "timing loop time cap")
@@ -74,6 +76,7 @@ std::vector<std::string> to_arguments(const RunnerArgs &args) {
       "--warmup-calls", std::to_string(args.timing.warmup_calls),
       "--warmup-settle", number_text(args.timing.warmup_settle, 17),
       "--min-reps", std::to_string(args.timing.min_reps),
+      "--min-time-s", number_text(args.timing.min_time_s, 17),
       "--max-reps", std::to_string(args.timing.max_reps),
       "--target-rse", number_text(args.timing.target_rse, 17),
       "--time-cap-s", number_text(args.timing.time_cap_s, 17),
@@ -114,6 +117,7 @@ RunnerArgs parse_runner_args(int argc, const char *const *argv) {
   args.timing.warmup_calls = values["warmup-calls"].as<int>();
   args.timing.warmup_settle = values["warmup-settle"].as<double>();
   args.timing.min_reps = values["min-reps"].as<int>();
+  args.timing.min_time_s = values["min-time-s"].as<double>();
   args.timing.max_reps = values["max-reps"].as<int>();
   args.timing.target_rse = values["target-rse"].as<double>();
   args.timing.time_cap_s = values["time-cap-s"].as<double>();

@@ -63,7 +63,7 @@ bool StoppingRule::done(std::span<const double> samples, double elapsed_s) const
   const int reps = static_cast<int>(samples.size());
   if (reps >= options_.max_reps) return true;
   if (reps >= 1 && elapsed_s >= options_.time_cap_s) return true;
-  if (reps < std::max(options_.min_reps, 2)) return false;
+  if (reps < std::max(options_.min_reps, 2) || elapsed_s < options_.min_time_s) return false;
   return summarize(samples).median_rse() < options_.target_rse;
 }
 

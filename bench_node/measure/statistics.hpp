@@ -31,8 +31,8 @@ struct SampleSummary {
 double quantile(std::span<const double> samples, double p);
 SampleSummary summarize(std::span<const double> samples);
 
-// Stops once reps >= min_reps and the median's RSE is below target, or at the time cap,
-// or at max_reps. The reward is the median, so its precision decides.
+// Stops once reps >= min_reps, min_time_s has passed and the median's RSE is below target, or
+// at the time cap, or at max_reps. The reward is the median, so its precision decides.
 class StoppingRule {
  public:
   explicit StoppingRule(const TimingOptions &options) : options_(options) {}

@@ -5,6 +5,10 @@ namespace hpcreward {
 struct TimingOptions {
   double warmup_s = 0.2;     // most warm-up: untimed, checked calls end once this much time has passed
   int min_reps = 5;          // timed calls before the relative standard error may stop the loop
+  // Least seconds of timed calls before the relative standard error may stop the loop: the
+  // median of a short call then spans as much of the device's clock and power state as a long
+  // call's (GPU ranks time at least 0.15 s).
+  double min_time_s = 0;
   int max_reps = 200;        // hard bound on timed calls
   // 2%: what the CV of repeated scorings can show on a shared node (docs/reports/cpu-harness.md,
   // "Timing precision"); 1% took up to 4x the calls and bought no measurable CV.

@@ -56,6 +56,9 @@ po::options_description bench_options(BenchOptions &o) {
        "up for --warmup-s")
       ("min-reps", po::value(&o.timing.min_reps)->default_value(o.timing.min_reps),
        "timed calls before the relative standard error may stop timing")
+      ("min-time-s", po::value(&o.timing.min_time_s)->default_value(o.timing.min_time_s, number_text(o.timing.min_time_s)),
+       "least seconds of timed calls before the relative standard error may stop timing "
+       "(GPU ranks: at least 0.15)")
       ("max-reps", po::value(&o.timing.max_reps)->default_value(o.timing.max_reps),
        "most timed calls")
       ("target-rse", po::value(&o.timing.target_rse)->default_value(o.timing.target_rse, number_text(o.timing.target_rse)),
@@ -160,6 +163,8 @@ BenchCommandLine parse_bench_command_line(int argc, const char *const *argv) {
   require(o.timing.min_reps >= 1, "--min-reps must be at least 1");
   require(o.timing.max_reps >= o.timing.min_reps, "--max-reps must be at least --min-reps");
   require(o.timing.target_rse > 0, "--target-rse must be positive");
+  require(o.timing.min_time_s >= 0 && o.timing.min_time_s <= o.timing.time_cap_s,
+          "--min-time-s must lie between 0 and --time-cap-s");
   require(o.timing.time_cap_s > 0, "--time-cap-s must be positive");
   require(!(o.null_measurement && o.gpu.enabled), "--null-measurement stands in for a CPU rank; drop --gpu");
   return command_line;

@@ -88,7 +88,7 @@ TEST(BenchCli, NullMeasurement) {
 TEST(BenchCli, EveryOption) {
   const BenchOptions o = parse({"--cc", "clang", "--workdir", "/tmp/w", "--runner", "/opt/r",
                                 "--compile-timeout", "5", "--run-timeout", "9", "--memory-limit-mb",
-                                "512", "--warmup-s", "0.5", "--min-reps", "3", "--max-reps", "30",
+                                "512", "--warmup-s", "0.5", "--min-reps", "3", "--min-time-s", "0.25", "--max-reps", "30",
                                 "--target-rse", "0.02", "--time-cap-s", "4", "--keep-workdir",
                                 "--warmup-min-s", "0.05", "--warmup-calls", "4", "--warmup-settle",
                                 "0.1", "--time-limit-factor", "200", "--time-limit-floor-s", "3"})
@@ -101,6 +101,7 @@ TEST(BenchCli, EveryOption) {
   EXPECT_EQ(o.memory_limit_mb, 512u);
   EXPECT_EQ(o.timing.warmup_s, 0.5);
   EXPECT_EQ(o.timing.min_reps, 3);
+  EXPECT_EQ(o.timing.min_time_s, 0.25);
   EXPECT_EQ(o.timing.max_reps, 30);
   EXPECT_EQ(o.timing.target_rse, 0.02);
   EXPECT_EQ(o.timing.time_cap_s, 4);
@@ -117,6 +118,7 @@ TEST(BenchCli, RejectsNonsense) {
   EXPECT_ANY_THROW(parse({"--min-reps", "10", "--max-reps", "5"}));
   EXPECT_ANY_THROW(parse({"--no-such-option"}));
   EXPECT_ANY_THROW(parse({"--target-rse", "-1"}));
+  EXPECT_ANY_THROW(parse({"--min-time-s", "3", "--time-cap-s", "2"}));
   EXPECT_ANY_THROW(parse({"--warmup-calls", "0"}));
   EXPECT_ANY_THROW(parse({"--warmup-settle", "-0.1"}));
   EXPECT_ANY_THROW(parse({"--warmup-min-s", "-1"}));

@@ -20,7 +20,15 @@ TEST(RunnerArgs, RoundTripsExactly) {
   args.nominal = {256, 255, 254};
   args.check_shapes = {{257, 255, 263}, {31, 17, 23}};
   args.tolerance = 1e-10 / 3;
-  args.timing = {0.125, 7, 99, 0.005, 1.5, 0.0625, 6, 0.03125};
+  args.timing.warmup_s = 0.125;
+  args.timing.min_reps = 7;
+  args.timing.min_time_s = 0.375;
+  args.timing.max_reps = 99;
+  args.timing.target_rse = 0.005;
+  args.timing.time_cap_s = 1.5;
+  args.timing.warmup_min_s = 0.0625;
+  args.timing.warmup_calls = 6;
+  args.timing.warmup_settle = 0.03125;
   const RunnerArgs back = parse(to_arguments(args));
   EXPECT_EQ(back.object_path, args.object_path);
   EXPECT_EQ(back.precision, Precision::f32);
@@ -29,6 +37,7 @@ TEST(RunnerArgs, RoundTripsExactly) {
   EXPECT_EQ(back.tolerance, args.tolerance);
   EXPECT_EQ(back.timing.warmup_s, 0.125);
   EXPECT_EQ(back.timing.min_reps, 7);
+  EXPECT_EQ(back.timing.min_time_s, 0.375);
   EXPECT_EQ(back.timing.max_reps, 99);
   EXPECT_EQ(back.timing.target_rse, 0.005);
   EXPECT_EQ(back.timing.time_cap_s, 1.5);

@@ -61,6 +61,16 @@ TEST(StoppingRule, WaitsForMinRepsEvenWhenSteady) {
   EXPECT_TRUE(rule.done(samples, 0.1));  // RSE 0 < 1%
 }
 
+TEST(StoppingRule, WaitsForTheLeastTimeEvenWhenSteady) {
+  TimingOptions timing = options();
+  timing.min_time_s = 0.5;
+  const StoppingRule rule(timing);
+  const std::vector<double> steady(6, 1.0);
+  EXPECT_FALSE(rule.done(steady, 0.4));
+  EXPECT_TRUE(rule.done(steady, 0.5));
+  EXPECT_TRUE(rule.done(std::vector<double>(20, 1.0), 0.1)) << "max_reps still ends it";
+}
+
 TEST(StoppingRule, KeepsGoingWhileNoisy) {
   const StoppingRule rule(options());
   const std::vector<double> noisy = {1, 2, 1, 2, 1, 2};
