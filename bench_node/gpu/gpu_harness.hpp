@@ -5,9 +5,9 @@
 // Every check reads the measurer's own copies: the pristine inputs, and C as copied out of the
 // pool when the call's clock stopped.
 //
-// First the executor's round trip is calibrated (before the candidate is loaded); then full
-// checks against cuBLAS at the nominal shape and at every check shape (twice on the same
-// buffers with new values); then warm-up and timed calls at the nominal shape over a ring of buffer sets,
+// First the full checks' inputs and cuBLAS references are made and the executor's round trip
+// is calibrated (before the candidate is loaded); then one full check against cuBLAS at the
+// nominal shape and at every check shape; then warm-up and timed calls at the nominal shape over a ring of buffer sets,
 // new values before every call, L2 flushed, every output checked (the row-wise residual
 // check, residual_bound.hpp), every guard zone and input checked after every call.
 #include <cstddef>
