@@ -28,6 +28,8 @@ __global__ void hold(unsigned long long *release, unsigned long long *exits, uns
   __syncthreads();
 }
 __global__ void stamp(unsigned long long *at) { if (threadIdx.x == 0) *at = now(); }
+// A kernel of known length: spins for `ns` of the device clock from its start.
+__global__ void work(unsigned long long ns) { const unsigned long long t0 = now(); while (now() - t0 < ns) {} }
 
 int main() {
   unsigned long long *d; CHECK(cudaMalloc(&d, 1 << 20));
@@ -68,5 +70,35 @@ int main() {
     printf("  side start - the hold's last exit:       %.0f / %.0f / %.0f\n", q(side_after_last_exit, 0), q(side_after_last_exit, .5), q(side_after_last_exit, 1));
     printf("  the hold's exit spread:                  %.0f / %.0f / %.0f\n", q(exit_spread, 0), q(exit_spread, .5), q(exit_spread, 1));
   }
+  // How much an event span adds to a kernel of known length (5 us), per way of starting and per
+  // stream: "cold" holds the legacy stream and records the start event there (nvbench); "own"
+  // holds a stream of its own, filling every SM, and records the start event on it; "idle"
+  // records the start event on an idle GPU, then launches (the ranks' clock today).
+  cudaStream_t hold_stream, blocking;
+  CHECK(cudaStreamCreateWithFlags(&hold_stream, cudaStreamNonBlocking));
+  CHECK(cudaStreamCreate(&blocking));
+  cudaEvent_t end; CHECK(cudaEventCreate(&end));
+  const unsigned long long known = 5000;
+  const char *ways[] = {"cold", "own", "idle"};
+  const char *stream_names[] = {"legacy", "blocking", "non-blocking"};
+  cudaStream_t streams[] = {0, blocking, side};
+  for (int way = 0; way < 3; ++way)
+    for (int s = 0; s < 3; ++s) {
+      std::vector<double> excess;
+      for (int rep = 0; rep < 200; ++rep) {
+        CHECK(cudaMemset(release, 0, 8)); CHECK(cudaDeviceSynchronize());
+        cudaStream_t held = way == 0 ? cudaStream_t(0) : hold_stream;
+        if (way != 2) hold<<<blocks, 1024, 0, held>>>(release, exits, 20000);
+        CHECK(cudaEventRecord(start, way == 2 ? cudaStream_t(0) : held));
+        work<<<1, 32, 0, streams[s]>>>(known);
+        CHECK(cudaEventRecord(end, streams[s]));
+        CHECK(cudaDeviceSynchronize());
+        float ms = 0; CHECK(cudaEventElapsedTime(&ms, start, end));
+        excess.push_back(ms * 1e6 - double(known));
+      }
+      auto q = [](std::vector<double> v, double p) { std::sort(v.begin(), v.end()); return v[size_t(p * (v.size() - 1))]; };
+      printf("%-5s start, work on the %-12s stream: events - 5 us = %.0f / %.0f / %.0f ns (min / median / max)\n",
+             ways[way], stream_names[s], q(excess, 0), q(excess, .5), q(excess, 1));
+    }
   return 0;
 }
