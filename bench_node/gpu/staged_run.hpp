@@ -4,12 +4,13 @@
 // one's calibration or timed calls. The measurer's side of it is start_gate.hpp; the rank's
 // pipeline (gpu_task_pipeline.hpp) orders the stages of two runs:
 //
-//   current:  go ── canary, warm-up ── [quiet] ── calibrate ── [calibrated] ── verify, warm up ── [time] ── timed calls ── result ── end
+//   current:  go ── canary, references, warm-up ── [quiet] ── calibrate ── [calibrated] ── verify, warm up ── [time] ── timed calls ── result ── end
 //   next:     start (its process, the driver) ────────────────── prepare ── contexts, pool ── [ready] ·········· go ── canary, warm-up ── [quiet] ...
 //
 // so the next one's GPU work overlaps only the current one's verification and warm-up, which
 // are not timed, and the current one's end (its executor killed and reaped) overlaps only the
-// next one's canary and warm-up: the next one calibrates once the current one has ended.
+// next one's canary, the references of its full checks and its warm-up: the next one
+// calibrates once the current one has ended.
 // No CUDA here.
 #include "bench_node/process/phase_times.hpp"
 #include "common/messages.hpp"

@@ -5,7 +5,7 @@
 //   rank -> measurer  'p'  prepare: start the executor, create the contexts and cuBLAS, load
 //                          the GPU code the checks use; no other GPU work
 //   measurer -> rank  'r'  ready: it waits for 'g' without touching the GPU
-//   rank -> measurer  'g'  go: the GPU is this candidate's (canary, warm-up); the run before
+//   rank -> measurer  'g'  go: the GPU is this candidate's (canary, references, warm-up); the run before
 //                          it may still be ending
 //   rank -> measurer  'q'  quiet: the run before has ended, its executor and context are gone:
 //                          the measurer calibrates now
