@@ -1,7 +1,11 @@
 #pragma once
 // Device allocations of the GPU runner: device memory from the device's default pool, ordered
 // on the legacy stream, which every user of it works on (never managed memory, which can hang
-// a shared GPU), freed with the owner and kept by the pool for the next allocation. DeviceArena hands out pieces of one allocation
+// a shared GPU), freed with the owner and kept by the pool for the next allocation. A serving
+// measurer so keeps its largest run's private buffers reserved from one candidate to the next,
+// its candidates' timed calls included: at the full checks, two sets of inputs, output,
+// reference and scale at about the nominal shape (computed: about 6 GiB at 8192^3 in fp64,
+// 0.9 GiB at 4096^3 in fp16), which the candidate's own allocations do not get. DeviceArena hands out pieces of one allocation
 // (the operand pool the candidate's process shares). GuardedDeviceBuffer puts a guard zone of
 // known bytes before and after the data, checked after every candidate call: a write just
 // outside an operand is caught even when it does not fault.

@@ -11,6 +11,12 @@
 #define CHECK(x) do { cudaError_t err_ = (x); if (err_ != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(err_)); return 1; } } while (0)
 __device__ __forceinline__ unsigned long long now() { unsigned long long t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); return t; }
 
+// The p-quantile of `v` (0: least, 1: most).
+double q(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v[size_t(p * (v.size() - 1))];
+}
+
 __global__ void resolution(unsigned long long *out, int n) {
   unsigned long long last = now(), least = ~0ull, first = last; int changes = 0;
   for (int i = 0; i < n; ++i) { unsigned long long t = now(); if (t != last) { least = min(least, t - last); ++changes; last = t; } }
@@ -63,7 +69,6 @@ int main() {
       exit_spread.push_back(double(*hi - *lo));
       side_before_first_exit += s < *lo;
     }
-    auto q = [](std::vector<double> v, double p) { std::sort(v.begin(), v.end()); return v[size_t(p * (v.size() - 1))]; };
     printf("delay %llu ns (300 reps), ns as min / median / max:\n", delay);
     printf("  legacy kernel start - side kernel start: %.0f / %.0f / %.0f\n", q(side_before_legacy, 0), q(side_before_legacy, .5), q(side_before_legacy, 1));
     printf("  side start - the hold's first exit:      %.0f / %.0f / %.0f (side before the first exit %d times)\n", q(side_after_first_exit, 0), q(side_after_first_exit, .5), q(side_after_first_exit, 1), side_before_first_exit);
@@ -96,7 +101,6 @@ int main() {
         float ms = 0; CHECK(cudaEventElapsedTime(&ms, start, end));
         excess.push_back(ms * 1e6 - double(known));
       }
-      auto q = [](std::vector<double> v, double p) { std::sort(v.begin(), v.end()); return v[size_t(p * (v.size() - 1))]; };
       printf("%-5s start, work on the %-12s stream: events - 5 us = %.0f / %.0f / %.0f ns (min / median / max)\n",
              ways[way], stream_names[s], q(excess, 0), q(excess, .5), q(excess, 1));
     }
