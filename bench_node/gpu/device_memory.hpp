@@ -5,10 +5,11 @@
 // measurer so keeps its largest run's private buffers reserved from one candidate to the next,
 // its candidates' timed calls included: at the full checks, two sets of inputs, output,
 // reference and scale at about the nominal shape (computed: about 6 GiB at 8192^3 in fp64,
-// 0.9 GiB at 4096^3 in fp16), which the candidate's own allocations do not get. DeviceArena hands out pieces of one allocation
-// (the operand pool the candidate's process shares). GuardedDeviceBuffer puts a guard zone of
-// known bytes before and after the data, checked after every candidate call: a write just
-// outside an operand is caught even when it does not fault.
+// 0.9 GiB at 4096^3 in fp16), which the candidate's own allocations do not get.
+// DeviceArena hands out pieces of one allocation (the operand pool the candidate's process
+// shares). GuardedDeviceBuffer puts a guard zone of known bytes before and after the data,
+// checked after every candidate call: a write just outside an operand is caught even when it
+// does not fault.
 #include <cstddef>
 #include <cstdint>
 
