@@ -242,6 +242,11 @@ def main():
         print(f"batch64 per candidate, medians: {phases.group(1) if phases else '?'}")
         print("batch64 spread of each kernel's scorings (target < 1%): " +
               ", ".join(f"{kernel} {spread:.2%}" for kernel, spread in sorted(spreads.items())))
+        # In the order they were scored (the log's order on one rank): a drift with the GPU's
+        # clock state shows as a trend, a noisy call as a lone outlier.
+        for kernel, g in sorted(by_kernel.items()):
+            median = statistics.median(g)
+            print(f"batch64 {kernel} scorings / their median, in order: " + " ".join(f"{x / median:.4f}" for x in g))
     scaling_failed = False
     if args.scaling:
         batch = args.out / "scaling.jsonl"
