@@ -100,6 +100,20 @@ float elapsed_us(cudaEvent_t a, cudaEvent_t b) {
   return ms * 1e3f;
 }
 
+// C = A B at n^3 on stream s, in fp64 (prec 0), fp32 (1) or fp16 with fp32 accumulation (2).
+void cublas_gemm(cublasHandle_t handle, int prec, int n, void *a, void *b, void *c, cudaStream_t s) {
+  CHECK(cublasSetStream(handle, s));
+  const double d1 = 1, d0 = 0;
+  const float f1 = 1, f0 = 0;
+  if (prec == 0)
+    CHECK(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &d1, (double *)b, n, (double *)a, n, &d0, (double *)c, n));
+  else if (prec == 1)
+    CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &f1, (float *)b, n, (float *)a, n, &f0, (float *)c, n));
+  else
+    CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &f1, b, CUDA_R_16F, n, a, CUDA_R_16F, n, &f0, c,
+                       CUDA_R_16F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
 int main(int argc, char **argv) {
   auto want = [&](char section) { return argc < 2 || strchr(argv[1], section) != nullptr; };
   int sms = 0, per_sm = 0, l2 = 0;
@@ -175,18 +189,7 @@ int main(int argc, char **argv) {
         CHECK(cudaMalloc(&c, bytes));
         CHECK(cudaMemset(a, 0x3c, bytes));  // 1.0-ish halves, small doubles and floats: no NaN
         CHECK(cudaMemset(b, 0x3c, bytes));
-        auto gemm = [&](cudaStream_t s) {
-          CHECK(cublasSetStream(handle, s));
-          const double d1 = 1, d0 = 0;
-          const float f1 = 1, f0 = 0;
-          if (prec == 0)
-            CHECK(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &d1, (double *)b, n, (double *)a, n, &d0, (double *)c, n));
-          else if (prec == 1)
-            CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &f1, (float *)b, n, (float *)a, n, &f0, (float *)c, n));
-          else
-            CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &f1, b, CUDA_R_16F, n, a, CUDA_R_16F, n, &f0, c,
-                               CUDA_R_16F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-        };
+        auto gemm = [&](cudaStream_t s) { cublas_gemm(handle, prec, n, a, b, c, s); };
         for (int i = 0; i < 5; ++i) gemm(0), gemm(side);
         CHECK(cudaDeviceSynchronize());
         // ways: 0 cold (legacy held, start event there); 1 idle start (the ranks' clock); 2 own hold,
@@ -280,19 +283,7 @@ int main(int argc, char **argv) {
   CHECK(cudaMemset(a4, 0x3c, 8u * n4 * n4));
   CHECK(cudaMemset(b4, 0x3c, 8u * n4 * n4));
   CHECK(cudaMalloc(&flush4, 2 * size_t(l2)));
-  auto gemm4 = [&](int prec, cudaStream_t s) {
-    CHECK(cublasSetStream(handle4, s));
-    const double d1 = 1, d0 = 0;
-    const float f1 = 1, f0 = 0;
-    const int n = n4;
-    if (prec == 0)
-      CHECK(cublasDgemm(handle4, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &d1, (double *)b4, n, (double *)a4, n, &d0, (double *)c4, n));
-    else if (prec == 1)
-      CHECK(cublasSgemm(handle4, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &f1, (float *)b4, n, (float *)a4, n, &f0, (float *)c4, n));
-    else
-      CHECK(cublasGemmEx(handle4, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &f1, b4, CUDA_R_16F, n, a4, CUDA_R_16F, n, &f0, c4,
-                         CUDA_R_16F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-  };
+  auto gemm4 = [&](int prec, cudaStream_t s) { cublas_gemm(handle4, prec, n4, a4, b4, c4, s); };
   for (int prec = 0; prec < 3; ++prec)
     for (int i = 0; i < 5; ++i) gemm4(prec, 0);
   CHECK(cudaDeviceSynchronize());
