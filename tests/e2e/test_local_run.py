@@ -16,6 +16,8 @@ import pytest
 from corpus import CASES, MALFORMED_LINES
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
+# The built executables: ctest sets HPCREWARD_BIN to its build tree's; by hand, build/bin.
+BIN = pathlib.Path(os.environ.get("HPCREWARD_BIN", str(REPO / "build" / "bin")))
 LOCAL_SH = REPO / "jobs" / "local.sh"
 REQUIRED_FIELDS = ["candidate_id", "batch_id", "problem", "stage", "status", "reward", "gflops",
                    "median_s", "cv", "source_sha256", "rank", "host", "time"]
@@ -24,7 +26,7 @@ BENCH_OPTIONS = ["--", "--run-timeout", "4", "--warmup-s", "0.05", "--time-cap-s
 
 
 def run_local(tmp_path, candidates, *extra, check=True):
-    env = dict(os.environ, HPCREWARD_BIN=os.environ.get("HPCREWARD_BIN", str(REPO / "build" / "bin")))
+    env = dict(os.environ, HPCREWARD_BIN=str(BIN))
     command = [str(LOCAL_SH), "--candidates", str(candidates), "--np", "2", "--out", str(tmp_path / "run"),
                *extra]
     result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)

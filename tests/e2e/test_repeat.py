@@ -11,7 +11,7 @@ import subprocess
 import h5py
 
 from corpus import GOOD_IKJ, SIG
-from test_local_run import BENCH_OPTIONS, LOCAL_SH, REPO, decode, run_local
+from test_local_run import BENCH_OPTIONS, BIN, LOCAL_SH, decode, run_local
 
 
 def variant(i):
@@ -67,7 +67,7 @@ def test_a_quarter_repeats_and_each_repeat_reuses_its_first_measurement(tmp_path
     result = run_local(tmp_path, candidates, "--seed", "7", *BENCH_OPTIONS)
     assert "(measured as v0 of b1)" in result.stdout, result.stdout
     check(read_rows(tmp_path / "run"))
-    summary = subprocess.run([str(REPO / "build" / "bin" / "hpcreward-results"), "summary",
+    summary = subprocess.run([str(BIN / "hpcreward-results"), "summary",
                               str(tmp_path / "run" / "rewards.h5")], capture_output=True, text=True)
     lines = summary.stdout.splitlines()
     header, total = lines[0], lines[-1]
