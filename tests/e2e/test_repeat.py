@@ -11,7 +11,7 @@ import subprocess
 import h5py
 
 from corpus import GOOD_IKJ, SIG
-from test_local_run import BENCH_OPTIONS, BIN, LOCAL_SH, decode, run_local
+from test_local_run import BENCH_OPTIONS, BIN, decode, run_local
 
 
 def variant(i):
