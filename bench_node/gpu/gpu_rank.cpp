@@ -87,7 +87,8 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
   child.timing = options.timing;
   child.timing.warmup_s = std::max(child.timing.warmup_s, 0.2);  // at least 200 ms on a GPU
   // Five calls of a short kernel span tens of ms, and its scorings spread with the GPU's clock
-  // state; at least 0.15 s of timed calls (docs/reports/gpu-harness.md, "Repeatability").
+  // state; at least 0.15 s of timed calls (docs/reports/gpu-harness.md, "a floor on the timed
+  // calls").
   child.timing.min_time_s = std::min(std::max(child.timing.min_time_s, 0.15), child.timing.time_cap_s);
   child.ring_bytes = gpu.ring_mb << 20;
   child.host_memory_bytes = gpu.host_memory_mb << 20;
