@@ -3,7 +3,10 @@
 #include <dlfcn.h>
 
 #include <cstdio>
+#include <string>
 
+#include "bench_node/sandbox/code_pages.hpp"
+#include "bench_node/sandbox/openmp_team.hpp"
 #include "bench_node/sandbox/seccomp_filter.hpp"
 
 namespace hpcreward {
@@ -29,6 +32,15 @@ void *load_candidate(const char *object, InstallFilter install_filter, LoadStatu
     return nullptr;
   }
   try {
+    const std::string writable_code = writable_code_mapping_of_this_process();
+    if (!writable_code.empty()) {
+      set_message(message, message_bytes,
+                  ("the object leaves memory writable and executable (an executable stack: GNU nested "
+                   "functions?), which the sandbox refuses: " + writable_code).c_str());
+      status = LoadStatus::load_failed;
+      return nullptr;
+    }
+    start_openmp_team();
     install_filter();
   } catch (const SandboxError &error) {
     set_message(message, message_bytes, error.what());

@@ -3,7 +3,6 @@
 #include "bench_node/sandbox/seccomp_context.hpp"
 
 #include <fcntl.h>
-#include <linux/sched.h>
 #include <seccomp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -56,16 +55,30 @@ SeccompContext build(const CandidateFilter &filter) {
         "iopl", "ioperm", "fanotify_init", "move_mount", "fsopen", "fsmount", "open_tree"})
     add(raw, kill, name);
 
-  // Threads only.
-  constexpr std::uint64_t kThread = CLONE_THREAD | CLONE_VM | CLONE_SIGHAND;
-  add(raw, kill, "clone", {SCMP_A0(SCMP_CMP_MASKED_EQ, kThread, 0)});
-  add(raw, kill, "clone", {SCMP_A0(SCMP_CMP_MASKED_EQ, kThread, CLONE_THREAD)});
-  add(raw, kill, "clone", {SCMP_A0(SCMP_CMP_MASKED_EQ, kThread, CLONE_VM)});
-  add(raw, kill, "clone", {SCMP_A0(SCMP_CMP_MASKED_EQ, kThread, CLONE_SIGHAND)});
-  add(raw, kill, "clone", {SCMP_A0(SCMP_CMP_MASKED_EQ, kThread, CLONE_THREAD | CLONE_VM)});
-  add(raw, kill, "clone", {SCMP_A0(SCMP_CMP_MASKED_EQ, kThread, CLONE_THREAD | CLONE_SIGHAND)});
-  add(raw, kill, "clone", {SCMP_A0(SCMP_CMP_MASKED_EQ, kThread, CLONE_VM | CLONE_SIGHAND)});
-  add(raw, SCMP_ACT_ERRNO(ENOSYS), "clone3");
+  // No new thread: the driver's were started with the context, before the filter. A thread
+  // of the candidate's could rewrite what the executor reports after it wrote it.
+  add(raw, kill, "clone");
+  add(raw, kill, "clone3");
+
+  // No code made after the load (file-backed or anonymous): what runs on the host is what the
+  // load mapped.
+  add(raw, kill, "mmap", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC)});
+  add(raw, kill, "mprotect", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC)});
+  add(raw, kill, "pkey_mprotect", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC)});
+
+  // Placement is the rank's; other processes' scheduling is none of the candidate's business.
+  // seccomp can't tell this process's thread ids from another's, so these go for every id.
+  add(raw, SCMP_ACT_ERRNO(0), "sched_setaffinity");
+  for (const char *name : {"setpriority", "sched_setscheduler", "sched_setparam", "sched_setattr", "ioprio_set",
+                           "migrate_pages", "move_pages", "process_madvise", "process_mrelease", "kcmp"})
+    add(raw, kill, name);
+
+  // Nothing that outlives the process: SysV IPC and POSIX message queues live in the kernel
+  // until removed (POSIX shared memory is a file, refused by file_writes.hpp).
+  for (const char *name : {"shmget", "shmat", "shmctl", "shmdt", "semget", "semop", "semtimedop", "semctl",
+                           "msgget", "msgsnd", "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend",
+                           "mq_timedreceive", "mq_notify", "mq_getsetattr"})
+    add(raw, kill, name);
 
   // Signals to this process only.
   add(raw, kill, "kill", {SCMP_A0(SCMP_CMP_NE, static_cast<std::uint64_t>(self))});

@@ -24,8 +24,14 @@
 // even with every capability; a capability check is never what stops a call here.
 //
 // ALLOWED (with the condition, if any, on the arguments):
-//   memory      brk, munmap, mremap, mprotect              malloc, free, realloc, thread stacks
-//               mmap         only MAP_ANONYMOUS            no file is mapped after the load
+//   memory      brk, munmap, mremap                        malloc, free, realloc, thread stacks
+//               mprotect     never PROT_EXEC               no code is made after the load: the
+//               mmap         only MAP_ANONYMOUS, never     pages that can run are the ones the
+//                            PROT_EXEC                     load mapped (the executor refuses a
+//                                                          load that left one writable too), so
+//                                                          a candidate that took over its own
+//                                                          process can run no instruction the
+//                                                          object audit did not see
 //               madvise      only NORMAL, RANDOM, SEQUENTIAL, WILLNEED, DONTNEED, FREE,
 //                            HUGEPAGE, NOHUGEPAGE, DONTDUMP, DODUMP, GUARD_INSTALL/REMOVE
 //                            (glibc frees thread stacks and trims with DONTNEED, and from
@@ -39,8 +45,6 @@
 //                            this process, never a new process or namespace)
 //               futex, set_robust_list, rseq, exit, gettid, getpid
 //               sched_yield, sched_getaffinity, getcpu
-//               sched_setaffinity (any tid: glibc pins a new thread by its tid from the
-//                            parent, libgomp does so for OMP_PROC_BIND; see LIMITS below)
 //   signals     rt_sigprocmask, rt_sigreturn, restart_syscall
 //               rt_sigaction only for signals 32 and 33: glibc's SIGCANCEL and SIGSETXID,
 //                            installed by the first pthread_create (libgomp's first parallel
@@ -73,6 +77,14 @@
 //                        same: nothing is opened.
 //   ioctl        ENOTTY  for TCGETS and TIOCGWINSZ only (isatty, terminal size)
 //
+// SUCCEEDS WITHOUT EFFECT (errno 0, nothing done):
+//   sched_setaffinity    placement is the rank's: the executor's mask is its share of the
+//                        node, and libgomp's team is started and pinned (OMP_PROC_BIND)
+//                        before the filter (candidate_loader.cpp). A thread created later
+//                        keeps its creator's mask. Seccomp can't read the mask nor tell this
+//                        process's threads from another's, so the call can neither widen a
+//                        thread's CPUs nor move another process's threads
+//
 // KILLED (SIGSYS, status `forbidden`): everything else, in particular fork, vfork, clone
 // without CLONE_THREAD, execve, execveat; open/openat that could write or create (any of
 // O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND, O_TMPFILE), openat2, creat, mkdir, unlink,
@@ -82,16 +94,14 @@
 // socketpair, connect, bind, ... (no network); kill (any), tkill, tgkill to another
 // process; ptrace, process_vm_readv/writev, pidfd_*; setsid, setpgid (leaving the process
 // group the rank kills); setrlimit,
-// setpriority, sched_setscheduler; prctl other than the names; personality, mount,
+// setpriority, sched_setscheduler, sched_setattr, ioprio_set; pkey_mprotect, pkey_alloc;
+// shmget, semget, msgget, mq_open (no object outlives the process); prctl other than the names; personality, mount,
 // unshare, setns, chroot, reboot, bpf, perf_event_open, keyctl, seccomp, ...; every call
 // of another ABI (i386 `int 0x80`, x32): SCMP_FLTATR_ACT_BADARCH is KILL_PROCESS too.
 //
 // LIMITS (what this filter does not do):
-//   - sched_setaffinity and sched_getaffinity take any thread id: seccomp can't tell this
-//     process's threads from another process's, and glibc pins new threads by tid. A
-//     candidate can therefore move the threads of another process of the same user (or of
-//     any user, as root) to other CPUs: interference, not escape. A PID namespace per
-//     runner would close it.
+//   - sched_getaffinity, getcpu and sysinfo answer about any process or the node: what they
+//     tell is public (/proc shows it to every user), and nothing is changed.
 //   - newfstatat(1, "/absolute/path", ...) ignores the fd: a candidate can learn whether a
 //     path exists and its metadata, not its contents.
 //   - Speculative store bypass mitigation is not forced on (SCMP_FLTATR_CTL_SSB): the
@@ -161,8 +171,10 @@ SeccompContext build_filter(const CandidateFilter &filter) {
   FilterBuilder b(raw);
 
   // Memory.
-  for (const char *name : {"brk", "munmap", "mremap", "mprotect"}) b.allow(name);
-  b.allow("mmap", {SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_ANONYMOUS, MAP_ANONYMOUS)});
+  for (const char *name : {"brk", "munmap", "mremap"}) b.allow(name);
+  b.allow("mprotect", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)});
+  b.allow("mmap", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0),
+                   SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_ANONYMOUS, MAP_ANONYMOUS)});
   constexpr std::uint64_t kGuardInstall = 102, kGuardRemove = 103;  // Linux 6.13, not in glibc 2.36
   b.allow_if_in("madvise", 2,
                 {MADV_NORMAL, MADV_RANDOM, MADV_SEQUENTIAL, MADV_WILLNEED, MADV_DONTNEED, MADV_FREE,
@@ -178,8 +190,9 @@ SeccompContext build_filter(const CandidateFilter &filter) {
   b.allow("clone", {SCMP_A0(SCMP_CMP_MASKED_EQ, kThread | kNever, kThread)});
   b.rule(SCMP_ACT_ERRNO(ENOSYS), "clone3");
   for (const char *name : {"futex", "set_robust_list", "rseq", "exit", "gettid", "getpid",
-                           "sched_yield", "sched_getaffinity", "sched_setaffinity", "getcpu"})
+                           "sched_yield", "sched_getaffinity", "getcpu"})
     b.allow(name);
+  b.rule(SCMP_ACT_ERRNO(0), "sched_setaffinity");
 
   // Signals.
   for (const char *name : {"rt_sigprocmask", "rt_sigreturn", "restart_syscall"}) b.allow(name);

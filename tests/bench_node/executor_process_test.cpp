@@ -2,6 +2,9 @@
 // therefore run only inside the built hpcreward-executor's sandbox).
 #include "bench_node/cpu/executor_process.hpp"
 
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -121,6 +124,106 @@ TEST_F(ExecutorProcessTest, TheMeasurersDescriptorsAndMemoryAreOutOfReach) {
   EXPECT_EQ(m.status, Status::forbidden) << m.reason;
   m = measure(compile("proc_mem", std::string("#include <fcntl.h>\n") + kSignature +
                                       "{ if (open(\"/proc/1/mem\", O_RDONLY) >= 0) return;" + kProduct + "}"));
+  EXPECT_EQ(m.status, Status::ok) << m.reason;
+}
+
+TEST_F(ExecutorProcessTest, CodeMadeAfterTheLoadIsForbidden) {
+  // What a candidate that took over its own process would do to run instructions the object
+  // audit never saw (AVX-512 in a stage without it, say): the calls go straight to the kernel.
+  const std::string headers = "#define _GNU_SOURCE\n#include <sys/mman.h>\n#include <sys/syscall.h>\n#include <unistd.h>\n"
+                              "static char page[8192] __attribute__((aligned(4096)));\n";
+  for (const std::string body :
+       {"mmap(0, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);",
+        "mprotect(page, 4096, PROT_READ | PROT_EXEC);",
+        "syscall(SYS_pkey_mprotect, page, 4096, PROT_READ | PROT_EXEC, -1);"}) {
+    const Measurement m = measure(compile("exec", headers + kSignature + "{" + body + kProduct + "}"));
+    EXPECT_EQ(m.status, Status::forbidden) << body << ": " << m.reason;
+  }
+}
+
+TEST_F(ExecutorProcessTest, AnObjectThatMakesTheStackExecutableIsRefusedAtLoad) {
+  const Measurement m = measure(compile("execstack", std::string(kSignature) + "{" + kProduct + "}", "-Wl,-z,execstack"));
+  EXPECT_EQ(m.status, Status::compile_error) << m.reason;
+  EXPECT_NE(m.reason.find("executable"), std::string::npos) << m.reason;
+}
+
+// The executor runs on the CPUs it was started on (the test process's, here one CPU), with
+// OpenMP's team placed before the filter.
+class ConfinedExecutorTest : public ExecutorProcessTest {
+ protected:
+  void SetUp() override {
+    ExecutorProcessTest::SetUp();
+    ASSERT_EQ(::sched_getaffinity(0, sizeof saved_, &saved_), 0);
+    if (CPU_COUNT(&saved_) < 2) GTEST_SKIP() << "needs two CPUs";
+  }
+  void TearDown() override {
+    ::sched_setaffinity(0, sizeof saved_, &saved_);
+    for (const char *name : {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "HPCREWARD_TEST_VICTIM"}) ::unsetenv(name);
+    ExecutorProcessTest::TearDown();
+  }
+  // The first `count` CPUs of the test's mask.
+  cpu_set_t first_cpus(int count) const {
+    cpu_set_t some;
+    CPU_ZERO(&some);
+    for (int cpu = 0; cpu < CPU_SETSIZE && count > 0; ++cpu)
+      if (CPU_ISSET(cpu, &saved_)) {
+        CPU_SET(cpu, &some);
+        --count;
+      }
+    return some;
+  }
+  cpu_set_t saved_;
+};
+
+TEST_F(ConfinedExecutorTest, NoThreadLeavesTheExecutorsCpusNorMovesAnotherProcess) {
+  const cpu_set_t one = first_cpus(1);
+  const pid_t victim = ::fork();
+  ASSERT_GE(victim, 0);
+  if (victim == 0) {
+    ::sched_setaffinity(0, sizeof one, &one);
+    ::alarm(60);
+    for (;;) ::pause();
+  }
+  ASSERT_EQ(::sched_setaffinity(0, sizeof one, &one), 0);  // the executor inherits it
+  ::setenv("OMP_NUM_THREADS", "2", 1);
+  ::setenv("HPCREWARD_TEST_VICTIM", std::to_string(victim).c_str(), 1);
+  // Every thread asks for every CPU, for itself and for the victim; if any thread got more
+  // than the one CPU, C is left unwritten and the run is a wrong answer.
+  const std::string source = std::string("#define _GNU_SOURCE\n#include <sched.h>\n#include <stdlib.h>\n") + kSignature +
+                             "{ cpu_set_t all, now; CPU_ZERO(&all); for (int c = 0; c < CPU_SETSIZE; ++c) CPU_SET(c, &all);"
+                             "  int victim = atoi(getenv(\"HPCREWARD_TEST_VICTIM\")), wider = 0;\n"
+                             "#pragma omp parallel num_threads(2) reduction(+ : wider)\n"
+                             "  { sched_setaffinity(0, sizeof all, &all); sched_setaffinity(victim, sizeof all, &all);"
+                             "    sched_getaffinity(0, sizeof now, &now); wider += CPU_COUNT(&now) > 1; }\n"
+                             "  if (wider) return;" +
+                             kProduct + "}";
+  const Measurement m = measure(compile("widens", source, "-fopenmp"));
+  EXPECT_EQ(m.status, Status::ok) << m.reason;
+  cpu_set_t victims;
+  ASSERT_EQ(::sched_getaffinity(victim, sizeof victims, &victims), 0);
+  EXPECT_TRUE(CPU_EQUAL(&victims, &one)) << "the candidate moved another process's threads";
+  ::kill(victim, SIGKILL);
+  ::waitpid(victim, nullptr, 0);
+}
+
+TEST_F(ConfinedExecutorTest, OpenMPThreadsArePlacedBeforeTheFilter) {
+  // OMP_PROC_BIND pins each of the team's threads to a place of its own; a team made after
+  // the filter could not be pinned (sched_setaffinity does nothing there).
+  const cpu_set_t two = first_cpus(2);
+  ASSERT_EQ(::sched_setaffinity(0, sizeof two, &two), 0);
+  ::setenv("OMP_NUM_THREADS", "2", 1);
+  ::setenv("OMP_PROC_BIND", "close", 1);
+  ::setenv("OMP_PLACES", "threads", 1);
+  const std::string source = std::string("#define _GNU_SOURCE\n#include <sched.h>\n#include <omp.h>\n") + kSignature +
+                             "{ cpu_set_t mask[2]; int team = 0;\n"
+                             "#pragma omp parallel num_threads(2)\n"
+                             "  { int t = omp_get_thread_num(); sched_getaffinity(0, sizeof mask[t], &mask[t]);\n"
+                             "#pragma omp single\n"
+                             "    team = omp_get_num_threads(); }\n"
+                             "  if (team != 2 || CPU_COUNT(&mask[0]) != 1 || CPU_COUNT(&mask[1]) != 1 || CPU_EQUAL(&mask[0], &mask[1]))"
+                             "    return;" +
+                             kProduct + "}";
+  const Measurement m = measure(compile("placed", source, "-fopenmp"));
   EXPECT_EQ(m.status, Status::ok) << m.reason;
 }
 
