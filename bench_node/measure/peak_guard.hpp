@@ -7,6 +7,7 @@
 // AVX-512 kernel at 256^3 (all in cache) can beat an OpenBLAS build whose kernels stop at
 // AVX2, but no code can beat the FMA units.
 #include <algorithm>
+#include <functional>
 #include <utility>
 
 #include "common/messages.hpp"
@@ -38,5 +39,29 @@ std::pair<double, double> measure_fma_peak(int threads);
 // A peak of 0 (not measured) disables the guard.
 Measurement apply_peak_guard(Measurement measurement, Precision precision, const PeakGflops &peak,
                              double margin);
+
+// The guard over a rank's life. A ceiling read once at start is noisy (a busy node, an SMT
+// sibling busy at that moment: 33 to 56 GFLOPS between runs on one VM), and an honest kernel
+// above a low reading would be refused. So a result above the ceiling has the FMA units
+// measured again beside it, up to `remeasures` times; the ceiling is the highest reading so
+// far (hardware is never faster than it is, so readings only err low), and only a result
+// still above margin x that is refused. The measurement runs after the candidate's process
+// is gone, so nothing of the candidate's can raise it.
+class PeakGuard {
+ public:
+  using Remeasure = std::function<std::pair<double, double>()>;  // {f64, f32} FMA GFLOPS now
+
+  PeakGuard(PeakGflops start, double margin, Remeasure remeasure, int remeasures = 3)
+      : peak_(start), margin_(margin), remeasure_(std::move(remeasure)), remeasures_(remeasures) {}
+
+  Measurement apply(Measurement measurement, Precision precision);
+  const PeakGflops &peak() const { return peak_; }
+
+ private:
+  PeakGflops peak_;
+  double margin_;
+  Remeasure remeasure_;
+  int remeasures_;
+};
 
 }  // namespace hpcreward

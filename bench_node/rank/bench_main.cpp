@@ -56,8 +56,8 @@ BenchResult malformed_task_result(std::string_view payload, const std::string &e
   return result;
 }
 
-BenchResult handle_task(std::string_view payload, Scorer &scorer, const PeakGflops &peak,
-                        double peak_margin, int rank, const std::string &host) {
+BenchResult handle_task(std::string_view payload, Scorer &scorer, PeakGuard &guard, int rank,
+                        const std::string &host) {
   BenchTask task;
   try {
     task = decode_task(payload);
@@ -72,7 +72,7 @@ BenchResult handle_task(std::string_view payload, Scorer &scorer, const PeakGflo
   result.rank = rank;
   result.host = host;
   result.sequence = task.sequence;
-  result.measurement = apply_peak_guard(scorer.score(task), task.problem.precision, peak, peak_margin);
+  result.measurement = guard.apply(scorer.score(task), task.problem.precision);
   report_progress(rank, task, result.measurement);
   return result;
 }
@@ -110,8 +110,9 @@ void serve_null_tasks(int rank, const std::string &host) {
 
 // Scores tasks from the coordinator until it says stop. The Scorer and its checks (which
 // remove their private directories) end here.
-void serve_tasks(const BenchOptions &options, const PeakGflops &peak, int rank, const std::string &host) {
+void serve_tasks(const BenchOptions &options, const PeakGflops &peak, int cpus, int rank, const std::string &host) {
   Scorer scorer(options);
+  PeakGuard guard(peak, options.peak_margin, [cpus] { return measure_fma_peak(cpus); });
   add_default_checks(scorer, options);
   for (;;) {
     const Envelope envelope = mpi_receive(0, MPI_ANY_TAG);
@@ -122,7 +123,7 @@ void serve_tasks(const BenchOptions &options, const PeakGflops &peak, int rank, 
     }
     BenchResult result;
     try {
-      result = handle_task(envelope.payload, scorer, peak, options.peak_margin, rank, host);
+      result = handle_task(envelope.payload, scorer, guard, rank, host);
     } catch (const std::exception &error) {  // the rank survives every candidate
       result.rank = rank;
       result.host = host;
@@ -221,7 +222,7 @@ int run(int argc, char **argv) {
                          "compiled, run or timed (--null-measurement: for measuring the coordinator only)\n", rank);
     serve_null_tasks(rank, info.host);
   } else {
-    serve_tasks(options, peak, rank, info.host);  // the checks remove their directories as it ends
+    serve_tasks(options, peak, static_cast<int>(placement.cpus.size()), rank, info.host);  // the checks remove their directories as it ends
   }
   if (own_root && !options.keep_workdir) remove_tree(options.work_root);
   MPI_Finalize();

@@ -1,5 +1,9 @@
 #include "bench_node/measure/peak_guard.hpp"
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 namespace hpcreward {
@@ -16,7 +20,7 @@ TEST(PeakGuard, ResultsAboveMarginTimesPeakAreForbidden) {
   const PeakGflops peak{40, 80};
   Measurement guarded = apply_peak_guard(ok_at(51), Precision::f64, peak, 1.25);
   EXPECT_EQ(guarded.status, Status::forbidden);
-  EXPECT_NE(guarded.reason.find("above this rank's measured ceiling"), std::string::npos);
+  EXPECT_NE(guarded.reason.find("above this rank's highest measured ceiling"), std::string::npos);
   EXPECT_NE(guarded.reason.find("dgemm"), std::string::npos);
 }
 
@@ -43,6 +47,53 @@ TEST(PeakGuard, TheHigherCeilingCounts) {
   EXPECT_EQ(guarded.status, Status::forbidden);
   EXPECT_NE(guarded.reason.find("FMA units: 100.0"), std::string::npos) << guarded.reason;
   EXPECT_EQ(apply_peak_guard(ok_at(240), Precision::f32, peak, 1.25).status, Status::ok);
+}
+
+TEST(PeakGuard, AResultAboveALowStartReadingIsMeasuredAgainAndPasses) {
+  // The start reading was low (a busy sibling then); beside the result the FMA units read higher.
+  std::vector<double> readings = {30, 50};
+  int calls = 0;
+  PeakGuard guard({.f64 = 20, .f32 = 40, .fma_f64 = 33, .fma_f32 = 66}, 1.25, [&] {
+    const double f64 = readings[static_cast<std::size_t>(std::min(calls++, 1))];
+    return std::pair{f64, 2 * f64};
+  });
+  EXPECT_EQ(guard.apply(ok_at(45.5), Precision::f64).status, Status::ok);
+  EXPECT_EQ(calls, 2);  // 30 kept it above; 50 did not
+  EXPECT_EQ(guard.peak().fma_f64, 50);
+  EXPECT_EQ(guard.apply(ok_at(60), Precision::f64).status, Status::ok);  // the ceiling stays at the highest
+  EXPECT_EQ(calls, 2);
+}
+
+TEST(PeakGuard, AResultAboveEveryReadingIsStillForbidden) {
+  int calls = 0;
+  PeakGuard guard({.f64 = 20, .f32 = 40, .fma_f64 = 33, .fma_f32 = 66}, 1.25, [&] {
+    ++calls;
+    return std::pair{40.0, 80.0};
+  });
+  const Measurement guarded = guard.apply(ok_at(51), Precision::f64);
+  EXPECT_EQ(guarded.status, Status::forbidden);
+  EXPECT_EQ(calls, 3);
+  EXPECT_NE(guarded.reason.find("40.0"), std::string::npos) << guarded.reason;  // the highest reading
+}
+
+TEST(PeakGuard, AResultWithinTheCeilingMeasuresNothing) {
+  int calls = 0;
+  PeakGuard guard({.f64 = 20, .f32 = 40, .fma_f64 = 33, .fma_f32 = 66}, 1.25, [&] {
+    ++calls;
+    return std::pair{99.0, 198.0};
+  });
+  EXPECT_EQ(guard.apply(ok_at(41), Precision::f64).status, Status::ok);
+  Measurement wrong = ok_at(1000);
+  wrong.status = Status::wrong_answer;
+  EXPECT_EQ(guard.apply(wrong, Precision::f64).status, Status::wrong_answer);
+  EXPECT_EQ(calls, 0);
+}
+
+TEST(PeakGuard, LowerReadingsNeverLowerTheCeiling) {
+  PeakGuard guard({.f64 = 20, .f32 = 40, .fma_f64 = 33, .fma_f32 = 66}, 1.25, [] { return std::pair{1.0, 2.0}; });
+  EXPECT_EQ(guard.apply(ok_at(42), Precision::f64).status, Status::forbidden);
+  EXPECT_EQ(guard.peak().fma_f64, 33);
+  EXPECT_EQ(guard.apply(ok_at(41), Precision::f64).status, Status::ok);
 }
 
 TEST(PeakGuard, MeasuredPeakIsPlausible) {
