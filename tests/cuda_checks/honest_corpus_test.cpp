@@ -67,6 +67,32 @@ TEST(HonestCudaCorpusSandboxOnly, TheFileWriterByAddressReachesTheRunner) {
   EXPECT_EQ(runs, 1);
 }
 
+// A candidate in control of its own process: each of these reaches a libc call by address, which
+// no check before the run can see, so each must reach the runner, where the executor's filter
+// alone decides (its status on a GPU is the case's first line, checked by gpu_corpus.py).
+struct SandboxOnlyCase {
+  const char *name;
+  const char *expected_on_a_gpu;
+};
+const SandboxOnlyCase kSandboxOnlyCases[] = {{"thread_by_address", "forbidden"},
+                                             {"exec_memory_by_address", "forbidden"},
+                                             {"shm_by_address", "forbidden"},
+                                             {"priority_by_address", "forbidden"},
+                                             {"affinity_by_address", "wrong_answer"}};
+
+class SandboxOnlyCudaCase : public ::testing::TestWithParam<SandboxOnlyCase> {};
+
+TEST_P(SandboxOnlyCudaCase, ReachesTheRunner) {
+  REQUIRE_CUDA_TOOLS();
+  int runs = 0;
+  const Measurement m = score_case(GetParam().name, GetParam().expected_on_a_gpu, runs);
+  EXPECT_EQ(m.status, Status::ok) << m.reason;  // the fake runner's answer
+  EXPECT_EQ(runs, 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, SandboxOnlyCudaCase, ::testing::ValuesIn(kSandboxOnlyCases),
+                         [](const auto &info) { return std::string(info.param.name); });
+
 INSTANTIATE_TEST_SUITE_P(Cases, HonestCudaCorpus, ::testing::ValuesIn(kHonestCases),
                          [](const auto &info) { return std::string(info.param); });
 

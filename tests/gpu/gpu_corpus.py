@@ -40,6 +40,12 @@ PLAN = [
     ("side_stream_early", "cuda-sgemm-1024", "cuda-naive", "ok"),
     ("scans_stack_for_clock", "cuda-sgemm-1024", "cuda-naive", "ok"),
     ("opens_file_by_address", "cuda-sgemm-1024", "cuda-naive", "ok"),
+    # A candidate in control of its own process, each call found by address in libc.
+    ("thread_by_address", "cuda-sgemm-1024", "cuda-naive", "forbidden"),
+    ("exec_memory_by_address", "cuda-sgemm-1024", "cuda-naive", "forbidden"),
+    ("shm_by_address", "cuda-sgemm-1024", "cuda-naive", "forbidden"),
+    ("priority_by_address", "cuda-sgemm-1024", "cuda-naive", "forbidden"),
+    ("affinity_by_address", "cuda-sgemm-1024", "cuda-naive", "wrong_answer"),
     # Honest idioms every pre-run check must let through (tests/cuda_checks/honest_corpus_test.cpp).
     ("honest_device_helper", "cuda-dgemm-1024", "cuda-naive", "ok"),
     ("honest_templates", "cuda-sgemm-1024", "cuda-smem", "ok"),
@@ -88,6 +94,13 @@ TWIN_SLACK = 1.10
 # the executor's Landlock ruleset must leave it as it was.
 SENTINEL = pathlib.Path("/tmp/hpcreward-redteam-sentinel")
 SENTINEL_TEXT = "the harness's file: a candidate must not change it\n"
+# The node's SysV IPC objects (shm_by_address.cu tries to leave a segment behind): the same
+# after the run as before it.
+SYSV_IPC = [pathlib.Path("/proc/sysvipc") / kind for kind in ("shm", "sem", "msg")]
+
+
+def sysv_objects():
+    return [path.read_text() if path.exists() else "" for path in SYSV_IPC]
 
 # C candidates in the same run: the CPU ranks score them.
 C_PLAN = [
@@ -176,8 +189,10 @@ def main():
         candidates = args.out / "corpus.jsonl"
         candidates.write_text("".join(json.dumps(line) + "\n" for line in lines))
         SENTINEL.write_text(SENTINEL_TEXT)
+        ipc_before = sysv_objects()
         rc, wall = run_pipeline(args.out / "corpus", candidates, args.np, args.gpu_arg, args.gpus)
         sentinel_kept = SENTINEL.exists() and SENTINEL.read_text() == SENTINEL_TEXT
+        ipc_kept = sysv_objects() == ipc_before
         rows = read_rows(args.out / "corpus" / "rewards.h5") if (args.out / "corpus" / "rewards.h5").exists() else []
         by_id = {row["candidate_id"]: row for row in rows}
         failures = 0
@@ -198,7 +213,9 @@ def main():
             inflated = ratio > TWIN_SLACK
             failures += inflated
             print(f"{'FAIL' if inflated else 'ok  '} {cid:55s} {ratio:.3f} x its honest twin {twin}")
-        failures += not sentinel_kept
+        failures += (not sentinel_kept) + (not ipc_kept)
+        print(f"{'ok  ' if ipc_kept else 'FAIL'} {'/proc/sysvipc':55s} "
+              f"{'as before the run' if ipc_kept else 'CHANGED: a candidate left an IPC object'} (shm_by_address)")
         print(f"{'ok  ' if sentinel_kept else 'FAIL'} {str(SENTINEL):55s} "
               f"{'unchanged' if sentinel_kept else 'CHANGED by a candidate'} (opens_file_by_address)")
         devices = {}
