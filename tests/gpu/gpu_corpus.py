@@ -69,6 +69,7 @@ PLAN = [
     ("pointer_cache", "cuda-sgemm-1024", "cuda-naive", "wrong_answer"),
     ("modifies_input", "cuda-sgemm-1024", "cuda-naive", "wrong_answer"),
     ("fp16_shortcut_sgemm", "cuda-sgemm-1024", "cuda-naive", "wrong_answer"),
+    ("fp16_rescaled_sgemm", "cuda-sgemm-1024", "cuda-naive", "wrong_answer"),
     ("timed_zeros_hgemm", "cuda-hgemm-1024", "cuda-tensor", "wrong_answer"),
     ("fp16_accumulate_hgemm", "cuda-hgemm-1024", "cuda-tensor", "wrong_answer"),
     ("timed_large_columns_sgemm", "cuda-sgemm-1024", "cuda-naive", "wrong_answer"),
