@@ -79,14 +79,15 @@ Problem make_gemm(Precision precision, int size) {
 
 // CUDA problems. Normwise tolerances, each element weighed by its scale (|A||B|)_ij
 // (bench_node/measure/scaled_normwise.hpp), on zero-mean inputs: f64 1e-12 (two fp64 summation
-// orders differ near 1e-15); f32 1.2e-3 admits TF32 tensor-core operands, rounded (about 2.6e-4)
-// or truncated (about 7e-4), and refuses bf16 ones (about 2.1e-3, never under 1.7e-3); f16 2e-3
+// orders differ near 1e-15); f32 1.25e-3 admits TF32 tensor-core operands, rounded (at most
+// 3.4e-4) or truncated (at most 8.8e-4), and refuses bf16 ones (never under 1.78e-3; 400 seeds
+// at 31 x 17 x 23, where a few products decide each element); f16 2e-3
 // against an fp32-accumulated reference admits fp32 accumulation with a rounded __half output
 // (about 2e-4) and refuses fp16 accumulation at k >= 1024. Element bounds relative to (|A||B|)_ij.
 Problem make_cuda_gemm(Precision precision, int size) {
   static const char *const prefixes[] = {"cuda-dgemm-", "cuda-sgemm-", "cuda-hgemm-"};
   const int index = precision == Precision::f64 ? 0 : precision == Precision::f32 ? 1 : 2;
-  const double tolerance = precision == Precision::f64 ? 1e-12 : precision == Precision::f32 ? 1.2e-3 : 2e-3;
+  const double tolerance = precision == Precision::f64 ? 1e-12 : precision == Precision::f32 ? 1.25e-3 : 2e-3;
   const double element_tolerance = precision == Precision::f64 ? 1e-10 : 1e-2;
   Problem problem{prefixes[index] + std::to_string(size), precision, Language::cuda,
                   Shape{size, size, size},

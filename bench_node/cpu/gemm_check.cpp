@@ -70,43 +70,50 @@ RowResidual row_residual(const Shape &shape, const T *a, const T *b, const T *c,
   std::vector<Acc> x(n, 0), x_sq(n, 0);
   for (std::size_t p = 0; p < k; ++p)
     for (std::size_t j = 0; j < n; ++j) x_sq[j] += static_cast<Acc>(b[p * n + j]) * static_cast<Acc>(b[p * n + j]);
+  std::vector<double> norm(n);
   for (std::size_t j = 0; j < n; ++j) {
-    const Acc norm = std::sqrt(x_sq[j]);
-    x[j] = norm > 0 ? static_cast<Acc>(weights[j]) / norm : static_cast<Acc>(weights[j]);
+    norm[j] = static_cast<double>(std::sqrt(x_sq[j]));
+    x[j] = norm[j] > 0 ? static_cast<Acc>(weights[j]) / static_cast<Acc>(norm[j]) : static_cast<Acc>(weights[j]);
     x_sq[j] = x[j] * x[j];
   }
-  std::vector<Acc> bx(k, 0), bx_sq(k, 0);  // B x and B^2 x^2
-  for (std::size_t p = 0; p < k; ++p) {
-    Acc sum = 0, sum_sq = 0;
+  int classes = 0;
+  const std::vector<int> column_class = residual_column_classes(norm, classes);
+  const std::size_t g = static_cast<std::size_t>(classes);
+  std::vector<Acc> bx(k * g, 0), bx_sq(k * g, 0);  // B x and B^2 x^2, per class
+  for (std::size_t p = 0; p < k; ++p)
     for (std::size_t j = 0; j < n; ++j) {
       const Acc value = static_cast<Acc>(b[p * n + j]);
-      sum += value * x[j];
-      sum_sq += value * value * x_sq[j];
+      bx[p * g + column_class[j]] += value * x[j];
+      bx_sq[p * g + column_class[j]] += value * value * x_sq[j];
     }
-    bx[p] = sum;
-    bx_sq[p] = sum_sq;
-  }
   Acc residual_sq = 0, scale_sq = 0;
+  std::vector<Acc> abx(g), s_sq(g), cx(g);
   for (std::size_t i = 0; i < m; ++i) {
-    Acc abx = 0, s_sq = 0, cx = 0;
+    std::fill(abx.begin(), abx.end(), 0);
+    std::fill(s_sq.begin(), s_sq.end(), 0);
+    std::fill(cx.begin(), cx.end(), 0);
     for (std::size_t p = 0; p < k; ++p) {
       const Acc value = static_cast<Acc>(a[i * k + p]);
-      abx += value * bx[p];
-      s_sq += value * value * bx_sq[p];
+      for (std::size_t c = 0; c < g; ++c) {
+        abx[c] += value * bx[p * g + c];
+        s_sq[c] += value * value * bx_sq[p * g + c];
+      }
     }
-    for (std::size_t j = 0; j < n; ++j) cx += static_cast<Acc>(c[i * n + j]) * x[j];
-    if (!std::isfinite(static_cast<double>(cx))) {
-      result.finite = false;
-      return result;
+    for (std::size_t j = 0; j < n; ++j) cx[column_class[j]] += static_cast<Acc>(c[i * n + j]) * x[j];
+    bool row_fails = false;
+    for (std::size_t cls = 0; cls < g; ++cls) {
+      if (!std::isfinite(static_cast<double>(cx[cls]))) {
+        result.finite = false;
+        return result;
+      }
+      const Acc r = std::fabs(cx[cls] - abx[cls]), s = std::sqrt(s_sq[cls]);
+      residual_sq += r * r;
+      scale_sq += s_sq[cls];
+      // A zero row of A makes s zero: then only an exact zero passes.
+      row_fails = row_fails || r > static_cast<Acc>(bound.row) * s;
+      if (s > 0) result.worst_ratio = std::max(result.worst_ratio, static_cast<double>(r / s));
     }
-    const Acc r = std::fabs(cx - abx), s = std::sqrt(s_sq);
-    residual_sq += r * r;
-    scale_sq += s_sq;
-    // A zero row of A makes s_i zero: then only an exact zero passes.
-    if (r > static_cast<Acc>(bound.row) * s) {
-      if (result.failing_rows++ == 0) result.first_failing_row = i;
-    }
-    if (s > 0) result.worst_ratio = std::max(result.worst_ratio, static_cast<double>(r / s));
+    if (row_fails && result.failing_rows++ == 0) result.first_failing_row = i;
   }
   result.normwise = static_cast<double>(safe_ratio(static_cast<double>(std::sqrt(residual_sq)),
                                                    static_cast<double>(std::sqrt(scale_sq))));

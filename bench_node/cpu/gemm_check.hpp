@@ -24,13 +24,14 @@ double normwise_error(std::span<const T> c, std::span<const T> c_ref, double nor
 // The randomized O(mn + nk + mk) residual check of one output (Freivalds, row by row; the
 // bound and its argument: residual_bound.hpp). `weights` are the secret w_j in +-[0.25, 1],
 // one per column; x_j = w_j / ||B_:j||, so every column of C counts alike whatever the
-// inputs' scales. Accumulates in long double for double operands, double otherwise.
+// inputs' scales, and the test runs per class of columns (residual_column_classes). Accumulates
+// in long double for double operands, double otherwise.
 struct RowResidual {
   bool finite = true;             // C x had no NaN or infinity
-  std::size_t failing_rows = 0;   // rows with |r_i| > bound.row * s_i
+  std::size_t failing_rows = 0;   // rows with |r_ic| > bound.row * s_ic in some class c
   std::size_t first_failing_row = 0;
-  double worst_ratio = 0;         // max |r_i| / s_i
-  double normwise = 0;            // ||r|| / ||s||
+  double worst_ratio = 0;         // max |r_ic| / s_ic
+  double normwise = 0;            // ||r|| / ||s|| over every (row, class)
   bool ok(const ResidualBound &bound) const {
     return finite && failing_rows == 0 && normwise <= bound.normwise;
   }

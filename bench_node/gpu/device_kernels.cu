@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "bench_node/gpu/cuda_call.hpp"
+#include "bench_node/measure/input_values.hpp"
 #include "bench_node/measure/scaled_normwise.hpp"
 
 namespace hpcreward::gpu {
@@ -47,18 +48,8 @@ __device__ V block_reduce(V value, Op op) {
   return result;
 }
 
-__device__ __host__ inline std::uint64_t mix(std::uint64_t x) {  // splitmix64's finalizer
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
-
-__device__ inline double unit(std::uint64_t bits) {  // [-1, 1)
-  return static_cast<double>(bits >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-}
+__device__ inline std::uint64_t mix(std::uint64_t x) { return input_mix(x); }
+__device__ inline double unit(std::uint64_t bits) { return input_unit(bits); }  // [-1, 1)
 
 template <typename T> __device__ inline T from_double(double v);
 template <> __device__ inline double from_double<double>(double v) { return v; }
@@ -71,19 +62,14 @@ template <> __device__ inline double to_double<float>(float v) { return v; }
 template <> __device__ inline double to_double<__half>(__half v) { return __half2float(v); }
 
 template <typename T>
-__global__ void fill_operand_kernel(T *data, int rows, int cols, std::uint64_t seed,
-                                    std::uint64_t salt, int range, bool scale_rows) {
+__global__ void fill_operand_kernel(T *data, int rows, int cols, std::uint64_t seed, Operand which,
+                                    bool patterned) {
   const std::size_t count = static_cast<std::size_t>(rows) * cols;
-  const std::uint64_t key = mix(seed ^ mix(salt + 0x9e3779b97f4a7c15ULL));
   for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    double value = unit(mix(key + i));
-    if (range > 0) {
-      const std::size_t line = scale_rows ? i / cols : i % cols;
-      const int exponent = static_cast<int>(mix(key ^ (0x5bd1e995ULL + line)) % (2 * range + 1)) - range;
-      value = ldexp(value, exponent);
-    }
-    data[i] = from_double<T>(value);
+    int exponent = 0;
+    const double mantissa = input_mantissa(seed, which, cols, i, patterned, &exponent);
+    data[i] = from_double<T>(ldexp(mantissa, exponent));
   }
 }
 
@@ -231,6 +217,15 @@ __global__ void fill_vector_kernel(double *x, double *x_sq, const double *norm, 
   }
 }
 
+__global__ void select_class_kernel(const double *x, const double *x_sq, const int *classes, int target,
+                                    double *out, double *out_sq, int count) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
+    const bool in = classes[i] == target;
+    out[i] = in ? x[i] : 0.0;
+    out_sq[i] = in ? x_sq[i] : 0.0;
+  }
+}
+
 __global__ void compare_residual_kernel(const double *z, const double *z_sq, const double *w,
                                         int count, double row_bound, DeviceTally *tally) {
   double error_sq = 0, ref_sq = 0, worst = 0;
@@ -269,10 +264,9 @@ void by_precision(Precision precision, Args &&...args) {
 }
 
 template <typename T> struct FillOperand {
-  static void run(void *data, int rows, int cols, std::uint64_t seed, std::uint64_t salt,
-                  int range, bool scale_rows) {
+  static void run(void *data, int rows, int cols, std::uint64_t seed, Operand which, bool patterned) {
     fill_operand_kernel<T><<<blocks_for(static_cast<std::size_t>(rows) * cols), kThreads>>>(
-        static_cast<T *>(data), rows, cols, seed, salt, range, scale_rows);
+        static_cast<T *>(data), rows, cols, seed, which, patterned);
   }
 };
 template <typename T> struct FillNan {
@@ -308,9 +302,9 @@ template <typename T> struct ColumnNorms {
 
 }  // namespace
 
-void fill_operand(Precision precision, void *data, int rows, int cols, std::uint64_t seed,
-                  std::uint64_t salt, int exponent_range, bool scale_rows) {
-  by_precision<FillOperand>(precision, data, rows, cols, seed, salt, exponent_range, scale_rows);
+void fill_operand(Precision precision, void *data, int rows, int cols, std::uint64_t seed, Operand which,
+                  bool patterned) {
+  by_precision<FillOperand>(precision, data, rows, cols, seed, which, patterned);
   cuda_check_launch("fill_operand");
 }
 
@@ -363,6 +357,13 @@ void column_norms(Precision precision, const void *matrix, int rows, int cols, d
 void fill_vector(double *x, double *x_sq, const double *norm, int count, std::uint64_t seed) {
   fill_vector_kernel<<<blocks_for(static_cast<std::size_t>(count)), kThreads>>>(x, x_sq, norm, count, seed);
   cuda_check_launch("fill_vector");
+}
+
+void select_class(const double *x, const double *x_sq, const int *classes, int target, double *out,
+                  double *out_sq, int count) {
+  select_class_kernel<<<blocks_for(static_cast<std::size_t>(count)), kThreads>>>(x, x_sq, classes, target, out,
+                                                                                out_sq, count);
+  cuda_check_launch("select_class");
 }
 
 void compare_residual(const double *z, const double *z_sq, const double *w, int count,

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "bench_node/measure/input_values.hpp"
 #include "common/problem.hpp"
 
 namespace hpcreward::gpu {
@@ -20,12 +21,11 @@ struct DeviceTally {
   double worst_ratio = 0;  // max |C - Cref| / (|A||B|)
 };
 
-// Values for a rows x cols row-major operand: uniform in [-1, 1) from (seed, salt, index),
-// each scaled by 2^e with e drawn per row (scale_rows) or per column in [-exponent_range,
-// exponent_range]. A wide range makes an fp16 shortcut overflow or underflow where fp32 and
-// TF32 keep every value.
-void fill_operand(Precision precision, void *data, int rows, int cols, std::uint64_t seed,
-                  std::uint64_t salt, int exponent_range, bool scale_rows);
+// Values for a rows x cols row-major operand, A or B of one product drawn from `seed`, as
+// input_values.hpp defines them: uniform in [-1, 1), with `patterned` times 2^e of the
+// exponent pattern fp16 cannot hold.
+void fill_operand(Precision precision, void *data, int rows, int cols, std::uint64_t seed, Operand which,
+                  bool patterned);
 void fill_nan(Precision precision, void *data, std::size_t count);
 void fill_guard(void *data, std::size_t bytes, std::uint64_t seed);
 // Bytes that differ from fill_guard's pattern, added to *mismatches (device memory).
@@ -49,6 +49,10 @@ void column_norms(Precision precision, const void *matrix, int rows, int cols, d
 // The residual check's x: x_j = w_j / norm[j] (norm[j] > 0, else w_j) with w_j random in
 // +-[0.25, 1) from `seed`, and x_sq = x^2.
 void fill_vector(double *x, double *x_sq, const double *norm, int count, std::uint64_t seed);
+// out = x and out_sq = x_sq where classes[i] == target, else 0: one class of columns
+// (residual_bound.hpp residual_column_classes).
+void select_class(const double *x, const double *x_sq, const int *classes, int target, double *out,
+                  double *out_sq, int count);
 // z = A (B x), z_sq = A^2 (B^2 x^2), w = C x: counts rows with |z_i - w_i| > row_bound *
 // sqrt(z_sq_i) (plus the NaNs in w) into tally->violations / nonfinite; error_sq gets
 // sum (z - w)^2 and ref_sq sum z_sq, so sqrt(error_sq / ref_sq) is the normwise residual.

@@ -49,8 +49,8 @@ class Bench {
   Bench(Precision precision, int size)
       : precision_(precision), size_(size),
         a_(element_bytes(precision) * static_cast<std::size_t>(size) * size), b_(a_.bytes()), c_(a_.bytes()) {
-    fill_operand(precision, a_.get(), size, size, 5, 1, 0, true);
-    fill_operand(precision, b_.get(), size, size, 5, 2, 0, false);
+    fill_operand(precision, a_.get(), size, size, 5, Operand::a, false);
+    fill_operand(precision, b_.get(), size, size, 5, Operand::b, false);
     cuda_call(cudaEventCreate(&start_), "cudaEventCreate");
     cuda_call(cudaEventCreate(&stop_), "cudaEventCreate");
   }

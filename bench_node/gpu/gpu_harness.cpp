@@ -24,7 +24,7 @@
 
 namespace hpcreward::gpu {
 
-int input_exponent_range(Precision precision) { return precision == Precision::f32 ? 20 : 0; }
+bool patterned_inputs(Precision precision) { return precision == Precision::f32; }
 
 namespace {
 
@@ -90,8 +90,8 @@ class CheckWorkspace {
  public:
   CheckWorkspace(int max_rows, int max_inner, int max_cols)
       : tally_(sizeof(DeviceTally)), sums_(4 * sizeof(unsigned long long)),
-        x_(3 * sizeof(double) * max_cols), y_(2 * sizeof(double) * max_inner),
-        z_(2 * sizeof(double) * max_rows), w_(2 * sizeof(double) * max_rows) {}
+        x_(5 * sizeof(double) * max_cols), y_(2 * sizeof(double) * max_inner),
+        z_(2 * sizeof(double) * max_rows), w_(2 * sizeof(double) * max_rows), classes_(sizeof(int) * max_cols) {}
 
   DeviceTally *reset_tally() {
     const DeviceTally fresh;
@@ -113,9 +113,10 @@ class CheckWorkspace {
   double *y() const { return y_.as<double>(); }
   double *z() const { return z_.as<double>(); }
   double *w() const { return w_.as<double>(); }
+  int *classes() const { return classes_.as<int>(); }
 
  private:
-  DeviceMemory tally_, sums_, x_, y_, z_, w_;
+  DeviceMemory tally_, sums_, x_, y_, z_, w_, classes_;
 };
 
 class Harness {
@@ -153,10 +154,10 @@ std::size_t ring_size_for(const GpuHarnessConfig &config) {
 // Values known to no one before this call: a fresh secret from the kernel for every fill, into
 // the measurer's own buffers (copied into the pool inside the call's clock).
 void Harness::fill_inputs(const Shape &shape, Private &own) {
-  const int range = input_exponent_range(config_.precision);
+  const bool patterned = patterned_inputs(config_.precision);
   const std::uint64_t secret = kernel_random_u64();
-  fill_operand(config_.precision, own.a.get(), shape.m, shape.k, secret, 0, range, true);
-  fill_operand(config_.precision, own.b.get(), shape.k, shape.n, secret, 1, range, false);
+  fill_operand(config_.precision, own.a.get(), shape.m, shape.k, secret, Operand::a, patterned);
+  fill_operand(config_.precision, own.b.get(), shape.k, shape.n, secret, Operand::b, patterned);
   cuda_call(cudaStreamSynchronize(0), "filling the inputs");  // done before the call's window opens
 }
 
@@ -267,16 +268,29 @@ std::optional<Failure> Harness::residual_check(const Shape &shape, Private &own,
                                                double &max_error) {
   const ResidualBound bound = residual_bound(config_.precision, Language::cuda, shape, 0x1p-53);
   double *x = work.x(), *x_sq = x + shape.n, *norm = x + 2 * shape.n;
+  double *x_class = x + 3 * shape.n, *x_class_sq = x + 4 * shape.n;
   double *y = work.y(), *y_sq = y + shape.k;
   double *z = work.z(), *z_sq = z + shape.m;
   double *w = work.w(), *w_sq = w + shape.m;
   column_norms(config_.precision, own.b.get(), shape.k, shape.n, norm);
   fill_vector(x, x_sq, norm, shape.n, kernel_random_u64());
-  gemv(config_.precision, own.b.get(), shape.k, shape.n, x, x_sq, y, y_sq);
-  gemv(config_.precision, own.a.get(), shape.m, shape.k, y, y_sq, z, z_sq);
-  gemv(config_.precision, own.c.get(), shape.m, shape.n, x, x_sq, w, w_sq);
+  // The columns' classes from their norms, on the host (n numbers), then one test per class.
+  std::vector<double> host_norm(shape.n);
+  cuda_call(cudaMemcpy(host_norm.data(), norm, sizeof(double) * shape.n, cudaMemcpyDeviceToHost), "column norms");
+  int classes = 0;
+  const std::vector<int> column_class = residual_column_classes(host_norm, classes);
+  cuda_call(cudaMemcpy(work.classes(), column_class.data(), sizeof(int) * shape.n, cudaMemcpyHostToDevice),
+            "column classes");
   DeviceTally *tally = work.reset_tally();
-  compare_residual(z, z_sq, w, shape.m, bound.row, tally);
+  for (int target = 0; target < classes; ++target) {
+    const bool whole = classes == 1;
+    if (!whole) select_class(x, x_sq, work.classes(), target, x_class, x_class_sq, shape.n);
+    const double *xc = whole ? x : x_class, *xc_sq = whole ? x_sq : x_class_sq;
+    gemv(config_.precision, own.b.get(), shape.k, shape.n, xc, xc_sq, y, y_sq);
+    gemv(config_.precision, own.a.get(), shape.m, shape.k, y, y_sq, z, z_sq);
+    gemv(config_.precision, own.c.get(), shape.m, shape.n, xc, xc_sq, w, w_sq);
+    compare_residual(z, z_sq, w, shape.m, bound.row, tally);
+  }
   cuda_call(cudaDeviceSynchronize(), "residual check");
   const DeviceTally result = work.read_tally();
   if (result.nonfinite != 0)
@@ -285,7 +299,7 @@ std::optional<Failure> Harness::residual_check(const Shape &shape, Private &own,
   const double normwise = result.ref_sq > 0 ? std::sqrt(result.error_sq / result.ref_sq) : 0;
   if (result.violations != 0)
     return Failure{Status::wrong_answer, "a timed call's output fails the randomized residual check in " +
-                                             std::to_string(result.violations) + " rows, first row " +
+                                             std::to_string(result.violations) + " (row, column class) pairs, first row " +
                                              std::to_string(result.first_violation) + " (worst " +
                                              number_text(result.worst_ratio) + " > " + number_text(bound.row) +
                                              " of an honest error's scale; normwise " + number_text(normwise) +

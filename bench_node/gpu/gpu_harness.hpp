@@ -72,9 +72,8 @@ Measurement run_gpu_harness(GpuExecutor &executor, ExportedDeviceMemory &pool, c
 // scratch memory freed again, so that a measurer set up ahead of its turn has them loaded.
 void load_gpu_code(Cublas &cublas, const GpuHarnessConfig &config);
 
-// Exponent range of input scaling per precision (device_kernels.hpp fill_operand): f32 inputs
-// span 2^-20 .. 2^20 per row of A and column of B, so an fp16 shortcut overflows or loses
-// rows; f64 and f16 stay in [-1, 1).
-int input_exponent_range(Precision precision);
+// Whether a precision's inputs carry the exponent pattern fp16 cannot hold
+// (bench_node/measure/input_values.hpp): f32 only; f64 and f16 inputs stay in [-1, 1).
+bool patterned_inputs(Precision precision);
 
 }  // namespace hpcreward::gpu

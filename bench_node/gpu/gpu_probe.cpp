@@ -35,8 +35,8 @@ double median_gflops(Precision precision, int size, int reps, Cublas &cublas, bo
   const std::size_t elements = static_cast<std::size_t>(size) * size;
   DeviceMemory a(element_bytes(precision) * elements), b(element_bytes(precision) * elements),
       c(element_bytes(precision) * elements);
-  fill_operand(precision, a.get(), size, size, 1, 1, 0, true);
-  fill_operand(precision, b.get(), size, size, 1, 2, 0, false);
+  fill_operand(precision, a.get(), size, size, 1, Operand::a, false);
+  fill_operand(precision, b.get(), size, size, 1, Operand::b, false);
   cudaEvent_t start, stop;
   cuda_call(cudaEventCreate(&start), "cudaEventCreate");
   cuda_call(cudaEventCreate(&stop), "cudaEventCreate");

@@ -1,5 +1,7 @@
 #include "bench_node/measure/residual_bound.hpp"
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
 
 namespace hpcreward {
@@ -28,6 +30,19 @@ ResidualBound residual_bound(Precision precision, Language language, const Shape
   bound.row = kResidualRowFactor * bound.error_scale;
   bound.normwise = kResidualNormwiseFactor * bound.error_scale;
   return bound;
+}
+
+std::vector<int> residual_column_classes(std::span<const double> column_norms, int &count) {
+  std::vector<int> band(column_norms.size());
+  for (std::size_t j = 0; j < band.size(); ++j)
+    band[j] = column_norms[j] > 0 ? static_cast<int>(std::floor(std::log2(column_norms[j]) / kResidualClassBinades))
+                                  : INT_MIN;
+  std::vector<int> bands = band;
+  std::sort(bands.begin(), bands.end());
+  bands.erase(std::unique(bands.begin(), bands.end()), bands.end());
+  for (int &b : band) b = static_cast<int>(std::lower_bound(bands.begin(), bands.end(), b) - bands.begin());
+  count = static_cast<int>(bands.size());
+  return band;
 }
 
 }  // namespace hpcreward

@@ -18,12 +18,23 @@
 // u_inputs: rounding of the inputs the problem allows (TF32 for CUDA sgemm: 2 x 2^-11 per
 // product); u_output: rounding of C to its type (2^-11 for __half); u_check: the check's own
 // accumulation. docs/reward-integrity.md derives the false-accept and false-reject bounds.
+//
+// Column classes: the test runs once per class of columns, a class being the columns whose
+// norm ||B_:j|| falls in the same kResidualClassBinades-wide band of binades (x is zero
+// outside the class), and every (row, class) must pass. With inputs whose product scales are
+// not separable (CUDA sgemm, input_values.hpp), one x over all columns weighs each row's
+// columns of large products up to 2^100 times its balanced ones, so their loss (fp16) hid;
+// within a class they weigh alike to a few binades. Inputs of one scale make one class.
+#include <span>
+#include <vector>
+
 #include "common/problem.hpp"
 
 namespace hpcreward {
 
 inline constexpr double kResidualRowFactor = 6;
 inline constexpr double kResidualNormwiseFactor = 1;
+inline constexpr double kResidualClassBinades = 4;
 
 struct ResidualBound {
   double error_scale = 0;  // eps above
@@ -35,5 +46,9 @@ struct ResidualBound {
 // double, 2^-53 for double).
 ResidualBound residual_bound(Precision precision, Language language, const Shape &shape,
                              double check_unit_roundoff);
+
+// The class of each column from its norm, numbered 0, 1, ... in increasing scale, with no
+// empty class; `count` gets the number of classes. Zero norms form a class of their own.
+std::vector<int> residual_column_classes(std::span<const double> column_norms, int &count);
 
 }  // namespace hpcreward

@@ -79,10 +79,10 @@ TEST(RowResidual, FloatSequentialAccumulationPassesBf16Fails) {
   }), bound);
 }
 
-// CUDA sgemm: inputs span 2^-20 .. 2^20 per row of A and column of B (gpu_harness.hpp).
+// CUDA sgemm: the measurer's inputs (input_values.hpp: 2^-100 .. 2^100, not separable).
 class CudaSgemm : public ::testing::Test {
  protected:
-  const Product<float> product{{64, 128, 1024}, 20, false};
+  const Product<float> product{{64, 128, 1024}, test::HarnessInputs{}, 20261124};
   const ResidualBound bound = bound_for(Precision::f32, Language::cuda, product.shape, 0x1p-53);
   float dot(int i, int j, int mantissa_bits) const {
     float sum = 0;

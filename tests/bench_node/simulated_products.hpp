@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bench_node/cpu/gemm_check.hpp"
+#include "bench_node/measure/input_values.hpp"
 #include "bench_node/measure/random_fill.hpp"
 #include "bench_node/measure/residual_bound.hpp"
 
@@ -28,6 +29,15 @@ inline float round_mantissa(float value, int bits) {
   return value;
 }
 
+// Round to fp16, subnormals (multiples of 2^-24) included, saturating at its largest value
+// (an attacker's conversion that never makes an infinity).
+inline float to_fp16(double value) {
+  const double magnitude = std::fabs(value);
+  if (magnitude >= 65504) return static_cast<float>(std::copysign(65504.0, value));
+  if (magnitude < 0x1p-14) return static_cast<float>(std::nearbyint(value * 0x1p24) * 0x1p-24);
+  return round_mantissa(static_cast<float>(value), 10);
+}
+
 // Truncate a double to float's 24-bit significand (a biased accumulator).
 inline float chop_to_float(double value) {
   float rounded = static_cast<float>(value);
@@ -35,11 +45,28 @@ inline float chop_to_float(double value) {
   return rounded;
 }
 
+struct HarnessInputs {};  // the CUDA sgemm distribution (input_values.hpp)
+
 template <typename T>
 struct Product {
   Shape shape;
   std::vector<T> a, b;
   std::vector<double> weights;
+  std::uint64_t pattern_seed = 0;
+
+  // The measurer's CUDA sgemm inputs from `seed`, as its device fill draws them.
+  Product(Shape s, HarnessInputs, std::uint64_t seed) : shape(s), pattern_seed(seed) {
+    a.resize(static_cast<std::size_t>(s.m) * s.k);
+    b.resize(static_cast<std::size_t>(s.k) * s.n);
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = harness_value(Operand::a, s.k, i);
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = harness_value(Operand::b, s.n, i);
+    draw_weights();
+  }
+  T harness_value(Operand which, int cols, std::size_t index) const {
+    int exponent = 0;
+    const double mantissa = input_mantissa(pattern_seed, which, cols, index, true, &exponent);
+    return static_cast<T>(std::ldexp(mantissa, exponent));
+  }
 
   // Inputs in [-1, 1), each row of A and column of B scaled by 2^e, e in [-range, range].
   Product(Shape s, int range, bool half_inputs, std::uint64_t seed = 20261124) : shape(s) {
@@ -53,7 +80,10 @@ struct Product {
       for (int p = 0; p < s.k; ++p) a[i * s.k + p] = input(std::ldexp(rng.uniform(), row_exp[i]), half_inputs);
     for (int p = 0; p < s.k; ++p)
       for (int j = 0; j < s.n; ++j) b[p * s.n + j] = input(std::ldexp(rng.uniform(), col_exp[j]), half_inputs);
-    weights.resize(s.n);
+    draw_weights();
+  }
+  void draw_weights() {
+    weights.resize(shape.n);
     Rng secret(77);
     for (double &w : weights) {
       const double u = secret.uniform();
