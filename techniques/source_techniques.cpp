@@ -25,10 +25,22 @@ struct Token {
 
 using Tokens = std::vector<Token>;
 
+// The tokens as written in the file. A cursor that starts inside a macro expansion
+// (`C(i, j) += ...` with `#define C(i, j) C[(i) * n + (j)]`) has its start where the macro is
+// defined; the expansion location is where it is used (libclang already maps the end there).
+CXSourceRange written_extent(CXTranslationUnit unit, CXCursor cursor) {
+  const CXSourceRange extent = clang_getCursorExtent(cursor);
+  CXFile file = nullptr;
+  unsigned offset = 0;
+  clang_getExpansionLocation(clang_getRangeStart(extent), &file, nullptr, nullptr, &offset);
+  if (file == nullptr) return extent;
+  return clang_getRange(clang_getLocationForOffset(unit, file, offset), clang_getRangeEnd(extent));
+}
+
 Tokens tokens_of(CXTranslationUnit unit, CXCursor cursor) {
   CXToken *raw = nullptr;
   unsigned count = 0;
-  clang_tokenize(unit, clang_getCursorExtent(cursor), &raw, &count);
+  clang_tokenize(unit, written_extent(unit, cursor), &raw, &count);
   Tokens out;
   for (unsigned i = 0; i < count; ++i)
     out.push_back({ca::take_string(clang_getTokenSpelling(unit, raw[i])),
@@ -43,8 +55,17 @@ unsigned line_of(CXCursor cursor) {
   return line;
 }
 
+// Where the code is used, not where a macro spelled it: `C(i, j) += ...` is the candidate's
+// statement even though its location lies in a macro expansion.
 bool in_main_file(CXCursor cursor) {
-  return clang_Location_isFromMainFile(clang_getCursorLocation(cursor)) != 0;
+  const CXSourceLocation location = clang_getCursorLocation(cursor);
+  if (clang_Location_isFromMainFile(location) != 0) return true;
+  CXFile file = nullptr;
+  unsigned offset = 0;
+  clang_getExpansionLocation(location, &file, nullptr, nullptr, &offset);
+  const CXTranslationUnit unit = clang_Cursor_getTranslationUnit(cursor);
+  return file != nullptr &&
+         clang_Location_isFromMainFile(clang_getLocationForOffset(unit, file, offset)) != 0;
 }
 
 bool starts(const std::string &text, const char *prefix) { return text.rfind(prefix, 0) == 0; }
@@ -61,8 +82,8 @@ std::vector<std::string> identifiers(const Tokens &tokens, std::size_t from, std
 struct Walk {
   CXTranslationUnit unit;
   std::map<std::string, long> constants;
-  int omp = 0, avx = 0;
-  std::string omp_evidence, avx_evidence;
+  int omp = 0, avx = 0, simd = 0;
+  std::string omp_evidence, avx_evidence, simd_evidence;
   std::vector<Loop> roots;
 
   static void note(std::string &evidence, const std::string &what, unsigned line) {
@@ -207,6 +228,10 @@ void walk_cursor(Walk &walk, CXCursor cursor, Loop *loop) {
               starts(name, "_mm512_")) ||
              (kind == CXCursor_TypeRef && starts(name, "__m512"))) {
     if (walk.avx++ < 3) Walk::note(walk.avx_evidence, name, line_of(cursor));
+  } else if (((kind == CXCursor_CallExpr || kind == CXCursor_MacroExpansion) &&
+              (starts(name, "_mm_") || starts(name, "_mm256_"))) ||
+             (kind == CXCursor_TypeRef && (starts(name, "__m128") || starts(name, "__m256")))) {
+    if (walk.simd++ < 3) Walk::note(walk.simd_evidence, name, line_of(cursor));
   }
   if (kind == CXCursor_ForStmt) {
     Loop header = loop_header(walk, tokens_of(walk.unit, cursor));
@@ -235,7 +260,7 @@ void walk_cursor(Walk &walk, CXCursor cursor, Loop *loop) {
 }
 
 Walk walk_unit(CXTranslationUnit unit) {
-  Walk walk{unit, {}, 0, 0, {}, {}, {}};
+  Walk walk{unit, {}, 0, 0, 0, {}, {}, {}, {}};
   walk_children(walk, clang_getTranslationUnitCursor(unit), nullptr);
   return walk;
 }
@@ -272,6 +297,8 @@ SourceTechniques detect_in_units(CXTranslationUnit as_compiled,
   const Walk serial = !serial_unit ? compiled : *serial_unit != nullptr ? walk_unit(*serial_unit) : Walk{};
   out.avx512_uses = serial.avx;
   append(out.evidence, serial.avx_evidence);
+  out.simd_uses = serial.simd;
+  append(out.evidence, serial.simd_evidence);
   const BlockingFacts blocking = find_blocking(serial.roots);
   out.blocking = blocking.blocking;
   out.tile_sizes = blocking.tile_sizes;
