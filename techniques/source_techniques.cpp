@@ -85,6 +85,7 @@ struct Walk {
   int omp = 0, avx = 0, simd = 0;
   std::string omp_evidence, avx_evidence, simd_evidence;
   std::vector<Loop> roots;
+  Functions functions;  // by name, for following tiles into callees
 
   static void note(std::string &evidence, const std::string &what, unsigned line) {
     if (!evidence.empty()) evidence += "; ";
@@ -132,6 +133,7 @@ Loop loop_header(const Walk &walk, const Tokens &tokens) {
     if (t == ";" && depth == 1 && found < 2) semi[found++] = i;
   }
   if (found != 2 || close == 0) return loop;
+  loop.bound_names = identifiers(tokens, semi[0] + 1, semi[1]);
   for (std::size_t i = 2; i < semi[0]; ++i)
     if (tokens[i].text == "=" && i > 2 && tokens[i - 1].kind == CXToken_Identifier) {
       loop.var = tokens[i - 1].text;
@@ -211,6 +213,44 @@ void record_constant(Walk &walk, CXCursor cursor) {
 }
 
 void walk_cursor(Walk &walk, CXCursor cursor, Loop *loop);
+void walk_children(Walk &walk, CXCursor cursor, Loop *loop);
+
+bool integer_type(CXType type) {
+  const CXTypeKind kind = clang_getCanonicalType(type).kind;
+  return kind >= CXType_Char_U && kind <= CXType_LongLong && kind != CXType_Char16 && kind != CXType_Char32;
+}
+
+// A function definition: its loops become roots as before, and are also kept under its name
+// with its parameters, for the tile loops that call it.
+void walk_function(Walk &walk, CXCursor function) {
+  const std::size_t first = walk.roots.size();
+  walk_children(walk, function, nullptr);
+  Function recorded;
+  for (int i = 0; i < clang_Cursor_getNumArguments(function); ++i)
+    recorded.parameters.push_back(ca::spelling(clang_Cursor_getArgument(function, i)));
+  recorded.loops.assign(walk.roots.begin() + static_cast<std::ptrdiff_t>(first), walk.roots.end());
+  walk.functions[ca::spelling(function)] = std::move(recorded);
+}
+
+// What a loop body holds for following a tile: calls with their arguments' names, and integer
+// locals with their initializers' names.
+void note_call_or_local(Walk &walk, CXCursor cursor, CXCursorKind kind, Loop &loop) {
+  if (kind == CXCursor_CallExpr) {
+    Call call{ca::spelling(cursor), {}};
+    for (int i = 0; i < clang_Cursor_getNumArguments(cursor); ++i) {
+      const Tokens tokens = tokens_of(walk.unit, clang_Cursor_getArgument(cursor, i));
+      call.arguments.push_back(identifiers(tokens, 0, tokens.size()));
+    }
+    loop.calls.push_back(std::move(call));
+  } else if (kind == CXCursor_VarDecl && integer_type(clang_getCursorType(cursor))) {
+    const Tokens tokens = tokens_of(walk.unit, cursor);
+    for (std::size_t i = 0; i < tokens.size(); ++i)
+      if (tokens[i].text == "=") {
+        loop.locals.push_back({ca::spelling(cursor), identifiers(tokens, i + 1, tokens.size())});
+        break;
+      }
+  }
+}
 
 void walk_children(Walk &walk, CXCursor cursor, Loop *loop) {
   for (CXCursor child : ca::children(cursor)) walk_cursor(walk, child, loop);
@@ -233,6 +273,11 @@ void walk_cursor(Walk &walk, CXCursor cursor, Loop *loop) {
              (kind == CXCursor_TypeRef && (starts(name, "__m128") || starts(name, "__m256")))) {
     if (walk.simd++ < 3) Walk::note(walk.simd_evidence, name, line_of(cursor));
   }
+  if (kind == CXCursor_FunctionDecl && clang_isCursorDefinition(cursor)) {
+    walk_function(walk, cursor);
+    return;
+  }
+  if (loop != nullptr) note_call_or_local(walk, cursor, kind, *loop);
   if (kind == CXCursor_ForStmt) {
     Loop header = loop_header(walk, tokens_of(walk.unit, cursor));
     header.line = line_of(cursor);
@@ -299,7 +344,7 @@ SourceTechniques detect_in_units(CXTranslationUnit as_compiled,
   append(out.evidence, serial.avx_evidence);
   out.simd_uses = serial.simd;
   append(out.evidence, serial.simd_evidence);
-  const BlockingFacts blocking = find_blocking(serial.roots);
+  const BlockingFacts blocking = find_blocking(serial.roots, serial.functions);
   out.blocking = blocking.blocking;
   out.tile_sizes = blocking.tile_sizes;
   append(out.evidence, blocking.evidence);
