@@ -1,4 +1,5 @@
 // Loading the stage ladder: the default file, and each validation error with its message.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -24,7 +25,14 @@ TEST(LadderConfig, DefaultFileLoads) {
             (std::vector<std::string>{"-O3", "-march=native", "-fopenmp"}));
   EXPECT_EQ(config.find("avx512")->techniques_required, std::vector<std::string>{"avx512"});
   EXPECT_EQ(config.find("blocking")->techniques_allowed,
-            (std::vector<std::string>{"openmp", "avx512", "blocking"}));
+            (std::vector<std::string>{"openmp", "avx512", "blocking", "simd"}));
+  // SSE and AVX2 intrinsics are allowed in every C stage and required in none.
+  for (const char *stage : {"o0", "o3", "openmp", "avx512", "blocking", "open"}) {
+    const auto &allowed = config.find(stage)->techniques_allowed;
+    EXPECT_NE(std::find(allowed.begin(), allowed.end(), "simd"), allowed.end()) << stage;
+    EXPECT_TRUE(config.find(stage)->techniques_required.empty() ||
+                config.find(stage)->techniques_required != std::vector<std::string>{"simd"}) << stage;
+  }
   EXPECT_TRUE(config.find("blocking")->advance.empty());
   EXPECT_FALSE(config.find("o0")->advance.empty());
   EXPECT_EQ(config.find("open")->language, Language::c);
