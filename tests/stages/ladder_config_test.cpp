@@ -1,7 +1,7 @@
 // Loading the stage ladder: the default file, and each validation error with its message.
-#include <algorithm>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
