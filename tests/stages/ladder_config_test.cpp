@@ -133,9 +133,9 @@ TEST(LadderConfig, SmallValidConfigParses) {
 TEST(LadderConfig, RejectsBadJson) { expect_error("{", "not valid JSON"); }
 
 TEST(LadderConfig, RejectsUnknownTechnique) {
-  expect_error(config_with(R"({"name": "b", "flags": ["-O3"], "allows": ["simd"]})"),
-               "stage \"b\": unknown technique \"simd\" in \"allows\" (known: C stages: openmp, avx512, "
-               "blocking; CUDA stages: smem, tensor, async)");
+  expect_error(config_with(R"({"name": "b", "flags": ["-O3"], "allows": ["sse"]})"),
+               "stage \"b\": unknown technique \"sse\" in \"allows\" (known: C stages: openmp, avx512, "
+               "blocking, simd; CUDA stages: smem, tensor, async)");
 }
 
 TEST(LadderConfig, RejectsDuplicateStage) {
@@ -217,7 +217,7 @@ TEST(LadderConfig, CudaLadderParses) {
 TEST(LadderConfig, RejectsTechniquesOfTheOtherLanguage) {
   expect_error(config_with(R"({"name": "b", "flags": ["-O3"], "allows": ["smem"]})"),
                "stage \"b\": technique \"smem\" in \"allows\" is a CUDA technique, but this is a C stage "
-               "(its techniques: openmp, avx512, blocking): set \"language\": \"cuda\" on the stage, or drop it");
+               "(its techniques: openmp, avx512, blocking, simd): set \"language\": \"cuda\" on the stage, or drop it");
   expect_error(config_with(R"({"name": "b", "flags": ["-O3"], "allows": ["tensor"], "requires": ["tensor"]})"),
                "technique \"tensor\" in \"allows\" is a CUDA technique");
   expect_error(cuda_config_with(R"({"name": "y", "language": "cuda", "flags": ["-O3"], "allows": ["openmp"]})"),

@@ -1,7 +1,7 @@
 // stage: o3
-// idioms: matmul first, its helpers defined further down the file: one behind a forward
-// declaration, one called before any declaration (gcc 12 declares it implicitly, with a
-// warning, and the call binds to the definition below)
+// idioms: matmul first, its helpers defined further down the file behind forward
+// declarations (one static, one not)
+static void zero_row(double *c, int n);
 void add_scaled_row(double a, const double *b, double *c, int n);
 
 void matmul(int m, int n, int k, const double *A, const double *B, double *C) {
@@ -11,7 +11,7 @@ void matmul(int m, int n, int k, const double *A, const double *B, double *C) {
   }
 }
 
-void zero_row(double *c, int n) {
+static void zero_row(double *c, int n) {
   for (int j = 0; j < n; ++j) c[j] = 0.0;
 }
 
