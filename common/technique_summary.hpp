@@ -11,7 +11,7 @@ namespace hpcreward {
 
 struct TechniqueSummary {
   bool detected = false;                // false: detection did not run (the candidate failed earlier)
-  // C candidates: a subset of kCTechniques {"openmp", "avx512", "blocking"}, in that order; CUDA
+  // C candidates: a subset of kCTechniques {"openmp", "avx512", "blocking", "simd"}, in that order; CUDA
   // candidates: of kCudaTechniques {"smem", "tensor", "async"} (techniques/known_techniques.hpp).
   std::vector<std::string> techniques;
   std::string loop_order;               // "ikj", ... for the C += A*B nest; "" when unknown

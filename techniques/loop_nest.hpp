@@ -2,6 +2,7 @@
 // Loop structure as the source parser saw it, and what it says about cache blocking and
 // loop order. Pure data and pure functions: the libclang side (source_techniques.cpp) fills
 // a forest of Loops; nothing here knows libclang.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,23 +18,53 @@ struct Update {
   unsigned line = 0;
 };
 
+// A call of a function: the identifiers of each argument.
+struct Call {
+  std::string callee;
+  std::vector<std::vector<std::string>> arguments;
+};
+
+// An integer local with its initializer's identifiers (const int kb = min(KC, k - pc)).
+struct Local {
+  std::string name;
+  std::vector<std::string> from;
+};
+
 struct Loop {
   std::string var;                       // the induction variable ("" when not understood)
   std::vector<std::string> start_names;  // identifiers in the initial value (i = ii -> ii)
+  std::vector<std::string> bound_names;  // identifiers in the condition (i < mb -> i, mb)
   long step = 0;                         // 1 for ++, the constant of += N, kNamedStep, 0: unknown
   unsigned line = 0;
   std::vector<Loop> inner;               // loops nested anywhere in the body
   std::vector<Update> updates;           // updates directly in this loop's body
+  std::vector<Call> calls;               // calls directly in this loop's body
+  std::vector<Local> locals;             // integer locals declared directly in its body
 };
 
-// A loop is a tile loop when it steps by more than 1 (or by a name) and some loop nested
-// in it starts at its variable with a smaller step: for (ii..; ii += T) ... for (i = ii; ...).
+// A function the file defines: its parameters in order and its outermost loops.
+struct Function {
+  std::vector<std::string> parameters;
+  std::vector<Loop> loops;
+};
+using Functions = std::map<std::string, Function>;
+
+// A loop is a tile loop when it steps by more than 1 (or by a name) and some loop with a
+// smaller step runs over the tile:
+//   - nested in it, starting at its variable: for (ii..; ii += T) ... for (i = ii; ...);
+//   - nested in it, bounded by its variable or an integer local computed from it in its body:
+//     for (ic..; ic += MC) { mb = min(MC, m - ic); for (ir = 0; ir < mb; ...) };
+//   - in a function of the file called in its body, starting at or bounded by the parameter
+//     that receives such a name: for (pc..; pc += KC) { kb = ...; pack(kb, ...); } with
+//     pack(int kb, ...) { for (p = 0; p < kb; ++p) ... } (GotoBLAS's packing and kernels).
+// A strip that hands a callee pointers into it (dot8(&B[j], ...)) is no tile: the callee's
+// loops run over their own bounds.
 struct BlockingFacts {
   bool blocking = false;
   std::vector<int> tile_sizes;  // constant steps of the tile loops on the most-tiled path
   std::string evidence;
 };
-BlockingFacts find_blocking(const std::vector<Loop> &loops);
+BlockingFacts find_blocking(const std::vector<Loop> &loops, const Functions &functions = {});
 
 // The order, outermost first, of the loops over i, j, k for the first update of the form
 // C[i,j] += A[i,k] * B[k,j] (subscript shapes are matched by which loop variables appear

@@ -25,10 +25,22 @@ struct Token {
 
 using Tokens = std::vector<Token>;
 
+// The tokens as written in the file. A cursor that starts inside a macro expansion
+// (`C(i, j) += ...` with `#define C(i, j) C[(i) * n + (j)]`) has its start where the macro is
+// defined; the expansion location is where it is used (libclang already maps the end there).
+CXSourceRange written_extent(CXTranslationUnit unit, CXCursor cursor) {
+  const CXSourceRange extent = clang_getCursorExtent(cursor);
+  CXFile file = nullptr;
+  unsigned offset = 0;
+  clang_getExpansionLocation(clang_getRangeStart(extent), &file, nullptr, nullptr, &offset);
+  if (file == nullptr) return extent;
+  return clang_getRange(clang_getLocationForOffset(unit, file, offset), clang_getRangeEnd(extent));
+}
+
 Tokens tokens_of(CXTranslationUnit unit, CXCursor cursor) {
   CXToken *raw = nullptr;
   unsigned count = 0;
-  clang_tokenize(unit, clang_getCursorExtent(cursor), &raw, &count);
+  clang_tokenize(unit, written_extent(unit, cursor), &raw, &count);
   Tokens out;
   for (unsigned i = 0; i < count; ++i)
     out.push_back({ca::take_string(clang_getTokenSpelling(unit, raw[i])),
@@ -43,8 +55,17 @@ unsigned line_of(CXCursor cursor) {
   return line;
 }
 
+// Where the code is used, not where a macro spelled it: `C(i, j) += ...` is the candidate's
+// statement even though its location lies in a macro expansion.
 bool in_main_file(CXCursor cursor) {
-  return clang_Location_isFromMainFile(clang_getCursorLocation(cursor)) != 0;
+  const CXSourceLocation location = clang_getCursorLocation(cursor);
+  if (clang_Location_isFromMainFile(location) != 0) return true;
+  CXFile file = nullptr;
+  unsigned offset = 0;
+  clang_getExpansionLocation(location, &file, nullptr, nullptr, &offset);
+  const CXTranslationUnit unit = clang_Cursor_getTranslationUnit(cursor);
+  return file != nullptr &&
+         clang_Location_isFromMainFile(clang_getLocationForOffset(unit, file, offset)) != 0;
 }
 
 bool starts(const std::string &text, const char *prefix) { return text.rfind(prefix, 0) == 0; }
@@ -61,9 +82,10 @@ std::vector<std::string> identifiers(const Tokens &tokens, std::size_t from, std
 struct Walk {
   CXTranslationUnit unit;
   std::map<std::string, long> constants;
-  int omp = 0, avx = 0;
-  std::string omp_evidence, avx_evidence;
+  int omp = 0, avx = 0, simd = 0;
+  std::string omp_evidence, avx_evidence, simd_evidence;
   std::vector<Loop> roots;
+  Functions functions;  // by name, for following tiles into callees
 
   static void note(std::string &evidence, const std::string &what, unsigned line) {
     if (!evidence.empty()) evidence += "; ";
@@ -111,6 +133,7 @@ Loop loop_header(const Walk &walk, const Tokens &tokens) {
     if (t == ";" && depth == 1 && found < 2) semi[found++] = i;
   }
   if (found != 2 || close == 0) return loop;
+  loop.bound_names = identifiers(tokens, semi[0] + 1, semi[1]);
   for (std::size_t i = 2; i < semi[0]; ++i)
     if (tokens[i].text == "=" && i > 2 && tokens[i - 1].kind == CXToken_Identifier) {
       loop.var = tokens[i - 1].text;
@@ -190,6 +213,44 @@ void record_constant(Walk &walk, CXCursor cursor) {
 }
 
 void walk_cursor(Walk &walk, CXCursor cursor, Loop *loop);
+void walk_children(Walk &walk, CXCursor cursor, Loop *loop);
+
+bool integer_type(CXType type) {
+  const CXTypeKind kind = clang_getCanonicalType(type).kind;
+  return kind >= CXType_Char_U && kind <= CXType_LongLong && kind != CXType_Char16 && kind != CXType_Char32;
+}
+
+// A function definition: its loops become roots as before, and are also kept under its name
+// with its parameters, for the tile loops that call it.
+void walk_function(Walk &walk, CXCursor function) {
+  const std::size_t first = walk.roots.size();
+  walk_children(walk, function, nullptr);
+  Function recorded;
+  for (int i = 0; i < clang_Cursor_getNumArguments(function); ++i)
+    recorded.parameters.push_back(ca::spelling(clang_Cursor_getArgument(function, i)));
+  recorded.loops.assign(walk.roots.begin() + static_cast<std::ptrdiff_t>(first), walk.roots.end());
+  walk.functions[ca::spelling(function)] = std::move(recorded);
+}
+
+// What a loop body holds for following a tile: calls with their arguments' names, and integer
+// locals with their initializers' names.
+void note_call_or_local(Walk &walk, CXCursor cursor, CXCursorKind kind, Loop &loop) {
+  if (kind == CXCursor_CallExpr) {
+    Call call{ca::spelling(cursor), {}};
+    for (int i = 0; i < clang_Cursor_getNumArguments(cursor); ++i) {
+      const Tokens tokens = tokens_of(walk.unit, clang_Cursor_getArgument(cursor, i));
+      call.arguments.push_back(identifiers(tokens, 0, tokens.size()));
+    }
+    loop.calls.push_back(std::move(call));
+  } else if (kind == CXCursor_VarDecl && integer_type(clang_getCursorType(cursor))) {
+    const Tokens tokens = tokens_of(walk.unit, cursor);
+    for (std::size_t i = 0; i < tokens.size(); ++i)
+      if (tokens[i].text == "=") {
+        loop.locals.push_back({ca::spelling(cursor), identifiers(tokens, i + 1, tokens.size())});
+        break;
+      }
+  }
+}
 
 void walk_children(Walk &walk, CXCursor cursor, Loop *loop) {
   for (CXCursor child : ca::children(cursor)) walk_cursor(walk, child, loop);
@@ -207,7 +268,16 @@ void walk_cursor(Walk &walk, CXCursor cursor, Loop *loop) {
               starts(name, "_mm512_")) ||
              (kind == CXCursor_TypeRef && starts(name, "__m512"))) {
     if (walk.avx++ < 3) Walk::note(walk.avx_evidence, name, line_of(cursor));
+  } else if (((kind == CXCursor_CallExpr || kind == CXCursor_MacroExpansion) &&
+              (starts(name, "_mm_") || starts(name, "_mm256_"))) ||
+             (kind == CXCursor_TypeRef && (starts(name, "__m128") || starts(name, "__m256")))) {
+    if (walk.simd++ < 3) Walk::note(walk.simd_evidence, name, line_of(cursor));
   }
+  if (kind == CXCursor_FunctionDecl && clang_isCursorDefinition(cursor)) {
+    walk_function(walk, cursor);
+    return;
+  }
+  if (loop != nullptr) note_call_or_local(walk, cursor, kind, *loop);
   if (kind == CXCursor_ForStmt) {
     Loop header = loop_header(walk, tokens_of(walk.unit, cursor));
     header.line = line_of(cursor);
@@ -235,7 +305,7 @@ void walk_cursor(Walk &walk, CXCursor cursor, Loop *loop) {
 }
 
 Walk walk_unit(CXTranslationUnit unit) {
-  Walk walk{unit, {}, 0, 0, {}, {}, {}};
+  Walk walk{unit, {}, 0, 0, 0, {}, {}, {}, {}};
   walk_children(walk, clang_getTranslationUnitCursor(unit), nullptr);
   return walk;
 }
@@ -272,7 +342,9 @@ SourceTechniques detect_in_units(CXTranslationUnit as_compiled,
   const Walk serial = !serial_unit ? compiled : *serial_unit != nullptr ? walk_unit(*serial_unit) : Walk{};
   out.avx512_uses = serial.avx;
   append(out.evidence, serial.avx_evidence);
-  const BlockingFacts blocking = find_blocking(serial.roots);
+  out.simd_uses = serial.simd;
+  append(out.evidence, serial.simd_evidence);
+  const BlockingFacts blocking = find_blocking(serial.roots, serial.functions);
   out.blocking = blocking.blocking;
   out.tile_sizes = blocking.tile_sizes;
   append(out.evidence, blocking.evidence);

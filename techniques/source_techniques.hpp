@@ -22,6 +22,7 @@ struct SourceTechniques {
   bool parsed = false;            // false: libclang gave no translation unit
   int omp_directives = 0;         // CXCursor_OMP*Directive cursors
   int avx512_uses = 0;            // _mm512_* calls and macro uses, __m512* type names
+  int simd_uses = 0;              // the same below AVX-512: _mm_*, _mm256_*, __m128*, __m256*
   bool blocking = false;          // a tiled loop nest (loop_nest.hpp)
   std::vector<int> tile_sizes;
   std::string loop_order;

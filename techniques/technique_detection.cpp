@@ -10,6 +10,7 @@ TechniqueDescriptor combine(const SourceTechniques &source, const ObjectTechniqu
   out.openmp = source.omp_directives > 0 && !object.omp_imports.empty();
   out.avx512 = source.avx512_uses > 0 && object.zmm_instructions > 0;
   out.blocking = source.blocking;
+  out.simd = source.simd_uses > 0 && !out.avx512;
   out.loop_order = source.loop_order;
   out.tile_sizes = source.tile_sizes;
   std::ostringstream evidence;
@@ -59,6 +60,7 @@ std::vector<std::string> technique_names(const TechniqueDescriptor &descriptor) 
   if (descriptor.openmp) names.emplace_back("openmp");
   if (descriptor.avx512) names.emplace_back("avx512");
   if (descriptor.blocking) names.emplace_back("blocking");
+  if (descriptor.simd) names.emplace_back("simd");
   return names;
 }
 
@@ -67,6 +69,7 @@ std::vector<std::string> source_technique_names(const SourceTechniques &source) 
   if (source.omp_directives > 0) names.emplace_back("openmp");
   if (source.avx512_uses > 0) names.emplace_back("avx512");
   if (source.blocking) names.emplace_back("blocking");
+  if (source.simd_uses > 0 && source.avx512_uses == 0) names.emplace_back("simd");
   return names;
 }
 

@@ -15,6 +15,11 @@
 //            for loop nested in it whose start is the outer loop's variable (i = ii), and at
 //            least one constant tile smaller than the timed shape (runtime-sized tiles count);
 //            the object is not consulted.
+//   simd     an _mm_* or _mm256_* call or macro use, or a __m128* or __m256* type named, in
+//            the candidate's file, and not avx512 (an AVX-512 kernel's narrower tail is part
+//            of it); source only: the auto-vectorizer puts xmm and ymm code into every -O3
+//            object. No stage of the default ladder requires or refuses it; it tells SSE and
+//            AVX2 kernels from plain loops in the archive's niches.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -32,6 +37,7 @@ struct TechniqueDescriptor {
   bool openmp = false;
   bool avx512 = false;
   bool blocking = false;
+  bool simd = false;
   std::string loop_order;        // "ikj", ... for the C += A*B nest; "" when unknown
   std::vector<int> tile_sizes;   // constant tile sizes, outermost first
   std::string evidence;          // what was found where (lines, addresses)
@@ -50,7 +56,7 @@ void discount_whole_problem_tiles(TechniqueDescriptor &descriptor, const Shape &
 TechniqueSummary summarise(const SourceTechniques &source, const ObjectTechniques &object,
                            const Shape &timed);
 
-// The subset of {"openmp", "avx512", "blocking"} the descriptor uses, in that order.
+// The subset of {"openmp", "avx512", "blocking", "simd"} the descriptor uses, in that order.
 std::vector<std::string> technique_names(const TechniqueDescriptor &descriptor);
 
 // What the source half alone shows, in the same order: for a candidate that did not compile

@@ -11,6 +11,7 @@ json to_json(const SourceTechniques &source) {
   return {{"parsed", source.parsed},
           {"omp_directives", source.omp_directives},
           {"avx512_uses", source.avx512_uses},
+          {"simd_uses", source.simd_uses},
           {"blocking", source.blocking},
           {"tile_sizes", source.tile_sizes},
           {"loop_order", source.loop_order},
@@ -31,6 +32,7 @@ SourceTechniques source_techniques_from_json(const json &s) {
   source.parsed = s.at("parsed").get<bool>();
   source.omp_directives = s.at("omp_directives").get<int>();
   source.avx512_uses = s.at("avx512_uses").get<int>();
+  source.simd_uses = s.at("simd_uses").get<int>();
   source.blocking = s.at("blocking").get<bool>();
   source.tile_sizes = s.at("tile_sizes").get<std::vector<int>>();
   source.loop_order = s.at("loop_order").get<std::string>();

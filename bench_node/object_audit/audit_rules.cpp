@@ -95,9 +95,25 @@ Verdict check_imports(const ElfObject &object, const ToolchainBaseline &baseline
   return {};
 }
 
+namespace {
+
+// gcc's vector variant (_ZGVbN2v_f) of a function f the object itself exports
+// (`#pragma omp declare simd`); f is judged on its own. A variant named after anything else (a
+// libc function the object does not define) stays a reserved identifier.
+bool own_vector_variant(const ElfSymbol &symbol, const ElfObject &object) {
+  const std::optional<std::string_view> base = vector_variant_base(symbol.name);
+  if (!base || symbol.type != STT_FUNC) return false;
+  for (const ElfSymbol &function : object.dynamic_symbols)
+    if (function.name == *base && function.exported() && function.type == STT_FUNC) return true;
+  return false;
+}
+
+}  // namespace
+
 Verdict check_exports(const ElfObject &object, const ToolchainBaseline &baseline, const ExportTable &table) {
   for (const ElfSymbol &symbol : object.dynamic_symbols) {
     if (!symbol.exported() || symbol.name == "matmul" || baseline.exports.count(symbol.name) != 0) continue;
+    if (own_vector_variant(symbol, object)) continue;
     if (auto why = export_refusal(symbol.name, table)) return forbidden("the object defines " + symbol.name + ", " + *why);
   }
   return {};

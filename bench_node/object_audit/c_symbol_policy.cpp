@@ -60,11 +60,10 @@ bool math_function(std::string_view name) {
   return name.size() >= 2 && (name.back() == 'f' || name.back() == 'l') && listed(name.substr(0, name.size() - 1));
 }
 
-// libmvec's vector variants: _ZGV<isa><mask><lanes><parameters>_<math function>.
+// libmvec's vector variants of a math function (_ZGVdN4v_exp).
 bool vector_math_function(std::string_view name) {
-  if (!name.starts_with("_ZGV")) return false;
-  const std::size_t underscore = name.find('_', 4);
-  return underscore != std::string_view::npos && math_function(name.substr(underscore + 1));
+  const std::optional<std::string_view> base = vector_variant_base(name);
+  return base && math_function(*base);
 }
 
 }  // namespace

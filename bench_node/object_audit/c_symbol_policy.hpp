@@ -24,8 +24,9 @@
 // compiled with the same compiler and flags imports (toolchain_baseline.hpp).
 //
 // It may need only libc, libm, libmvec, libgomp, libgcc_s and the dynamic loader (ld-linux*).
-// It may export no name of the harness, no reserved identifier (C++ names included) and no
-// symbol of the system libraries (library_symbols.hpp).
+// It may export no name of the harness, no reserved identifier (C++ names included; gcc's
+// vector variants of a function it exports itself are its own) and no symbol of the
+// executor's libraries (library_symbols.hpp).
 #include <memory>
 #include <span>
 #include <string_view>

@@ -9,7 +9,7 @@
 namespace hpcreward {
 
 std::vector<std::string> LibrarySymbols::default_libraries() {
-  return {"libc.so.6", "libm.so.6", "libgomp.so.1", "libopenblas.so.0"};
+  return {"libc.so.6", "libm.so.6", "libgomp.so.1"};
 }
 
 LibrarySymbols::LibrarySymbols(const std::vector<std::string> &sonames) {

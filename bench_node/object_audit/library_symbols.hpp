@@ -1,7 +1,9 @@
 #pragma once
-// Which system library, if any, defines a name: a candidate that exports a library's
-// symbol (clock_gettime, malloc, cblas_dgemm, omp_get_wtime) is refused, whatever it does
-// with it. Asked of the libraries themselves, loaded into this trusted process with dlopen
+// Which system library, if any, defines a name: a candidate that exports a symbol of a
+// library its executor loads (clock_gettime, malloc, omp_get_wtime) is refused, whatever it
+// does with it. OpenBLAS is not one of them: only the measurer links it, and the candidate is
+// never loaded there, so a helper named like a BLAS kernel (dgemm_nn) collides with nothing;
+// calling BLAS is refused as an import (c_symbol_policy.hpp). Asked of the libraries themselves, loaded into this trusted process with dlopen
 // and searched with dlsym (each library together with its own dependencies), so the answer
 // is the same in every process that audits: the benchmark rank and the tests alike.
 // Candidate objects are never loaded here.
@@ -13,7 +15,7 @@ namespace hpcreward {
 
 class LibrarySymbols {
  public:
-  // libc, libm, libgomp and OpenBLAS (which brings libgfortran, libquadmath, libgcc_s).
+  // What the executor loads besides the candidate: libc, libm and libgomp.
   static std::vector<std::string> default_libraries();
 
   // Opens each library (RTLD_NOW | RTLD_LOCAL). Throws std::runtime_error when one can't

@@ -62,6 +62,25 @@ bool reserved_identifier(std::string_view name) {
   return name.size() >= 2 && name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z'));
 }
 
+std::optional<std::string_view> vector_variant_base(std::string_view name) {
+  constexpr std::string_view kPrefix = "_ZGV";
+  if (!name.starts_with(kPrefix)) return std::nullopt;
+  std::size_t at = kPrefix.size();
+  auto lower = [&](std::size_t i) { return i < name.size() && name[i] >= 'a' && name[i] <= 'z'; };
+  auto digit = [&](std::size_t i) { return i < name.size() && name[i] >= '0' && name[i] <= '9'; };
+  if (!lower(at++)) return std::nullopt;                                   // isa: b, c, d, e, n, s
+  if (at >= name.size() || (name[at] != 'M' && name[at] != 'N')) return std::nullopt;  // mask
+  ++at;
+  if (at < name.size() && name[at] == 'x') ++at;                          // lanes: a number or x
+  else if (!digit(at)) return std::nullopt;
+  while (digit(at)) ++at;
+  // parameters: v, u, l/R/L/U with an optional step, ls/Rs/Ls/Us with a position, a<align>
+  constexpr std::string_view kParameterChars = "vulsRLUna0123456789";
+  while (at < name.size() && kParameterChars.find(name[at]) != std::string_view::npos) ++at;
+  if (at + 1 >= name.size() || name[at] != '_') return std::nullopt;
+  return name.substr(at + 1);
+}
+
 bool harness_name(std::string_view name) {
   return name == "main" || name == "_start" || name == "_init" || name == "_fini";
 }

@@ -55,6 +55,11 @@ std::span<const std::string_view> startup_hooks();
 // C++'s mangled (_Z...) and the harness's internal names all look like this.
 bool reserved_identifier(std::string_view name);
 
+// The function a vector variant is named after, when `name` is one: the OpenMP / x86 vector
+// function ABI's _ZGV<isa><mask><lanes><parameters>_<function> (gcc's clones of a
+// `#pragma omp declare simd` function, libmvec's _ZGVdN4v_exp); nullopt otherwise.
+std::optional<std::string_view> vector_variant_base(std::string_view name);
+
 // Names the harness or the loader owns besides the libraries' exports: main, _start,
 // _init, _fini.
 bool harness_name(std::string_view name);

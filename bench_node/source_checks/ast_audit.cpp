@@ -1,5 +1,6 @@
 #include "bench_node/source_checks/ast_audit.hpp"
 
+#include <set>
 #include <string>
 #include <unordered_map>
 
@@ -22,7 +23,12 @@ bool reserved(const std::string &name) {
 
 class Audit {
  public:
-  explicit Audit(CXTranslationUnit unit) : main_(candidate_file(unit)), unit_(unit) {}
+  explicit Audit(CXTranslationUnit unit) : main_(candidate_file(unit)), unit_(unit) {
+    for (CXCursor child : children(clang_getTranslationUnitCursor(unit)))
+      if (clang_getCursorKind(child) == CXCursor_FunctionDecl && clang_isCursorDefinition(child) &&
+          ours(child))
+        functions_defined_.insert(spelling(child));
+  }
 
   std::vector<Finding> run() {
     visit_children(clang_getTranslationUnitCursor(unit_));
@@ -37,10 +43,13 @@ class Audit {
 
   bool ours(CXCursor cursor) const { return same_file(place_of(cursor).file, main_); }
 
-  // Defined in the candidate's file (not only declared there).
+  // Defined in the candidate's file (not only declared there). By name too: a call before any
+  // declaration declares the function implicitly (gcc compiles it with a warning), and clang
+  // does not link that declaration to a later definition whose type differs (void f(...)).
   bool defined_here(CXCursor function) const {
     const CXCursor definition = clang_getCursorDefinition(function);
-    return !clang_Cursor_isNull(definition) && ours(definition);
+    return (!clang_Cursor_isNull(definition) && ours(definition)) ||
+           functions_defined_.count(spelling(function)) != 0;
   }
 
   void visit_children(CXCursor parent) {
@@ -96,22 +105,10 @@ class Audit {
         add(line, std::move(*why));
   }
 
+  // A declaration alone reaches nothing: a hand-written prototype is judged where the
+  // function is called or its address taken (judge_call, reference).
   void function_declaration(CXCursor function, unsigned line) {
-    const std::string name = spelling(function);
-    if (!clang_isCursorDefinition(function)) {
-      // A matmul that is only declared is the entry point's finding (format_error).
-      if (!defined_here(function) && name != "matmul") {
-        const auto category = function_category(name);
-        add(line,
-            name + " is declared" + at(line) + " but not defined in the file" +
-                (category ? " (" + std::string(*category) + ")" : "") +
-                "; hand-written prototypes are refused: include an allowed header or "
-                "define the function",
-            1);  // an asm label or attribute on the same line says more
-      }
-      return;
-    }
-    external_definition(function, name, line);
+    if (clang_isCursorDefinition(function)) external_definition(function, spelling(function), line);
   }
 
   void variable_declaration(CXCursor variable, unsigned line) {
@@ -165,6 +162,12 @@ class Audit {
       return;
     }
     if (defined_here(function)) return;
+    // Clocks and counters are refused by name, however declared (clang's __rdtsc is a builtin
+    // that no header declares).
+    if (auto refusal = inline_call_refusal(name)) {
+      add(line, shown + " " + *refusal);
+      return;
+    }
     const Place declared = place_of(clang_getCanonicalCursor(function));
     if (declared.file == nullptr || same_file(declared.file, main_)) {
       const auto category = function_category(name);
@@ -212,6 +215,7 @@ class Audit {
   CXFile main_;
   CXTranslationUnit unit_;
   std::unordered_multimap<unsigned, CXCursor> direct_callees_;  // by clang_hashCursor
+  std::set<std::string> functions_defined_;                      // in the candidate's file
   std::vector<Finding> findings_;
 };
 

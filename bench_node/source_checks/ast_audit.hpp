@@ -4,8 +4,10 @@
 // counts - the code of the headers is trusted - and macros count where they are used.
 //   - inline assembly: asm statements, file-scope asm, asm labels (also `register ... asm`)
 //   - attributes outside C's allow-list (c_attribute_policy.hpp, read by attribute_rules.hpp)
-//   - a function declared without a definition in the file (a hand-written prototype:
-//     `int fork(void);`, `void cblas_dgemm(...);`)
+//   - calls of a function declared without a definition in the file (a hand-written
+//     prototype: `int fork(void);`, `void cblas_dgemm(...);`); the prototype alone reaches
+//     nothing and passes. A function defined further down counts as defined, also when the
+//     call comes before any declaration (implicitly declared).
 //   - extern variable declarations (`extern char **environ;`)
 //   - calls: call_policy.hpp; also calls of undeclared functions and through pointers
 //   - the address of a function the file does not define, other than as a direct call's

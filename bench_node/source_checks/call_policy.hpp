@@ -13,7 +13,8 @@
 //     functions (atof) count as library functions;
 //   - compiler builtins (__builtin_*): only hints, arithmetic, memory copies, floating-point
 //     classification, vector shuffles and the x86 vector builtins (__builtin_ia32_*, minus
-//     the same clock and process-state ones); not __builtin_frame_address,
+//     the same clock and process-state ones), and the atomics (__atomic_*, __c11_atomic_*,
+//     __sync_*: what <stdatomic.h> expands to); not __builtin_frame_address,
 //     __builtin_return_address, __builtin_trap, __builtin_apply, __builtin_longjmp, ...;
 //   - anything else (a hand-written prototype, an undeclared function): never.
 // The categories below only name why a refused function is dangerous.
@@ -41,7 +42,8 @@ std::optional<std::string> inline_call_refusal(std::string_view name);
 
 // C library functions and data the candidate must not define with external linkage (the
 // dynamic linker would bind the name to the library's symbol: `char **environ;` reads the
-// real environment).
+// real environment). Not BLAS names: the executor never loads a BLAS, so a helper the file
+// defines may be called dgemm (calling an undefined one stays refused).
 bool library_name(std::string_view name);
 
 }  // namespace hpcreward::source_checks

@@ -165,6 +165,26 @@ TEST(AuditRules, Exports) {
   object.dynamic_symbols.push_back(imported("malloc"));
   object.dynamic_symbols.push_back(exported("pack_panel"));
   EXPECT_TRUE(check_exports(object, gcc_baseline(), libraries).ok());
+  object = honest_object();  // gcc's vector variants of a function the object exports
+  object.dynamic_symbols.push_back(exported("scaled"));
+  for (const char *variant : {"_ZGVbN2vv_scaled", "_ZGVcM4vv_scaled", "_ZGVeN8uls1_scaled"})
+    object.dynamic_symbols.push_back(exported(variant));
+  EXPECT_TRUE(check_exports(object, gcc_baseline(), libraries).ok()) << check_exports(object, gcc_baseline(), libraries).reason;
+  for (const char *variant : {"_ZGVbN2v_memcpy", "_ZGVbN2v_absent", "_ZGVbN2vv_scaled_x", "_ZGV_scaled"}) {
+    object = honest_object();  // only variants of what it defines itself
+    object.dynamic_symbols.push_back(exported("scaled"));
+    object.dynamic_symbols.push_back(exported(variant));
+    EXPECT_EQ(check_exports(object, gcc_baseline(), libraries).reason,
+              "the object defines " + std::string(variant) + ", a reserved identifier (names starting with "
+              "__ or _ and a capital letter belong to the implementation)");
+  }
+  object = honest_object();  // a variant of an imported function is not the object's own
+  object.dynamic_symbols.push_back(imported("scaled"));
+  object.dynamic_symbols.push_back(exported("_ZGVbN2v_scaled"));
+  EXPECT_FALSE(check_exports(object, gcc_baseline(), libraries).ok());
+  object = honest_object();  // OpenBLAS's names are not the executor's: a helper may have one
+  object.dynamic_symbols.push_back(exported("dgemm_nn"));
+  EXPECT_TRUE(check_exports(object, gcc_baseline(), libraries).ok());
   ToolchainBaseline baseline = gcc_baseline();  // what the toolchain exports itself passes
   baseline.exports = {"__bss_start", "_edata", "_end"};
   object = honest_object();

@@ -64,5 +64,15 @@ TEST(CSymbolPolicy, ReservedAndHarnessNames) {
   EXPECT_FALSE(harness_name("matmul"));
 }
 
+TEST(CSymbolPolicy, VectorVariantBase) {
+  EXPECT_EQ(vector_variant_base("_ZGVbN2vv_scaled_add"), "scaled_add");
+  EXPECT_EQ(vector_variant_base("_ZGVeM16v_expf"), "expf");
+  EXPECT_EQ(vector_variant_base("_ZGVdN4ul2v_kernel"), "kernel");
+  EXPECT_EQ(vector_variant_base("_ZGVsMxv_sin"), "sin");
+  for (const char *name : {"_ZGV", "_ZGVbN2v_", "_ZGVbN2v", "_ZGVbX2v_f", "_ZGVBN2v_f", "_ZGVbNv_f",
+                           "_ZGVbN2v!_f", "_ZN3fooEv", "scaled_add"})
+    EXPECT_EQ(vector_variant_base(name), std::nullopt) << name;
+}
+
 }  // namespace
 }  // namespace hpcreward

@@ -173,6 +173,18 @@ const Case kHonest[] = {
      "  calls++; matmul_calls = calls;\n"
      "}\n",
      ""},
+    {"DeclareSimdHelper", {"-O3", "-fopenmp"},  // gcc exports _ZGVbN2vv_scaled ... _ZGVeN8vv_scaled
+     "#pragma omp declare simd notinbranch\n"
+     "double scaled(double a, double b) { return a * b; }\n" SIGNATURE "{\n"
+     "  #pragma omp simd\n"
+     "  for (int i = 0; i < m; i++) C[i] = scaled(A[i], B[i]) + k + n;\n"
+     "}\n",
+     ""},
+    {"BlasNamedHelpers", {"-O3"},  // OpenBLAS exports these names; the executor never loads it
+     "void dgemm_nn(int m, const double *A, double *C) { for (int i = 0; i < m; i++) C[i] = A[i]; }\n"
+     "void cblas_dgemm(int m, const double *B, double *C) { for (int i = 0; i < m; i++) C[i] += B[i]; }\n"
+     SIGNATURE "{ dgemm_nn(m, A, C); cblas_dgemm(m, B, C); C[0] += k + n; }\n",
+     ""},
 };
 
 class HonestCandidate : public ::testing::TestWithParam<Case> {};
@@ -261,9 +273,9 @@ const Case kForbidden[] = {
      "static char arena[1 << 16];\n"
      "void *malloc(size_t size) { (void)size; return arena; }\n" SIGNATURE TRIVIAL_BODY "}\n",
      "defines malloc, a library symbol"},
-    {"DefinesCblasDgemm", {"-O3"},
-     "void cblas_dgemm(void) {}\n" SIGNATURE TRIVIAL_BODY "}\n",
-     "defines cblas_dgemm, a library symbol (of libopenblas"},
+    {"VectorVariantOfALibcFunction", {"-O3"},  // named after malloc, which it does not define
+     "void fake(void) __asm__(\"_ZGVbN2v_malloc\");\nvoid fake(void) {}\n" SIGNATURE TRIVIAL_BODY "}\n",
+     "defines _ZGVbN2v_malloc, a reserved identifier"},
     {"DefinesOmpGetWtime", {"-O3"},
      "double omp_get_wtime(void) { return 0; }\n" SIGNATURE TRIVIAL_BODY "}\n",
      "defines omp_get_wtime, a library symbol (of libgomp"},

@@ -93,18 +93,27 @@ TEST(AstRules, HarmlessAttributesPass) {
       kSignature + " { (void)buffer; (void)aligned_buffer; C[0] = twice(A[0] * B[0]); }\n");
 }
 
-TEST(AstRules, HandWrittenPrototypesAreRefused) {
+TEST(AstRules, CallsThroughHandWrittenPrototypesAreRefused) {
   EXPECT_REFUSED("int fork(void);\n" + kSignature + " { fork(); }\n", forbidden,
-                 "fork is declared at line 1 but not defined in the file (process control)");
+                 "call to fork at line 2 (process control): not defined in the file nor declared "
+                 "by an allowed header");
   EXPECT_REFUSED(
       "void cblas_dgemm(int, int, int, int, int, int, double, const double *, int, const double *,"
       " int, double, double *, int);\n" +
           kSignature + " { cblas_dgemm(101, 111, 111, m, n, k, 1, A, k, B, n, 0, C, n); }\n",
-      forbidden, "cblas_dgemm is declared at line 1 but not defined in the file (a BLAS library)");
-  EXPECT_REFUSED("void *malloc(unsigned long);\n" + kMatmul, forbidden,
-                 "malloc is declared at line 1 but not defined");
+      forbidden, "call to cblas_dgemm at line 2 (a BLAS library): not defined in the file");
+  EXPECT_REFUSED("void dgemm_(void);\n" + kSignature + " { void (*f)(void) = dgemm_; f(); }\n",
+                 forbidden, "takes the address of dgemm_ at line 2");
+  EXPECT_REFUSED("void *malloc(unsigned long);\n" + kSignature + " { C[0] = malloc(8) != 0; }\n",
+                 forbidden, "call to malloc at line 2: not defined in the file nor declared by an allowed header");
   EXPECT_REFUSED(kSignature + " {\n  int fork(void);\n  fork();\n}\n", forbidden,
-                 "fork is declared at line 2");
+                 "call to fork at line 3");
+  // A prototype alone reaches nothing: one never called (left over, or of a library function).
+  EXPECT_PASSES("double dot(const double *x, const double *y, int n);\nint fork(void);\n" + kMatmul);
+  EXPECT_PASSES("void *malloc(unsigned long);\n" + kMatmul);
+  // A helper the file defines may have a BLAS name; an undefined one stays refused (above).
+  EXPECT_PASSES("void dgemm_nn(double *c) { c[0] += 0; }\nvoid dgemm(double *c) { dgemm_nn(c); }\n" +
+                kSignature + " { dgemm(C); }\n");
   // A prototype of a helper the file defines later is fine, and so are static helpers.
   EXPECT_PASSES(
       "static double dot(const double *a, const double *b, int n, int stride);\n"
@@ -115,6 +124,18 @@ TEST(AstRules, HandWrittenPrototypesAreRefused) {
       "static double dot(const double *a, const double *b, int n, int stride) {\n"
       "  double s = 0;\n  for (int p = 0; p < n; ++p) s += a[p] * b[p * stride];\n"
       "  return s;\n}\ndouble scale(double x) { return x; }\n");
+}
+
+TEST(AstRules, HelpersDefinedFurtherDownPass) {
+  // Called before any declaration: gcc declares them implicitly (a warning) and links the
+  // definition below; clang keeps that declaration apart when the types differ (void, double).
+  EXPECT_PASSES(kSignature + " { add_row(C, A, m); C[1] = dot(A, B, k); }\n"
+                "void add_row(double *c, const double *a, int n) { for (int j = 0; j < n; ++j) c[j] += a[j]; }\n"
+                "double dot(const double *a, const double *b, int n) { return a[0] * b[0] * n; }\n");
+  EXPECT_PASSES(kSignature + " { C[0] = twice(A[0]); }\nint twice(double x) { return 2 * x; }\n", kOpenMp);
+  // What is neither defined nor declared stays refused, with the same words.
+  EXPECT_REFUSED(kSignature + " { add_row(C, A, m); }\nvoid add_rows(double *c) { c[0] = 0; }\n", forbidden,
+                 "call to add_row at line 1: not defined in the file nor declared by an allowed header");
 }
 
 TEST(AstRules, ExternVariablesAreRefused) {
@@ -169,6 +190,19 @@ TEST(AstRules, AllowedLibraryCallsAndIntrinsicsPass) {
                  "call to omp_get_wtime at line 2 (clocks and time)", kOpenMp);
   EXPECT_REFUSED("#include <immintrin.h>\n" + kSignature + " { C[0] = __rdtsc(); }\n", forbidden,
                  "call to __rdtsc at line 2", kAvx512);
+  // x86intrin.h and mmintrin.h: their intrinsics are judged by name like immintrin.h's.
+  EXPECT_PASSES("#include <x86intrin.h>\n#include <mmintrin.h>\n" + kSignature +
+                " {\n  __m128d s = _mm_mul_pd(_mm_loadu_pd(A), _mm_loadu_pd(B));\n"
+                "  _mm_storeu_pd(C, _mm_add_pd(s, _mm_setzero_pd()));\n  _mm_empty();\n}\n");
+  for (const char *clock : {"__rdtsc()", "_rdtsc()", "__rdtscp(&aux)", "__rdpmc(0)"})
+    EXPECT_REFUSED("#include <x86intrin.h>\n" + kSignature + " { unsigned aux; C[0] = " + clock + "; }\n",
+                   forbidden, "(reads clocks or counters, or changes process state: rd");
+  // stdatomic.h expands to the atomic builtins, which pass; a process-wide clock does not.
+  EXPECT_PASSES("#include <stdatomic.h>\n" + kSignature +
+                " {\n  atomic_int rows = 0;\n  atomic_fetch_add(&rows, 1);\n"
+                "  atomic_thread_fence(memory_order_seq_cst);\n  atomic_signal_fence(memory_order_acquire);\n"
+                "  __atomic_thread_fence(__ATOMIC_SEQ_CST);\n  __sync_synchronize();\n"
+                "  C[0] = atomic_load(&rows) + A[0] * B[0] + m + n + k;\n}\n", kOpenMp);
   // Integer absolute values are arithmetic like fabs; only their calls, never their address.
   EXPECT_PASSES("#include <stdlib.h>\n" + kSignature +
                 " { C[0] = abs(m - n) + labs(k) + llabs(-1LL); }\n");

@@ -1,6 +1,7 @@
 // Loading the stage ladder: the default file, and each validation error with its message.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -24,7 +25,14 @@ TEST(LadderConfig, DefaultFileLoads) {
             (std::vector<std::string>{"-O3", "-march=native", "-fopenmp"}));
   EXPECT_EQ(config.find("avx512")->techniques_required, std::vector<std::string>{"avx512"});
   EXPECT_EQ(config.find("blocking")->techniques_allowed,
-            (std::vector<std::string>{"openmp", "avx512", "blocking"}));
+            (std::vector<std::string>{"openmp", "avx512", "blocking", "simd"}));
+  // SSE and AVX2 intrinsics are allowed in every C stage and required in none.
+  for (const char *stage : {"o0", "o3", "openmp", "avx512", "blocking", "open"}) {
+    const auto &allowed = config.find(stage)->techniques_allowed;
+    EXPECT_NE(std::find(allowed.begin(), allowed.end(), "simd"), allowed.end()) << stage;
+    EXPECT_TRUE(config.find(stage)->techniques_required.empty() ||
+                config.find(stage)->techniques_required != std::vector<std::string>{"simd"}) << stage;
+  }
   EXPECT_TRUE(config.find("blocking")->advance.empty());
   EXPECT_FALSE(config.find("o0")->advance.empty());
   EXPECT_EQ(config.find("open")->language, Language::c);
@@ -125,9 +133,9 @@ TEST(LadderConfig, SmallValidConfigParses) {
 TEST(LadderConfig, RejectsBadJson) { expect_error("{", "not valid JSON"); }
 
 TEST(LadderConfig, RejectsUnknownTechnique) {
-  expect_error(config_with(R"({"name": "b", "flags": ["-O3"], "allows": ["simd"]})"),
-               "stage \"b\": unknown technique \"simd\" in \"allows\" (known: C stages: openmp, avx512, "
-               "blocking; CUDA stages: smem, tensor, async)");
+  expect_error(config_with(R"({"name": "b", "flags": ["-O3"], "allows": ["sse"]})"),
+               "stage \"b\": unknown technique \"sse\" in \"allows\" (known: C stages: openmp, avx512, "
+               "blocking, simd; CUDA stages: smem, tensor, async)");
 }
 
 TEST(LadderConfig, RejectsDuplicateStage) {
@@ -209,7 +217,7 @@ TEST(LadderConfig, CudaLadderParses) {
 TEST(LadderConfig, RejectsTechniquesOfTheOtherLanguage) {
   expect_error(config_with(R"({"name": "b", "flags": ["-O3"], "allows": ["smem"]})"),
                "stage \"b\": technique \"smem\" in \"allows\" is a CUDA technique, but this is a C stage "
-               "(its techniques: openmp, avx512, blocking): set \"language\": \"cuda\" on the stage, or drop it");
+               "(its techniques: openmp, avx512, blocking, simd): set \"language\": \"cuda\" on the stage, or drop it");
   expect_error(config_with(R"({"name": "b", "flags": ["-O3"], "allows": ["tensor"], "requires": ["tensor"]})"),
                "technique \"tensor\" in \"allows\" is a CUDA technique");
   expect_error(cuda_config_with(R"({"name": "y", "language": "cuda", "flags": ["-O3"], "allows": ["openmp"]})"),

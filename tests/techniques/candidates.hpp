@@ -135,6 +135,84 @@ void gemm(int m, int n, int k, const double *A, const double *B, double *C) {
 }
 )";
 
+// The loop body spelled with index macros.
+inline constexpr const char *kMacroIndexed = R"(
+#define A(i, p) A[(i) * k + (p)]
+#define B(p, j) B[(p) * n + (j)]
+#define C(i, j) C[(i) * n + (j)]
+void gemm(int m, int n, int k, const double *A, const double *B, double *C) {
+  for (int i = 0; i < m; ++i)
+    for (int p = 0; p < k; ++p)
+      for (int j = 0; j < n; ++j)
+        C(i, j) += A(i, p) * B(p, j);
+}
+)";
+
+// SSE2/SSE3 intrinsics (128-bit), no AVX-512.
+inline constexpr const char *kSse3 = R"(
+#include <pmmintrin.h>
+void gemm(int m, int n, int k, const double *A, const double *B, double *C) {
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j + 2 <= n; j += 2) {
+      __m128d sum = _mm_setzero_pd();
+      for (int p = 0; p < k; ++p)
+        sum = _mm_add_pd(sum, _mm_mul_pd(_mm_loaddup_pd(&A[i * k + p]), _mm_loadu_pd(&B[p * n + j])));
+      _mm_storeu_pd(&C[i * n + j], sum);
+    }
+}
+)";
+
+// GotoBLAS: KC x MC block loops that pack, in one function; the micro-kernel in another.
+inline constexpr const char *kGotoBlas = R"(
+#define KC 256
+#define MC 128
+#define MR 4
+#define NR 4
+static int imin(int a, int b) { return a < b ? a : b; }
+static void pack_A(int mb, int kb, const double *A, int lda, double *Apack) {
+  for (int ir = 0; ir < mb; ir += MR)
+    for (int p = 0; p < kb; ++p)
+      for (int r = 0; r < MR; ++r) *Apack++ = A[(ir + r) * lda + p];
+}
+static void pack_B(int kb, int n, const double *B, int ldb, double *Bpack) {
+  for (int jr = 0; jr < n; jr += NR)
+    for (int p = 0; p < kb; ++p)
+      for (int c = 0; c < NR; ++c) *Bpack++ = B[p * ldb + jr + c];
+}
+static void micro_kernel_4x4(int kb, const double *a, const double *b, double *C, int ldc) {
+  for (int p = 0; p < kb; ++p)
+    for (int r = 0; r < MR; ++r)
+      for (int c = 0; c < NR; ++c) C[r * ldc + c] += a[p * MR + r] * b[p * NR + c];
+}
+void gemm(int m, int n, int k, const double *A, const double *B, double *C) {
+  static double Apack[MC * KC], Bpack[KC * 1024];
+  for (int pc = 0; pc < k; pc += KC) {
+    const int kb = imin(KC, k - pc);
+    for (int ic = 0; ic < m; ic += MC) {
+      int mb = imin(MC, m - ic);
+      pack_A(mb, kb, &A[ic * k + pc], k, Apack);
+      pack_B(kb, n, &B[pc * n], n, Bpack);
+      for (int jr = 0; jr < n; jr += NR)
+        for (int ir = 0; ir < mb; ir += MR)
+          micro_kernel_4x4(kb, &Apack[ir * kb], &Bpack[jr * kb], &C[(ic + ir) * n + jr], n);
+    }
+  }
+}
+)";
+
+// Register blocking through a helper: each 8-wide strip calls a kernel that runs over all of
+// k. Nothing is split into cache blocks: not blocking.
+inline constexpr const char *kStripCallsHelper = R"(
+static void dot8(const double *a, const double *b, double *c, int k, int n) {
+  for (int p = 0; p < k; ++p)
+    for (int j = 0; j < 8; ++j) c[j] += a[p] * b[p * n + j];
+}
+void gemm(int m, int n, int k, const double *A, const double *B, double *C) {
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j + 8 <= n; j += 8) dot8(&A[i * k], &B[j], &C[i * n + j], k, n);
+}
+)";
+
 inline constexpr const char *kBroken = "void gemm(int m { for (;; ) }} #pragma omp parallel";
 
 }  // namespace hpcreward::techniques::testing

@@ -24,14 +24,15 @@ TEST(KnownTechniques, EachBelongsToOneLanguage) {
   EXPECT_EQ(technique_language("smem"), Language::cuda);
   EXPECT_EQ(technique_language("tensor"), Language::cuda);
   EXPECT_EQ(technique_language("async"), Language::cuda);
-  EXPECT_FALSE(technique_language("simd"));
+  EXPECT_EQ(technique_language("simd"), Language::c);
+  EXPECT_FALSE(technique_language("sse"));
   EXPECT_TRUE(is_known_technique("async"));
-  EXPECT_FALSE(is_known_technique("simd"));
+  EXPECT_FALSE(is_known_technique("vector"));
 }
 
 TEST(KnownTechniques, CDetectionReportsTheCNamesInOrder) {
   TechniqueDescriptor all;
-  all.openmp = all.avx512 = all.blocking = true;
+  all.openmp = all.avx512 = all.blocking = all.simd = true;
   EXPECT_EQ(technique_names(all), listed(kCTechniques));
 }
 

@@ -46,6 +46,29 @@ TEST(SourceTechniques, LoopOrder) {
   EXPECT_EQ(detect_in_source(kOpenmp, kOmp).loop_order, "ikj");
 }
 
+TEST(SourceTechniques, LoopOrderThroughIndexMacros) {
+  const SourceTechniques found = detect_in_source(kMacroIndexed, kO3);
+  EXPECT_EQ(found.loop_order, "ikj") << found.evidence;
+}
+
+TEST(SourceTechniques, IntrinsicsBelowAvx512) {
+  const SourceTechniques found = detect_in_source(kSse3, kO3);
+  EXPECT_GT(found.simd_uses, 0) << found.evidence;
+  EXPECT_EQ(found.avx512_uses, 0);
+  EXPECT_NE(found.evidence.find("_mm_"), std::string::npos) << found.evidence;
+  EXPECT_EQ(detect_in_source(kPlainIkj, kO3).simd_uses, 0);
+  EXPECT_EQ(detect_in_source(kAvx512, kAvx).simd_uses, 0);
+}
+
+TEST(SourceTechniques, BlockingAcrossFunctions) {
+  const SourceTechniques found = detect_in_source(kGotoBlas, kO3);
+  EXPECT_TRUE(found.blocking) << found.evidence;
+  EXPECT_EQ(found.tile_sizes, (std::vector<int>{256, 128})) << found.evidence;
+  // A strip that hands a helper the whole of k blocks nothing.
+  const SourceTechniques strip = detect_in_source(kStripCallsHelper, kO3);
+  EXPECT_FALSE(strip.blocking) << strip.evidence;
+}
+
 TEST(SourceTechniques, TwoLevelBlocking) {
   const SourceTechniques found = detect_in_source(kBlocked2, kO3);
   EXPECT_TRUE(found.blocking) << found.evidence;
