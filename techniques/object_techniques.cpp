@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 #include <sstream>
+#include <vector>
 
 namespace hpcreward::techniques {
 
@@ -35,11 +36,40 @@ void read_symbols(Elf *elf, Elf_Scn *section, const GElf_Shdr &header, ObjectTec
   }
 }
 
+bool uses_zmm(const cs_insn *insn) { return std::strstr(insn->op_str, "zmm") != nullptr; }
+
+// What a hidden kernel would be made of: vector arithmetic, loads and stores on zmm (an fma,
+// add, mul, mov or broadcast), not any stray byte pattern that happens to name a zmm.
+bool zmm_arithmetic(const cs_insn *insn) {
+  if (!uses_zmm(insn)) return false;
+  for (const char *family : {"vfmadd", "vfmsub", "vfnmadd", "vfnmsub", "vmul", "vadd", "vsub", "vmov", "vbroadcast"})
+    if (starts(insn->mnemonic, family)) return true;
+  return false;
+}
+
+// Every AVX-512 instruction starts with the four-byte EVEX prefix: 0x62, then P0 with its two
+// reserved bits clear and a map of 1 to 3, then P1 with its fixed bit set. Bytes that break these
+// fault on the CPU (#UD), whatever a lenient disassembler makes of them.
+bool valid_evex_prefix(const std::uint8_t *bytes, std::size_t size) {
+  return size >= 6 && bytes[0] == 0x62 && (bytes[1] & 0x0c) == 0 && (bytes[1] & 0x03) != 0 && (bytes[2] & 0x04) != 0;
+}
+
+void note(int &count, std::uint64_t &first_address, std::string &first_text, const cs_insn *insn) {
+  if (count++ == 0) {
+    first_address = insn->address;
+    first_text = std::string(insn->mnemonic) + " " + insn->op_str;
+  }
+}
+
 // Linear sweep; capstone skips nothing on an undecodable byte, so we step over it by one
-// (padding or data in .text would otherwise end the sweep early).
+// (padding or data in .text would otherwise end the sweep early). Then every offset the sweep
+// did not start an instruction at, decoded on its own.
 void scan_code(csh handle, const GElf_Shdr &header, Elf_Data *data, ObjectTechniques &out) {
-  const auto *bytes = static_cast<const std::uint8_t *>(data->d_buf);
-  std::size_t size = data->d_size;
+  const auto *start = static_cast<const std::uint8_t *>(data->d_buf);
+  const std::size_t total = data->d_size;
+  std::vector<bool> instruction_start(total, false);
+  const std::uint8_t *bytes = start;
+  std::size_t size = total;
   std::uint64_t address = header.sh_addr;
   cs_insn *insn = cs_malloc(handle);
   while (size > 0) {
@@ -47,12 +77,16 @@ void scan_code(csh handle, const GElf_Shdr &header, Elf_Data *data, ObjectTechni
       ++bytes, --size, ++address;
       continue;
     }
-    if (std::strstr(insn->op_str, "zmm") != nullptr) {
-      if (out.zmm_instructions++ == 0) {
-        out.first_zmm_address = insn->address;
-        out.first_zmm_instruction = std::string(insn->mnemonic) + " " + insn->op_str;
-      }
-    }
+    instruction_start[insn->address - header.sh_addr] = true;
+    if (uses_zmm(insn)) note(out.zmm_instructions, out.first_zmm_address, out.first_zmm_instruction, insn);
+  }
+  for (std::size_t offset = 0; offset < total; ++offset) {
+    if (instruction_start[offset] || !valid_evex_prefix(start + offset, total - offset)) continue;
+    bytes = start + offset;
+    size = total - offset;
+    address = header.sh_addr + offset;
+    if (cs_disasm_iter(handle, &bytes, &size, &address, insn) && zmm_arithmetic(insn))
+      note(out.hidden_zmm_instructions, out.first_hidden_zmm_address, out.first_hidden_zmm_instruction, insn);
   }
   cs_free(insn, 1);
 }

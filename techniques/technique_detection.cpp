@@ -8,7 +8,11 @@ namespace hpcreward::techniques {
 TechniqueDescriptor combine(const SourceTechniques &source, const ObjectTechniques &object) {
   TechniqueDescriptor out;
   out.openmp = source.omp_directives > 0 && !object.omp_imports.empty();
-  out.avx512 = source.avx512_uses > 0 && object.zmm_instructions > 0;
+  // Hidden zmm code counts without the source: no source shows it, and it runs if jumped to.
+  // Only in an object with no zmm code in sight: inside real AVX-512 code, whose bytes are
+  // dense with EVEX prefixes, decodes at other offsets are common and hide nothing new.
+  const bool hides_zmm = object.zmm_instructions == 0 && object.hidden_zmm_instructions >= kHiddenZmmRefused;
+  out.avx512 = (source.avx512_uses > 0 && object.zmm_instructions > 0) || hides_zmm;
   out.blocking = source.blocking;
   out.simd = source.simd_uses > 0 && !out.avx512;
   out.loop_order = source.loop_order;
@@ -26,6 +30,11 @@ TechniqueDescriptor combine(const SourceTechniques &source, const ObjectTechniqu
     if (object.zmm_instructions > 0)
       evidence << " (first at 0x" << std::hex << object.first_zmm_address << std::dec << ": "
                << object.first_zmm_instruction << ")";
+    if (object.hidden_zmm_instructions > 0)
+      evidence << ", " << object.hidden_zmm_instructions
+               << " zmm instructions hidden inside other instructions' bytes (first at 0x" << std::hex
+               << object.first_hidden_zmm_address << std::dec << ": " << object.first_hidden_zmm_instruction
+               << (hides_zmm ? "; counted as avx512)" : ")");
   }
   out.evidence = evidence.str();
   return out;

@@ -10,7 +10,10 @@
 //            imported GOMP_* / omp_* symbol in the object.
 //   avx512   an _mm512_* call or macro use, or a __m512* type named (a declaration, a cast,
 //            sizeof), in the candidate's file AND at least one instruction with a zmm operand
-//            in the object's executable sections (from anywhere: the auto-vectorizer's count).
+//            in the object's executable sections (from anywhere: the auto-vectorizer's count);
+//            or, with no source evidence needed, an object with no zmm instruction in sight
+//            but kHiddenZmmRefused or more zmm arithmetic instructions hidden inside other
+//            instructions' bytes (object_techniques.hpp).
 //   blocking a tiled loop nest in the syntax tree: a for loop stepping by more than 1 with a
 //            for loop nested in it whose start is the outer loop's variable (i = ii), and at
 //            least one constant tile smaller than the timed shape (runtime-sized tiles count);

@@ -24,7 +24,10 @@ json to_json(const ObjectTechniques &object) {
           {"omp_imports", object.omp_imports},
           {"zmm_instructions", object.zmm_instructions},
           {"first_zmm_address", object.first_zmm_address},
-          {"first_zmm_instruction", object.first_zmm_instruction}};
+          {"first_zmm_instruction", object.first_zmm_instruction},
+          {"hidden_zmm_instructions", object.hidden_zmm_instructions},
+          {"first_hidden_zmm_address", object.first_hidden_zmm_address},
+          {"first_hidden_zmm_instruction", object.first_hidden_zmm_instruction}};
 }
 
 SourceTechniques source_techniques_from_json(const json &s) {
@@ -48,6 +51,9 @@ ObjectTechniques object_techniques_from_json(const json &o) {
   object.zmm_instructions = o.at("zmm_instructions").get<int>();
   object.first_zmm_address = o.at("first_zmm_address").get<std::uint64_t>();
   object.first_zmm_instruction = o.at("first_zmm_instruction").get<std::string>();
+  object.hidden_zmm_instructions = o.at("hidden_zmm_instructions").get<int>();
+  object.first_hidden_zmm_address = o.at("first_hidden_zmm_address").get<std::uint64_t>();
+  object.first_hidden_zmm_instruction = o.at("first_hidden_zmm_instruction").get<std::string>();
   return object;
 }
 

@@ -74,6 +74,48 @@ TEST_F(Detection, Avx512WithoutTargetFlagsIsSkippedNotCrashed) {
   EXPECT_GT(detect_in_source(kAvx512, {"-O3"}).avx512_uses, 0);
 }
 
+// AVX-512 FMAs hidden in 64-bit constants (62 f2 f5 48 b8 c2: vfmadd231pd zmm0, zmm1, zmm2, and
+// ... da: the same into zmm3; then eb 02: a jump over the next movabs's opcode bytes), for a
+// candidate that jumps into them after taking over its own return address. The sweep sees only
+// movabs; no source names AVX-512.
+constexpr const char *kHiddenFmas = R"(
+unsigned long long hidden_a(void) { return 0x02EBC2B848F5F262ULL; }
+unsigned long long hidden_b(void) { return 0x02EBDAB848F5F262ULL; }
+void matmul(int m, int n, int k, const double *A, const double *B, double *C) {
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double s = 0;
+      for (int p = 0; p < k; ++p) s += A[i * k + p] * B[p * n + j];
+      C[i * n + j] = s + (double)(hidden_a() == hidden_b());
+    }
+}
+)";
+
+TEST_F(Detection, ZmmInstructionsHiddenInConstantsCountAsAvx512) {
+  auto hidden = detect(dir, "hidden", kHiddenFmas, {"-O3", "-fno-inline"});
+  ASSERT_TRUE(hidden);
+  EXPECT_TRUE(hidden->avx512) << hidden->evidence;
+  EXPECT_NE(hidden->evidence.find("hidden inside other instructions' bytes"), std::string::npos) << hidden->evidence;
+  EXPECT_NE(hidden->evidence.find("2 zmm instructions hidden"), std::string::npos) << hidden->evidence;
+  EXPECT_NE(hidden->evidence.find("vfmadd231pd"), std::string::npos) << hidden->evidence;
+}
+
+TEST_F(Detection, PlainCodeHidesNoZmmInstructions) {
+  // Honest kernels at the flags of the stages without AVX-512: nothing decodes as hidden zmm
+  // arithmetic.
+  // (Objects with zmm code of their own are not asked: decodes inside it are common and ignored.)
+  for (const std::vector<std::string> &flags : {std::vector<std::string>{"-O0"}, {"-O3"}, {"-O3", "-fopenmp"}})
+    for (const char *source : {kPlainIkj, kOpenmp, kBlocked3, kGotoBlas, kMacroIndexed}) {
+      const auto object = compile(dir, "plain", source, flags);
+      ASSERT_TRUE(object);
+      const ObjectTechniques found = detect_in_object(*object);
+      EXPECT_EQ(found.hidden_zmm_instructions, 0)
+          << flags.back() << ": 0x" << std::hex << found.first_hidden_zmm_address << " "
+          << found.first_hidden_zmm_instruction << "\n" << source;
+    }
+
+}
+
 TEST_F(Detection, Blocking) {
   auto used = detect(dir, "blocked", kBlocked3, {"-O3"});
   ASSERT_TRUE(used);
