@@ -108,8 +108,8 @@ TEST_F(SandboxedScore, OpeningAFileForWritingIsForbiddenAndCreatesNothing) {
 }
 
 TEST_F(SandboxedScore, HonestOpenMPCandidateIsOk) {
-  // pin_threads is on by default: OMP_PROC_BIND=close, so libgomp pins each new thread by
-  // its tid (sched_setaffinity) under the filter.
+  // pin_threads is on by default: OMP_PROC_BIND=close, so libgomp pins each thread of the
+  // team the executor starts before its filter (after it, sched_setaffinity does nothing).
   const Measurement m = score("openmp_correct.c", {"-O3", "-fopenmp"});
   ASSERT_EQ(m.status, Status::ok) << m.reason;
   EXPECT_GT(m.gflops, 0);

@@ -139,7 +139,8 @@ TEST(SeccompFilter, OpenMPParallelRegionWithFourThreads) {
 
 TEST(SeccompFilter, PinnedThreadsStartAndExit) {
   // glibc pins a new thread from its parent with sched_setaffinity(tid), as libgomp asks
-  // for with OMP_PROC_BIND; the thread's exit frees its stack with madvise and calls exit.
+  // for with OMP_PROC_BIND: under the filter the call does nothing and succeeds, so the thread
+  // starts (on its creator's CPUs); its exit frees its stack with madvise and calls exit.
   expect_clean_exit(run_filtered([] {
     cpu_set_t cpus;
     CPU_ZERO(&cpus);
