@@ -17,11 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define HPCREWARD_HOST_DEVICE __host__ __device__
-#else
-#define HPCREWARD_HOST_DEVICE
-#endif
+#include "bench_node/measure/host_device.hpp"
 
 namespace hpcreward {
 
