@@ -289,7 +289,8 @@ TEST(SeccompFilter, ThreadsStartedBeforeTheFilterAreFilteredToo) {
           ::fork();
           ::_exit(3);
         }).detach();
-      }});
+      },
+       .install = {}});
   expect_sigsys(e);
 }
 
