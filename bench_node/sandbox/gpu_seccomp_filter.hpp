@@ -9,8 +9,9 @@
 //   after the load (mmap, mprotect, pkey_mprotect with PROT_EXEC), other processes' scheduling
 //   (setpriority, sched_setscheduler/param/attr, ioprio_set, migrate_pages, move_pages,
 //   process_madvise, process_mrelease, kcmp), objects that outlive the process (SysV shm,
-//   semaphores and message queues, POSIX message queues), the network (socket, socketpair, connect, bind, listen, accept),
-//   other processes (ptrace, process_vm_*, kill, tkill and tgkill of another process,
+//   semaphores and message queues, POSIX message queues), the network (socket, socketpair,
+//   connect, bind, listen, accept), other processes (ptrace, process_vm_*, kill, tkill and
+//   tgkill of another process,
 //   pidfd_*), leaving the process group (setsid, setpgid), changing limits (setrlimit,
 //   prlimit64 with a new limit), file system changes (unlink, rename, mkdir, rmdir, link,
 //   symlink, chmod, chown, truncate, mknod, creat, opens that create, truncate or append,
