@@ -11,8 +11,8 @@
 //   process_madvise, process_mrelease, kcmp), objects that outlive the process (SysV shm,
 //   semaphores and message queues, POSIX message queues), the network (socket, socketpair,
 //   connect, bind, listen, accept), other processes (ptrace, process_vm_*, kill, tkill and
-//   tgkill of another process,
-//   pidfd_*), leaving the process group (setsid, setpgid), changing limits (setrlimit,
+//   tgkill of another process, pidfd_*), leaving the process group (setsid, setpgid),
+//   changing limits (setrlimit,
 //   prlimit64 with a new limit), file system changes (unlink, rename, mkdir, rmdir, link,
 //   symlink, chmod, chown, truncate, mknod, creat, opens that create, truncate or append,
 //   name_to_handle_at), and the system (mount, unshare, setns, chroot, pivot_root, reboot,
