@@ -150,7 +150,10 @@ std::vector<Hostile> hostile_calls() {
       // Another process's priority and scheduling.
       {"setpriority_victim", [] { return ::setpriority(PRIO_PROCESS, static_cast<id_t>(g_victim), 19) == 0 ? 1 : 0; },
        killed, killed},
-      {"setpriority_own_user", [] { return ::setpriority(PRIO_USER, ::getuid(), 19) == 0 ? 1 : 0; }, killed, killed},
+      // The victim's own process group (it is alone in it): the form that would reach a rank's
+      // whole group, without risking anything but the victim should the filter let it through.
+      {"setpriority_victim_group", [] { return ::setpriority(PRIO_PGRP, static_cast<id_t>(g_victim), 19) == 0 ? 1 : 0; },
+       killed, killed},
       {"sched_setscheduler_victim_idle",
        [] {
          sched_param p{};
@@ -262,6 +265,7 @@ class HostileCall : public ::testing::TestWithParam<std::tuple<Filter, Hostile>>
     victim_ = ::fork();
     ASSERT_GE(victim_, 0);
     if (victim_ == 0) {
+      ::setpgid(0, 0);
       ::alarm(120);
       for (;;) ::pause();
     }
