@@ -48,9 +48,6 @@ __device__ V block_reduce(V value, Op op) {
   return result;
 }
 
-__device__ inline std::uint64_t mix(std::uint64_t x) { return input_mix(x); }
-__device__ inline double unit(std::uint64_t bits) { return input_unit(bits); }  // [-1, 1)
-
 template <typename T> __device__ inline T from_double(double v);
 template <> __device__ inline double from_double<double>(double v) { return v; }
 template <> __device__ inline float from_double<float>(double v) { return static_cast<float>(v); }
@@ -83,7 +80,7 @@ __global__ void fill_nan_kernel(T *data, std::size_t count) {
 __global__ void fill_guard_kernel(unsigned char *data, std::size_t bytes, std::uint64_t seed) {
   for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < bytes;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
-    data[i] = static_cast<unsigned char>(mix(seed + i));
+    data[i] = static_cast<unsigned char>(input_mix(seed + i));
 }
 
 __global__ void count_guard_kernel(const unsigned char *data, std::size_t bytes, std::uint64_t seed,
@@ -91,7 +88,7 @@ __global__ void count_guard_kernel(const unsigned char *data, std::size_t bytes,
   unsigned long long local = 0;
   for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < bytes;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
-    local += data[i] != static_cast<unsigned char>(mix(seed + i));
+    local += data[i] != static_cast<unsigned char>(input_mix(seed + i));
   if (local) atomicAdd(mismatches, local);
 }
 
@@ -101,9 +98,9 @@ __global__ void checksum_kernel(const unsigned char *data, std::size_t bytes, un
   const auto *word = reinterpret_cast<const unsigned long long *>(data);
   for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < words;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
-    local += mix(word[i] ^ mix(i + 1));
+    local += input_mix(word[i] ^ input_mix(i + 1));
   if (blockIdx.x == 0 && threadIdx.x == 0)
-    for (std::size_t i = words * 8; i < bytes; ++i) local += mix(data[i] ^ mix(i + 77));
+    for (std::size_t i = words * 8; i < bytes; ++i) local += input_mix(data[i] ^ input_mix(i + 77));
   local = block_reduce(local, Sum{});
   if (threadIdx.x == 0) atomicAdd(sum, local);
 }
@@ -209,7 +206,7 @@ __global__ void column_norms_kernel(const T *matrix, int rows, int cols, double 
 
 __global__ void fill_vector_kernel(double *x, double *x_sq, const double *norm, int count, std::uint64_t seed) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
-    double v = unit(mix(seed + static_cast<std::uint64_t>(i)));
+    double v = input_unit(input_mix(seed + static_cast<std::uint64_t>(i)));
     v = v < 0 ? v * 0.75 - 0.25 : v * 0.75 + 0.25;  // every column counts in C x
     if (norm[i] > 0) v /= norm[i];                  // and every column alike, whatever its scale
     x[i] = v;
