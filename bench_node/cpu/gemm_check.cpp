@@ -86,7 +86,8 @@ RowResidual row_residual(const Shape &shape, const T *a, const T *b, const T *c,
       bx[p * g + column_class[j]] += value * x[j];
       bx_sq[p * g + column_class[j]] += value * value * x_sq[j];
     }
-  Acc residual_sq = 0, scale_sq = 0;
+  Acc ratio_sq = 0;
+  std::size_t scaled_pairs = 0;
   std::vector<Acc> abx(g), s_sq(g), cx(g);
   for (std::size_t i = 0; i < m; ++i) {
     std::fill(abx.begin(), abx.end(), 0);
@@ -107,16 +108,17 @@ RowResidual row_residual(const Shape &shape, const T *a, const T *b, const T *c,
         return result;
       }
       const Acc r = std::fabs(cx[cls] - abx[cls]), s = std::sqrt(s_sq[cls]);
-      residual_sq += r * r;
-      scale_sq += s_sq[cls];
       // A zero row of A makes s zero: then only an exact zero passes.
       row_fails = row_fails || r > static_cast<Acc>(bound.row) * s;
-      if (s > 0) result.worst_ratio = std::max(result.worst_ratio, static_cast<double>(r / s));
+      if (s > 0) {
+        result.worst_ratio = std::max(result.worst_ratio, static_cast<double>(r / s));
+        ratio_sq += (r / s) * (r / s);
+        ++scaled_pairs;
+      }
     }
     if (row_fails && result.failing_rows++ == 0) result.first_failing_row = i;
   }
-  result.normwise = static_cast<double>(safe_ratio(static_cast<double>(std::sqrt(residual_sq)),
-                                                   static_cast<double>(std::sqrt(scale_sq))));
+  result.normwise = scaled_pairs > 0 ? static_cast<double>(std::sqrt(ratio_sq / static_cast<Acc>(scaled_pairs))) : 0;
   return result;
 }
 

@@ -31,7 +31,7 @@ struct RowResidual {
   std::size_t failing_rows = 0;   // rows with |r_ic| > bound.row * s_ic in some class c
   std::size_t first_failing_row = 0;
   double worst_ratio = 0;         // max |r_ic| / s_ic
-  double normwise = 0;            // ||r|| / ||s|| over every (row, class)
+  double normwise = 0;            // root mean square of r_ic / s_ic over every (row, class)
   bool ok(const ResidualBound &bound) const {
     return finite && failing_rows == 0 && normwise <= bound.normwise;
   }

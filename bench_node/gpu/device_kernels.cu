@@ -234,14 +234,16 @@ __global__ void compare_residual_kernel(const double *z, const double *z_sq, con
       continue;
     }
     const double error = fabs(z[i] - w[i]), scale = sqrt(z_sq[i]);
-    error_sq += error * error;
-    ref_sq += z_sq[i];
     // A zero row of A makes the scale zero: then only an exact zero passes.
     if (error > row_bound * scale) {
       ++violations;
       first = min(first, static_cast<unsigned long long>(i));
     }
-    if (scale > 0) worst = fmax(worst, error / scale);
+    if (scale > 0) {
+      worst = fmax(worst, error / scale);
+      error_sq += (error / scale) * (error / scale);
+      ref_sq += 1;
+    }
   }
   add_to_tally(tally, nonfinite, violations, first, error_sq, ref_sq, worst);
 }

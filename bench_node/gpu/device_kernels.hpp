@@ -55,7 +55,8 @@ void select_class(const double *x, const double *x_sq, const int *classes, int t
                   double *out_sq, int count);
 // z = A (B x), z_sq = A^2 (B^2 x^2), w = C x: counts rows with |z_i - w_i| > row_bound *
 // sqrt(z_sq_i) (plus the NaNs in w) into tally->violations / nonfinite; error_sq gets
-// sum (z - w)^2 and ref_sq sum z_sq, so sqrt(error_sq / ref_sq) is the normwise residual.
+// sum ((z - w) / sqrt(z_sq))^2 and ref_sq the count of rows with a scale, so
+// sqrt(error_sq / ref_sq) is the root mean square of the rows' ratios (residual_bound.hpp).
 void compare_residual(const double *z, const double *z_sq, const double *w, int count,
                       double row_bound, DeviceTally *tally);
 // out[i] = a[i] * b[i] + i for the canary.
