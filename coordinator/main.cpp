@@ -17,6 +17,7 @@
 #include "coordinator/options.hpp"
 #include "coordinator/run_outcome.hpp"
 #include "coordinator/stop_signals.hpp"
+#include "common/private_memory.hpp"
 
 int main(int argc, char **argv) {
   using namespace hpcreward;
@@ -27,6 +28,8 @@ int main(int argc, char **argv) {
   // First: SIGUSR1's default action would kill the coordinator and lose the stop for a requeue;
   // again after MPI_Init, in case an MPI library replaces a handler there.
   install_stop_signals();
+  // Before MPI_Init: it turns off a transport MPI_Init would choose.
+  if (!make_rank_memory_private()) std::perror("hpcreward-coordinator: cannot make its memory private");
   MPI_Init(&argc, &argv);
   install_stop_signals();
   int rank = 0, world_size = 1;

@@ -30,6 +30,7 @@
 #include "common/mpi_channel.hpp"
 #include "common/mpi_tags.hpp"
 #include "common/number_text.hpp"
+#include "common/private_memory.hpp"
 
 namespace hpcreward {
 namespace {
@@ -239,6 +240,8 @@ int main(int argc, char **argv) {
   // Before MPI_Init, so no window is left. Children keep them ignored (child_process.cpp).
   std::signal(SIGUSR1, SIG_IGN);
   std::signal(SIGUSR2, SIG_IGN);
+  // Before MPI_Init: it turns off a transport MPI_Init would choose.
+  if (!hpcreward::make_rank_memory_private()) std::perror("hpcreward-bench: cannot make its memory private");
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {  // without MPI, so it works outside mpirun

@@ -171,17 +171,18 @@ TEST(ChildProcess, ProgressKeepsTheWatchdogQuiet) {
 }
 
 TEST(ChildProcess, SilenceKillsTheWholeGroup) {
-  // Two marks, then a hang (a call that never returns): killed about 0.5 s after the last mark,
-  // long before the deadline.
+  // Two marks, then a hang (a call that never returns): killed the silence limit after the last
+  // mark, long before the deadline. The gap between the marks is a tenth of the limit, so a
+  // loaded machine that stretches it does not end the child early.
   ChildSpec spec = shell("printf x >&6; sleep 0.2; printf x >&6; sleep 100 & sleep 100; echo never");
   spec.progress_pipe = true;
-  spec.silence_limit_s = 0.5;
+  spec.silence_limit_s = 2;
   const ChildOutcome outcome = run_child(spec);
   EXPECT_TRUE(outcome.went_silent);
   EXPECT_FALSE(outcome.timed_out);
   EXPECT_EQ(outcome.progress_marks, 2u);
-  EXPECT_GE(outcome.wall_s, 0.6);
-  EXPECT_LT(outcome.wall_s, 5);
+  EXPECT_GE(outcome.wall_s, 2.2);
+  EXPECT_LT(outcome.wall_s, 30);
   EXPECT_EQ(outcome.output, "");
 
   // Never a mark: the limit counts from the start. A closed pipe is silence too.
@@ -191,7 +192,7 @@ TEST(ChildProcess, SilenceKillsTheWholeGroup) {
     quiet.silence_limit_s = 0.3;
     const ChildOutcome silent = run_child(quiet);
     EXPECT_TRUE(silent.went_silent) << script;
-    EXPECT_LT(silent.wall_s, 5) << script;
+    EXPECT_LT(silent.wall_s, 30) << script;
   }
 }
 

@@ -11,6 +11,7 @@
 #include "common/messages_json.hpp"
 #include "common/mpi_channel.hpp"
 #include "common/mpi_tags.hpp"
+#include "common/private_memory.hpp"
 #include "tests/common/message_samples.hpp"
 
 namespace hpcreward {
@@ -85,6 +86,8 @@ void coordinator_rank() {
 }  // namespace hpcreward
 
 int main(int argc, char **argv) {
+  // As the ranks do: the 4 MiB task then travels without the single-copy transport.
+  hpcreward::make_rank_memory_private();
   MPI_Init(&argc, &argv);
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -1,0 +1,83 @@
+// A rank made private (common/private_memory.hpp) keeps its memory from another process of the
+// job's user, as a GPU executor is: the control shows the same process opens a dumpable rank's
+// /proc/<pid>/mem. Run as root, the "rank" first becomes nobody (root's capabilities would let
+// the control through for the wrong reason). Each side runs in forked children; nothing is read.
+#include "common/private_memory.hpp"
+
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace hpcreward {
+namespace {
+
+enum Opened { kRefused = 0, kOpened = 1, kBroken = 2 };
+
+constexpr uid_t kNobody = 65534;
+
+// A "rank" child (private when asked, else explicitly dumpable: a change of user clears the
+// flag) whose own child, the "executor", tries to open the rank's memory.
+Opened executor_opens_rank_memory(bool rank_private) {
+  const pid_t rank = ::fork();
+  if (rank < 0) return kBroken;
+  if (rank == 0) {
+    ::alarm(20);
+    if (::geteuid() == 0 && (::setresgid(kNobody, kNobody, kNobody) != 0 || ::setresuid(kNobody, kNobody, kNobody) != 0))
+      ::_exit(kBroken);
+    if (rank_private ? !make_rank_memory_private() : ::prctl(PR_SET_DUMPABLE, 1) != 0) ::_exit(kBroken);
+    const pid_t executor = ::fork();
+    if (executor < 0) ::_exit(kBroken);
+    if (executor == 0) {
+      ::alarm(20);
+      const std::string path = "/proc/" + std::to_string(::getppid()) + "/mem";
+      const int fd = ::open(path.c_str(), O_RDONLY);
+      ::_exit(fd >= 0 ? kOpened : kRefused);
+    }
+    int status = 0;
+    while (::waitpid(executor, &status, 0) < 0) {}
+    ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : kBroken);
+  }
+  int status = 0;
+  while (::waitpid(rank, &status, 0) < 0) {}
+  return WIFEXITED(status) ? static_cast<Opened>(WEXITSTATUS(status)) : kBroken;
+}
+
+int yama_ptrace_scope() {
+  std::ifstream file("/proc/sys/kernel/yama/ptrace_scope");
+  int scope = 0;
+  return file >> scope ? scope : 0;
+}
+
+TEST(PrivateMemory, APrivateRanksMemoryIsOutOfReachOfTheUsersOtherProcesses) {
+  EXPECT_EQ(executor_opens_rank_memory(true), kRefused);
+}
+
+TEST(PrivateMemory, TheControlOpensADumpableRanksMemory) {
+  // Yama from scope 1 refuses a child's access to its parent whatever the flag.
+  if (yama_ptrace_scope() >= 1) GTEST_SKIP() << "Yama already keeps a child out of its parent";
+  EXPECT_EQ(executor_opens_rank_memory(false), kOpened);
+}
+
+TEST(PrivateMemory, TurnsOffOpenMpisSingleCopyTransport) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::unsetenv("OMPI_MCA_btl_vader_single_copy_mechanism");
+    const bool made = make_rank_memory_private();
+    const char *mechanism = std::getenv("OMPI_MCA_btl_vader_single_copy_mechanism");
+    ::_exit(made && mechanism && std::string(mechanism) == "none" && ::prctl(PR_GET_DUMPABLE) == 0 ? 0 : 1);
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0) {}
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+}  // namespace
+}  // namespace hpcreward
