@@ -22,6 +22,7 @@ void to_json(json &out, const Problem &problem) {
              {"check_shapes", problem.check_shapes},
              {"tolerance", problem.tolerance},
              {"element_tolerance", problem.element_tolerance}};
+  if (!problem.description.empty()) out["description"] = problem.description;
 }
 
 void from_json(const json &in, Problem &problem) {
@@ -36,6 +37,7 @@ void from_json(const json &in, Problem &problem) {
   problem.check_shapes = in.at("check_shapes").get<std::vector<Shape>>();
   problem.tolerance = in.at("tolerance").get<double>();
   problem.element_tolerance = in.value("element_tolerance", 0.0);
+  problem.description = in.value("description", std::string());
 }
 
 void to_json(json &out, const TechniqueSummary &summary) {

@@ -1,5 +1,6 @@
 #pragma once
-// A benchmark problem: precision, language, nominal shape, odd check shapes, tolerance.
+// A benchmark problem: precision, language, nominal shape, odd check shapes, tolerance. Which
+// problems a run knows is configuration: common/problem_catalog.hpp.
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -34,6 +35,7 @@ struct Problem {
   // |C - C_ref|_ij <= element_tolerance * (|A| |B|)_ij, which a normwise bound alone misses
   // for a few wrong elements of a large C.
   double element_tolerance = 0;
+  std::string description;  // free text from the catalog, for people and prompts
 };
 
 std::string_view to_string(Precision precision);
@@ -44,10 +46,5 @@ std::string_view to_string(Language language);  // "c" / "cuda"
 std::optional<Language> parse_language(std::string_view text);
 std::string to_string(const Shape &shape);        // "256x256x256" (m x n x k)
 std::optional<Shape> parse_shape(std::string_view text);
-
-// The problems every run knows (dgemm-256 is the method's headline problem).
-const std::vector<Problem> &builtin_problems();
-const Problem *find_problem(std::string_view id);
-std::string known_problem_ids();  // comma-separated, for error messages
 
 }  // namespace hpcreward

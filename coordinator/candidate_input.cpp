@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/problem.hpp"
+#include "common/problem_catalog.hpp"
 #include "coordinator/code_extraction.hpp"
 
 namespace hpcreward {

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "common/node_name.hpp"
+#include "common/problem_catalog.hpp"
 #include "coordinator/batch_registry.hpp"
 #include "coordinator/candidate_file.hpp"
 #include "coordinator/console_observer.hpp"
@@ -31,6 +32,7 @@ namespace {
 LoggedRun open_or_resume(CoordinatorOptions &options, const std::filesystem::path &log_path, RunOutcome &outcome) {
   if (!options.resume) return {};
   LoggedRun logged = read_logged_run(log_path);
+  check_resumed_problems(logged, options.problems);
   options.seed = logged_seed(logged);
   outcome.rows_in_log = logged.rows.size();
   return logged;
@@ -69,6 +71,8 @@ ScoringEnd score_file(ScoringRun &scoring, std::vector<PreparedCandidate> candid
 }  // namespace
 
 int run_coordinator(CoordinatorOptions options, BenchWorld &world, Console &console, RunOutcome &outcome) {
+  // Before any thread that looks a problem up (the HTTP endpoint, the scoring run).
+  install_problem_catalog(options.problems);
   if (world.bench_ranks() < 1)
     throw std::runtime_error("no benchmark ranks: start hpcreward-bench beside the coordinator "
                              "(jobs/local.sh does this)");

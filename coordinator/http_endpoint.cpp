@@ -12,7 +12,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "common/problem.hpp"
+#include "common/messages_json.hpp"
+#include "common/problem_catalog.hpp"
 #include "common/sha256.hpp"
 #include "coordinator/utf8_check.hpp"
 
@@ -327,7 +328,7 @@ void HttpEndpoint::install_routes() {
                 " bytes (--max-request-bytes): split the batch";
     else if (response.status == 404)
       message = "no route " + request.method + " " + request.path +
-                "; routes: POST /v1/batches, GET /v1/batches/{batch_id}, GET /v1/stages, POST /get_reward";
+                "; routes: POST /v1/batches, GET /v1/batches/{batch_id}, GET /v1/stages, GET /v1/problems, POST /get_reward";
     send_error(response, response.status, message);
     return httplib::Server::HandlerResponse::Handled;
   }));
@@ -371,6 +372,13 @@ void HttpEndpoint::install_routes() {
 
   server.Get("/v1/stages", [this](const httplib::Request &, httplib::Response &response) {
     send_json(response, 200, {{"stages", registry_.stages()}});
+  });
+
+  // The run's problem catalog, whole: what each problem id means (docs/problems.md).
+  server.Get("/v1/problems", [](const httplib::Request &, httplib::Response &response) {
+    const ProblemCatalog &catalog = installed_problem_catalog();
+    send_json(response, 200,
+              json{{"catalog", catalog.name}, {"source", catalog.source}, {"problems", json(catalog.problems)}});
   });
 
   server.Get(R"(/v1/batches/([^/]+))", [this](const httplib::Request &request, httplib::Response &response) {

@@ -7,7 +7,8 @@
 #include <random>
 #include <tuple>
 
-#include "common/problem.hpp"
+#include "common/builtin_catalogs.hpp"
+#include "common/problem_catalog.hpp"
 #include "coordinator/batch_registry.hpp"
 #include "coordinator/code_extraction.hpp"
 #include "coordinator/http_endpoint.hpp"
@@ -19,6 +20,12 @@ namespace hpcreward {
 namespace po = boost::program_options;
 
 namespace {
+
+std::string builtin_names() {
+  std::string names;
+  for (const std::string &name : builtin_catalog_names()) names += (names.empty() ? "" : ", ") + name;
+  return names;
+}
 
 po::options_description describe_options() {
   po::options_description general("Coordinator options (also accepted in a --config file, key = value)");
@@ -56,8 +63,11 @@ po::options_description describe_options() {
        "score lines that name no stage in this stage (default: their problem's current ladder stage; a line's own stage wins)")
       ("resume", po::bool_switch(),
        "go on with an existing OUT/rewards.h5: candidates it already holds are skipped, stages and archive are rebuilt from it")
-      ("problem", po::value<std::string>()->default_value("dgemm-256"),
-       ("problem of lines that name none; one of: " + known_problem_ids()).c_str())
+      ("problems", po::value<std::string>()->default_value("default"),
+       ("the run's problem catalog: a built-in one (" + builtin_names() +
+        ") or a JSON file (docs/problems.md)").c_str())
+      ("problem", po::value<std::string>(),
+       "problem of lines that name none (default: the catalog's first, dgemm-256 in \"default\")")
       ("batch-id", po::value<std::string>(), "batch id of lines that name none (default: the input file's name without extension)")
       ("seed", po::value<std::uint64_t>(), "run seed for the benchmark inputs (default: random, recorded in the log)")
       ("max-source-bytes", po::value<std::size_t>()->default_value(kDefaultMaxSourceBytes),
@@ -181,9 +191,11 @@ std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char
     throw std::invalid_argument("--stage " + options.stage + " is not a stage of " + options.ladder_source +
                                 "; known: " + stage_names(options.ladder));
   options.resume = values["resume"].as<bool>();
-  options.problem = values["problem"].as<std::string>();
-  if (!find_problem(options.problem))
-    throw std::invalid_argument("--problem " + options.problem + " is not a problem; known: " + known_problem_ids());
+  options.problems = load_problem_catalog(values["problems"].as<std::string>());
+  options.problem = values.count("problem") ? values["problem"].as<std::string>() : options.problems.problems.front().id;
+  if (!options.problems.find(options.problem))
+    throw std::invalid_argument("--problem " + options.problem + " is not a problem of " + options.problems.source +
+                                "; known: " + options.problems.ids());
   options.batch_id = values.count("batch-id") ? values["batch-id"].as<std::string>()
                                               : options.serve ? "" : options.candidates.stem().string();
   options.seed = values.count("seed") ? values["seed"].as<std::uint64_t>()
@@ -226,7 +238,9 @@ std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char
                      {"rank_deadline_margin_s", options.rank_deadline_margin_s},
                      {"stop_grace_s", options.stop_grace_s},
                      {"repeat_cache_entries", options.repeat_cache_entries},
-                     {"ladder_config", nlohmann::json::parse(options.ladder_json)}};
+                     {"ladder_config", nlohmann::json::parse(options.ladder_json)},
+                     {"problems", options.problems.source},
+                     {"problem_catalog", nlohmann::json::parse(options.problems.json)}};
   return options;
 }
 

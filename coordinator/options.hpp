@@ -10,6 +10,7 @@
 #include "coordinator/measurement_cache.hpp"
 #include "coordinator/reward_table.hpp"
 #include "coordinator/tls_files.hpp"
+#include "common/problem_catalog.hpp"
 #include "stages/ladder_config.hpp"
 
 namespace hpcreward {
@@ -29,6 +30,7 @@ struct CoordinatorOptions {
   LadderConfig ladder;               // --ladder FILE, or the built-in default ladder
   std::string ladder_source;         // the file it came from, for messages and provenance
   std::string ladder_json;           // its text, for the log's provenance
+  ProblemCatalog problems;           // --problems NAME or FILE (default: the built-in "default")
   bool resume = false;               // go on with OUT/rewards.h5 instead of creating it
   std::string problem;               // default problem of lines without one
   std::string batch_id;              // default batch id (the input file's stem; serve mode: unused)

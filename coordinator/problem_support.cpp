@@ -1,4 +1,5 @@
 #include "coordinator/problem_support.hpp"
+#include "common/problem_catalog.hpp"
 
 #include <cctype>
 

@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "common/problem.hpp"
+#include "common/problem_catalog.hpp"
 #include "common/sha256.hpp"
 #include "coordinator/problem_support.hpp"
 #include "techniques/summary_text.hpp"

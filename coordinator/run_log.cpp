@@ -1,6 +1,9 @@
 #include "coordinator/run_log.hpp"
 
+#include <set>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "coordinator/row_writer.hpp"
 
@@ -14,6 +17,42 @@ LoggedRun read_logged_run(const std::filesystem::path &log_path) {
   logged.events = read_stage_events(log_path);
   logged.archive = read_archive(log_path);
   return logged;
+}
+
+namespace {
+
+ProblemCatalog logged_catalog(const LoggedRun &logged) {
+  const nlohmann::json config = nlohmann::json::parse(logged.provenance.config_json, nullptr, false);
+  if (config.is_object() && config.contains("problem_catalog"))
+    return parse_problem_catalog(config["problem_catalog"].dump(), "the log's provenance");
+  return load_problem_catalog("default");
+}
+
+bool same_definition(const Problem &a, const Problem &b) {
+  return a.precision == b.precision && a.language == b.language && a.nominal == b.nominal &&
+         a.check_shapes == b.check_shapes && a.tolerance == b.tolerance && a.element_tolerance == b.element_tolerance;
+}
+
+}  // namespace
+
+void check_resumed_problems(const LoggedRun &logged, const ProblemCatalog &catalog) {
+  if (!logged.resumed) return;
+  const ProblemCatalog before = logged_catalog(logged);
+  std::set<std::string> checked;
+  for (const RewardRow &row : logged.rows) {
+    if (!checked.insert(row.problem).second) continue;
+    const Problem *now = catalog.find(row.problem);
+    const Problem *then = before.find(row.problem);
+    if (!now)
+      throw std::invalid_argument("--resume: the log holds rows of problem " + row.problem + ", which the problem catalog " +
+                                  catalog.source + " does not define; resume with the catalog the run began with (" +
+                                  before.name + ")");
+    if (then && !same_definition(*now, *then))
+      throw std::invalid_argument("--resume: problem " + row.problem + " of " + catalog.source +
+                                  " is not the one the log's rows were scored on (shape, precision, check shapes or "
+                                  "tolerances differ from the run's start); resume with the catalog it began with (" +
+                                  before.name + ")");
+  }
 }
 
 std::uint64_t logged_seed(const LoggedRun &logged) { return std::stoull(logged.provenance.seed); }

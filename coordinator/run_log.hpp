@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/messages.hpp"
+#include "common/problem_catalog.hpp"
 #include "coordinator/sqd_state.hpp"
 #include "results/log_records.hpp"
 #include "results/provenance.hpp"
@@ -28,6 +29,11 @@ struct LoggedRun {
   Provenance provenance;
 };
 LoggedRun read_logged_run(const std::filesystem::path &log_path);
+
+// With --resume: every problem the log's rows name must be in `catalog`, defined as in the
+// catalog the run began with (its provenance; "default" for logs from before catalogs), or the
+// resumed stages and rewards would mix problems. Throws std::invalid_argument saying which.
+void check_resumed_problems(const LoggedRun &logged, const ProblemCatalog &catalog);
 
 // The seed the logged run was started with: a resumed run goes on with it, so a candidate
 // scored now gets the inputs it would have got before.

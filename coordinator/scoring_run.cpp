@@ -4,7 +4,7 @@
 #include <chrono>
 #include <stdexcept>
 
-#include "common/problem.hpp"
+#include "common/problem_catalog.hpp"
 #include "common/sha256.hpp"
 #include "coordinator/measurement_key.hpp"
 #include "coordinator/problem_support.hpp"

@@ -4,6 +4,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "common/problem_catalog.hpp"
 #include "techniques/summary_text.hpp"  // the niche key, and the columns summary_from_row reads
 
 namespace hpcreward {

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "common/number_text.hpp"
+#include "common/problem_catalog.hpp"
 
 namespace hpcreward {
 

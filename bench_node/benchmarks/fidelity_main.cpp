@@ -30,7 +30,7 @@
 #include "bench_node/rank/scorer.hpp"
 #include "bench_node/measure/statistics.hpp"
 #include "bench_node/process/work_dir.hpp"
-#include "common/problem.hpp"
+#include "common/problem_catalog.hpp"
 
 namespace hpcreward {
 namespace {

@@ -34,7 +34,7 @@
 #include "bench_node/gpu/exported_device_memory.hpp"
 #include "bench_node/gpu/gpu_executor.hpp"
 #include "bench_node/gpu/gpu_harness.hpp"
-#include "common/problem.hpp"
+#include "common/problem_catalog.hpp"
 
 namespace hpcreward::gpu {
 namespace {

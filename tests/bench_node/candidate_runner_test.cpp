@@ -6,6 +6,7 @@
 
 #include "bench_node/process/cpu_affinity.hpp"
 #include "bench_node/cpu/runner_args.hpp"
+#include "common/problem_catalog.hpp"
 
 namespace hpcreward {
 namespace {

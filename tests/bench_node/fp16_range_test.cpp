@@ -19,7 +19,7 @@
 #include <gtest/gtest.h>
 
 #include "bench_node/measure/scaled_normwise.hpp"
-#include "common/problem.hpp"
+#include "common/problem_catalog.hpp"
 #include "tests/bench_node/simulated_products.hpp"
 
 namespace hpcreward {

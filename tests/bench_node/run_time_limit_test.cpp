@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "bench_node/cpu/harness.hpp"
+#include "common/problem_catalog.hpp"
 
 namespace hpcreward {
 namespace {

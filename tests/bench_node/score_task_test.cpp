@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/problem_catalog.hpp"
 #include "tests/bench_node/candidate_support.hpp"
 #include "tests/support/quick_bench_options.hpp"
 

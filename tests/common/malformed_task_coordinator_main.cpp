@@ -13,6 +13,7 @@
 #include "common/messages_json.hpp"
 #include "common/mpi_channel.hpp"
 #include "common/mpi_tags.hpp"
+#include "common/problem_catalog.hpp"
 #include "tests/common/message_samples.hpp"
 
 namespace hpcreward {

@@ -76,6 +76,24 @@ TEST(CoordinatorOptions, LadderFileReplacesTheBuiltInOne) {
   std::filesystem::remove(path);
 }
 
+TEST(CoordinatorOptions, ProblemsNameACatalogAndTheDefaultProblemIsItsFirst) {
+  auto options = parse({"--candidates", "c.jsonl", "--out", "o", "--problems", "kernelbench-level1"});
+  ASSERT_TRUE(options);
+  EXPECT_EQ(options->problems.name, "kernelbench-level1");
+  EXPECT_EQ(options->problem, "kb1-1-square");
+  EXPECT_EQ(options->as_json["problems"], "built-in kernelbench-level1");
+  EXPECT_EQ(options->as_json["problem_catalog"]["problems"][6]["id"], "kb1-9-tall-skinny");
+  try {
+    parse({"--candidates", "c.jsonl", "--out", "o", "--problems", "kernelbench-level1", "--problem", "dgemm-256"});
+    ADD_FAILURE() << "accepted a problem of another catalog";
+  } catch (const std::invalid_argument &error) {
+    EXPECT_NE(std::string(error.what()).find("not a problem of built-in kernelbench-level1; known: kb1-1-square"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_EQ(parse({"--candidates", "c.jsonl", "--out", "o"})->problems.name, "default");
+}
+
 TEST(CoordinatorOptions, ServeModeTakesNoCandidateFile) {
   auto options = parse({"--serve", "--out", "o"});
   ASSERT_TRUE(options);

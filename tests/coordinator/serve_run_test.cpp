@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/problem.hpp"
+#include "common/problem_catalog.hpp"
 
 namespace hpcreward {
 namespace {

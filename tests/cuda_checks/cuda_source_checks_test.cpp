@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "bench_node/cuda/cuda_include_policy.hpp"
-#include "common/problem.hpp"
+#include "common/problem_catalog.hpp"
 
 namespace hpcreward {
 namespace {

@@ -24,7 +24,7 @@
 #include "bench_node/process/environment.hpp"
 #include "bench_node/process/work_dir.hpp"
 #include "bench_node/rank/scorer.hpp"
-#include "common/problem.hpp"
+#include "common/problem_catalog.hpp"
 #include "stages/builtin_ladder.hpp"
 #include "stages/ladder_config.hpp"
 

@@ -7,7 +7,7 @@
 #include "bench_node/gpu/gpu_ceilings.hpp"
 #include "bench_node/gpu/gpu_child.hpp"
 #include "bench_node/cpu/runner_args.hpp"
-#include "common/problem.hpp"
+#include "common/problem_catalog.hpp"
 
 namespace hpcreward {
 namespace {

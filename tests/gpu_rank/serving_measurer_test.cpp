@@ -9,7 +9,7 @@
 #include <string>
 
 #include "bench_node/gpu/gpu_child.hpp"
-#include "common/problem.hpp"
+#include "common/problem_catalog.hpp"
 
 namespace hpcreward {
 namespace {

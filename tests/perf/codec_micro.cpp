@@ -11,6 +11,7 @@
 #include <string>
 
 #include "common/messages_binary.hpp"
+#include "common/problem_catalog.hpp"
 #include "common/sha256.hpp"
 
 namespace {

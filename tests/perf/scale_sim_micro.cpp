@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/messages_binary.hpp"
-#include "common/problem.hpp"
+#include "common/problem_catalog.hpp"
 #include "common/sha256.hpp"
 #include "coordinator/rank_watch.hpp"
 #include "coordinator/scheduler.hpp"

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "bench_node/source_checks/source_checks.hpp"
-#include "common/problem.hpp"
+#include "common/problem_catalog.hpp"
 
 namespace hpcreward::source_checks_test {
 

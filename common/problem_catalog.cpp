@@ -1,0 +1,244 @@
+#include "common/problem_catalog.hpp"
+
+#include <cctype>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <memory>
+#include <set>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "common/builtin_catalogs.hpp"
+
+namespace hpcreward {
+
+namespace {
+
+// Operands larger than this are refused at load: no rank could hold them with their copies.
+constexpr double kMaxOperandBytes = 32.0 * (1ull << 30);
+
+const std::set<std::string> kCatalogKeys = {"catalog", "description", "problems"};
+const std::set<std::string> kProblemKeys = {"id",          "language",  "precision",         "shape",
+                                            "check_shapes", "tolerance", "element_tolerance", "description"};
+
+class CatalogError {
+ public:
+  explicit CatalogError(std::string_view source) : source_(source) {}
+  [[noreturn]] void fail(const std::string &where, const std::string &what) const {
+    throw std::invalid_argument("problem catalog " + source_ + ": " + where + ": " + what);
+  }
+
+ private:
+  std::string source_;
+};
+
+bool valid_id(const std::string &id) {
+  if (id.empty() || id.size() > 64) return false;
+  for (char c : id)
+    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-' ||
+          c == '_' || c == '.'))
+      return false;
+  return true;
+}
+
+std::string text_of(const nlohmann::json &value) { return value.dump(); }
+
+Shape shape_from(const nlohmann::json &value, const CatalogError &error, const std::string &where) {
+  if (!value.is_string()) error.fail(where, "must be a string \"MxNxK\" (m rows of A and C, n columns of B and C, k inner), not " + text_of(value));
+  const std::optional<Shape> shape = parse_shape(value.get<std::string>());
+  if (!shape) error.fail(where, text_of(value) + " is not \"MxNxK\" with positive sizes");
+  return *shape;
+}
+
+double operand_bytes(const Shape &shape, Precision precision) {
+  const double m = shape.m, n = shape.n, k = shape.k;
+  return (m * k + k * n + m * n) * static_cast<double>(element_bytes(precision));
+}
+
+Problem problem_from(const nlohmann::json &entry, std::size_t index, const CatalogError &error) {
+  std::string where = "problems[" + std::to_string(index) + "]";
+  if (!entry.is_object()) error.fail(where, "must be an object with \"id\", \"language\", \"precision\", \"shape\"");
+  if (entry.contains("id") && entry["id"].is_string()) where += " (\"" + entry["id"].get<std::string>() + "\")";
+  for (const auto &[key, value] : entry.items())
+    if (!kProblemKeys.count(key))
+      error.fail(where, "unknown key \"" + key + "\"; a problem has id, language, precision, shape, and optionally "
+                        "check_shapes, tolerance, element_tolerance, description");
+  for (const char *key : {"id", "language", "precision", "shape"})
+    if (!entry.contains(key)) error.fail(where, std::string("missing \"") + key + "\"");
+
+  Problem problem;
+  const nlohmann::json &id = entry["id"];
+  if (!id.is_string() || !valid_id(id.get<std::string>()))
+    error.fail(where + ".id", text_of(id) + " is not an id: 1 to 64 of a-z, 0-9, '-', '_', '.'");
+  problem.id = id.get<std::string>();
+
+  const nlohmann::json &language = entry["language"];
+  const std::optional<Language> parsed_language =
+      language.is_string() ? parse_language(language.get<std::string>()) : std::nullopt;
+  if (!parsed_language) error.fail(where + ".language", text_of(language) + " is not \"c\" or \"cuda\"");
+  problem.language = *parsed_language;
+
+  const nlohmann::json &precision = entry["precision"];
+  const std::optional<Precision> parsed_precision =
+      precision.is_string() ? parse_precision(precision.get<std::string>()) : std::nullopt;
+  if (!parsed_precision) error.fail(where + ".precision", text_of(precision) + " is not \"f64\", \"f32\" or \"f16\"");
+  problem.precision = *parsed_precision;
+  if (problem.precision == Precision::f16 && problem.language != Language::cuda)
+    error.fail(where + ".precision", "\"f16\" (__half operands and output, fp32 accumulation) is CUDA only");
+
+  problem.nominal = shape_from(entry["shape"], error, where + ".shape");
+  if (operand_bytes(problem.nominal, problem.precision) > kMaxOperandBytes)
+    error.fail(where + ".shape", to_string(problem.nominal) + " needs more than 32 GiB for A, B and C");
+
+  if (entry.contains("check_shapes")) {
+    const nlohmann::json &shapes = entry["check_shapes"];
+    if (!shapes.is_array() || shapes.empty())
+      error.fail(where + ".check_shapes", "must be a non-empty list of \"MxNxK\" (or leave it out: derived)");
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      const std::string at = where + ".check_shapes[" + std::to_string(i) + "]";
+      const Shape shape = shape_from(shapes[i], error, at);
+      if (shape == problem.nominal)
+        error.fail(at, "is the nominal shape; check shapes are there to catch code hard-wired to it");
+      if (operand_bytes(shape, problem.precision) > kMaxOperandBytes)
+        error.fail(at, to_string(shape) + " needs more than 32 GiB for A, B and C");
+      problem.check_shapes.push_back(shape);
+    }
+  } else {
+    problem.check_shapes = derived_check_shapes(problem.nominal);
+  }
+
+  auto positive = [&](const char *key, double derived) {
+    if (!entry.contains(key)) return derived;
+    const nlohmann::json &value = entry[key];
+    if (!value.is_number() || !(value.get<double>() > 0) || !(value.get<double>() < 1))
+      error.fail(where + "." + key, text_of(value) + " is not a number in (0, 1)");
+    return value.get<double>();
+  };
+  problem.tolerance = positive("tolerance", derived_tolerance(problem.precision, problem.language));
+  problem.element_tolerance = derived_element_tolerance(problem.precision, problem.language);
+  if (entry.contains("element_tolerance")) {
+    if (problem.language != Language::cuda)
+      error.fail(where + ".element_tolerance", "is for CUDA problems only (C problems have a normwise tolerance)");
+    problem.element_tolerance = positive("element_tolerance", problem.element_tolerance);
+  }
+  if (entry.contains("description")) {
+    if (!entry["description"].is_string()) error.fail(where + ".description", "must be a string");
+    problem.description = entry["description"].get<std::string>();
+  }
+  return problem;
+}
+
+std::string read_file(const std::string &path) {
+  std::ifstream file(path);
+  if (!file) throw std::invalid_argument("cannot read the problem catalog " + path + " (a file, or one of the built-in names: " +
+                                         [] {
+                                           std::string names;
+                                           for (const std::string &name : builtin_catalog_names())
+                                             names += (names.empty() ? "" : ", ") + name;
+                                           return names;
+                                         }() + ")");
+  return std::string(std::istreambuf_iterator<char>(file), {});
+}
+
+std::unique_ptr<ProblemCatalog> &installed() {
+  static std::unique_ptr<ProblemCatalog> catalog;
+  return catalog;
+}
+
+const ProblemCatalog &default_catalog() {
+  static const ProblemCatalog catalog = load_problem_catalog("default");
+  return catalog;
+}
+
+}  // namespace
+
+const Problem *ProblemCatalog::find(std::string_view id) const {
+  for (const Problem &problem : problems)
+    if (problem.id == id) return &problem;
+  return nullptr;
+}
+
+std::string ProblemCatalog::ids() const {
+  std::string ids;
+  for (const Problem &problem : problems) ids += (ids.empty() ? "" : ", ") + problem.id;
+  return ids;
+}
+
+ProblemCatalog parse_problem_catalog(std::string_view json, std::string_view source) {
+  const CatalogError error(source);
+  nlohmann::json document;
+  try {
+    document = nlohmann::json::parse(json);
+  } catch (const nlohmann::json::parse_error &parse) {
+    error.fail("not JSON", parse.what());
+  }
+  if (!document.is_object()) error.fail("top level", "must be an object with \"catalog\" and \"problems\"");
+  for (const auto &[key, value] : document.items())
+    if (!kCatalogKeys.count(key))
+      error.fail("top level", "unknown key \"" + key + "\"; a catalog has catalog, description, problems");
+  if (!document.contains("catalog") || !document["catalog"].is_string() ||
+      !valid_id(document["catalog"].get<std::string>()))
+    error.fail("catalog", "the catalog's name is required: 1 to 64 of a-z, 0-9, '-', '_', '.'");
+  if (!document.contains("problems") || !document["problems"].is_array() || document["problems"].empty())
+    error.fail("problems", "must be a non-empty list of problems");
+
+  ProblemCatalog catalog;
+  catalog.name = document["catalog"].get<std::string>();
+  catalog.source = std::string(source);
+  catalog.json = std::string(json);
+  std::set<std::string> ids;
+  const nlohmann::json &problems = document["problems"];
+  for (std::size_t i = 0; i < problems.size(); ++i) {
+    Problem problem = problem_from(problems[i], i, error);
+    if (!ids.insert(problem.id).second)
+      error.fail("problems[" + std::to_string(i) + "]", "id \"" + problem.id + "\" is defined twice");
+    catalog.problems.push_back(std::move(problem));
+  }
+  return catalog;
+}
+
+ProblemCatalog load_problem_catalog(std::string_view name_or_path) {
+  if (const std::optional<std::string_view> json = builtin_catalog_json(name_or_path))
+    return parse_problem_catalog(*json, "built-in " + std::string(name_or_path));
+  const std::string path(name_or_path);
+  return parse_problem_catalog(read_file(path), path);
+}
+
+std::vector<Shape> derived_check_shapes(const Shape &nominal) {
+  return {Shape{nominal.m + 1, nominal.n > 1 ? nominal.n - 1 : nominal.n + 1, nominal.k + 7}, Shape{31, 17, 23}};
+}
+
+// C: relative to ||A||_F ||B||_F. CUDA, each element weighed by its scale
+// (bench_node/measure/scaled_normwise.hpp): f64 1e-12 (two fp64 summation orders differ near
+// 1e-15); f32 1.25e-3 admits TF32 operands, rounded (at most 3.4e-4) or truncated (at most
+// 8.8e-4), and refuses bf16 ones (never under 1.78e-3: 400 seeds at 31 x 17 x 23, where a few
+// products decide each element); f16 2e-3 against an fp32-accumulated reference admits fp32
+// accumulation with a rounded __half output (about 2e-4) and refuses fp16 accumulation at
+// k >= 1024. Shown at k up to 8192 (tests/bench_node); a catalog entry may set its own.
+double derived_tolerance(Precision precision, Language language) {
+  if (language == Language::c) return precision == Precision::f64 ? 1e-10 : 1e-4;
+  return precision == Precision::f64 ? 1e-12 : precision == Precision::f32 ? 1.25e-3 : 2e-3;
+}
+
+double derived_element_tolerance(Precision precision, Language language) {
+  if (language == Language::c) return 0;
+  return precision == Precision::f64 ? 1e-10 : 1e-2;
+}
+
+void install_problem_catalog(ProblemCatalog catalog) {
+  installed() = std::make_unique<ProblemCatalog>(std::move(catalog));
+}
+
+const ProblemCatalog &installed_problem_catalog() {
+  return installed() ? *installed() : default_catalog();
+}
+
+const Problem *find_problem(std::string_view id) { return installed_problem_catalog().find(id); }
+
+std::string known_problem_ids() { return installed_problem_catalog().ids(); }
+
+const std::vector<Problem> &builtin_problems() { return default_catalog().problems; }
+
+}  // namespace hpcreward

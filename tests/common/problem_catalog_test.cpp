@@ -1,0 +1,151 @@
+// The problem catalog: the built-in catalogs parse and the default one is the 15 problems of
+// before; every mistake in a catalog file is refused with the entry and key named; check shapes
+// and tolerances are derived; find_problem reads whichever catalog is installed.
+#include "common/problem_catalog.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "common/builtin_catalogs.hpp"
+
+namespace hpcreward {
+namespace {
+
+std::string refusal(const std::string &json) {
+  try {
+    parse_problem_catalog(json, "test.json");
+  } catch (const std::invalid_argument &error) {
+    return error.what();
+  }
+  return "accepted";
+}
+
+std::string catalog_with(const std::string &second_problem) {
+  return R"({"catalog": "t", "problems": [{"id": "a", "language": "c", "precision": "f64", "shape": "64x64x64"}, )" +
+         second_problem + "]}";
+}
+
+TEST(ProblemCatalog, TheDefaultCatalogIsTheFifteenProblemsOfBefore) {
+  const ProblemCatalog catalog = load_problem_catalog("default");
+  EXPECT_EQ(catalog.source, "built-in default");
+  ASSERT_EQ(catalog.problems.size(), 15u);
+  EXPECT_EQ(catalog.problems.front().id, "dgemm-256");
+  for (const Problem &problem : catalog.problems) {
+    const int size = problem.nominal.m;
+    EXPECT_EQ(problem.nominal, (Shape{size, size, size})) << problem.id;
+    EXPECT_EQ(problem.check_shapes, (std::vector<Shape>{{size + 1, size - 1, size + 7}, {31, 17, 23}})) << problem.id;
+    const bool cuda = problem.language == Language::cuda;
+    EXPECT_EQ(problem.id.rfind("cuda-", 0) == 0, cuda) << problem.id;
+    const double tolerance = !cuda ? (problem.precision == Precision::f64 ? 1e-10 : 1e-4)
+                             : problem.precision == Precision::f64 ? 1e-12
+                             : problem.precision == Precision::f32 ? 1.25e-3
+                                                                   : 2e-3;
+    EXPECT_EQ(problem.tolerance, tolerance) << problem.id;
+    EXPECT_EQ(problem.element_tolerance, !cuda ? 0 : problem.precision == Precision::f64 ? 1e-10 : 1e-2) << problem.id;
+  }
+  EXPECT_EQ(catalog.find("cuda-hgemm-8192")->precision, Precision::f16);
+  EXPECT_EQ(builtin_problems().size(), 15u);
+}
+
+TEST(ProblemCatalog, EveryBuiltInCatalogParses) {
+  const std::vector<std::string> names = builtin_catalog_names();
+  EXPECT_EQ(names, (std::vector<std::string>{"default", "kernelbench-level1", "llm-layers"}));
+  for (const std::string &name : names) {
+    const ProblemCatalog catalog = load_problem_catalog(name);
+    EXPECT_EQ(catalog.name, name);
+    EXPECT_FALSE(catalog.problems.empty()) << name;
+  }
+  const ProblemCatalog kernelbench = load_problem_catalog("kernelbench-level1");
+  EXPECT_EQ(kernelbench.problems.size(), 9u);
+  EXPECT_EQ(kernelbench.find("kb1-8-irregular")->nominal, (Shape{8205, 5921, 2949}));
+  EXPECT_EQ(kernelbench.find("kb1-4-matrix-vector")->check_shapes.front(), (Shape{2049, 2, 1048583}))
+      << "a one-column problem's near shape widens it";
+  const ProblemCatalog llm = load_problem_catalog("llm-layers");
+  EXPECT_EQ(llm.problems.size(), 16u);
+  EXPECT_EQ(llm.find("llm-down-t4096-f16")->nominal, (Shape{4096, 4096, 14336}));
+  EXPECT_EQ(llm.find("llm-qkv-t1-f16")->nominal, (Shape{1, 6144, 4096}));
+}
+
+TEST(ProblemCatalog, AnEntryMayGiveItsOwnCheckShapesAndTolerances) {
+  const ProblemCatalog catalog = parse_problem_catalog(
+      catalog_with(R"({"id": "b", "language": "cuda", "precision": "f32", "shape": "128x64x32",
+                       "check_shapes": ["3x5x7"], "tolerance": 1e-3, "element_tolerance": 5e-3,
+                       "description": "a small one"})"),
+      "test.json");
+  const Problem &b = *catalog.find("b");
+  EXPECT_EQ(b.check_shapes, (std::vector<Shape>{{3, 5, 7}}));
+  EXPECT_EQ(b.tolerance, 1e-3);
+  EXPECT_EQ(b.element_tolerance, 5e-3);
+  EXPECT_EQ(b.description, "a small one");
+  EXPECT_EQ(catalog.find("a")->check_shapes, derived_check_shapes({64, 64, 64}));
+}
+
+TEST(ProblemCatalog, MistakesAreRefusedWithTheEntryAndKeyNamed) {
+  struct Case {
+    std::string entry, expected;
+  };
+  const std::vector<Case> cases = {
+      {R"({"id": "b", "language": "c", "precision": "f64", "shape": "64x0x64"})", R"(problems[1] ("b").shape: "64x0x64")"},
+      {R"({"id": "b", "language": "c", "precision": "f64"})", R"(problems[1] ("b"): missing "shape")"},
+      {R"({"id": "b", "language": "c", "precision": "f128", "shape": "8x8x8"})", R"(problems[1] ("b").precision: "f128")"},
+      {R"({"id": "b", "language": "c", "precision": "f16", "shape": "8x8x8"})", "CUDA only"},
+      {R"({"id": "b", "language": "rust", "precision": "f64", "shape": "8x8x8"})", R"(.language: "rust")"},
+      {R"({"id": "B!", "language": "c", "precision": "f64", "shape": "8x8x8"})", R"(problems[1] ("B!").id)"},
+      {R"({"id": "a", "language": "c", "precision": "f64", "shape": "8x8x8"})", R"(id "a" is defined twice)"},
+      {R"({"id": "b", "language": "c", "precision": "f64", "shape": "8x8x8", "shape_": "1x1x1"})", R"(unknown key "shape_")"},
+      {R"({"id": "b", "language": "c", "precision": "f64", "shape": "8x8x8", "check_shapes": ["8x8x8"]})",
+       "check_shapes[0]: is the nominal shape"},
+      {R"({"id": "b", "language": "c", "precision": "f64", "shape": "8x8x8", "check_shapes": []})", ".check_shapes: must be"},
+      {R"({"id": "b", "language": "c", "precision": "f64", "shape": "8x8x8", "tolerance": 0})", ".tolerance: 0 is not"},
+      {R"({"id": "b", "language": "c", "precision": "f64", "shape": "8x8x8", "element_tolerance": 0.1})",
+       "element_tolerance: is for CUDA problems only"},
+      {R"({"id": "b", "language": "cuda", "precision": "f64", "shape": "65536x65536x65536"})", "more than 32 GiB"},
+  };
+  for (const Case &c : cases) {
+    const std::string message = refusal(catalog_with(c.entry));
+    EXPECT_NE(message.find("problem catalog test.json: "), std::string::npos) << message;
+    EXPECT_NE(message.find(c.expected), std::string::npos) << "expected \"" << c.expected << "\" in: " << message;
+  }
+  EXPECT_NE(refusal("{").find("not JSON"), std::string::npos);
+  EXPECT_NE(refusal(R"({"catalog": "t", "problems": [], "x": 1})").find(R"(unknown key "x")"), std::string::npos);
+  EXPECT_NE(refusal(R"({"catalog": "t", "problems": []})").find("problems: must be a non-empty list"), std::string::npos);
+  EXPECT_NE(refusal(R"({"problems": [{}]})").find("catalog: the catalog's name is required"), std::string::npos);
+}
+
+TEST(ProblemCatalog, DerivedCheckShapesStraddleTheNominalOne) {
+  EXPECT_EQ(derived_check_shapes({256, 256, 256}), (std::vector<Shape>{{257, 255, 263}, {31, 17, 23}}));
+  EXPECT_EQ(derived_check_shapes({1, 1, 4}), (std::vector<Shape>{{2, 2, 11}, {31, 17, 23}}));
+}
+
+TEST(ProblemCatalog, AFileOrABuiltInNameAndWhatIsInstalledIsWhatFindProblemReads) {
+  const auto path = std::filesystem::temp_directory_path() / "hpcreward_catalog_test.json";
+  std::ofstream(path) << catalog_with(R"({"id": "tall", "language": "c", "precision": "f32", "shape": "4096x8x64"})");
+  const ProblemCatalog catalog = load_problem_catalog(path.string());
+  std::filesystem::remove(path);
+  EXPECT_EQ(catalog.source, path.string());
+  EXPECT_EQ(catalog.ids(), "a, tall");
+
+  ASSERT_NE(find_problem("dgemm-256"), nullptr) << "the default until another is installed";
+  EXPECT_EQ(find_problem("tall"), nullptr);
+  install_problem_catalog(catalog);
+  EXPECT_EQ(find_problem("dgemm-256"), nullptr);
+  ASSERT_NE(find_problem("tall"), nullptr);
+  EXPECT_EQ(find_problem("tall")->nominal, (Shape{4096, 8, 64}));
+  EXPECT_EQ(known_problem_ids(), "a, tall");
+  EXPECT_EQ(builtin_problems().size(), 15u) << "the default catalog's, whatever is installed";
+  install_problem_catalog(load_problem_catalog("default"));
+  EXPECT_NE(find_problem("dgemm-256"), nullptr);
+
+  try {
+    load_problem_catalog("no-such-catalog");
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument &error) {
+    EXPECT_NE(std::string(error.what()).find("default, kernelbench-level1, llm-layers"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace hpcreward
