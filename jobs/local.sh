@@ -17,7 +17,8 @@ usage() {
 usage: jobs/local.sh [--evaluations N [--cuda-problem ID] [--cuda-evaluations N] [--cuda-stage NAME]
                      | --candidates FILE.jsonl | --serve [--listen HOST:PORT]
                      [--tls-cert FILE --tls-key FILE]]
-                     [--ladder FILE.json] [--stage NAME] [--problem ID] [--np N] [--gpus G]
+                     [--ladder FILE.json] [--stage NAME] [--problems NAME|FILE] [--problem ID]
+                     [--np N] [--gpus G]
                      [--gpu-arg ARG]... [--seed N] [--config FILE] [--resume] --out DIR
                      [-- BENCH_OPTIONS...]
 
@@ -51,6 +52,10 @@ usage: jobs/local.sh [--evaluations N [--cuda-problem ID] [--cuda-evaluations N]
                      the generator, each search goes on from its report (its archive, best and
                      counts) until it has --evaluations (--cuda-evaluations) in all, under a
                      new seed
+  --problems NAME|FILE
+                     the run's problem catalog: a built-in one (default, kernelbench-level1,
+                     llm-layers) or a JSON file (docs/problems.md); build/bin/hpcreward-problems
+                     lists one. The built-in generator searches the default catalog's problems
   --problem ID       problem of lines that name none (default dgemm-256; with the generator
                      and --np 0, the CUDA search's problem); with the generator, the problem of
                      its C search (a cuda-* one names the CUDA search's instead)
@@ -89,6 +94,7 @@ evaluations=160
 ladder=""
 candidates_given=0
 problem=""
+problems=""
 cuda_problem=""
 cuda_evaluations=160
 cuda_stage=""
@@ -110,6 +116,7 @@ while [ $# -gt 0 ]; do
     --serve) serve=1; coordinator_args+=("--serve"); shift ;;
     --listen|--max-request-bytes|--max-batch-candidates|--tls-cert|--tls-key) coordinator_args+=("$1" "$2"); shift 2 ;;
     --problem) problem=$2; coordinator_args+=("$1" "$2"); shift 2 ;;
+    --problems) problems=$2; coordinator_args+=("$1" "$2"); shift 2 ;;
     --cuda-problem) cuda_problem=$2; cuda_given=1; shift 2 ;;
     --cuda-evaluations) cuda_evaluations=$2; cuda_given=1; shift 2 ;;
     --cuda-stage) cuda_stage=$2; cuda_given=1; shift 2 ;;
@@ -150,6 +157,10 @@ esac
 generate=0
 generator_args=()
 if [ "$serve" -eq 0 ] && [ "$candidates_given" -eq 0 ]; then
+  if [ -n "$problems" ] && [ "$problems" != default ]; then
+    echo "local.sh: the built-in generator searches the default catalog's problems; with --problems $problems give --candidates FILE or --serve" >&2
+    exit 2
+  fi
   generate=1
   serve=1
   coordinator_args+=("--serve" "--listen" "127.0.0.1:0")

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""A built-in problem catalog through the whole pipeline, on a machine with a GPU.
+
+For every CUDA problem of the named catalogs it renders generator kernels of its precision
+(train_bridge/generator: a plain one for `cuda-naive`, a shared-memory one for `cuda-smem`, a
+tensor-core one for `cuda-tensor`, each correct for any m, n, k), scores them all in one run of
+`jobs/local.sh --problems CATALOG --np 0 --gpus 1`, and checks that every row is `ok`. Prints
+each problem's shape and the GFLOPS of each kernel; DIR/catalog-report.json keeps them.
+
+  python3 tests/gpu/catalog_corpus.py --out DIR kernelbench-level1 llm-layers
+
+Exit 0 when every row is `ok`.
+"""
+import argparse
+import json
+import pathlib
+import random
+import subprocess
+import sys
+import time
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "train_bridge" / "generator"))
+sys.path.insert(0, str(REPO / "tests" / "gpu"))
+from hpcreward_generator import cuda_kernels  # noqa: E402
+from gpu_corpus import read_rows  # noqa: E402
+
+STAGES = ("cuda-naive", "cuda-smem", "cuda-tensor")
+
+
+def catalog_problems(name, build):
+    listing = subprocess.run([str(build / "bin" / "hpcreward-problems"), "--problems", name, "--json"],
+                             check=True, capture_output=True, text=True).stdout
+    return [p for p in json.loads(listing)["problems"] if p["language"] == "cuda"]
+
+
+def candidate_lines(problems, seed):
+    rng = random.Random(seed)
+    lines = []
+    for problem in problems:
+        for stage in STAGES:
+            genome = cuda_kernels.random_genome(rng, problem["precision"], stage)
+            lines.append({"id": f"{problem['id']}@{stage}", "problem": problem["id"], "stage": stage,
+                          "batch_id": "catalog", "source": cuda_kernels.render_cuda(genome, problem["precision"])})
+    return lines
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True, type=pathlib.Path)
+    parser.add_argument("--build", type=pathlib.Path, default=REPO / "build-gpu")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("catalogs", nargs="+")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    report, failures = {}, 0
+    for catalog in args.catalogs:
+        problems = catalog_problems(catalog, args.build)
+        candidates = args.out / f"{catalog}.jsonl"
+        candidates.write_text("".join(json.dumps(line) + "\n" for line in candidate_lines(problems, args.seed)))
+        run = args.out / catalog
+        command = [str(REPO / "jobs" / "local.sh"), "--np", "0", "--gpus", "1", "--problems", catalog,
+                   "--candidates", str(candidates), "--out", str(run)]
+        start = time.monotonic()
+        with open(args.out / f"{catalog}.console.log", "w") as console:
+            rc = subprocess.run(command, stdout=console, stderr=subprocess.STDOUT, timeout=1500).returncode
+        wall = time.monotonic() - start
+        rows = read_rows(run / "rewards.h5") if (run / "rewards.h5").exists() else []
+        by_id = {row["candidate_id"]: row for row in rows}
+        print(f"{catalog}: local.sh exit {rc}, {len(rows)} rows, {wall:.0f} s")
+        report[catalog] = []
+        for problem in problems:
+            shape = problem["nominal"]
+            cells = []
+            for stage in STAGES:
+                row = by_id.get(f"{problem['id']}@{stage}")
+                status = row["status"] if row else "missing"
+                failures += status != "ok"
+                cells.append(f"{stage} {status} {row['gflops']:.0f}" if row and status == "ok"
+                             else f"{stage} {status}: {row['reason'][:160] if row else ''}")
+                report[catalog].append({"problem": problem["id"], "shape": shape, "stage": stage, "status": status,
+                                        "gflops": row["gflops"] if row else None})
+            print(f"  {problem['id']:24} {shape:>18}  " + " | ".join(cells))
+    (args.out / "catalog-report.json").write_text(json.dumps(report, indent=1))
+    print("all ok" if failures == 0 else f"{failures} rows not ok")
+    return 0 if failures == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
