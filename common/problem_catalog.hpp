@@ -38,12 +38,13 @@ ProblemCatalog load_problem_catalog(std::string_view name_or_path);
 // one (m + 1, n - 1, k + 7; n + 1 where n is 1), which no tile size divides when the nominal
 // one does, and the tiny 31 x 17 x 23.
 std::vector<Shape> derived_check_shapes(const Shape &nominal);
-// The untimed checks' tolerances (problem.hpp) for a precision and language: C normwise
-// relative to ||A|| ||B||, CUDA normwise with every element weighed by its scale, plus the
-// per-element bound (0 for C problems). The timed residual bound derives from k as well
-// (bench_node/measure/residual_bound.hpp).
-double derived_tolerance(Precision precision, Language language);
-double derived_element_tolerance(Precision precision, Language language);
+// The untimed checks' tolerances (problem.hpp) for a precision, language and inner dimension:
+// C normwise relative to ||A|| ||B||, CUDA normwise with every element weighed by its scale,
+// plus the per-element bound (0 for C problems); for CUDA f32 and f16 they grow with k where
+// fp32 accumulation's drift exceeds the operands' rounding (problem_catalog.cpp). The timed
+// residual bound derives from k as well (bench_node/measure/residual_bound.hpp).
+double derived_tolerance(Precision precision, Language language, int k);
+double derived_element_tolerance(Precision precision, Language language, int k);
 
 // The catalog find_problem reads: the built-in default until a program installs another.
 void install_problem_catalog(ProblemCatalog catalog);

@@ -118,6 +118,8 @@ RowResidual row_residual(const Shape &shape, const T *a, const T *b, const T *c,
     }
     if (row_fails && result.failing_rows++ == 0) result.first_failing_row = i;
   }
+  result.ratio_sq = static_cast<double>(ratio_sq);
+  result.pairs = static_cast<double>(scaled_pairs);
   result.normwise = scaled_pairs > 0 ? static_cast<double>(std::sqrt(ratio_sq / static_cast<Acc>(scaled_pairs))) : 0;
   return result;
 }

@@ -32,8 +32,11 @@ struct RowResidual {
   std::size_t first_failing_row = 0;
   double worst_ratio = 0;         // max |r_ic| / s_ic
   double normwise = 0;            // root mean square of r_ic / s_ic over every (row, class)
+  double ratio_sq = 0;            // its parts, for a ResidualPool: the sum of squares
+  double pairs = 0;               // and the number of (row, class) pairs with a scale
+  double normwise_bound(const ResidualBound &bound) const { return hpcreward::normwise_bound(bound, pairs); }
   bool ok(const ResidualBound &bound) const {
-    return finite && failing_rows == 0 && normwise <= bound.normwise;
+    return finite && failing_rows == 0 && normwise <= normwise_bound(bound);
   }
 };
 

@@ -39,6 +39,7 @@ class Harness {
   CandidateCalls &calls_;
   const HarnessConfig &config_;
   const ResidualBound bound_;
+  ResidualPool pool_;  // every residual-checked output of the run
 };
 
 template <typename T>
@@ -70,9 +71,11 @@ Verdict Harness<T>::check_residual(Operands<T> &operands, const std::string &wha
                                       std::to_string(residual.first_failing_row) + ", worst " +
                                       number_text(residual.worst_ratio, 3) + " > " + number_text(bound_.row, 3) +
                                       " of an honest error's scale)"};
-  if (residual.normwise > bound_.normwise)
+  if (residual.normwise > residual.normwise_bound(bound_))
     return {Status::wrong_answer, what + " gave a wrong result (normwise residual " +
-                                      number_text(residual.normwise, 3) + " > " + number_text(bound_.normwise, 3) + ")"};
+                                      number_text(residual.normwise, 3) + " > " +
+                                      number_text(residual.normwise_bound(bound_), 3) + ")"};
+  pool_.add(residual.ratio_sq, residual.pairs);
   return {};
 }
 
@@ -158,6 +161,11 @@ Measurement Harness<T>::run() {
     if (stopping.done(samples, monotonic_seconds() - loop_start)) break;
   }
   measurement.time_s = monotonic_seconds() - time_start;
+  if (!pool_.ok(bound_))
+    return fail({Status::wrong_answer, "the warm-up and timed calls together fail the residual check (normwise " +
+                                           number_text(pool_.normwise(), 3) + " > " +
+                                           number_text(normwise_bound(bound_, pool_.pairs), 3) + " over " +
+                                           number_text(pool_.pairs, 6) + " rows and classes)"});
 
   const SampleSummary summary = summarize(samples);
   measurement.status = Status::ok;

@@ -32,6 +32,14 @@ ResidualBound residual_bound(Precision precision, Language language, const Shape
   return bound;
 }
 
+double normwise_bound(const ResidualBound &bound, double pairs) {
+  if (!(pairs > 0)) return bound.normwise;
+  const double t = kResidualTailExponent;
+  return bound.normwise * std::sqrt(1 + 2 * std::sqrt(t / pairs) + 2 * t / pairs);
+}
+
+double ResidualPool::normwise() const { return pairs > 0 ? std::sqrt(ratio_sq / pairs) : 0; }
+
 std::vector<int> residual_column_classes(std::span<const double> column_norms, int &count) {
   std::vector<int> band(column_norms.size());
   for (std::size_t j = 0; j < band.size(); ++j)

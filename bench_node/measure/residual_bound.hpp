@@ -50,6 +50,29 @@ struct ResidualBound {
 ResidualBound residual_bound(Precision precision, Language language, const Shape &shape,
                              double check_unit_roundoff);
 
+// The bound on the root mean square of r_ic / s_ic over `pairs` (row, class) pairs. An honest
+// ratio has variance at most eps^2 (errors of random sign), so pairs RMS^2 / eps^2 is at most a
+// chi-square of `pairs` degrees of freedom; Laurent and Massart's tail, P(X - N >= 2 sqrt(N t)
+// + 2 t) <= e^-t, gives eps sqrt(1 + 2 sqrt(t / N) + 2 t / N): 1.07 eps at 4096 pairs, 1.7 at
+// 64, 7.2 at one (a single row, where the per-row test decides). Few rows (a decode GEMM of
+// one token) carry little evidence per call; the timed calls' ratios pooled (ResidualPool)
+// carry more.
+inline constexpr double kResidualTailExponent = 21;  // e^-21 < 1e-9 per test
+double normwise_bound(const ResidualBound &bound, double pairs);
+
+// The (row, class) ratios of several outputs together: every timed call of a run, whose
+// pooled root mean square must meet normwise_bound at their total count.
+struct ResidualPool {
+  double ratio_sq = 0;  // sum of (r_ic / s_ic)^2
+  double pairs = 0;
+  void add(double more_ratio_sq, double more_pairs) {
+    ratio_sq += more_ratio_sq;
+    pairs += more_pairs;
+  }
+  double normwise() const;
+  bool ok(const ResidualBound &bound) const { return normwise() <= normwise_bound(bound, pairs); }
+};
+
 // The class of each column from its norm, numbered 0, 1, ... in increasing scale, with no
 // empty class; `count` gets the number of classes. Zero norms form a class of their own.
 std::vector<int> residual_column_classes(std::span<const double> column_norms, int &count);

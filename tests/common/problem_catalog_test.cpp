@@ -115,6 +115,21 @@ TEST(ProblemCatalog, MistakesAreRefusedWithTheEntryAndKeyNamed) {
   EXPECT_NE(refusal(R"({"problems": [{}]})").find("catalog: the catalog's name is required"), std::string::npos);
 }
 
+TEST(ProblemCatalog, CudaToleranceGrowsWithKOnlyWhereAccumulationDecides) {
+  for (int k : {23, 1024, 8192, 65536}) {
+    EXPECT_EQ(derived_tolerance(Precision::f32, Language::cuda, k), 1.25e-3) << k;
+    EXPECT_EQ(derived_tolerance(Precision::f16, Language::cuda, k), 2e-3) << k;
+    EXPECT_EQ(derived_element_tolerance(Precision::f32, Language::cuda, k), 1e-2) << k;
+  }
+  // Above the 3.6e-3 an honest TF32 kernel read at k = 2^20 on an H200, with a margin.
+  EXPECT_GT(derived_tolerance(Precision::f32, Language::cuda, 1 << 20), 2 * 3.6e-3);
+  EXPECT_GT(derived_tolerance(Precision::f32, Language::cuda, 1 << 19), 2 * 1.6e-3);
+  EXPECT_EQ(derived_tolerance(Precision::f64, Language::cuda, 1 << 20), 1e-12);
+  EXPECT_EQ(derived_tolerance(Precision::f32, Language::c, 1 << 20), 1e-4);
+  EXPECT_EQ(load_problem_catalog("kernelbench-level1").find("kb1-6-large-k")->tolerance,
+            derived_tolerance(Precision::f32, Language::cuda, 524288));
+}
+
 TEST(ProblemCatalog, DerivedCheckShapesStraddleTheNominalOne) {
   EXPECT_EQ(derived_check_shapes({256, 256, 256}), (std::vector<Shape>{{257, 255, 263}, {31, 17, 23}}));
   EXPECT_EQ(derived_check_shapes({1, 1, 4}), (std::vector<Shape>{{2, 2, 11}, {31, 17, 23}}));
