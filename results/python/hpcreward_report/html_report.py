@@ -92,7 +92,7 @@ def best_candidates_section(log, summary):
         if source is None:
             parts.append("<p>Its source is not in the log.</p>")
         else:
-            lexer = CudaLexer() if row["problem"].startswith("cuda-") else CLexer()
+            lexer = CudaLexer() if log.problem_kind(row["problem"])[0] == "cuda" else CLexer()
             parts.append(highlight(source, lexer, formatter))
     return "".join(parts)
 

@@ -54,16 +54,29 @@ class RunLog:
             return []
         return hosts if isinstance(hosts, list) else []
 
+    def problem_kind(self, problem):
+        """(language, precision) of `problem`: from the run's problem catalog in the provenance
+        (docs/problems.md), else, for logs from before catalogs, from the default catalog's ids."""
+        try:
+            catalog = json.loads(self.provenance.get("config_json") or "{}").get("problem_catalog") or {}
+        except (ValueError, AttributeError):
+            catalog = {}
+        for entry in catalog.get("problems", []) if isinstance(catalog, dict) else []:
+            if isinstance(entry, dict) and entry.get("id") == problem:
+                return entry.get("language", "c"), entry.get("precision", "f64")
+        precision = "f16" if "hgemm" in problem else "f32" if "sgemm" in problem else "f64"
+        return ("cuda" if problem.startswith("cuda-") else "c"), precision
+
     def blas_reference(self, problem):
         """The BLAS GFLOPS (OpenBLAS on CPU ranks, cuBLAS on GPU ranks) each rank that can score
         `problem` measured at start, sorted; [] when the log does not say."""
-        precision = "f16" if "hgemm" in problem else "f32" if "sgemm" in problem else "f64"
-        return self._rank_figures("gpu" if problem.startswith("cuda-") else "cpu", f"peak_gflops_{precision}")
+        language, precision = self.problem_kind(problem)
+        return self._rank_figures("gpu" if language == "cuda" else "cpu", f"peak_gflops_{precision}")
 
     def plain_sgemm_reference(self, problem):
         """For a CUDA sgemm problem, cuBLAS SGEMM without tensor cores as each GPU rank measured it
         (the reference of kernels that use none), sorted; [] otherwise or when the log does not say."""
-        if not (problem.startswith("cuda-") and "sgemm" in problem):
+        if self.problem_kind(problem) != ("cuda", "f32"):
             return []
         return self._rank_figures("gpu", "sgemm_fp32_gflops")
 

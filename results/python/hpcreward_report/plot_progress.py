@@ -41,7 +41,7 @@ def plot_gflops_over_time(log, problem, path):
         ax.step(minutes, np.maximum.accumulate(gflops), where="post", color="black", linewidth=1.6,
                 label="best so far")
         peaks = log.blas_reference(problem)
-        library = "cuBLAS" if problem.startswith("cuda-") else "OpenBLAS"
+        library = "cuBLAS" if log.problem_kind(problem)[0] == "cuda" else "OpenBLAS"
         if peaks:
             # Ranks measure their own BLAS (and the stage rules compare with each rank's own):
             # a band when they disagree, the median as the line.

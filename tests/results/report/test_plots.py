@@ -63,6 +63,21 @@ def test_a_gpu_ranks_plain_sgemm_is_the_second_reference_of_cuda_sgemm(run_log):
     assert log.plain_sgemm_reference("sgemm-512") == []
 
 
+def test_a_problems_kind_comes_from_the_runs_catalog(run_log):
+    log = read_log(str(run_log))
+    log.provenance = dict(log.provenance, hosts_json=json.dumps([
+        {"kind": "cpu", "peak_gflops_f32": 80.0},
+        {"kind": "gpu", "peak_gflops_f32": 360000.0, "sgemm_fp32_gflops": 51000.0, "peak_gflops_f16": 700000.0}]),
+        config_json=json.dumps({"problem_catalog": {"catalog": "kb", "problems": [
+            {"id": "kb1-8-irregular", "language": "cuda", "precision": "f32", "shape": "8205x5921x2949"},
+            {"id": "decode", "language": "cuda", "precision": "f16", "shape": "1x4096x4096"}]}}))
+    assert log.problem_kind("kb1-8-irregular") == ("cuda", "f32")
+    assert log.blas_reference("kb1-8-irregular") == [360000.0]
+    assert log.plain_sgemm_reference("kb1-8-irregular") == [51000.0]
+    assert log.blas_reference("decode") == [700000.0]
+    assert log.problem_kind("sgemm-512") == ("c", "f32"), "ids outside the catalog: the default catalog's names"
+
+
 def test_an_empty_log_gives_every_picture_with_a_notice(tmp_path):
     log = write_log(tmp_path / "empty.h5", 0)
     written = plot(log, tmp_path / "plots")
