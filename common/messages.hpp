@@ -98,6 +98,7 @@ struct RankInfo {
   // GPU ranks: peak_gflops_f64/f32 above and this are cuBLAS D/S/HGEMM at the largest size,
   // measured at start (the ceiling behind the peak guard).
   double peak_gflops_f16 = 0;
+  double peak_gflops_bf16 = 0;  // GPU ranks: cuBLAS bf16 GEMM likewise
   GpuInfo gpu;  // GPU ranks only
   // The most wall-clock seconds one task can take on this rank (its compile and run limits;
   // bench_node/rank/bench_cli.hpp task_time_limit_s). The coordinator quarantines a rank that holds

@@ -85,7 +85,7 @@ void to_json(json &out, const RankInfo &info) {
              {"compiler_version", info.compiler_version}, {"blas_version", info.blas_version},
              {"peak_gflops_f64", info.peak_gflops_f64}, {"peak_gflops_f32", info.peak_gflops_f32},
              {"avx512", info.avx512}, {"kind", info.kind}, {"slots", info.slots},
-             {"peak_gflops_f16", info.peak_gflops_f16}, {"sgemm_fp32_gflops", info.sgemm_fp32_gflops},
+             {"peak_gflops_f16", info.peak_gflops_f16}, {"peak_gflops_bf16", info.peak_gflops_bf16}, {"sgemm_fp32_gflops", info.sgemm_fp32_gflops},
              {"task_limit_s", info.task_limit_s},
              {"core_sharing_hidden", info.core_sharing_hidden},
              {"null_measurement", info.null_measurement}};
@@ -127,6 +127,7 @@ void from_json(const json &in, RankInfo &info) {
   info.kind = in.value("kind", std::string("cpu"));
   info.slots = in.value("slots", 1);
   info.peak_gflops_f16 = in.value("peak_gflops_f16", 0.0);
+  info.peak_gflops_bf16 = in.value("peak_gflops_bf16", 0.0);
   info.sgemm_fp32_gflops = in.value("sgemm_fp32_gflops", 0.0);
   info.task_limit_s = in.value("task_limit_s", 0.0);
   info.core_sharing_hidden = in.value("core_sharing_hidden", std::string());

@@ -9,6 +9,7 @@ std::string_view to_string(Precision precision) {
     case Precision::f64: return "f64";
     case Precision::f32: return "f32";
     case Precision::f16: return "f16";
+    case Precision::bf16: return "bf16";
   }
   return "?";
 }
@@ -17,6 +18,7 @@ std::optional<Precision> parse_precision(std::string_view text) {
   if (text == "f64") return Precision::f64;
   if (text == "f32") return Precision::f32;
   if (text == "f16") return Precision::f16;
+  if (text == "bf16") return Precision::bf16;
   return std::nullopt;
 }
 
@@ -25,6 +27,7 @@ std::string element_type(Precision precision) {
     case Precision::f64: return "double";
     case Precision::f32: return "float";
     case Precision::f16: return "__half";
+    case Precision::bf16: return "__nv_bfloat16";
   }
   return "?";
 }
@@ -33,7 +36,8 @@ std::size_t element_bytes(Precision precision) {
   switch (precision) {
     case Precision::f64: return 8;
     case Precision::f32: return 4;
-    case Precision::f16: return 2;
+    case Precision::f16:
+    case Precision::bf16: return 2;
   }
   return 0;
 }

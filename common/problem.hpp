@@ -9,8 +9,9 @@
 
 namespace hpcreward {
 
-// f16 is CUDA only (hgemm: __half operands and output, fp32 accumulation expected).
-enum class Precision { f64, f32, f16 };
+// f16 and bf16 are CUDA only: __half or __nv_bfloat16 operands and output, fp32
+// accumulation expected.
+enum class Precision { f64, f32, f16, bf16 };
 // c: CPU ranks compile with gcc; cuda: GPU ranks compile with nvcc (device pointers).
 enum class Language { c, cuda };
 
@@ -40,7 +41,7 @@ struct Problem {
 
 std::string_view to_string(Precision precision);
 std::optional<Precision> parse_precision(std::string_view text);
-std::string element_type(Precision precision);  // "double" / "float" / "__half", as the ABI spells it
+std::string element_type(Precision precision);  // "double" / "float" / "__half" / "__nv_bfloat16", as the ABI spells it
 std::size_t element_bytes(Precision precision);
 std::string_view to_string(Language language);  // "c" / "cuda"
 std::optional<Language> parse_language(std::string_view text);

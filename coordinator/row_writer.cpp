@@ -21,9 +21,10 @@ std::optional<double> rank_blas_gflops(const std::map<int, RankInfo> &ranks, int
   const Problem *spec = find_problem(problem);
   auto it = ranks.find(rank);
   if (!spec || it == ranks.end()) return std::nullopt;
-  const double peak = spec->precision == Precision::f32   ? it->second.peak_gflops_f32
-                      : spec->precision == Precision::f16 ? it->second.peak_gflops_f16
-                                                          : it->second.peak_gflops_f64;
+  const double peak = spec->precision == Precision::f32    ? it->second.peak_gflops_f32
+                      : spec->precision == Precision::f16  ? it->second.peak_gflops_f16
+                      : spec->precision == Precision::bf16 ? it->second.peak_gflops_bf16
+                                                           : it->second.peak_gflops_f64;
   return peak > 0 ? std::optional<double>(peak) : std::nullopt;
 }
 

@@ -36,8 +36,9 @@ Measurement measure(const RunnerArgs &args, const HarnessConfig &config) {
 }
 
 Measurement run_candidate(const RunnerArgs &args) {
-  if (args.precision == Precision::f16)  // __half problems are CUDA problems (GPU ranks)
-    return failed_measurement(Status::format_error, "f16 problems run on GPU ranks, not in hpcreward-runner");
+  if (args.precision == Precision::f16 || args.precision == Precision::bf16)  // CUDA problems (GPU ranks)
+    return failed_measurement(Status::format_error, std::string(to_string(args.precision)) +
+                                                        " problems run on GPU ranks, not in hpcreward-runner");
   HarnessConfig config;
   config.nominal = args.nominal;
   config.check_shapes = args.check_shapes;

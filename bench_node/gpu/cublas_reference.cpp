@@ -72,6 +72,14 @@ void Cublas::gemm(Precision precision, const void *a, const void *b, void *c, in
                   "cublasGemmEx (HGEMM, fp32 accumulation)");
       break;
     }
+    case Precision::bf16: {
+      const float one = 1, zero = 0;
+      cublas_call(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, CUDA_R_16BF, n, a,
+                               CUDA_R_16BF, k, &zero, c, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F,
+                               CUBLAS_GEMM_DEFAULT),
+                  "cublasGemmEx (bf16, fp32 accumulation)");
+      break;
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 #include "bench_node/gpu/device_kernels.hpp"
 
 #include <cub/block/block_reduce.cuh>
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -52,11 +53,13 @@ template <typename T> __device__ inline T from_double(double v);
 template <> __device__ inline double from_double<double>(double v) { return v; }
 template <> __device__ inline float from_double<float>(double v) { return static_cast<float>(v); }
 template <> __device__ inline __half from_double<__half>(double v) { return __double2half(v); }
+template <> __device__ inline __nv_bfloat16 from_double<__nv_bfloat16>(double v) { return __double2bfloat16(v); }
 
 template <typename T> __device__ inline double to_double(T v);
 template <> __device__ inline double to_double<double>(double v) { return v; }
 template <> __device__ inline double to_double<float>(float v) { return v; }
 template <> __device__ inline double to_double<__half>(__half v) { return __half2float(v); }
+template <> __device__ inline double to_double<__nv_bfloat16>(__nv_bfloat16 v) { return __bfloat162float(v); }
 
 template <typename T>
 __global__ void fill_operand_kernel(T *data, int rows, int cols, std::uint64_t seed, Operand which,
@@ -259,6 +262,7 @@ void by_precision(Precision precision, Args &&...args) {
     case Precision::f64: Launch<double>::run(args...); break;
     case Precision::f32: Launch<float>::run(args...); break;
     case Precision::f16: Launch<__half>::run(args...); break;
+    case Precision::bf16: Launch<__nv_bfloat16>::run(args...); break;
   }
 }
 

@@ -8,10 +8,16 @@
 namespace hpcreward {
 
 struct GpuCeilings {
-  double f64 = 0, f32 = 0, f16 = 0;  // GFLOPS; f32 is the better of SGEMM and TF32 SGEMM
+  double f64 = 0, f32 = 0, f16 = 0, bf16 = 0;  // GFLOPS; f32 is the better of SGEMM and TF32 SGEMM
   double f32_fp32 = 0;  // SGEMM without tensor cores: what "a fraction of cuBLAS SGEMM" is quoted against
   double of(Precision precision) const {
-    return precision == Precision::f64 ? f64 : precision == Precision::f32 ? f32 : f16;
+    switch (precision) {
+      case Precision::f64: return f64;
+      case Precision::f32: return f32;
+      case Precision::f16: return f16;
+      case Precision::bf16: return bf16;
+    }
+    return 0;
   }
 };
 

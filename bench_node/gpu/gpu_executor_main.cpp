@@ -9,6 +9,7 @@
 // initialises the driver and stops; on SIGCONT creates its context and stops; maps the pool; then loads the candidate the
 // measurer names (a serving measurer starts it before the candidate is chosen) and installs the GPU
 // seccomp filter before the first call. Not meant to be run by hand.
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <fcntl.h>
@@ -175,6 +176,7 @@ void armed_round(GpuExecutorControl &control, void *symbol, std::byte *pool, Eve
         case Precision::f64: call_as<double>(symbol, control, pool); break;
         case Precision::f32: call_as<float>(symbol, control, pool); break;
         case Precision::f16: call_as<__half>(symbol, control, pool); break;
+        case Precision::bf16: call_as<__nv_bfloat16>(symbol, control, pool); break;
       }
     } catch (const std::bad_alloc &) {
       out_of_host_memory(control.message, sizeof control.message);

@@ -98,6 +98,7 @@ GpuCeilings measure_ceilings(int size, int reps) {
   ceilings.f32_fp32 = median_gflops(Precision::f32, size, reps, cublas, false);
   ceilings.f32 = std::max(ceilings.f32_fp32, median_gflops(Precision::f32, size, reps, cublas, true));
   ceilings.f16 = median_gflops(Precision::f16, size, reps, cublas, false);
+  ceilings.bf16 = median_gflops(Precision::bf16, size, reps, cublas, false);
   return ceilings;
 }
 

@@ -114,6 +114,7 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
   info.peak_gflops_f64 = probe.ceilings.f64;
   info.peak_gflops_f32 = probe.ceilings.f32;
   info.peak_gflops_f16 = probe.ceilings.f16;
+  info.peak_gflops_bf16 = probe.ceilings.bf16;
   info.sgemm_fp32_gflops = probe.ceilings.f32_fp32;
   info.gpu = probe.gpu;
   mpi_send_json(nlohmann::json(info), 0, kTagHello);

@@ -255,7 +255,8 @@ std::string probe(int ceiling_size) {
   nlohmann::json gpu;
   to_json(gpu, info);
   return nlohmann::json{{"gpu", gpu},
-                        {"ceilings", {{"f64", ceilings.f64}, {"f32", ceilings.f32}, {"f32_fp32", ceilings.f32_fp32}, {"f16", ceilings.f16}},},
+                        {"ceilings", {{"f64", ceilings.f64}, {"f32", ceilings.f32}, {"f32_fp32", ceilings.f32_fp32}, {"f16", ceilings.f16},
+                                      {"bf16", ceilings.bf16}},},
                         {"ceiling_size", ceiling_size}}
       .dump();
 }

@@ -8,7 +8,7 @@ namespace hpcreward {
 
 namespace {
 
-constexpr double kFp64 = 0x1p-53, kFp32 = 0x1p-24, kHalf = 0x1p-11, kTf32 = 0x1p-11;
+constexpr double kFp64 = 0x1p-53, kFp32 = 0x1p-24, kHalf = 0x1p-11, kBfloat16 = 0x1p-8, kTf32 = 0x1p-11;
 
 double accumulation_roundoff(Precision precision) { return precision == Precision::f64 ? kFp64 : kFp32; }
 
@@ -17,7 +17,9 @@ double input_roundoff(Precision precision, Language language) {
   return precision == Precision::f32 && language == Language::cuda ? 2 * kTf32 : 0;
 }
 
-double output_roundoff(Precision precision) { return precision == Precision::f16 ? kHalf : 0; }
+double output_roundoff(Precision precision) {
+  return precision == Precision::f16 ? kHalf : precision == Precision::bf16 ? kBfloat16 : 0;
+}
 
 }  // namespace
 

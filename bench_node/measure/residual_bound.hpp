@@ -19,7 +19,7 @@
 // u_acc: accumulation at the problem's precision (fp32 for hgemm: fp32 accumulation is what
 // the problem asks for), k u_acc being the worst drift of a biased (truncating) accumulator;
 // u_inputs: rounding of the inputs the problem allows (TF32 for CUDA sgemm: 2 x 2^-11 per
-// product); u_output: rounding of C to its type (2^-11 for __half); u_check: the check's own
+// product); u_output: rounding of C to its type (2^-11 for __half, 2^-8 for __nv_bfloat16); u_check: the check's own
 // accumulation. docs/reward-integrity.md derives the false-accept and false-reject bounds.
 //
 // Column classes: the test runs once per class of columns, a class being the columns whose

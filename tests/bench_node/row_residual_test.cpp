@@ -161,6 +161,40 @@ TEST_F(CudaHgemm, Fp16AccumulationAndZerosFail) {
   expect_caught(product, product.compute([](int, int) { return 0.0f; }), bound);
 }
 
+// CUDA bf16: __nv_bfloat16 inputs in [-1, 1), fp32 accumulation, C rounded to bf16.
+TEST(CudaBf16, Fp32AccumulationPassesRoundedOrTruncatedABf16AccumulatorFails) {
+  const Product<float> product{{64, 128, 1024}, 0, false};
+  std::vector<float> a = product.a, b = product.b;
+  for (float &v : a) v = round_mantissa(v, 7);
+  for (float &v : b) v = round_mantissa(v, 7);
+  Product<float> bf16 = product;
+  bf16.a = a;
+  bf16.b = b;
+  const Shape &s = bf16.shape;
+  const ResidualBound bound = bound_for(Precision::bf16, Language::cuda, s, 0x1p-53);
+  auto dot = [&](int i, int j, bool bf16_accumulator) {
+    float sum = 0, chunk = 0;
+    for (int p = 0; p < s.k; ++p) {
+      const float term = a[i * s.k + p] * b[p * s.n + j];
+      if (!bf16_accumulator) {
+        sum += term;
+        continue;
+      }
+      chunk += term;
+      if (p % 16 == 15) sum = round_mantissa(sum + chunk, 7), chunk = 0;
+    }
+    return sum + chunk;
+  };
+  expect_honest(bf16, bf16.compute([&](int i, int j) { return round_mantissa(dot(i, j, false), 7); }), bound);
+  // Toward zero, as __float2bfloat16_rz: a one-sided error of up to a whole ulp, 0.76 eps here.
+  expect_honest(bf16, bf16.compute([&](int i, int j) {
+    const float exact = dot(i, j, false), rounded = round_mantissa(exact, 7);
+    if (std::fabs(rounded) <= std::fabs(exact)) return rounded;
+    return rounded - std::copysign(std::ldexp(1.0f, std::ilogb(rounded) - 7), rounded);
+  }), bound, 1.25);
+  expect_caught(bf16, bf16.compute([&](int i, int j) { return round_mantissa(dot(i, j, true), 7); }), bound);
+}
+
 // One row (a decode GEMM of one token): a single (row, class) ratio per call, heavy-tailed, so
 // the per-call normwise bound widens (normwise_bound) and the evidence comes from the run's
 // calls pooled (ResidualPool). Forty calls, each on inputs of its own, as the harness draws them.

@@ -108,5 +108,55 @@ TEST(ScaledNormwise, ThePlainFigureIsHeavyTailedAtTheSmallShape) {
   EXPECT_GT(e.most_plain, 3 * e.most);
 }
 
+// CUDA bf16 problems: __nv_bfloat16 operands in [-1, 1), fp32 accumulation, C rounded to bf16
+// (to nearest, or toward zero as __float2bfloat16_rz does), against a bf16 accumulator (an
+// fp32 sum of 16 products rounded to bf16, as a tensor core with bf16 accumulation would). The
+// untimed tolerance (problem_catalog.cpp) must lie between them.
+double bf16_scaled_error(const Shape &shape, std::uint64_t seed, int mode) {
+  Rng rng(seed);
+  std::vector<float> a(static_cast<std::size_t>(shape.m) * shape.k), b(static_cast<std::size_t>(shape.k) * shape.n);
+  for (float &v : a) v = round_mantissa(static_cast<float>(rng.uniform()), 7);
+  for (float &v : b) v = round_mantissa(static_cast<float>(rng.uniform()), 7);
+  NormwiseTerms terms;
+  for (int i = 0; i < shape.m; ++i)
+    for (int j = 0; j < shape.n; ++j) {
+      double exact = 0, scale = 0;
+      float sum = 0, chunk = 0;
+      for (int p = 0; p < shape.k; ++p) {
+        const float product = a[i * shape.k + p] * b[p * shape.n + j];
+        exact += static_cast<double>(a[i * shape.k + p]) * b[p * shape.n + j];
+        scale += std::fabs(static_cast<double>(a[i * shape.k + p]) * b[p * shape.n + j]);
+        if (mode == 2) {
+          chunk += product;
+          if (p % 16 == 15) sum = round_mantissa(sum + chunk, 7), chunk = 0;
+        } else {
+          sum += product;
+        }
+      }
+      float value = round_mantissa(sum + chunk, 7);
+      if (mode == 1 && std::fabs(value) > std::fabs(sum))  // toward zero: one step back
+        value -= std::copysign(std::ldexp(1.0f, std::ilogb(value) - 7), value);
+      const NormwiseTerms t = scaled_normwise_terms(value, exact, scale);
+      terms.error_sq += t.error_sq;
+      terms.ref_sq += t.ref_sq;
+    }
+  return std::sqrt(terms.error_sq / terms.ref_sq);
+}
+
+TEST(ScaledNormwise, Bf16ProblemsPassFp32AccumulationAndRefuseABf16Accumulator) {
+  const double tolerance = derived_tolerance(Precision::bf16, Language::cuda, 1024);
+  for (const Shape &shape : {Shape{48, 40, 1024}, Shape{48, 40, 4096}, Shape{31, 17, 23}})
+    std::printf("bf16 %s: rounded %.3g, toward zero %.3g, bf16 accumulator %.3g (tolerance %.3g)\n",
+                to_string(shape).c_str(), bf16_scaled_error(shape, 1, 0), bf16_scaled_error(shape, 1, 1),
+                bf16_scaled_error(shape, 1, 2), tolerance);
+  for (const Shape &shape : {Shape{48, 40, 1024}, Shape{31, 17, 23}})
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+      EXPECT_LT(bf16_scaled_error(shape, seed, 0), tolerance / 3) << to_string(shape) << " rounded, seed " << seed;
+      EXPECT_LT(bf16_scaled_error(shape, seed, 1), tolerance / 1.6) << to_string(shape) << " toward zero, seed " << seed;
+    }
+  for (std::uint64_t seed = 1; seed <= 5; ++seed)
+    EXPECT_GT(bf16_scaled_error({48, 40, 1024}, seed, 2), tolerance * 1.5) << "bf16 accumulator, seed " << seed;
+}
+
 }  // namespace
 }  // namespace hpcreward

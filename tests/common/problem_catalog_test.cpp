@@ -64,7 +64,8 @@ TEST(ProblemCatalog, EveryBuiltInCatalogParses) {
   EXPECT_EQ(kernelbench.find("kb1-4-matrix-vector")->check_shapes.front(), (Shape{2049, 2, 1048583}))
       << "a one-column problem's near shape widens it";
   const ProblemCatalog llm = load_problem_catalog("llm-layers");
-  EXPECT_EQ(llm.problems.size(), 16u);
+  EXPECT_EQ(llm.problems.size(), 32u);
+  EXPECT_EQ(llm.find("llm-o-t4096-bf16")->precision, Precision::bf16);
   EXPECT_EQ(llm.find("llm-down-t4096-f16")->nominal, (Shape{4096, 4096, 14336}));
   EXPECT_EQ(llm.find("llm-qkv-t1-f16")->nominal, (Shape{1, 6144, 4096}));
 }
@@ -92,6 +93,7 @@ TEST(ProblemCatalog, MistakesAreRefusedWithTheEntryAndKeyNamed) {
       {R"({"id": "b", "language": "c", "precision": "f64"})", R"(problems[1] ("b"): missing "shape")"},
       {R"({"id": "b", "language": "c", "precision": "f128", "shape": "8x8x8"})", R"(problems[1] ("b").precision: "f128")"},
       {R"({"id": "b", "language": "c", "precision": "f16", "shape": "8x8x8"})", "CUDA only"},
+      {R"({"id": "b", "language": "c", "precision": "bf16", "shape": "8x8x8"})", "\"bf16\" (16-bit operands and output, fp32 accumulation) is CUDA only"},
       {R"({"id": "b", "language": "rust", "precision": "f64", "shape": "8x8x8"})", R"(.language: "rust")"},
       {R"({"id": "B!", "language": "c", "precision": "f64", "shape": "8x8x8"})", R"(problems[1] ("B!").id)"},
       {R"({"id": "a", "language": "c", "precision": "f64", "shape": "8x8x8"})", R"(id "a" is defined twice)"},

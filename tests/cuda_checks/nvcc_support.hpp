@@ -24,6 +24,7 @@
 #include "bench_node/process/environment.hpp"
 #include "bench_node/process/work_dir.hpp"
 #include "bench_node/rank/scorer.hpp"
+#include "common/builtin_catalogs.hpp"
 #include "common/problem_catalog.hpp"
 #include "stages/builtin_ladder.hpp"
 #include "stages/ladder_config.hpp"
@@ -305,7 +306,15 @@ inline std::string read_text(const std::filesystem::path &path) {
 // CountingRunner on `runs`. A failed Measurement with the reason for an unknown problem or stage.
 inline Measurement score_before_run(const std::string &problem_name, const std::string &stage_name,
                                     const std::string &source, int &runs) {
+  // The run's catalog first, then every built-in one (the bf16 samples' problem is llm-layers').
   const Problem *problem = find_problem(problem_name);
+  static const std::vector<ProblemCatalog> builtin = [] {
+    std::vector<ProblemCatalog> catalogs;
+    for (const std::string &name : builtin_catalog_names()) catalogs.push_back(load_problem_catalog(name));
+    return catalogs;
+  }();
+  for (const ProblemCatalog &catalog : builtin)
+    if (problem == nullptr) problem = catalog.find(problem_name);
   const LadderConfig ladder = parse_ladder_config(builtin_ladder_json(), kBuiltinLadderName);
   const StageSpec *stage = ladder.find(stage_name);
   if (problem == nullptr || stage == nullptr || stage->language != Language::cuda) {

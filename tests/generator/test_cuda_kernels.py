@@ -11,7 +11,7 @@ from hpcreward_generator.cuda_kernels import CudaGenome
 
 STAGES = ck.load_cuda_ladder()
 # The CUDA include allow-list's headers this family may use (bench_node/cuda/cuda_include_policy.cpp).
-ALLOWED_HEADERS = {"cuda_runtime.h", "cuda_fp16.h", "mma.h", "cuda_pipeline.h"}
+ALLOWED_HEADERS = {"cuda_runtime.h", "cuda_fp16.h", "cuda_bf16.h", "mma.h", "cuda_pipeline.h"}
 
 
 def test_ladder_file_matches_builtin_copy():

@@ -2,7 +2,8 @@
 
 A candidate computes C[m x n] = A[m x k] * B[k x n] (row-major, device pointers) through the
 contract's host entry point `extern "C" void matmul(int m, int n, int k, const T *A, const T *B,
-T *C)`, T = double / float / __half for cuda-dgemm-* / cuda-sgemm-* / cuda-hgemm-*. One kernel,
+T *C)`, T = double / float / __half / __nv_bfloat16 for f64 (cuda-dgemm-*), f32 (cuda-sgemm-*), f16
+(cuda-hgemm-*) and bf16 problems (docs/problems.md). One kernel,
 one launch: each thread block owns a BM x BN tile of C and walks the reduction in steps of BK.
 
 - Plain (SIMT) genomes: each thread owns TM x TN elements of the block's tile (register
@@ -38,18 +39,24 @@ import random
 import re
 import sys
 
-PRECISIONS = ("f64", "f32", "f16")
+PRECISIONS = ("f64", "f32", "f16", "bf16")
+# The default catalog's problem families; bf16 problems live in other catalogs (llm-layers).
 PROBLEM_PREFIX = {"f64": "cuda-dgemm", "f32": "cuda-sgemm", "f16": "cuda-hgemm"}
-ELEMENT = {"f64": "double", "f32": "float", "f16": "__half"}
-ACCUMULATOR = {"f64": "double", "f32": "float", "f16": "float"}
-SIZE = {"f64": 8, "f32": 4, "f16": 2}
-ACCUMULATOR_PRECISION = {"f64": "f64", "f32": "f32", "f16": "f32"}
+ELEMENT = {"f64": "double", "f32": "float", "f16": "__half", "bf16": "__nv_bfloat16"}
+ACCUMULATOR = {"f64": "double", "f32": "float", "f16": "float", "bf16": "float"}
+SIZE = {"f64": 8, "f32": 4, "f16": 2, "bf16": 2}
+ACCUMULATOR_PRECISION = {"f64": "f64", "f32": "f32", "f16": "f32", "bf16": "f32"}
+SIXTEEN_BIT = ("f16", "bf16")  # 16-bit operands and output, fp32 accumulation
+# Conversions of a 16-bit element: to float, from float, and its header.
+TO_FLOAT = {"f16": "__half2float", "bf16": "__bfloat162float"}
+FROM_FLOAT = {"f16": "__float2half", "bf16": "__float2bfloat16"}
+HEADER = {"f16": "cuda_fp16.h", "bf16": "cuda_bf16.h"}
 # WMMA fragment shape (m, n, k) per precision: DMMA 8x8x4, TF32 16x16x8, fp16 16x16x16.
-FRAGMENT = {"f64": (8, 8, 4), "f32": (16, 16, 8), "f16": (16, 16, 16)}
+FRAGMENT = {"f64": (8, 8, 4), "f32": (16, 16, 8), "f16": (16, 16, 16), "bf16": (16, 16, 16)}
 # The k of inline mma.sync.m16n8k<k> per precision (0: WMMA). f64: PTX ISA 7.8's shapes for
 # sm_90 (DMMA.16x8x4, 16x8x8, 16x8x16 in SASS: 4x to 16x the work of WMMA's 8x8x4 per
 # instruction); f16: m16n8k16 with fp32 accumulation (HMMA.16816.F32).
-MMA_SHAPES = {"f64": (4, 8, 16), "f16": (16,)}
+MMA_SHAPES = {"f64": (4, 8, 16), "f16": (16,), "bf16": (16,)}
 MMA_KS = tuple(sorted({k for ks in MMA_SHAPES.values() for k in ks}))  # the gene's values
 # Registers the fragments of an mma genome may take (32-bit): accumulators, then one k step's
 # A and B; beyond this ptxas spills them.
@@ -160,8 +167,8 @@ def chunk(genome: CudaGenome, precision: str) -> int:
     """Elements per copy of a global chunk into shared memory."""
     if genome.vec:
         return 16 // SIZE[precision]
-    if genome.stages > 1 and precision == "f16":
-        return 2  # cp.async copies 4, 8 or 16 bytes: two halves at least
+    if genome.stages > 1 and precision in SIXTEEN_BIT:
+        return 2  # cp.async copies 4, 8 or 16 bytes: two 16-bit elements at least
     return 1
 
 
@@ -417,26 +424,26 @@ def render_cuda(genome: CudaGenome, precision: str = "f64") -> str:
     g = genome
     t, acc = ELEMENT[precision], ACCUMULATOR[precision]
     includes = ["cuda_runtime.h"]
-    if precision == "f16":
-        includes.append("cuda_fp16.h")
+    if precision in SIXTEEN_BIT:
+        includes.append(HEADER[precision])
     wmma = g.tensor and not g.mma
     if wmma:
         includes.append("mma.h")
     if g.stages > 1:
         includes.append("cuda_pipeline.h")
-    out = [f"// {g.label()} ({PROBLEM_PREFIX[precision]})"]
+    out = [f"// {g.label()} ({PROBLEM_PREFIX.get(precision, precision + ' problems')})"]
     out += [f"#include <{name}>" for name in includes]
     if wmma:
         out.append("using namespace nvcuda;")
     out.append(f"typedef {t} T;      // element type of A, B, C")
     out.append(f"typedef {acc} Acc;  // accumulation type")
-    half = precision == "f16"
+    half = precision in SIXTEEN_BIT
     if not g.tensor:  # tensor genomes read A and B through fragments only
         out.append("static __device__ __forceinline__ Acc to_acc(T x) { return %s; }"
-                   % ("__half2float(x)" if half else "x"))
+                   % (f"{TO_FLOAT[precision]}(x)" if half else "x"))
     out.append("static __device__ __forceinline__ T from_acc(Acc x) { return %s; }"
-               % ("__float2half(x)" if half else "x"))
-    zero = "__float2half(0.0f)" if precision == "f16" else "T(0)"
+               % (f"{FROM_FLOAT[precision]}(x)" if half else "x"))
+    zero = f"{FROM_FLOAT[precision]}(0.0f)" if half else "T(0)"
     out.append(f"constexpr int BM = {g.bm}, BN = {g.bn}, TM = {g.tm}, TN = {g.tn};")
     if g.tensor:
         fm, fn, fk = fragment(g, precision)
@@ -677,17 +684,17 @@ def _tensor_kernel(g: CudaGenome, precision: str) -> list[str]:
 
 def _mma_instruction(k: int, precision: str) -> list[str]:
     """mma_tile: C(16 x 8) += A(16 x k) B(k x 8) of one warp, with the registers of the PTX ISA's
-    fragments: f64 (DMMA) a[k/2], b[k/4], c[4] doubles; f16 (HMMA, fp32 accumulation) a[4],
-    b[2] registers of two halves, c[4] floats."""
+    fragments: f64 (DMMA) a[k/2], b[k/4], c[4] doubles; f16 and bf16 (HMMA, fp32 accumulation)
+    a[4], b[2] registers of two 16-bit elements, c[4] floats."""
     if precision == "f64":
         a_count, b_count, kind, reg, acc = k // 2, k // 4, "f64.f64.f64.f64", "d", "double"
         a_type, b_type = "double", "double"
     else:
-        a_count, b_count, kind, reg, acc = 4, 2, "f32.f16.f16.f32", "r", "float"
+        a_count, b_count, kind, reg, acc = 4, 2, f"f32.{precision}.{precision}.f32", "r", "float"
         a_type, b_type = "unsigned", "unsigned"
     a_regs = ", ".join(f"%{4 + v}" for v in range(a_count))
     b_regs = ", ".join(f"%{4 + a_count + v}" for v in range(b_count))
-    c_ref = "f" if precision == "f16" else "d"
+    c_ref = "f" if precision in SIXTEEN_BIT else "d"
     inputs = ", ".join([f'"{reg}"(a[{v}])' for v in range(a_count)] + [f'"{reg}"(b[{v}])' for v in range(b_count)])
     return [
         f"constexpr int A_REGS = {a_count}, B_REGS = {b_count};  // per lane, one k step",
@@ -800,6 +807,10 @@ def loop_genomes(seed: int, stages: dict | None = None, mutations: int = 10) -> 
 
 # --- samples for the CI check -------------------------------------------------------------------
 
+# The bf16 samples' problem: of the llm-layers catalog (the checks look it up among the built-in ones).
+BF16_SAMPLE_PROBLEM = "llm-o-t4096-bf16"
+
+
 def write_samples(directory: pathlib.Path, seed: int, size: int = 1024) -> int:
     """Writes NNN.cu per sample and manifest.tsv (file, problem, stage, claimed techniques or '-',
     label): the corner samples of sample_genomes and the loop's own of loop_genomes."""
@@ -814,7 +825,8 @@ def write_samples(directory: pathlib.Path, seed: int, size: int = 1024) -> int:
         name = f"{index:03d}.cu"
         (directory / name).write_text(render_cuda(genome, precision))
         claim = ",".join(techniques(genome)) or "-"
-        lines.append(f"{name}\t{PROBLEM_PREFIX[precision]}-{size}\t{stage}\t{claim}\t{genome.label()} ({origin})")
+        problem = f"{PROBLEM_PREFIX[precision]}-{size}" if precision in PROBLEM_PREFIX else BF16_SAMPLE_PROBLEM
+        lines.append(f"{name}\t{problem}\t{stage}\t{claim}\t{genome.label()} ({origin})")
     (directory / "manifest.tsv").write_text("\n".join(lines) + "\n")
     return len(lines)
 
