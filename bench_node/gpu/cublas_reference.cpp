@@ -64,20 +64,15 @@ void Cublas::gemm(Precision precision, const void *a, const void *b, void *c, in
       cublas_call(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
       break;
     }
-    case Precision::f16: {
-      const float one = 1, zero = 0;
-      cublas_call(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, CUDA_R_16F, n, a,
-                               CUDA_R_16F, k, &zero, c, CUDA_R_16F, n, CUBLAS_COMPUTE_32F,
-                               CUBLAS_GEMM_DEFAULT),
-                  "cublasGemmEx (HGEMM, fp32 accumulation)");
-      break;
-    }
+    case Precision::f16:
     case Precision::bf16: {
+      // 16-bit operands and output, fp32 accumulation.
+      const cudaDataType type = precision == Precision::f16 ? CUDA_R_16F : CUDA_R_16BF;
       const float one = 1, zero = 0;
-      cublas_call(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, CUDA_R_16BF, n, a,
-                               CUDA_R_16BF, k, &zero, c, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F,
-                               CUBLAS_GEMM_DEFAULT),
-                  "cublasGemmEx (bf16, fp32 accumulation)");
+      cublas_call(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, type, n, a, type, k, &zero, c,
+                               type, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                  precision == Precision::f16 ? "cublasGemmEx (HGEMM, fp32 accumulation)"
+                                              : "cublasGemmEx (bf16, fp32 accumulation)");
       break;
     }
   }

@@ -4,7 +4,6 @@
 // the control through for the wrong reason). Each side runs in forked children; nothing is read.
 #include "common/private_memory.hpp"
 
-#include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,38 +14,29 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/opens_parent_memory.hpp"
+
 namespace hpcreward {
 namespace {
 
-enum Opened { kRefused = 0, kOpened = 1, kBroken = 2 };
+using test::child_opens_parent_memory;
+using test::kOpened;
+using test::kRefused;
+using test::Opened;
 
 constexpr uid_t kNobody = 65534;
 
-// A "rank" child (private when asked, else explicitly dumpable: a change of user clears the
-// flag) whose own child, the "executor", tries to open the rank's memory.
+// A "rank" (private when asked, else explicitly dumpable: a change of user clears the flag)
+// whose own child, the "executor", tries to open the rank's memory.
 Opened executor_opens_rank_memory(bool rank_private) {
-  const pid_t rank = ::fork();
-  if (rank < 0) return kBroken;
-  if (rank == 0) {
-    ::alarm(20);
-    if (::geteuid() == 0 && (::setresgid(kNobody, kNobody, kNobody) != 0 || ::setresuid(kNobody, kNobody, kNobody) != 0))
-      ::_exit(kBroken);
-    if (rank_private ? !make_rank_memory_private() : ::prctl(PR_SET_DUMPABLE, 1) != 0) ::_exit(kBroken);
-    const pid_t executor = ::fork();
-    if (executor < 0) ::_exit(kBroken);
-    if (executor == 0) {
-      ::alarm(20);
-      const std::string path = "/proc/" + std::to_string(::getppid()) + "/mem";
-      const int fd = ::open(path.c_str(), O_RDONLY);
-      ::_exit(fd >= 0 ? kOpened : kRefused);
-    }
-    int status = 0;
-    while (::waitpid(executor, &status, 0) < 0) {}
-    ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : kBroken);
-  }
-  int status = 0;
-  while (::waitpid(rank, &status, 0) < 0) {}
-  return WIFEXITED(status) ? static_cast<Opened>(WEXITSTATUS(status)) : kBroken;
+  return child_opens_parent_memory(
+      [&] {
+        if (::geteuid() == 0 &&
+            (::setresgid(kNobody, kNobody, kNobody) != 0 || ::setresuid(kNobody, kNobody, kNobody) != 0))
+          return false;
+        return rank_private ? make_rank_memory_private() : ::prctl(PR_SET_DUMPABLE, 1) == 0;
+      },
+      [] { return true; });
 }
 
 int yama_ptrace_scope() {

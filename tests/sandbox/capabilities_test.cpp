@@ -4,7 +4,6 @@
 // and secrets out of its reach. Each side runs in forked children; nothing is read.
 #include "bench_node/sandbox/capabilities.hpp"
 
-#include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,35 +14,21 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/opens_parent_memory.hpp"
+
 namespace hpcreward {
 namespace {
 
-enum Opened { kRefused = 0, kOpened = 1, kBroken = 2 };
+using test::child_opens_parent_memory;
+using test::kOpened;
+using test::kRefused;
+using test::Opened;
 
-// A "measurer" child (non-dumpable when asked) whose own child, the "executor" (without
-// capabilities when asked), tries to open the measurer's memory. What the executor got.
+// A "measurer" (non-dumpable when asked) whose own child, the "executor" (without
+// capabilities when asked), tries to open the measurer's memory.
 Opened executor_opens_measurer_memory(bool measurer_undumpable, bool executor_drops) {
-  const pid_t measurer = ::fork();
-  if (measurer < 0) return kBroken;
-  if (measurer == 0) {
-    ::alarm(20);
-    if (measurer_undumpable) ::prctl(PR_SET_DUMPABLE, 0);
-    const pid_t executor = ::fork();
-    if (executor < 0) ::_exit(kBroken);
-    if (executor == 0) {
-      ::alarm(20);
-      if (executor_drops && !drop_all_capabilities()) ::_exit(kBroken);
-      const std::string path = "/proc/" + std::to_string(::getppid()) + "/mem";
-      const int fd = ::open(path.c_str(), O_RDONLY);
-      ::_exit(fd >= 0 ? kOpened : kRefused);
-    }
-    int status = 0;
-    while (::waitpid(executor, &status, 0) < 0) {}
-    ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : kBroken);
-  }
-  int status = 0;
-  while (::waitpid(measurer, &status, 0) < 0) {}
-  return WIFEXITED(status) ? static_cast<Opened>(WEXITSTATUS(status)) : kBroken;
+  return child_opens_parent_memory([&] { return !measurer_undumpable || ::prctl(PR_SET_DUMPABLE, 0) == 0; },
+                                   [&] { return !executor_drops || drop_all_capabilities(); });
 }
 
 int yama_ptrace_scope() {
