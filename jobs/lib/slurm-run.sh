@@ -27,6 +27,7 @@ hpc_parse_options() {
   HPC_CANDIDATES=""
   HPC_EVALUATIONS=160
   HPC_PROBLEM=""
+  HPC_PROBLEMS=""
   HPC_CUDA_PROBLEM=""
   HPC_CUDA_EVALUATIONS=160
   HPC_CUDA_STAGE=""
@@ -51,6 +52,7 @@ hpc_parse_options() {
       --resume) HPC_RESUME_ASKED=1; shift ;;
       --listen) listen_given=1; HPC_COORDINATOR_ARGS+=("$1" "$2"); shift 2 ;;
       --problem) HPC_PROBLEM=$2; HPC_COORDINATOR_ARGS+=("$1" "$2"); shift 2 ;;
+      --problems) HPC_PROBLEMS=$2; HPC_COORDINATOR_ARGS+=("$1" "$2"); shift 2 ;;
       --cuda-problem) HPC_CUDA_PROBLEM=$2; shift 2 ;;
       --cuda-evaluations) HPC_CUDA_EVALUATIONS=$2; shift 2 ;;
       --cuda-stage) HPC_CUDA_STAGE=$2; shift 2 ;;
@@ -93,6 +95,9 @@ hpc_parse_options() {
   elif [ "$HPC_SERVE" -eq 0 ] && [ -z "$HPC_CANDIDATES" ]; then
     HPC_GENERATE=1  # the built-in generator, through a served pipeline
     HPC_SERVE=1
+    if [ -n "${HPC_PROBLEMS:-}" ] && [ "$HPC_PROBLEMS" != default ]; then
+      hpc_die 2 "the built-in generator searches the default catalog's problems; with --problems $HPC_PROBLEMS give --candidates FILE or --serve"
+    fi
   fi
   if [ "$HPC_SERVE" -eq 1 ] && [ "$listen_given" -eq 0 ]; then
     # Reachable from other nodes: trainers on the training partition connect here.
