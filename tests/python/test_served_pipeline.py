@@ -101,6 +101,12 @@ def test_sources_and_completions_get_statuses_and_rewards(pipeline):
     assert max(by_id["syntax-error"]["reward"], by_id["prose-only"]["reward"]) < by_id["ikj-source"]["reward"]
     # The problem has a place on the built-in ladder once a batch used it.
     assert pipeline.client.stages()["dgemm-256"] in ("o0", "o3", "openmp", "avx512", "blocking")
+    # What the ids mean: the run's catalog (the built-in default here).
+    catalog = pipeline.client.problems()
+    assert catalog["catalog"] == "default" and catalog["source"] == "built-in default"
+    dgemm = next(problem for problem in catalog["problems"] if problem["id"] == "dgemm-256")
+    assert (dgemm["language"], dgemm["precision"], dgemm["nominal"]) == ("c", "f64", "256x256x256")
+    assert len(catalog["problems"]) == 15
 
 
 def test_a_retried_batch_is_answered_from_the_log(pipeline):

@@ -134,6 +134,17 @@ class Client:
             raise ProtocolError("/v1/stages answered without a stages object")
         return {str(problem): str(stage) for problem, stage in answer["stages"].items()}
 
+    # -- the problems --------------------------------------------------------------------------
+
+    def problems(self):
+        """The run's problem catalog (GET /v1/problems, docs/problems.md): {"catalog", "source",
+        "problems": [{"id", "language", "precision", "nominal", "check_shapes", "tolerance",
+        "element_tolerance", "description"?}, ...]}, what each problem id a batch names means."""
+        _, answer = self._transport.request("GET", "/v1/problems", None)
+        if not isinstance(answer, dict) or not isinstance(answer.get("problems"), list):
+            raise ProtocolError("/v1/problems answered without a problems list")
+        return answer
+
     # -- OpenRLHF's format -----------------------------------------------------------------------
 
     def get_reward(self, queries, prompts=None, labels=None):
