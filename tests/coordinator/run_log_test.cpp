@@ -73,3 +73,54 @@ TEST_F(RunLogTest, AResumedRunGoesOnWithTheLogsRowsAndState) {
 
 }  // namespace
 }  // namespace hpcreward
+
+namespace hpcreward {
+namespace {
+
+// --resume against the catalog the log's rows were scored on (check_resumed_problems).
+LoggedRun logged_with(const std::string &problem, const std::string &config_json) {
+  LoggedRun logged;
+  logged.resumed = true;
+  logged.provenance.config_json = config_json;
+  logged.rows.push_back(row("c1", "o0"));
+  logged.rows.back().problem = problem;
+  return logged;
+}
+
+std::string refusal(const LoggedRun &logged, const ProblemCatalog &catalog) {
+  try {
+    check_resumed_problems(logged, catalog);
+  } catch (const std::invalid_argument &error) {
+    return error.what();
+  }
+  return "accepted";
+}
+
+TEST(ResumedProblems, TheLogsCatalogMustStillDefineItsProblemsTheSameWay) {
+  const std::string tall = R"({"id": "tall", "language": "c", "precision": "f64", "shape": "4096x8x64"})";
+  const std::string catalog_json = R"({"catalog": "mine", "problems": [)" + tall + "]}";
+  const std::string config = R"({"problem_catalog": )" + catalog_json + "}";
+  const ProblemCatalog same = parse_problem_catalog(catalog_json, "mine.json");
+  EXPECT_EQ(refusal(logged_with("tall", config), same), "accepted");
+
+  const std::string missing = refusal(logged_with("tall", config), load_problem_catalog("default"));
+  EXPECT_NE(missing.find("rows of problem tall, which the problem catalog built-in default does not define"),
+            std::string::npos)
+      << missing;
+  EXPECT_NE(missing.find("(mine)"), std::string::npos) << "names the catalog the run began with: " << missing;
+
+  const ProblemCatalog reshaped = parse_problem_catalog(
+      R"({"catalog": "mine", "problems": [{"id": "tall", "language": "c", "precision": "f64", "shape": "4096x16x64"}]})",
+      "mine.json");
+  EXPECT_NE(refusal(logged_with("tall", config), reshaped).find("is not the one the log's rows were scored on"),
+            std::string::npos);
+
+  // A log from before catalogs: its problems are the default catalog's.
+  EXPECT_EQ(refusal(logged_with("dgemm-256", R"({"seed": "1"})"), load_problem_catalog("default")), "accepted");
+  EXPECT_NE(refusal(logged_with("dgemm-256", R"({"seed": "1"})"), same), "accepted");
+  LoggedRun fresh;
+  EXPECT_EQ(refusal(fresh, same), "accepted") << "a new run has nothing to check";
+}
+
+}  // namespace
+}  // namespace hpcreward
