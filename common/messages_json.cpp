@@ -23,6 +23,7 @@ void to_json(json &out, const Problem &problem) {
              {"tolerance", problem.tolerance},
              {"element_tolerance", problem.element_tolerance}};
   if (!problem.description.empty()) out["description"] = problem.description;
+  out["abi"] = problem_abi(problem);
 }
 
 void from_json(const json &in, Problem &problem) {

@@ -54,6 +54,19 @@ std::string to_string(const Shape &shape) {
   return std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" + std::to_string(shape.k);
 }
 
+std::string problem_abi(const Problem &problem) {
+  const std::string t = element_type(problem.precision);
+  const bool cuda = problem.language == Language::cuda;
+  std::string abi = std::string(cuda ? "extern \"C\" " : "") + "void matmul(int m, int n, int k, const " + t +
+                    " *A, const " + t + " *B, " + t + " *C): C = A B, row-major, A m x k, B k x n, C m x n " +
+                    "(overwritten; it holds NaN on entry); " +
+                    (cuda ? "device pointers, any kernels on any streams, the whole device synchronized after the call"
+                          : "host pointers");
+  if (problem.precision == Precision::f16 || problem.precision == Precision::bf16) abi += "; fp32 accumulation";
+  if (problem.precision == Precision::f32 && cuda) abi += "; TF32 tensor cores allowed";
+  return abi;
+}
+
 std::optional<Shape> parse_shape(std::string_view text) {
   int values[3];
   const char *cursor = text.data();

@@ -46,6 +46,9 @@ std::size_t element_bytes(Precision precision);
 std::string_view to_string(Language language);  // "c" / "cuda"
 std::optional<Language> parse_language(std::string_view text);
 std::string to_string(const Shape &shape);        // "256x256x256" (m x n x k)
+// The candidate's contract for `problem`, in words a reader (or a model) follows: the entry
+// point's signature with the problem's element type, the layouts, whose pointers they are.
+std::string problem_abi(const Problem &problem);
 std::optional<Shape> parse_shape(std::string_view text);
 
 }  // namespace hpcreward

@@ -132,6 +132,18 @@ TEST(ProblemCatalog, CudaToleranceGrowsWithKOnlyWhereAccumulationDecides) {
             derived_tolerance(Precision::f32, Language::cuda, 524288));
 }
 
+TEST(ProblemCatalog, EachProblemStatesItsAbi) {
+  const ProblemCatalog llm = load_problem_catalog("llm-layers");
+  EXPECT_EQ(problem_abi(*llm.find("llm-o-t4096-bf16")),
+            "extern \"C\" void matmul(int m, int n, int k, const __nv_bfloat16 *A, const __nv_bfloat16 *B, "
+            "__nv_bfloat16 *C): C = A B, row-major, A m x k, B k x n, C m x n (overwritten; it holds NaN on entry); "
+            "device pointers, any kernels on any streams, the whole device synchronized after the call; fp32 "
+            "accumulation");
+  const std::string c = problem_abi(*load_problem_catalog("default").find("dgemm-256"));
+  EXPECT_EQ(c.rfind("void matmul(int m, int n, int k, const double *A, const double *B, double *C)", 0), 0u) << c;
+  EXPECT_NE(c.find("host pointers"), std::string::npos);
+}
+
 TEST(ProblemCatalog, DerivedCheckShapesStraddleTheNominalOne) {
   EXPECT_EQ(derived_check_shapes({256, 256, 256}), (std::vector<Shape>{{257, 255, 263}, {31, 17, 23}}));
   EXPECT_EQ(derived_check_shapes({1, 1, 4}), (std::vector<Shape>{{2, 2, 11}, {31, 17, 23}}));
