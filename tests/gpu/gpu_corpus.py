@@ -58,6 +58,7 @@ PLAN = [
     ("honest_wmma_dgemm", "cuda-dgemm-1024", "cuda-tensor", "ok"),
     ("honest_wmma_hgemm", "cuda-hgemm-1024", "cuda-tensor", "ok"),
     ("honest_async_alloc", "cuda-dgemm-1024", "cuda-naive", "ok"),
+    ("honest_tf32_truncated", "cuda-sgemm-4096", "cuda-tensor", "ok"),
     ("illegal_address", "cuda-sgemm-1024", "cuda-naive", "runtime_error"),
     ("naive_sgemm", "cuda-sgemm-1024", "cuda-open", "ok"),
     ("infinite_kernel", "cuda-sgemm-1024", "cuda-naive", "timeout"),
