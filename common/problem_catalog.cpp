@@ -4,7 +4,6 @@
 #include <cctype>
 #include <fstream>
 #include <iterator>
-#include <limits>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -35,8 +34,12 @@ class CatalogError {
   std::string source_;
 };
 
-bool valid_id(const std::string &id) {
-  if (id.empty() || id.size() > 64) return false;
+// The reward log keeps a problem id in 32 bytes (results/reward_row.hpp): a longer one would
+// come back cut, and a resumed run would not know its rows.
+constexpr std::size_t kMaxProblemIdBytes = 32, kMaxCatalogNameBytes = 64;
+
+bool valid_id(const std::string &id, std::size_t max_bytes) {
+  if (id.empty() || id.size() > max_bytes) return false;
   for (char c : id)
     if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-' ||
           c == '_' || c == '.'))
@@ -71,8 +74,8 @@ Problem problem_from(const nlohmann::json &entry, std::size_t index, const Catal
 
   Problem problem;
   const nlohmann::json &id = entry["id"];
-  if (!id.is_string() || !valid_id(id.get<std::string>()))
-    error.fail(where + ".id", text_of(id) + " is not an id: 1 to 64 of a-z, 0-9, '-', '_', '.'");
+  if (!id.is_string() || !valid_id(id.get<std::string>(), kMaxProblemIdBytes))
+    error.fail(where + ".id", text_of(id) + " is not an id: 1 to 32 of a-z, 0-9, '-', '_', '.' (the log keeps 32)");
   problem.id = id.get<std::string>();
 
   const nlohmann::json &language = entry["language"];
@@ -135,13 +138,9 @@ Problem problem_from(const nlohmann::json &entry, std::size_t index, const Catal
 
 std::string read_file(const std::string &path) {
   std::ifstream file(path);
-  if (!file) throw std::invalid_argument("cannot read the problem catalog " + path + " (a file, or one of the built-in names: " +
-                                         [] {
-                                           std::string names;
-                                           for (const std::string &name : builtin_catalog_names())
-                                             names += (names.empty() ? "" : ", ") + name;
-                                           return names;
-                                         }() + ")");
+  if (!file)
+    throw std::invalid_argument("cannot read the problem catalog " + path +
+                                " (a file, or one of the built-in names: " + builtin_catalog_list() + ")");
   return std::string(std::istreambuf_iterator<char>(file), {});
 }
 
@@ -182,7 +181,7 @@ ProblemCatalog parse_problem_catalog(std::string_view json, std::string_view sou
     if (!kCatalogKeys.count(key))
       error.fail("top level", "unknown key \"" + key + "\"; a catalog has catalog, description, problems");
   if (!document.contains("catalog") || !document["catalog"].is_string() ||
-      !valid_id(document["catalog"].get<std::string>()))
+      !valid_id(document["catalog"].get<std::string>(), kMaxCatalogNameBytes))
     error.fail("catalog", "the catalog's name is required: 1 to 64 of a-z, 0-9, '-', '_', '.'");
   if (!document.contains("problems") || !document["problems"].is_array() || document["problems"].empty())
     error.fail("problems", "must be a non-empty list of problems");
@@ -207,6 +206,12 @@ ProblemCatalog load_problem_catalog(std::string_view name_or_path) {
     return parse_problem_catalog(*json, "built-in " + std::string(name_or_path));
   const std::string path(name_or_path);
   return parse_problem_catalog(read_file(path), path);
+}
+
+std::string builtin_catalog_list() {
+  std::string names;
+  for (const std::string &name : builtin_catalog_names()) names += (names.empty() ? "" : ", ") + name;
+  return names;
 }
 
 std::vector<Shape> derived_check_shapes(const Shape &nominal) {

@@ -33,6 +33,7 @@ ProblemCatalog parse_problem_catalog(std::string_view json, std::string_view sou
 // A name of a built-in catalog (builtin_catalogs.hpp), or a file's path (a name wins;
 // "./NAME" reads a file).
 ProblemCatalog load_problem_catalog(std::string_view name_or_path);
+std::string builtin_catalog_list();  // the built-in catalogs' names, comma-separated, for messages
 
 // What a problem gets unless its entry says otherwise: the nominal shape plus one and minus
 // one (m + 1, n - 1, k + 7; n + 1 where n is 1), which no tile size divides when the nominal

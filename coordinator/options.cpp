@@ -7,7 +7,6 @@
 #include <random>
 #include <tuple>
 
-#include "common/builtin_catalogs.hpp"
 #include "common/problem_catalog.hpp"
 #include "coordinator/batch_registry.hpp"
 #include "coordinator/code_extraction.hpp"
@@ -20,12 +19,6 @@ namespace hpcreward {
 namespace po = boost::program_options;
 
 namespace {
-
-std::string builtin_names() {
-  std::string names;
-  for (const std::string &name : builtin_catalog_names()) names += (names.empty() ? "" : ", ") + name;
-  return names;
-}
 
 po::options_description describe_options() {
   po::options_description general("Coordinator options (also accepted in a --config file, key = value)");
@@ -64,7 +57,7 @@ po::options_description describe_options() {
       ("resume", po::bool_switch(),
        "go on with an existing OUT/rewards.h5: candidates it already holds are skipped, stages and archive are rebuilt from it")
       ("problems", po::value<std::string>()->default_value("default"),
-       ("the run's problem catalog: a built-in one (" + builtin_names() +
+       ("the run's problem catalog: a built-in one (" + builtin_catalog_list() +
         ") or a JSON file (docs/problems.md)").c_str())
       ("problem", po::value<std::string>(),
        "problem of lines that name none (default: the catalog's first, dgemm-256 in \"default\")")

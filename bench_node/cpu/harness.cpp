@@ -34,12 +34,13 @@ class Harness {
   Verdict verify_shape(const Shape &shape, double &max_error);
   // Fresh input values and a poisoned output, one call, then guard zones and inputs checked.
   Verdict call(Operands<T> &operands, const std::string &what, double *seconds);
-  Verdict check_residual(Operands<T> &operands, const std::string &what);
+  // Every output passes on its own; a timed one's (row, class) ratios also join `timed` (null
+  // for warm-up calls, which decide no reward, so an honest warm-up cannot dilute them).
+  Verdict check_residual(Operands<T> &operands, const std::string &what, ResidualPool *timed);
 
   CandidateCalls &calls_;
   const HarnessConfig &config_;
   const ResidualBound bound_;
-  ResidualPool pool_;  // every residual-checked output of the run
 };
 
 template <typename T>
@@ -54,7 +55,7 @@ Verdict Harness<T>::call(Operands<T> &operands, const std::string &what, double 
 }
 
 template <typename T>
-Verdict Harness<T>::check_residual(Operands<T> &operands, const std::string &what) {
+Verdict Harness<T>::check_residual(Operands<T> &operands, const std::string &what, ResidualPool *timed) {
   // The weights are drawn after the call returned: nothing the candidate saw predicts them.
   Rng secret(kernel_random_u64());
   std::vector<double> weights(static_cast<std::size_t>(operands.shape().n));
@@ -75,7 +76,7 @@ Verdict Harness<T>::check_residual(Operands<T> &operands, const std::string &wha
     return {Status::wrong_answer, what + " gave a wrong result (normwise residual " +
                                       number_text(residual.normwise, 3) + " > " +
                                       number_text(residual.normwise_bound(bound_), 3) + ")"};
-  pool_.add(residual.ratio_sq, residual.pairs);
+  if (timed) timed->add(residual.ratio_sq, residual.pairs);
   return {};
 }
 
@@ -126,11 +127,12 @@ Measurement Harness<T>::run() {
   for (int i = 0; i < kTimingRingSize; ++i)
     ring.push_back(std::make_unique<Operands<T>>(config_.nominal, calls_.memory()));
   std::size_t next = 0;
-  auto timed_call = [&](const std::string &what, double &seconds) -> Verdict {
+  ResidualPool timed_pool;
+  auto timed_call = [&](const std::string &what, double &seconds, ResidualPool *pool) -> Verdict {
     Operands<T> &operands = *ring[next];
     next = (next + 1) % ring.size();
     if (Verdict verdict = call(operands, "in " + what, &seconds); !verdict.ok()) return verdict;
-    return check_residual(operands, what);
+    return check_residual(operands, what, pool);
   };
 
   // Warm-up: untimed for the reward, but every output is still checked; its call times only
@@ -139,7 +141,7 @@ Measurement Harness<T>::run() {
   std::vector<double> warmup_call_s;
   do {
     double seconds = 0;
-    Verdict verdict = timed_call("warm-up call " + std::to_string(warmup_call_s.size() + 1), seconds);
+    Verdict verdict = timed_call("warm-up call " + std::to_string(warmup_call_s.size() + 1), seconds, nullptr);
     if (!verdict.ok()) {
       measurement.time_s = monotonic_seconds() - time_start;
       return fail(verdict);
@@ -152,20 +154,20 @@ Measurement Harness<T>::run() {
   const double loop_start = monotonic_seconds();
   for (;;) {
     double seconds = 0;
-    Verdict verdict = timed_call("timed call " + std::to_string(samples.size() + 1), seconds);
+    Verdict verdict = timed_call("timed call " + std::to_string(samples.size() + 1), seconds, &timed_pool);
     if (!verdict.ok()) {
       measurement.time_s = monotonic_seconds() - time_start;
       return fail(verdict);
     }
     samples.push_back(seconds);
-    if (stopping.done(samples, monotonic_seconds() - loop_start)) break;
+    if (stopping.done(samples, monotonic_seconds() - loop_start, timed_pool.calls_needed())) break;
   }
   measurement.time_s = monotonic_seconds() - time_start;
-  if (!pool_.ok(bound_))
-    return fail({Status::wrong_answer, "the warm-up and timed calls together fail the residual check (normwise " +
-                                           number_text(pool_.normwise(), 3) + " > " +
-                                           number_text(normwise_bound(bound_, pool_.pairs), 3) + " over " +
-                                           number_text(pool_.pairs, 6) + " rows and classes)"});
+  if (!timed_pool.ok(bound_))
+    return fail({Status::wrong_answer, "the timed calls together fail the residual check (normwise " +
+                                           number_text(timed_pool.normwise(), 3) + " > " +
+                                           number_text(normwise_bound(bound_, timed_pool.pairs), 3) + " over " +
+                                           number_text(timed_pool.pairs, 6) + " rows and classes)"});
 
   const SampleSummary summary = summarize(samples);
   measurement.status = Status::ok;

@@ -269,7 +269,7 @@ GpuProbe probe_gpu(const GpuChildOptions &options, int ceiling_size) {
   result.ceilings.f32 = probe.at("ceilings").at("f32").get<double>();
   result.ceilings.f16 = probe.at("ceilings").at("f16").get<double>();
   result.ceilings.f32_fp32 = probe.at("ceilings").value("f32_fp32", 0.0);
-  result.ceilings.bf16 = probe.at("ceilings").value("bf16", 0.0);
+  result.ceilings.bf16 = probe.at("ceilings").at("bf16").get<double>();
   return result;
 }
 

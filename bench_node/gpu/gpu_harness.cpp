@@ -131,8 +131,10 @@ class Harness {
   std::optional<Failure> verify(FullCheck &check, double &max_error);
   std::optional<Failure> call_checked(const Shape &shape, Operands &operands, Private &own, CheckWorkspace &work,
                                       GpuCallOutcome *clocks);
+  // Every output passes on its own; a timed one's (row, class) ratios also join `timed` (null
+  // for warm-up calls, which decide no reward, so an honest warm-up cannot dilute them).
   std::optional<Failure> residual_check(const Shape &shape, Private &own, CheckWorkspace &work, double &max_error,
-                                        ResidualPool &pool);
+                                        ResidualPool *timed);
   void fill_inputs(const Shape &shape, Private &own);
   CallSteps steps(const Shape &shape, Operands &operands, Private &own);
 
@@ -266,7 +268,7 @@ std::optional<Failure> Harness::verify(FullCheck &check, double &max_error) {
 // The row-wise residual check (residual_bound.hpp): with a secret x drawn after the call, A (B x)
 // must equal C x row by row within the error an honest computation at this precision makes.
 std::optional<Failure> Harness::residual_check(const Shape &shape, Private &own, CheckWorkspace &work,
-                                               double &max_error, ResidualPool &pool) {
+                                               double &max_error, ResidualPool *timed) {
   const ResidualBound bound = residual_bound(config_.precision, Language::cuda, shape, 0x1p-53);
   double *x = work.x(), *x_sq = x + shape.n, *norm = x + 2 * shape.n;
   double *x_class = x + 3 * shape.n, *x_class_sq = x + 4 * shape.n;
@@ -311,7 +313,7 @@ std::optional<Failure> Harness::residual_check(const Shape &shape, Private &own,
     return Failure{Status::wrong_answer, "a timed call's output fails the randomized residual check (normwise " +
                                              number_text(normwise) + " > " + number_text(normwise_limit) + ")" +
                                              at_shape(shape)};
-  pool.add(result.error_sq, result.ref_sq);
+  if (timed) timed->add(result.error_sq, result.ref_sq);
   max_error = std::max(max_error, normwise);
   return std::nullopt;
 }
@@ -394,8 +396,8 @@ Measurement Harness::run() {
   CheckWorkspace work(shape.m, shape.k, shape.n);
   phase_ended("timing buffers");
   std::size_t next_set = 0;
-  ResidualPool pool;  // every checked output of the run, warm-up and timed
-  const auto checked_call = [&](GpuCallOutcome &clocks) -> std::optional<Failure> {
+  ResidualPool timed_pool;
+  const auto checked_call = [&](GpuCallOutcome &clocks, ResidualPool *pool) -> std::optional<Failure> {
     fill_inputs(shape, own);
     if (auto failure = call_checked(shape, sets[next_set++ % sets.size()], own, work, &clocks)) return failure;
     return residual_check(shape, own, work, max_error, pool);
@@ -412,7 +414,7 @@ Measurement Harness::run() {
   GateWord timing = config_.may_time ? GateWord::not_yet : GateWord::arrived;
   for (;;) {
     GpuCallOutcome clocks;
-    if (auto failure = checked_call(clocks)) return failed_timing(*failure);
+    if (auto failure = checked_call(clocks, nullptr)) return failed_timing(*failure);
     warmup_call_s.push_back(clocks.seconds);
     if (timing == GateWord::not_yet) timing = config_.may_time();
     if (timing == GateWord::closed) return stopped(verify_s);
@@ -425,7 +427,7 @@ Measurement Harness::run() {
   const double loop_start = monotonic_seconds();
   for (;;) {
     GpuCallOutcome clocks;
-    if (auto failure = checked_call(clocks)) return failed_timing(*failure);
+    if (auto failure = checked_call(clocks, &timed_pool)) return failed_timing(*failure);
     samples.push_back(clocks.seconds);
     if (config_.trace) {
       config_.trace->window_s.push_back(clocks.window_s);
@@ -435,14 +437,16 @@ Measurement Harness::run() {
       config_.trace->finish_s.push_back(clocks.finish_s);
       config_.trace->activity_records.push_back(clocks.report.records);
     }
-    if (stopping.done(samples, monotonic_seconds() - loop_start)) break;
+    if (stopping.done(samples, monotonic_seconds() - loop_start, timed_pool.calls_needed())) break;
   }
   phase_ended("timed calls");
-  if (const ResidualBound bound = residual_bound(config_.precision, Language::cuda, shape, 0x1p-53); !pool.ok(bound))
+  if (const ResidualBound bound = residual_bound(config_.precision, Language::cuda, shape, 0x1p-53);
+      !timed_pool.ok(bound))
     return failed_timing({Status::wrong_answer,
-                          "the warm-up and timed calls together fail the randomized residual check (normwise " +
-                              number_text(pool.normwise()) + " > " + number_text(normwise_bound(bound, pool.pairs)) +
-                              " over " + number_text(pool.pairs) + " rows and classes)" + at_shape(shape)});
+                          "the timed calls together fail the randomized residual check (normwise " +
+                              number_text(timed_pool.normwise()) + " > " +
+                              number_text(normwise_bound(bound, timed_pool.pairs)) + " over " +
+                              number_text(timed_pool.pairs) + " rows and classes)" + at_shape(shape)});
 
   const SampleSummary summary = summarize(samples);
   Measurement measurement;

@@ -42,6 +42,10 @@ double normwise_bound(const ResidualBound &bound, double pairs) {
 
 double ResidualPool::normwise() const { return pairs > 0 ? std::sqrt(ratio_sq / pairs) : 0; }
 
+int ResidualPool::calls_needed() const {
+  return pairs > 0 ? static_cast<int>(std::ceil(kResidualPoolPairs * calls / pairs)) : 0;
+}
+
 std::vector<int> residual_column_classes(std::span<const double> column_norms, int &count) {
   std::vector<int> band(column_norms.size());
   for (std::size_t j = 0; j < band.size(); ++j)

@@ -61,16 +61,23 @@ inline constexpr double kResidualTailExponent = 21;  // e^-21 < 1e-9 per test
 double normwise_bound(const ResidualBound &bound, double pairs);
 
 // The (row, class) ratios of several outputs together: every timed call of a run, whose
-// pooled root mean square must meet normwise_bound at their total count.
+// pooled root mean square must meet normwise_bound at their total count. The timing loop runs
+// until the pool holds kResidualPoolPairs (calls_needed), so a problem of one row is judged on
+// at least 64 ratios (bound 1.67 eps), not on the five calls a stable timing may stop at (3.7).
+inline constexpr double kResidualPoolPairs = 64;
 struct ResidualPool {
   double ratio_sq = 0;  // sum of (r_ic / s_ic)^2
   double pairs = 0;
+  int calls = 0;
   void add(double more_ratio_sq, double more_pairs) {
     ratio_sq += more_ratio_sq;
     pairs += more_pairs;
+    ++calls;
   }
   double normwise() const;
   bool ok(const ResidualBound &bound) const { return normwise() <= normwise_bound(bound, pairs); }
+  // Timed calls for kResidualPoolPairs at the pairs per call seen so far (0 before the first).
+  int calls_needed() const;
 };
 
 // The class of each column from its norm, numbered 0, 1, ... in increasing scale, with no

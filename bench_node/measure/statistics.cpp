@@ -59,11 +59,11 @@ double SampleSummary::median_rse() const {
   return 1.2533 * (iqr() / 1.349) / std::sqrt(static_cast<double>(count)) / median;
 }
 
-bool StoppingRule::done(std::span<const double> samples, double elapsed_s) const {
+bool StoppingRule::done(std::span<const double> samples, double elapsed_s, int min_reps) const {
   const int reps = static_cast<int>(samples.size());
   if (reps >= options_.max_reps) return true;
   if (reps >= 1 && elapsed_s >= options_.time_cap_s) return true;
-  if (reps < std::max(options_.min_reps, 2) || elapsed_s < options_.min_time_s) return false;
+  if (reps < std::max({options_.min_reps, min_reps, 2}) || elapsed_s < options_.min_time_s) return false;
   return summarize(samples).median_rse() < options_.target_rse;
 }
 

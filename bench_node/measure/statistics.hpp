@@ -36,8 +36,11 @@ SampleSummary summarize(std::span<const double> samples);
 class StoppingRule {
  public:
   explicit StoppingRule(const TimingOptions &options) : options_(options) {}
-  // `samples`: the timed calls so far; `elapsed_s`: wall time of the timing loop so far.
-  bool done(std::span<const double> samples, double elapsed_s) const;
+  // `samples`: the timed calls so far; `elapsed_s`: wall time of the timing loop so far;
+  // `min_reps`: timed calls the caller needs beyond the options' own before the standard error
+  // may stop the loop (the residual check's pooled evidence, residual_bound.hpp); max_reps and
+  // the time cap still bind.
+  bool done(std::span<const double> samples, double elapsed_s, int min_reps = 0) const;
 
  private:
   TimingOptions options_;

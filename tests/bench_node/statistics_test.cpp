@@ -71,6 +71,14 @@ TEST(StoppingRule, WaitsForTheLeastTimeEvenWhenSteady) {
   EXPECT_TRUE(rule.done(std::vector<double>(20, 1.0), 0.1)) << "max_reps still ends it";
 }
 
+TEST(StoppingRule, WaitsForTheCallersMinRepsButNotPastTheCaps) {
+  const StoppingRule rule(options());
+  EXPECT_FALSE(rule.done(std::vector<double>(9, 1.0), 0.1, 10)) << "a steady nine of ten asked";
+  EXPECT_TRUE(rule.done(std::vector<double>(10, 1.0), 0.1, 10));
+  EXPECT_TRUE(rule.done(std::vector<double>(20, 1.0), 0.1, 64)) << "max_reps still ends it";
+  EXPECT_TRUE(rule.done(std::vector<double>(9, 1.0), 2.0, 64)) << "and the time cap";
+}
+
 TEST(StoppingRule, KeepsGoingWhileNoisy) {
   const StoppingRule rule(options());
   const std::vector<double> noisy = {1, 2, 1, 2, 1, 2};

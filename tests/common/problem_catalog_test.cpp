@@ -96,6 +96,8 @@ TEST(ProblemCatalog, MistakesAreRefusedWithTheEntryAndKeyNamed) {
       {R"({"id": "b", "language": "c", "precision": "bf16", "shape": "8x8x8"})", "\"bf16\" (16-bit operands and output, fp32 accumulation) is CUDA only"},
       {R"({"id": "b", "language": "rust", "precision": "f64", "shape": "8x8x8"})", R"(.language: "rust")"},
       {R"({"id": "B!", "language": "c", "precision": "f64", "shape": "8x8x8"})", R"(problems[1] ("B!").id)"},
+      {R"({"id": "an-id-of-thirty-three-characters-", "language": "c", "precision": "f64", "shape": "8x8x8"})",
+       "(the log keeps 32)"},
       {R"({"id": "a", "language": "c", "precision": "f64", "shape": "8x8x8"})", R"(id "a" is defined twice)"},
       {R"({"id": "b", "language": "c", "precision": "f64", "shape": "8x8x8", "shape_": "1x1x1"})", R"(unknown key "shape_")"},
       {R"({"id": "b", "language": "c", "precision": "f64", "shape": "8x8x8", "check_shapes": ["8x8x8"]})",
