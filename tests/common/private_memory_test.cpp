@@ -19,17 +19,12 @@
 namespace hpcreward {
 namespace {
 
-using test::child_opens_parent_memory;
-using test::kOpened;
-using test::kRefused;
-using test::Opened;
-
 constexpr uid_t kNobody = 65534;
 
 // A "rank" (private when asked, else explicitly dumpable: a change of user clears the flag)
 // whose own child, the "executor", tries to open the rank's memory.
-Opened executor_opens_rank_memory(bool rank_private) {
-  return child_opens_parent_memory(
+test::Opened executor_opens_rank_memory(bool rank_private) {
+  return test::child_opens_parent_memory(
       [&] {
         if (::geteuid() == 0 &&
             (::setresgid(kNobody, kNobody, kNobody) != 0 || ::setresuid(kNobody, kNobody, kNobody) != 0))
@@ -46,13 +41,13 @@ int yama_ptrace_scope() {
 }
 
 TEST(PrivateMemory, APrivateRanksMemoryIsOutOfReachOfTheUsersOtherProcesses) {
-  EXPECT_EQ(executor_opens_rank_memory(true), kRefused);
+  EXPECT_EQ(executor_opens_rank_memory(true), test::kRefused);
 }
 
 TEST(PrivateMemory, TheControlOpensADumpableRanksMemory) {
   // Yama from scope 1 refuses a child's access to its parent whatever the flag.
   if (yama_ptrace_scope() >= 1) GTEST_SKIP() << "Yama already keeps a child out of its parent";
-  EXPECT_EQ(executor_opens_rank_memory(false), kOpened);
+  EXPECT_EQ(executor_opens_rank_memory(false), test::kOpened);
 }
 
 TEST(PrivateMemory, TurnsOffOpenMpisSingleCopyTransport) {
