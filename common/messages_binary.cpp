@@ -50,6 +50,7 @@ void write_shape(ByteWriter &out, const Shape &shape) {
   out.i32(shape.m);
   out.i32(shape.n);
   out.i32(shape.k);
+  out.i32(shape.batch);
 }
 
 Shape read_shape(ByteReader &in) {
@@ -57,6 +58,7 @@ Shape read_shape(ByteReader &in) {
   shape.m = in.i32("shape m");
   shape.n = in.i32("shape n");
   shape.k = in.i32("shape k");
+  shape.batch = in.i32("shape batch");
   return shape;
 }
 
@@ -64,6 +66,7 @@ void write_problem(ByteWriter &out, const Problem &problem) {
   out.string(problem.id);
   out.string(to_string(problem.precision));
   out.string(to_string(problem.language));
+  out.string(to_string(problem.layout));
   write_shape(out, problem.nominal);
   out.count(problem.check_shapes.size());
   for (const Shape &shape : problem.check_shapes) write_shape(out, shape);
@@ -76,6 +79,7 @@ Problem read_problem(ByteReader &in) {
   problem.id = in.string("problem id");
   problem.precision = read_enum(in, "precision", parse_precision);
   problem.language = read_enum(in, "language", parse_language);
+  problem.layout = read_enum(in, "layout", parse_layout);
   problem.nominal = read_shape(in);
   problem.check_shapes.resize(in.count("check_shapes", 12));
   for (Shape &shape : problem.check_shapes) shape = read_shape(in);

@@ -18,6 +18,7 @@ void to_json(json &out, const Problem &problem) {
   out = json{{"id", problem.id},
              {"precision", to_string(problem.precision)},
              {"language", to_string(problem.language)},
+             {"layout", to_string(problem.layout)},
              {"nominal", problem.nominal},
              {"check_shapes", problem.check_shapes},
              {"tolerance", problem.tolerance},
@@ -34,6 +35,9 @@ void from_json(const json &in, Problem &problem) {
   auto language = parse_language(in.value("language", std::string("c")));
   if (!language) throw std::invalid_argument("bad language: " + in.at("language").dump());
   problem.language = *language;
+  auto layout = parse_layout(in.value("layout", std::string("nn")));
+  if (!layout) throw std::invalid_argument("bad layout: " + in.at("layout").dump());
+  problem.layout = *layout;
   problem.nominal = in.at("nominal").get<Shape>();
   problem.check_shapes = in.at("check_shapes").get<std::vector<Shape>>();
   problem.tolerance = in.at("tolerance").get<double>();

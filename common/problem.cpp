@@ -51,29 +51,74 @@ std::optional<Language> parse_language(std::string_view text) {
 }
 
 std::string to_string(const Shape &shape) {
-  return std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" + std::to_string(shape.k);
+  return (shape.batch != 1 ? std::to_string(shape.batch) + "*" : std::string()) + std::to_string(shape.m) + "x" +
+         std::to_string(shape.n) + "x" + std::to_string(shape.k);
+}
+
+std::string to_string(const Layout &layout) {
+  return std::string(layout.transpose_a ? "t" : "n") + (layout.transpose_b ? "t" : "n") +
+         (layout.batched ? "-batched" : "");
+}
+
+std::optional<Layout> parse_layout(std::string_view text) {
+  Layout layout;
+  constexpr std::string_view kBatched = "-batched";
+  if (text.size() > kBatched.size() && text.substr(text.size() - kBatched.size()) == kBatched) {
+    layout.batched = true;
+    text.remove_suffix(kBatched.size());
+  }
+  if (text.size() != 2) return std::nullopt;
+  for (int i = 0; i < 2; ++i) {
+    if (text[i] != 'n' && text[i] != 't') return std::nullopt;
+    (i == 0 ? layout.transpose_a : layout.transpose_b) = text[i] == 't';
+  }
+  return layout;
 }
 
 std::string problem_abi(const Problem &problem) {
   const std::string t = element_type(problem.precision);
   const bool cuda = problem.language == Language::cuda;
-  std::string abi = std::string(cuda ? "extern \"C\" " : "") + "void matmul(int m, int n, int k, const " + t +
-                    " *A, const " + t + " *B, " + t + " *C): C = A B, row-major, A m x k, B k x n, C m x n " +
-                    "(overwritten; it holds NaN on entry); " +
-                    (cuda ? "device pointers, any kernels on any streams, the whole device synchronized after the call"
-                          : "host pointers");
+  const Layout &layout = problem.layout;
+  std::string abi = std::string(cuda ? "extern \"C\" " : "") + "void matmul(" +
+                    (layout.batched ? "int batch, " : "") + "int m, int n, int k, const " + t + " *A, const " + t +
+                    " *B, " + t + " *C): ";
+  const std::string a = layout.transpose_a ? "A^T" : "A", b = layout.transpose_b ? "B^T" : "B";
+  abi += "C = " + a + " " + b + ", row-major, ";
+  abi += layout.transpose_a ? "A given as its transpose, k x m (element (i, p) of the product's left factor at "
+                              "A[p * m + i]), "
+                            : "A m x k, ";
+  abi += layout.transpose_b ? "B given as its transpose, n x k (element (p, j) of the right factor at B[j * k + p]), "
+                            : "B k x n, ";
+  abi += "C m x n (overwritten; it holds NaN on entry); ";
+  if (layout.batched)
+    abi += "batch products, each operand's matrices one after another (product b's A at A + b * m * k, B at "
+           "B + b * k * n, C at C + b * m * n); ";
+  abi += cuda ? "device pointers, any kernels on any streams, the whole device synchronized after the call"
+              : "host pointers";
   if (problem.precision == Precision::f16 || problem.precision == Precision::bf16) abi += "; fp32 accumulation";
   if (problem.precision == Precision::f32 && cuda) abi += "; TF32 tensor cores allowed";
   return abi;
 }
 
+std::string row_name(std::size_t row, const Shape &shape) {
+  const std::size_t m = static_cast<std::size_t>(shape.m);
+  return shape.batch > 1 ? "product " + std::to_string(row / m) + ", row " + std::to_string(row % m)
+                         : "row " + std::to_string(row);
+}
+
 std::optional<Shape> parse_shape(std::string_view text) {
-  int values[3];
+  Shape shape;
   const char *cursor = text.data();
   const char *end = text.data() + text.size();
+  if (const std::size_t star = text.find('*'); star != std::string_view::npos) {
+    auto [next, error] = std::from_chars(cursor, end, shape.batch);
+    if (error != std::errc() || shape.batch <= 0 || next != text.data() + star) return std::nullopt;
+    cursor = next + 1;
+  }
+  int *values[3] = {&shape.m, &shape.n, &shape.k};
   for (int i = 0; i < 3; ++i) {
-    auto [next, error] = std::from_chars(cursor, end, values[i]);
-    if (error != std::errc() || values[i] <= 0) return std::nullopt;
+    auto [next, error] = std::from_chars(cursor, end, *values[i]);
+    if (error != std::errc() || *values[i] <= 0) return std::nullopt;
     cursor = next;
     if (i < 2) {
       if (cursor == end || *cursor != 'x') return std::nullopt;
@@ -81,7 +126,7 @@ std::optional<Shape> parse_shape(std::string_view text) {
     }
   }
   if (cursor != end) return std::nullopt;
-  return Shape{values[0], values[1], values[2]};
+  return shape;
 }
 
 }  // namespace hpcreward

@@ -17,14 +17,28 @@ enum class Language { c, cuda };
 
 struct Shape {
   int m = 0, n = 0, k = 0;
-  double flops() const { return 2.0 * m * n * k; }
+  int batch = 1;  // products of m x n x k, one after another in memory (Layout::batched)
+  double flops() const { return 2.0 * batch * m * n * k; }
   bool operator==(const Shape &) const = default;
+};
+
+// How a problem's operands are laid out for the candidate, and so its signature
+// (problem_abi). Every check reads the operands through the same layout; the product is
+// always C = op(A) op(B) with C row-major m x n.
+struct Layout {
+  bool transpose_a = false;  // A stored as its transpose: k x m row-major (A^T given)
+  bool transpose_b = false;  // B stored as its transpose: n x k row-major (B^T given)
+  // matmul(int batch, int m, int n, int k, A, B, C): `batch` products, operand b of each at
+  // b * (its size) elements from the start (strided, no gaps).
+  bool batched = false;
+  bool operator==(const Layout &) const = default;
 };
 
 struct Problem {
   std::string id;
   Precision precision = Precision::f64;
   Language language = Language::c;
+  Layout layout;
   Shape nominal;
   // Odd sizes that catch code hard-wired to the nominal shape; each is fully verified.
   std::vector<Shape> check_shapes;
@@ -45,10 +59,21 @@ std::string element_type(Precision precision);  // "double" / "float" / "__half"
 std::size_t element_bytes(Precision precision);
 std::string_view to_string(Language language);  // "c" / "cuda"
 std::optional<Language> parse_language(std::string_view text);
-std::string to_string(const Shape &shape);        // "256x256x256" (m x n x k)
+// "256x256x256" (m x n x k); "128*512x2048x1024" with a batch of 128.
+std::string to_string(const Shape &shape);
+// "nn", "tn", "nt", "tt" (BLAS's letters: t, the operand is stored transposed), then
+// "-batched" where it is.
+std::string to_string(const Layout &layout);
+std::optional<Layout> parse_layout(std::string_view text);
+// Elements of one operand of one of a shape's products (times shape.batch for all of them).
+inline std::size_t a_elements(const Shape &s) { return static_cast<std::size_t>(s.m) * static_cast<std::size_t>(s.k); }
+inline std::size_t b_elements(const Shape &s) { return static_cast<std::size_t>(s.k) * static_cast<std::size_t>(s.n); }
+inline std::size_t c_elements(const Shape &s) { return static_cast<std::size_t>(s.m) * static_cast<std::size_t>(s.n); }
 // The candidate's contract for `problem`, in words a reader (or a model) follows: the entry
 // point's signature with the problem's element type, the layouts, whose pointers they are.
 std::string problem_abi(const Problem &problem);
 std::optional<Shape> parse_shape(std::string_view text);
+// "row i", or "product b, row i" in a batch: `row` counts C's rows from the first product's.
+std::string row_name(std::size_t row, const Shape &shape);
 
 }  // namespace hpcreward

@@ -20,8 +20,11 @@ namespace {
 constexpr double kMaxOperandBytes = 32.0 * (1ull << 30);
 
 const std::set<std::string> kCatalogKeys = {"catalog", "description", "problems"};
-const std::set<std::string> kProblemKeys = {"id",          "language",  "precision",         "shape",
-                                            "check_shapes", "tolerance", "element_tolerance", "description"};
+const std::set<std::string> kProblemKeys = {"id",           "language",  "precision",         "shape",       "layout",
+                                            "batch",        "check_shapes", "tolerance",      "element_tolerance",
+                                            "description"};
+// Batches beyond this are refused: the harness's own checks loop over them on the host.
+constexpr int kMaxBatch = 65536;
 
 class CatalogError {
  public:
@@ -58,7 +61,7 @@ Shape shape_from(const nlohmann::json &value, const CatalogError &error, const s
 
 double operand_bytes(const Shape &shape, Precision precision) {
   const double m = shape.m, n = shape.n, k = shape.k;
-  return (m * k + k * n + m * n) * static_cast<double>(element_bytes(precision));
+  return shape.batch * (m * k + k * n + m * n) * static_cast<double>(element_bytes(precision));
 }
 
 Problem problem_from(const nlohmann::json &entry, std::size_t index, const CatalogError &error) {
@@ -68,7 +71,7 @@ Problem problem_from(const nlohmann::json &entry, std::size_t index, const Catal
   for (const auto &[key, value] : entry.items())
     if (!kProblemKeys.count(key))
       error.fail(where, "unknown key \"" + key + "\"; a problem has id, language, precision, shape, and optionally "
-                        "check_shapes, tolerance, element_tolerance, description");
+                        "layout, batch, check_shapes, tolerance, element_tolerance, description");
   for (const char *key : {"id", "language", "precision", "shape"})
     if (!entry.contains(key)) error.fail(where, std::string("missing \"") + key + "\"");
 
@@ -94,7 +97,24 @@ Problem problem_from(const nlohmann::json &entry, std::size_t index, const Catal
     error.fail(where + ".precision", "\"" + std::string(to_string(problem.precision)) +
                                          "\" (16-bit operands and output, fp32 accumulation) is CUDA only");
 
+  if (entry.contains("layout")) {
+    const nlohmann::json &layout = entry["layout"];
+    const std::optional<Layout> parsed = layout.is_string() ? parse_layout(layout.get<std::string>()) : std::nullopt;
+    if (!parsed || parsed->batched)
+      error.fail(where + ".layout", text_of(layout) + " is not \"nn\", \"tn\", \"nt\" or \"tt\" (t: that operand is "
+                                    "given transposed; a batch is the \"batch\" key)");
+    problem.layout = *parsed;
+  }
   problem.nominal = shape_from(entry["shape"], error, where + ".shape");
+  if (problem.nominal.batch != 1)
+    error.fail(where + ".shape", "\"MxNxK\" without a batch; a batch count is the \"batch\" key");
+  if (entry.contains("batch")) {
+    const nlohmann::json &batch = entry["batch"];
+    if (!batch.is_number_integer() || batch.get<long long>() < 1 || batch.get<long long>() > kMaxBatch)
+      error.fail(where + ".batch", text_of(batch) + " is not a whole number from 1 to " + std::to_string(kMaxBatch));
+    problem.layout.batched = true;
+    problem.nominal.batch = static_cast<int>(batch.get<long long>());
+  }
   if (operand_bytes(problem.nominal, problem.precision) > kMaxOperandBytes)
     error.fail(where + ".shape", to_string(problem.nominal) + " needs more than 32 GiB for A, B and C");
 
@@ -105,6 +125,9 @@ Problem problem_from(const nlohmann::json &entry, std::size_t index, const Catal
     for (std::size_t i = 0; i < shapes.size(); ++i) {
       const std::string at = where + ".check_shapes[" + std::to_string(i) + "]";
       const Shape shape = shape_from(shapes[i], error, at);
+      if (!problem.layout.batched && shape.batch != 1)
+        error.fail(at, to_string(shape) + " has a batch, and the problem has no \"batch\" key");
+      if (shape.batch > kMaxBatch) error.fail(at, "a batch of at most " + std::to_string(kMaxBatch));
       if (shape == problem.nominal)
         error.fail(at, "is the nominal shape; check shapes are there to catch code hard-wired to it");
       if (operand_bytes(shape, problem.precision) > kMaxOperandBytes)
@@ -112,7 +135,7 @@ Problem problem_from(const nlohmann::json &entry, std::size_t index, const Catal
       problem.check_shapes.push_back(shape);
     }
   } else {
-    problem.check_shapes = derived_check_shapes(problem.nominal);
+    problem.check_shapes = derived_check_shapes(problem.nominal, problem.layout);
   }
 
   auto positive = [&](const char *key, double derived) {
@@ -214,8 +237,14 @@ std::string builtin_catalog_list() {
   return names;
 }
 
-std::vector<Shape> derived_check_shapes(const Shape &nominal) {
-  return {Shape{nominal.m + 1, nominal.n > 1 ? nominal.n - 1 : nominal.n + 1, nominal.k + 7}, Shape{31, 17, 23}};
+std::vector<Shape> derived_check_shapes(const Shape &nominal, const Layout &layout) {
+  std::vector<Shape> shapes = {Shape{nominal.m + 1, nominal.n > 1 ? nominal.n - 1 : nominal.n + 1, nominal.k + 7},
+                               Shape{31, 17, 23}};
+  if (layout.batched) {
+    shapes[0].batch = nominal.batch == 3 ? 4 : 3;
+    shapes[1].batch = 2;
+  }
+  return shapes;
 }
 
 // C: relative to ||A||_F ||B||_F. CUDA, each element weighed by its scale

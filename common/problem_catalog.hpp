@@ -37,8 +37,9 @@ std::string builtin_catalog_list();  // the built-in catalogs' names, comma-sepa
 
 // What a problem gets unless its entry says otherwise: the nominal shape plus one and minus
 // one (m + 1, n - 1, k + 7; n + 1 where n is 1), which no tile size divides when the nominal
-// one does, and the tiny 31 x 17 x 23.
-std::vector<Shape> derived_check_shapes(const Shape &nominal);
+// one does, and the tiny 31 x 17 x 23; batched, in batches of 3 (4 where the nominal batch is
+// 3) and 2, which catch a kernel hard-wired to the nominal batch count.
+std::vector<Shape> derived_check_shapes(const Shape &nominal, const Layout &layout = {});
 // The untimed checks' tolerances (problem.hpp) for a precision, language and inner dimension:
 // C normwise relative to ||A|| ||B||, CUDA normwise with every element weighed by its scale,
 // plus the per-element bound (0 for C problems); for CUDA f32 and f16 they grow with k where

@@ -29,7 +29,7 @@ ProblemCatalog logged_catalog(const LoggedRun &logged) {
 }
 
 bool same_definition(const Problem &a, const Problem &b) {
-  return a.precision == b.precision && a.language == b.language && a.nominal == b.nominal &&
+  return a.precision == b.precision && a.language == b.language && a.layout == b.layout && a.nominal == b.nominal &&
          a.check_shapes == b.check_shapes && a.tolerance == b.tolerance && a.element_tolerance == b.element_tolerance;
 }
 

@@ -15,6 +15,8 @@ namespace hpcreward {
 
 template <typename T>
 using MatmulFn = void (*)(int m, int n, int k, const T *a, const T *b, T *c);
+template <typename T>
+using BatchedMatmulFn = void (*)(int batch, int m, int n, int k, const T *a, const T *b, T *c);
 
 struct CallOutcome {
   Verdict verdict;     // not ok: the candidate did not come back (crash, forbidden call, ...)
@@ -34,18 +36,24 @@ template <typename T>
 class InProcessCalls : public CandidateCalls {
  public:
   explicit InProcessCalls(MatmulFn<T> matmul) : matmul_(matmul) {}
+  explicit InProcessCalls(BatchedMatmulFn<T> matmul) : batched_(matmul) {}
   OperandMemory &memory() override { return memory_; }
   CallOutcome call(const Shape &shape, const void *a, const void *b, void *c) override {
     std::atomic_signal_fence(std::memory_order_seq_cst);
     const double start = monotonic_seconds();
-    matmul_(shape.m, shape.n, shape.k, static_cast<const T *>(a), static_cast<const T *>(b), static_cast<T *>(c));
+    if (batched_)
+      batched_(shape.batch, shape.m, shape.n, shape.k, static_cast<const T *>(a), static_cast<const T *>(b),
+               static_cast<T *>(c));
+    else
+      matmul_(shape.m, shape.n, shape.k, static_cast<const T *>(a), static_cast<const T *>(b), static_cast<T *>(c));
     const double stop = monotonic_seconds();
     std::atomic_signal_fence(std::memory_order_seq_cst);
     return {{}, stop - start};
   }
 
  private:
-  MatmulFn<T> matmul_;
+  MatmulFn<T> matmul_ = nullptr;
+  BatchedMatmulFn<T> batched_ = nullptr;
   HeapOperandMemory memory_;
 };
 

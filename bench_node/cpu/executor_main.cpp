@@ -30,17 +30,29 @@ namespace {
 
 template <typename T>
 using Matmul = void (*)(int, int, int, const T *, const T *, T *);
+template <typename T>
+using BatchedMatmul = void (*)(int, int, int, int, const T *, const T *, T *);
+
+template <typename T>
+void call_as(const ExecutorControl &control, std::byte *a, std::byte *b, std::byte *c, void *symbol) {
+  const auto *a_given = reinterpret_cast<const T *>(a);
+  const auto *b_given = reinterpret_cast<const T *>(b);
+  auto *c_given = reinterpret_cast<T *>(c);
+  if (control.batched != 0)
+    reinterpret_cast<BatchedMatmul<T>>(symbol)(control.batch, control.m, control.n, control.k, a_given, b_given,
+                                               c_given);
+  else
+    reinterpret_cast<Matmul<T>>(symbol)(control.m, control.n, control.k, a_given, b_given, c_given);
+}
 
 void install_filter() { install_candidate_filter({.result_fd = -1, .progress_fd = -1, .self = 0}); }
 
 void call(const ExecutorControl &control, std::byte *region, void *symbol) {
   std::byte *a = region + control.a, *b = region + control.b, *c = region + control.c;
   if (control.element_bytes == sizeof(double))
-    reinterpret_cast<Matmul<double>>(symbol)(control.m, control.n, control.k, reinterpret_cast<const double *>(a),
-                                             reinterpret_cast<const double *>(b), reinterpret_cast<double *>(c));
+    call_as<double>(control, a, b, c, symbol);
   else
-    reinterpret_cast<Matmul<float>>(symbol)(control.m, control.n, control.k, reinterpret_cast<const float *>(a),
-                                            reinterpret_cast<const float *>(b), reinterpret_cast<float *>(c));
+    call_as<float>(control, a, b, c, symbol);
 }
 
 }  // namespace

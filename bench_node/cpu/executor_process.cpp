@@ -146,6 +146,8 @@ CallOutcome ExecutorProcess::call(const Shape &shape, const void *a, const void 
   ExecutorControl &block = control();
   block.command = ExecutorCommand::call;
   block.element_bytes = static_cast<std::uint32_t>(options_.element_bytes);
+  block.batched = options_.batched ? 1 : 0;
+  block.batch = shape.batch;
   block.m = shape.m;
   block.n = shape.n;
   block.k = shape.k;

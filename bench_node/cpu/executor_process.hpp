@@ -25,6 +25,7 @@ struct ExecutorOptions {
   std::string program;  // hpcreward-executor
   std::string object;   // the candidate's shared object
   std::size_t element_bytes = 8;
+  bool batched = false;  // the candidate's signature: Layout::batched
   std::size_t operand_bytes = 0;  // of the shared region
   int calibration_rounds = 16;
 };

@@ -24,7 +24,8 @@ enum class ExecutorCommand : std::uint32_t {
 struct ExecutorControl {
   ExecutorCommand command;
   std::uint32_t element_bytes;  // 8: double, 4: float
-  std::int32_t m, n, k;
+  std::uint32_t batched;        // 1: matmul(batch, m, n, k, ...) (Layout::batched)
+  std::int32_t batch, m, n, k;
   std::uint64_t a, b, c;  // offsets in the shared region
   LoadStatus load_status;
   char message[512];

@@ -52,6 +52,16 @@ using Accumulator = std::conditional_t<std::is_same_v<T, double>, long double, d
 
 }  // namespace
 
+void RowResidual::add(const RowResidual &next, std::size_t row_offset) {
+  finite = finite && next.finite;
+  if (next.failing_rows > 0 && failing_rows == 0) first_failing_row = next.first_failing_row + row_offset;
+  failing_rows += next.failing_rows;
+  worst_ratio = std::max(worst_ratio, next.worst_ratio);
+  ratio_sq += next.ratio_sq;
+  pairs += next.pairs;
+  normwise = pairs > 0 ? std::sqrt(ratio_sq / pairs) : 0;
+}
+
 template <typename T>
 double row_residual_roundoff() {
   return std::numeric_limits<Accumulator<T>>::epsilon() / 2;

@@ -38,6 +38,8 @@ struct RowResidual {
   bool ok(const ResidualBound &bound) const {
     return finite && failing_rows == 0 && normwise <= normwise_bound(bound);
   }
+  // Joins the next product of a batch, whose rows come `row_offset` rows after this one's.
+  void add(const RowResidual &next, std::size_t row_offset);
 };
 
 template <typename T>

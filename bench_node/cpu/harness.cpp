@@ -58,18 +58,23 @@ template <typename T>
 Verdict Harness<T>::check_residual(Operands<T> &operands, const std::string &what, ResidualPool *timed) {
   // The weights are drawn after the call returned: nothing the candidate saw predicts them.
   Rng secret(kernel_random_u64());
-  std::vector<double> weights(static_cast<std::size_t>(operands.shape().n));
-  for (double &weight : weights) {
-    const double u = secret.uniform();
-    weight = u < 0 ? u * 0.75 - 0.25 : u * 0.75 + 0.25;
+  const Shape &shape = operands.shape();
+  std::vector<double> weights(static_cast<std::size_t>(shape.n));
+  RowResidual residual;
+  for (int batch = 0; batch < shape.batch; ++batch) {
+    for (double &weight : weights) {
+      const double u = secret.uniform();
+      weight = u < 0 ? u * 0.75 - 0.25 : u * 0.75 + 0.25;
+    }
+    residual.add(row_residual(shape, operands.a(batch).data(), operands.b(batch).data(), operands.c(batch).data(),
+                              std::span<const double>(weights), bound_),
+                 static_cast<std::size_t>(batch) * shape.m);
   }
-  const RowResidual residual = row_residual(operands.shape(), operands.a().data(), operands.b().data(),
-                                            operands.c().data(), std::span<const double>(weights), bound_);
   if (!residual.finite) return {Status::wrong_answer, what + " left NaN or Inf in C"};
   if (residual.failing_rows > 0)
     return {Status::wrong_answer, what + " gave a wrong result: " + std::to_string(residual.failing_rows) +
-                                      " rows fail the residual check (first row " +
-                                      std::to_string(residual.first_failing_row) + ", worst " +
+                                      " rows fail the residual check (first " +
+                                      row_name(residual.first_failing_row, operands.shape()) + ", worst " +
                                       number_text(residual.worst_ratio, 3) + " > " + number_text(bound_.row, 3) +
                                       " of an honest error's scale)"};
   if (residual.normwise > residual.normwise_bound(bound_))
@@ -82,22 +87,26 @@ Verdict Harness<T>::check_residual(Operands<T> &operands, const std::string &wha
 
 template <typename T>
 Verdict Harness<T>::verify_shape(const Shape &shape, double &max_error) {
-  Operands<T> operands(shape, calls_.memory());
+  Operands<T> operands(shape, config_.layout, calls_.memory());
   const std::string where = "at " + to_string(shape);
   // The second call reuses the buffers with fresh values: a candidate that keys a cache
   // on its pointers replays a stale result here, whatever the timing loop later does.
   for (int call = 1; call <= kVerifyCallsPerShape; ++call) {
     const std::string which = call == 1 ? where : where + " (same buffers, new values)";
     if (Verdict verdict = this->call(operands, which, nullptr); !verdict.ok()) return verdict;
-    std::vector<T> reference(operands.c().size());
-    reference_gemm(shape, operands.a().data(), operands.b().data(), reference.data());
-    if (!all_finite(operands.c())) return {Status::wrong_answer, "output contains NaN or Inf " + which};
-    const double error =
-        normwise_error(operands.c(), std::span<const T>(reference), operands.norm_a(), operands.norm_b());
-    max_error = std::max(max_error, error);
-    if (!within_tolerance(error, config_.tolerance))
-      return {Status::wrong_answer, "wrong result " + which + ": relative error " + number_text(error, 3) +
-                                        " > tolerance " + number_text(config_.tolerance, 3)};
+    // Product by product: a batch that skips one product is as wrong as that product.
+    std::vector<T> reference(c_elements(shape));
+    for (int batch = 0; batch < shape.batch; ++batch) {
+      const std::string product = shape.batch > 1 ? " (product " + std::to_string(batch) + ")" : "";
+      reference_gemm(shape, operands.a(batch).data(), operands.b(batch).data(), reference.data());
+      if (!all_finite(operands.c(batch))) return {Status::wrong_answer, "output contains NaN or Inf " + which + product};
+      const double error = normwise_error(operands.c(batch), std::span<const T>(reference), operands.norm_a(batch),
+                                          operands.norm_b(batch));
+      max_error = std::max(max_error, error);
+      if (!within_tolerance(error, config_.tolerance))
+        return {Status::wrong_answer, "wrong result " + which + product + ": relative error " +
+                                          number_text(error, 3) + " > tolerance " + number_text(config_.tolerance, 3)};
+    }
   }
   return {};
 }
@@ -125,7 +134,7 @@ Measurement Harness<T>::run() {
   const double time_start = monotonic_seconds();
   std::vector<std::unique_ptr<Operands<T>>> ring;
   for (int i = 0; i < kTimingRingSize; ++i)
-    ring.push_back(std::make_unique<Operands<T>>(config_.nominal, calls_.memory()));
+    ring.push_back(std::make_unique<Operands<T>>(config_.nominal, config_.layout, calls_.memory()));
   std::size_t next = 0;
   ResidualPool timed_pool;
   auto timed_call = [&](const std::string &what, double &seconds, ResidualPool *pool) -> Verdict {

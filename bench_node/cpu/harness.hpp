@@ -1,6 +1,7 @@
 #pragma once
 // Verifies and times one candidate (the runner calls it with the candidate in another process,
-// executor_process.hpp): full checks against OpenBLAS at the nominal and check shapes, then
+// executor_process.hpp): full checks against OpenBLAS at the nominal and check shapes (every
+// product of a batch), then
 // warm-up and timed calls at the nominal shape, every output checked with the row-wise
 // residual test (residual_bound.hpp). Input values, check vectors and canaries are drawn from
 // the kernel's random source for each use, in the harness's own memory.
@@ -27,6 +28,7 @@ inline constexpr int kTimingRingSize = 8;
 inline constexpr int kVerifyCallsPerShape = 2;
 
 struct HarnessConfig {
+  Layout layout;
   Shape nominal;
   std::vector<Shape> check_shapes;
   double tolerance = 0;
@@ -48,6 +50,11 @@ Measurement run_harness(CandidateCalls &calls, const HarnessConfig &config);
 // The same on a function of this process (tests).
 template <typename T>
 Measurement run_harness(MatmulFn<T> matmul, const HarnessConfig &config) {
+  InProcessCalls<T> calls(matmul);
+  return run_harness<T>(calls, config);
+}
+template <typename T>
+Measurement run_harness(BatchedMatmulFn<T> matmul, const HarnessConfig &config) {
   InProcessCalls<T> calls(matmul);
   return run_harness<T>(calls, config);
 }

@@ -19,8 +19,9 @@ po::options_description runner_options() {
       ("help", "this text")
       ("object", po::value<std::string>()->required(), "candidate shared object (.so)")
       ("precision", po::value<std::string>()->required(), "f64, f32 or f16 (GPU)")
-      ("nominal", po::value<std::string>()->required(), "nominal shape MxNxK (timed)")
-      ("check", po::value<std::vector<std::string>>()->composing(), "check shape MxNxK (repeatable)")
+      ("layout", po::value<std::string>()->default_value("nn"), "operand layout: nn, tn, nt, tt, then -batched")
+      ("nominal", po::value<std::string>()->required(), "nominal shape [B*]MxNxK (timed)")
+      ("check", po::value<std::vector<std::string>>()->composing(), "check shape [B*]MxNxK (repeatable)")
       ("tolerance", po::value<double>()->required(), "bound on ||C-Cref||_F/(||A||_F ||B||_F)")
       ("warmup-s", po::value<double>()->required(), "most warm-up time")
       ("warmup-min-s", po::value<double>()->default_value(TimingOptions{}.warmup_min_s), "least warm-up time")
@@ -57,6 +58,7 @@ RunnerArgs runner_args_for(const std::string &object_path, const Problem &proble
   RunnerArgs args;
   args.object_path = object_path;
   args.precision = problem.precision;
+  args.layout = problem.layout;
   args.nominal = problem.nominal;
   args.check_shapes = problem.check_shapes;
   args.tolerance = problem.tolerance;
@@ -69,6 +71,7 @@ std::vector<std::string> to_arguments(const RunnerArgs &args) {
   std::vector<std::string> out = {
       "--object", args.object_path,
       "--precision", std::string(to_string(args.precision)),
+      "--layout", to_string(args.layout),
       "--nominal", to_string(args.nominal),
       "--tolerance", number_text(args.tolerance, 17),
       "--warmup-s", number_text(args.timing.warmup_s, 17),
@@ -107,6 +110,9 @@ RunnerArgs parse_runner_args(int argc, const char *const *argv) {
   auto precision = parse_precision(values["precision"].as<std::string>());
   if (!precision) throw std::invalid_argument("bad precision: " + values["precision"].as<std::string>());
   args.precision = *precision;
+  const std::optional<Layout> layout = parse_layout(values["layout"].as<std::string>());
+  if (!layout) throw std::invalid_argument("bad layout: " + values["layout"].as<std::string>());
+  args.layout = *layout;
   args.nominal = shape_option(values["nominal"].as<std::string>());
   if (values.count("check"))
     for (const std::string &text : values["check"].as<std::vector<std::string>>())

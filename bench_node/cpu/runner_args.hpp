@@ -13,6 +13,7 @@ namespace hpcreward {
 struct RunnerArgs {
   std::string object_path;  // the candidate's shared object
   Precision precision = Precision::f64;
+  Layout layout;
   Shape nominal;
   std::vector<Shape> check_shapes;
   double tolerance = 0;

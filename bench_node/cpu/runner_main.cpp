@@ -30,6 +30,7 @@ Measurement measure(const RunnerArgs &args, const HarnessConfig &config) {
   ExecutorProcess executor({.program = executor_program(),
                             .object = args.object_path,
                             .element_bytes = sizeof(T),
+                            .batched = args.layout.batched,
                             .operand_bytes = harness_operand_bytes<T>(config)});
   if (Verdict verdict = executor.start(); !verdict.ok()) return failed_measurement(verdict.status, verdict.reason);
   return run_harness<T>(executor, config);
@@ -40,6 +41,7 @@ Measurement run_candidate(const RunnerArgs &args) {
     return failed_measurement(Status::format_error, std::string(to_string(args.precision)) +
                                                         " problems run on GPU ranks, not in hpcreward-runner");
   HarnessConfig config;
+  config.layout = args.layout;
   config.nominal = args.nominal;
   config.check_shapes = args.check_shapes;
   config.tolerance = args.tolerance;

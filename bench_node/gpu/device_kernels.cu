@@ -80,6 +80,18 @@ __global__ void fill_nan_kernel(T *data, std::size_t count) {
     data[i] = from_double<T>(nan(""));
 }
 
+// One thread per output element: writes coalesce, reads stride (set-up, outside any clock).
+template <typename T>
+__global__ void transpose_kernel(const T *in, T *out, int rows, int cols, int count) {
+  const std::size_t size = static_cast<std::size_t>(rows) * cols, total = size * count;
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < total;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const std::size_t product = i / size, within = i % size;
+    const std::size_t col = within / rows, row = within % rows;  // out is cols x rows
+    out[i] = in[product * size + row * cols + col];
+  }
+}
+
 __global__ void fill_guard_kernel(unsigned char *data, std::size_t bytes, std::uint64_t seed) {
   for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < bytes;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
@@ -227,20 +239,21 @@ __global__ void select_class_kernel(const double *x, const double *x_sq, const i
 }
 
 __global__ void compare_residual_kernel(const double *z, const double *z_sq, const double *w,
-                                        int count, double row_bound, DeviceTally *tally) {
+                                        int count, double row_bound, DeviceTally *tally,
+                                        unsigned long long first_row) {
   double error_sq = 0, ref_sq = 0, worst = 0;
   unsigned long long nonfinite = 0, violations = 0, first = ~0ULL;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
     if (!isfinite(w[i])) {
       ++nonfinite;
-      first = min(first, static_cast<unsigned long long>(i));
+      first = min(first, first_row + static_cast<unsigned long long>(i));
       continue;
     }
     const double error = fabs(z[i] - w[i]), scale = sqrt(z_sq[i]);
     // A zero row of A makes the scale zero: then only an exact zero passes.
     if (error > row_bound * scale) {
       ++violations;
-      first = min(first, static_cast<unsigned long long>(i));
+      first = min(first, first_row + static_cast<unsigned long long>(i));
     }
     if (scale > 0) {
       worst = fmax(worst, error / scale);
@@ -275,6 +288,12 @@ template <typename T> struct FillOperand {
 template <typename T> struct FillNan {
   static void run(void *data, std::size_t count) {
     fill_nan_kernel<T><<<blocks_for(count), kThreads>>>(static_cast<T *>(data), count);
+  }
+};
+template <typename T> struct Transpose {
+  static void run(const void *in, void *out, int rows, int cols, int count) {
+    transpose_kernel<T><<<blocks_for(static_cast<std::size_t>(rows) * cols * count), kThreads>>>(
+        static_cast<const T *>(in), static_cast<T *>(out), rows, cols, count);
   }
 };
 template <typename T> struct Widen {
@@ -314,6 +333,11 @@ void fill_operand(Precision precision, void *data, int rows, int cols, std::uint
 void fill_nan(Precision precision, void *data, std::size_t count) {
   by_precision<FillNan>(precision, data, count);
   cuda_check_launch("fill_nan");
+}
+
+void transpose(Precision precision, const void *in, void *out, int rows, int cols, int count) {
+  by_precision<Transpose>(precision, in, out, rows, cols, count);
+  cuda_check_launch("transpose");
 }
 
 void fill_guard(void *data, std::size_t bytes, std::uint64_t seed) {
@@ -370,9 +394,9 @@ void select_class(const double *x, const double *x_sq, const int *classes, int t
 }
 
 void compare_residual(const double *z, const double *z_sq, const double *w, int count,
-                      double row_bound, DeviceTally *tally) {
+                      double row_bound, DeviceTally *tally, unsigned long long first_row) {
   compare_residual_kernel<<<blocks_for(static_cast<std::size_t>(count)), kThreads>>>(z, z_sq, w, count,
-                                                                                    row_bound, tally);
+                                                                                    row_bound, tally, first_row);
   cuda_check_launch("compare_residual");
 }
 

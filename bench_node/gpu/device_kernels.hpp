@@ -27,6 +27,9 @@ struct DeviceTally {
 void fill_operand(Precision precision, void *data, int rows, int cols, std::uint64_t seed, Operand which,
                   bool patterned);
 void fill_nan(Precision precision, void *data, std::size_t count);
+// Each of `count` rows x cols row-major matrices in `in`, one after another, into its
+// cols x rows transpose in `out` (a transposed operand, as the candidate is given it).
+void transpose(Precision precision, const void *in, void *out, int rows, int cols, int count);
 void fill_guard(void *data, std::size_t bytes, std::uint64_t seed);
 // Bytes that differ from fill_guard's pattern, added to *mismatches (device memory).
 void count_guard_mismatches(const void *data, std::size_t bytes, std::uint64_t seed,
@@ -57,8 +60,9 @@ void select_class(const double *x, const double *x_sq, const int *classes, int t
 // sqrt(z_sq_i) (plus the NaNs in w) into tally->violations / nonfinite; error_sq gets
 // sum ((z - w) / sqrt(z_sq))^2 and ref_sq the count of rows with a scale, so
 // sqrt(error_sq / ref_sq) is the root mean square of the rows' ratios (residual_bound.hpp).
+// Rows are numbered from `first_row` in first_violation (a batch's products, one after another).
 void compare_residual(const double *z, const double *z_sq, const double *w, int count,
-                      double row_bound, DeviceTally *tally);
+                      double row_bound, DeviceTally *tally, unsigned long long first_row = 0);
 // out[i] = a[i] * b[i] + i for the canary.
 void canary(const float *a, const float *b, float *out, int count);
 

@@ -164,6 +164,8 @@ GpuCallOutcome GpuExecutor::round(GpuCommand command, Precision precision, const
   GpuExecutorControl &block = control();
   block.command = command;
   block.precision = static_cast<std::uint32_t>(precision);
+  block.batched = batched_ ? 1 : 0;
+  block.batch = shape.batch;
   block.m = shape.m;
   block.n = shape.n;
   block.k = shape.k;

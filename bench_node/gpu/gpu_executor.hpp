@@ -86,6 +86,8 @@ class GpuExecutor {
   Verdict load();
   // The object load() loads, when the executor was started before its candidate was chosen.
   void set_object(std::string object) { options_.object = std::move(object); }
+  // The candidate's signature: matmul(batch, m, n, k, ...) where true (Layout::batched).
+  void set_batched(bool batched) { batched_ = batched; }
   GpuCallOutcome call(Precision precision, const Shape &shape, std::uint64_t a, std::uint64_t b, std::uint64_t c,
                       const CallSteps &steps);
 
@@ -105,6 +107,7 @@ class GpuExecutor {
   GpuExecutorControl &control() const;
 
   GpuExecutorOptions options_;
+  bool batched_ = false;
   SharedRegion region_;
   int pool_socket_ = -1;  // the measurer's end of the socket the pool's descriptor goes through
   pid_t pid_ = -1;

@@ -84,9 +84,15 @@ void install_filter() {
 
 template <typename T>
 void call_as(void *symbol, const GpuExecutorControl &control, std::byte *pool) {
-  reinterpret_cast<void (*)(int, int, int, const T *, const T *, T *)>(symbol)(
-      control.m, control.n, control.k, reinterpret_cast<const T *>(pool + control.a),
-      reinterpret_cast<const T *>(pool + control.b), reinterpret_cast<T *>(pool + control.c));
+  const auto *a = reinterpret_cast<const T *>(pool + control.a);
+  const auto *b = reinterpret_cast<const T *>(pool + control.b);
+  auto *c = reinterpret_cast<T *>(pool + control.c);
+  if (control.batched != 0)
+    reinterpret_cast<void (*)(int, int, int, int, const T *, const T *, T *)>(symbol)(control.batch, control.m,
+                                                                                     control.n, control.k, a, b, c);
+  else
+    reinterpret_cast<void (*)(int, int, int, const T *, const T *, T *)>(symbol)(control.m, control.n, control.k, a,
+                                                                                b, c);
 }
 
 // The candidate the measurer names in the control page, loaded from the run's directory.
@@ -164,7 +170,7 @@ void armed_round(GpuExecutorControl &control, void *symbol, std::byte *pool, Eve
   clock.start();
   if (control.command == GpuCommand::none) {
     if (pool != nullptr) {
-      const std::size_t bytes = element_bytes(static_cast<Precision>(control.precision));
+      const std::size_t bytes = element_bytes(static_cast<Precision>(control.precision)) * control.batch;
       error = launch_touch_kernel(pool + control.a, bytes * control.m * control.k, pool + control.b,
                                   bytes * control.k * control.n, pool + control.c, bytes * control.m * control.n);
     }

@@ -50,7 +50,8 @@ struct GpuExecutorControl {
   std::uint64_t sequence;
   GpuCommand command;
   std::uint32_t precision;  // common/problem.hpp Precision
-  std::int32_t m, n, k;
+  std::uint32_t batched;    // 1: matmul(batch, m, n, k, ...) (Layout::batched)
+  std::int32_t batch, m, n, k;
   std::uint64_t a, b, c;  // offsets in the pool
   std::uint64_t pool_bytes;
   LoadStatus load_status;

@@ -38,37 +38,61 @@ constexpr double kCalibrationWarmup_s = 0.03;
 
 std::string at_shape(const Shape &shape) { return " at " + to_string(shape); }
 
-std::string element_name(std::size_t index, int n) {
-  return "C[" + std::to_string(index / static_cast<std::size_t>(n)) + "][" +
-         std::to_string(index % static_cast<std::size_t>(n)) + "]";
+// "C[i][j]", or "C[b][i][j]" in a batch of products; `index` counts C's elements from the first product's.
+std::string element_name(std::size_t index, const Shape &shape) {
+  const std::size_t n = static_cast<std::size_t>(shape.n), product = index / c_elements(shape),
+                    within = index % c_elements(shape);
+  return "C[" + (shape.batch > 1 ? std::to_string(product) + "][" : std::string()) + std::to_string(within / n) +
+         "][" + std::to_string(within % n) + "]";
 }
 
-std::size_t matrix_bytes(Precision precision, int rows, int cols) {
-  return element_bytes(precision) * static_cast<std::size_t>(rows) * cols;
+// Bytes of A, B and C for every product of a shape.
+std::size_t a_bytes(Precision precision, const Shape &shape) { return element_bytes(precision) * shape.batch * a_elements(shape); }
+std::size_t b_bytes(Precision precision, const Shape &shape) { return element_bytes(precision) * shape.batch * b_elements(shape); }
+std::size_t c_bytes(Precision precision, const Shape &shape) { return element_bytes(precision) * shape.batch * c_elements(shape); }
+
+// Element `index` of an array of `precision` at `base`.
+void *element_at(void *base, Precision precision, std::size_t index) {
+  return static_cast<std::byte *>(base) + element_bytes(precision) * index;
 }
 
 // The operands the candidate is given, in the pool it shares: A, B, C with guard zones, each
 // zone's pattern from a secret of its own. Untrusted after every call.
 struct Operands {
   Operands(DeviceArena &arena, Precision precision, const Shape &shape)
-      : a(arena, matrix_bytes(precision, shape.m, shape.k), kernel_random_u64()),
-        b(arena, matrix_bytes(precision, shape.k, shape.n), kernel_random_u64()),
-        c(arena, matrix_bytes(precision, shape.m, shape.n), kernel_random_u64()) {}
+      : a(arena, a_bytes(precision, shape), kernel_random_u64()),
+        b(arena, b_bytes(precision, shape), kernel_random_u64()),
+        c(arena, c_bytes(precision, shape), kernel_random_u64()) {}
   static std::size_t footprint(Precision precision, const Shape &shape) {
-    return GuardedDeviceBuffer::footprint(matrix_bytes(precision, shape.m, shape.k)) +
-           GuardedDeviceBuffer::footprint(matrix_bytes(precision, shape.k, shape.n)) +
-           GuardedDeviceBuffer::footprint(matrix_bytes(precision, shape.m, shape.n));
+    return GuardedDeviceBuffer::footprint(a_bytes(precision, shape)) +
+           GuardedDeviceBuffer::footprint(b_bytes(precision, shape)) +
+           GuardedDeviceBuffer::footprint(c_bytes(precision, shape));
   }
   GuardedDeviceBuffer a, b, c;
 };
 
 // The measurer's own copies, in its own context: the pristine inputs the candidate's are
-// copied from, and C as it was when the call's clock stopped. Every check reads these.
+// copied from (laid out as the problem says), and C as it was when the call's clock stopped.
+// Every check reads these, and a transposed operand's row-major original: the checks see
+// every layout as row-major products.
 struct Private {
-  Private(Precision precision, const Shape &shape)
-      : a(matrix_bytes(precision, shape.m, shape.k)), b(matrix_bytes(precision, shape.k, shape.n)),
-        c(matrix_bytes(precision, shape.m, shape.n)) {}
+  Private(Precision precision, const Layout &layout, const Shape &shape)
+      : precision(precision), shape(shape), a(a_bytes(precision, shape)), b(b_bytes(precision, shape)),
+        c(c_bytes(precision, shape)), a_row_major(layout.transpose_a ? a.bytes() : 0),
+        b_row_major(layout.transpose_b ? b.bytes() : 0) {}
+  // Product `batch`'s A (m x k), B (k x n) and C (m x n), row-major.
+  void *product_a(int batch) {
+    return element_at(a_row_major.bytes() > 0 ? a_row_major.get() : a.get(), precision, batch * a_elements(shape));
+  }
+  void *product_b(int batch) {
+    return element_at(b_row_major.bytes() > 0 ? b_row_major.get() : b.get(), precision, batch * b_elements(shape));
+  }
+  void *product_c(int batch) { return element_at(c.get(), precision, batch * c_elements(shape)); }
+
+  Precision precision;
+  Shape shape;
   DeviceMemory a, b, c;
+  DeviceMemory a_row_major, b_row_major;  // empty where the operand is given as it is
 };
 
 // A full check at one shape, made before the calibration: the measurer's inputs and cuBLAS's
@@ -76,10 +100,10 @@ struct Private {
 // ends; verification is then the candidate's calls and the comparisons. The inputs are drawn
 // as for any call, from a fresh secret, before the candidate is even loaded.
 struct FullCheck {
-  FullCheck(Precision precision, const Shape &checked)
-      : shape(checked), own(precision, checked),
-        reference(sizeof(double) * static_cast<std::size_t>(checked.m) * checked.n),
-        bound(sizeof(double) * static_cast<std::size_t>(checked.m) * checked.n) {}
+  FullCheck(Precision precision, const Layout &layout, const Shape &checked)
+      : shape(checked), own(precision, layout, checked),
+        reference(sizeof(double) * checked.batch * c_elements(checked)),
+        bound(sizeof(double) * checked.batch * c_elements(checked)) {}
   Shape shape;
   Private own;
   DeviceMemory reference, bound;
@@ -122,7 +146,9 @@ class CheckWorkspace {
 class Harness {
  public:
   Harness(GpuExecutor &executor, ExportedDeviceMemory &pool, const GpuHarnessConfig &config, Cublas &cublas)
-      : executor_(executor), pool_(pool.get(), pool.bytes()), config_(config), cublas_(cublas) {}
+      : executor_(executor), pool_(pool.get(), pool.bytes()), config_(config), cublas_(cublas) {
+    executor_.set_batched(config.layout.batched);
+  }
 
   Measurement run();
 
@@ -159,8 +185,16 @@ std::size_t ring_size_for(const GpuHarnessConfig &config) {
 void Harness::fill_inputs(const Shape &shape, Private &own) {
   const bool patterned = patterned_inputs(config_.precision);
   const std::uint64_t secret = kernel_random_u64();
-  fill_operand(config_.precision, own.a.get(), shape.m, shape.k, secret, Operand::a, patterned);
-  fill_operand(config_.precision, own.b.get(), shape.k, shape.n, secret, Operand::b, patterned);
+  for (int batch = 0; batch < shape.batch; ++batch) {  // every product its own pair of inputs
+    const std::uint64_t seed = secret + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(batch);
+    fill_operand(config_.precision, own.product_a(batch), shape.m, shape.k, seed, Operand::a, patterned);
+    fill_operand(config_.precision, own.product_b(batch), shape.k, shape.n, seed, Operand::b, patterned);
+  }
+  // The operands as the candidate is given them: m x k A as k x m, k x n B as n x k.
+  if (config_.layout.transpose_a)
+    transpose(config_.precision, own.a_row_major.get(), own.a.get(), shape.m, shape.k, shape.batch);
+  if (config_.layout.transpose_b)
+    transpose(config_.precision, own.b_row_major.get(), own.b.get(), shape.k, shape.n, shape.batch);
   cuda_call(cudaStreamSynchronize(0), "filling the inputs");  // done before the call's window opens
 }
 
@@ -173,7 +207,7 @@ CallSteps Harness::steps(const Shape &shape, Operands &operands, Private &own) {
                       "copying A into the pool");
             cuda_call(cudaMemcpyAsync(operands.b.data(), own.b.get(), own.b.bytes(), cudaMemcpyDeviceToDevice, 0),
                       "copying B into the pool");
-            fill_nan(config_.precision, operands.c.data(), static_cast<std::size_t>(shape.m) * shape.n);
+            fill_nan(config_.precision, operands.c.data(), shape.batch * c_elements(shape));
             if (config_.flush_l2 && flush_.bytes() > 0)
               cuda_call(cudaMemsetAsync(flush_.get(), 0, flush_.bytes(), 0), "L2 flush");
             cuda_call(cudaStreamSynchronize(0), "preparing the call");
@@ -222,12 +256,15 @@ std::optional<Failure> Harness::call_checked(const Shape &shape, Operands &opera
 std::vector<FullCheck> Harness::make_full_checks() {
   std::vector<FullCheck> checks;
   checks.reserve(1 + config_.check_shapes.size());
-  checks.emplace_back(config_.precision, config_.nominal);
-  for (const Shape &checked : config_.check_shapes) checks.emplace_back(config_.precision, checked);
+  checks.emplace_back(config_.precision, config_.layout, config_.nominal);
+  for (const Shape &checked : config_.check_shapes) checks.emplace_back(config_.precision, config_.layout, checked);
   for (FullCheck &check : checks) {
     fill_inputs(check.shape, check.own);
-    cublas_.reference(config_.precision, check.own.a.get(), check.own.b.get(), check.shape.m, check.shape.n,
-                      check.shape.k, check.reference.as<double>(), check.bound.as<double>());
+    const Shape &shape = check.shape;
+    for (int batch = 0; batch < shape.batch; ++batch)
+      cublas_.reference(config_.precision, check.own.product_a(batch), check.own.product_b(batch), shape.m, shape.n,
+                        shape.k, check.reference.as<double>() + batch * c_elements(shape),
+                        check.bound.as<double>() + batch * c_elements(shape));
   }
   cuda_call(cudaDeviceSynchronize(), "the references for verification");
   return checks;
@@ -242,7 +279,7 @@ std::optional<Failure> Harness::verify(FullCheck &check, double &max_error) {
   CheckWorkspace work(shape.m, shape.k, shape.n);
   if (auto failure = call_checked(shape, operands, check.own, work, nullptr)) return failure;
   phase_ended("verification: the candidate's calls");
-  const std::size_t elements = static_cast<std::size_t>(shape.m) * shape.n;
+  const std::size_t elements = shape.batch * c_elements(shape);
   DeviceTally *tally = work.reset_tally();
   compare_output(config_.precision, check.own.c.get(), check.reference.as<double>(), check.bound.as<double>(),
                  elements, config_.element_tolerance, tally);
@@ -251,14 +288,14 @@ std::optional<Failure> Harness::verify(FullCheck &check, double &max_error) {
   phase_ended("verification: comparisons with cuBLAS");
   if (result.nonfinite != 0)
     return Failure{Status::wrong_answer, std::to_string(result.nonfinite) + " elements of C are NaN or inf, first " +
-                                             element_name(result.first_violation, shape.n) + at_shape(shape)};
+                                             element_name(result.first_violation, shape) + at_shape(shape)};
   const double normwise = result.ref_sq > 0 ? std::sqrt(result.error_sq / result.ref_sq) : 0;
   max_error = std::max(max_error, normwise);
   if (result.violations != 0)
     return Failure{Status::wrong_answer,
                    std::to_string(result.violations) + " elements of C differ from cuBLAS by more than " +
                        number_text(config_.element_tolerance) + " x (|A||B|)_ij, first " +
-                       element_name(result.first_violation, shape.n) + at_shape(shape)};
+                       element_name(result.first_violation, shape) + at_shape(shape)};
   if (normwise > config_.tolerance)
     return Failure{Status::wrong_answer, "relative error " + number_text(normwise) + " exceeds " +
                                              number_text(config_.tolerance) + at_shape(shape)};
@@ -275,37 +312,40 @@ std::optional<Failure> Harness::residual_check(const Shape &shape, Private &own,
   double *y = work.y(), *y_sq = y + shape.k;
   double *z = work.z(), *z_sq = z + shape.m;
   double *w = work.w(), *w_sq = w + shape.m;
-  column_norms(config_.precision, own.b.get(), shape.k, shape.n, norm);
-  fill_vector(x, x_sq, norm, shape.n, kernel_random_u64());
-  // The columns' classes from their norms, on the host (n numbers), then one test per class.
-  std::vector<double> host_norm(shape.n);
-  cuda_call(cudaMemcpy(host_norm.data(), norm, sizeof(double) * shape.n, cudaMemcpyDeviceToHost), "column norms");
-  int classes = 0;
-  const std::vector<int> column_class = residual_column_classes(host_norm, classes);
-  cuda_call(cudaMemcpy(work.classes(), column_class.data(), sizeof(int) * shape.n, cudaMemcpyHostToDevice),
-            "column classes");
   DeviceTally *tally = work.reset_tally();
-  for (int target = 0; target < classes; ++target) {
-    const bool whole = classes == 1;
-    if (!whole) select_class(x, x_sq, work.classes(), target, x_class, x_class_sq, shape.n);
-    const double *xc = whole ? x : x_class, *xc_sq = whole ? x_sq : x_class_sq;
-    gemv(config_.precision, own.b.get(), shape.k, shape.n, xc, xc_sq, y, y_sq);
-    gemv(config_.precision, own.a.get(), shape.m, shape.k, y, y_sq, z, z_sq);
-    gemv(config_.precision, own.c.get(), shape.m, shape.n, xc, xc_sq, w, w_sq);
-    compare_residual(z, z_sq, w, shape.m, bound.row, tally);
+  std::vector<double> host_norm(shape.n);
+  for (int batch = 0; batch < shape.batch; ++batch) {  // every product, a fresh x each
+    const void *a = own.product_a(batch), *b = own.product_b(batch), *c = own.product_c(batch);
+    column_norms(config_.precision, b, shape.k, shape.n, norm);
+    fill_vector(x, x_sq, norm, shape.n, kernel_random_u64());
+    // The columns' classes from their norms, on the host (n numbers), then one test per class.
+    cuda_call(cudaMemcpy(host_norm.data(), norm, sizeof(double) * shape.n, cudaMemcpyDeviceToHost), "column norms");
+    int classes = 0;
+    const std::vector<int> column_class = residual_column_classes(host_norm, classes);
+    cuda_call(cudaMemcpy(work.classes(), column_class.data(), sizeof(int) * shape.n, cudaMemcpyHostToDevice),
+              "column classes");
+    for (int target = 0; target < classes; ++target) {
+      const bool whole = classes == 1;
+      if (!whole) select_class(x, x_sq, work.classes(), target, x_class, x_class_sq, shape.n);
+      const double *xc = whole ? x : x_class, *xc_sq = whole ? x_sq : x_class_sq;
+      gemv(config_.precision, b, shape.k, shape.n, xc, xc_sq, y, y_sq);
+      gemv(config_.precision, a, shape.m, shape.k, y, y_sq, z, z_sq);
+      gemv(config_.precision, c, shape.m, shape.n, xc, xc_sq, w, w_sq);
+      compare_residual(z, z_sq, w, shape.m, bound.row, tally, static_cast<unsigned long long>(batch) * shape.m);
+    }
   }
   cuda_call(cudaDeviceSynchronize(), "residual check");
   const DeviceTally result = work.read_tally();
   if (result.nonfinite != 0)
-    return Failure{Status::wrong_answer, "a timed call left NaN or inf in C (row " +
-                                             std::to_string(result.first_violation) + ")" + at_shape(shape)};
+    return Failure{Status::wrong_answer, "a timed call left NaN or inf in C (" +
+                                             row_name(result.first_violation, shape) + ")" + at_shape(shape)};
   // error_sq sums the (row, class) ratios squared, ref_sq counts them (device_kernels.hpp).
   const double normwise = result.ref_sq > 0 ? std::sqrt(result.error_sq / result.ref_sq) : 0;
   const double normwise_limit = normwise_bound(bound, result.ref_sq);
   if (result.violations != 0)
     return Failure{Status::wrong_answer, "a timed call's output fails the randomized residual check in " +
-                                             std::to_string(result.violations) + " (row, column class) pairs, first row " +
-                                             std::to_string(result.first_violation) + " (worst " +
+                                             std::to_string(result.violations) + " (row, column class) pairs, first " +
+                                             row_name(result.first_violation, shape) + " (worst " +
                                              number_text(result.worst_ratio) + " > " + number_text(bound.row) +
                                              " of an honest error's scale; normwise " + number_text(normwise) +
                                              ", bound " + number_text(normwise_limit) + ")" + at_shape(shape)};
@@ -344,7 +384,7 @@ Measurement Harness::run() {
   {
     pool_.reset();
     Operands operands(pool_, config_.precision, shape);
-    Private own(config_.precision, shape);
+    Private own(config_.precision, config_.layout, shape);
     fill_inputs(shape, own);
     // The GPU's clocks up first, as they are during timed calls: an idle GPU switches between
     // the two contexts more slowly, which would loosen the bound on forged events. A staged run
@@ -355,7 +395,7 @@ Measurement Harness::run() {
       if (quiet == GateWord::not_yet) quiet = config_.quiet();
       if (quiet == GateWord::closed) return stopped(0);
       if (quiet == GateWord::arrived && monotonic_seconds() - warmup_start >= kCalibrationWarmup_s) break;
-      cublas_.gemm(config_.precision, own.a.get(), own.b.get(), own.c.get(), shape.m, shape.n, shape.k);
+      cublas_.gemm(config_.precision, own.product_a(0), own.product_b(0), own.c.get(), shape.m, shape.n, shape.k);
       cuda_call(cudaDeviceSynchronize(), "warming the GPU up");
     }
     phase_ended("warm-up before calibration");
@@ -392,7 +432,7 @@ Measurement Harness::run() {
   const std::size_t ring = ring_size_for(config_);
   sets.reserve(ring);
   for (std::size_t i = 0; i < ring; ++i) sets.emplace_back(pool_, config_.precision, shape);
-  Private own(config_.precision, shape);
+  Private own(config_.precision, config_.layout, shape);
   CheckWorkspace work(shape.m, shape.k, shape.n);
   phase_ended("timing buffers");
   std::size_t next_set = 0;
@@ -476,13 +516,13 @@ void load_gpu_code(Cublas &cublas, const GpuHarnessConfig &config) {
   std::vector<Shape> shapes = {config.nominal};
   shapes.insert(shapes.end(), config.check_shapes.begin(), config.check_shapes.end());
   for (const Shape &shape : shapes) {
-    // Values are irrelevant: the kernels only have to run once.
-    const std::size_t a_bytes = matrix_bytes(config.precision, shape.m, shape.k);
-    const std::size_t b_bytes = matrix_bytes(config.precision, shape.k, shape.n);
-    const std::size_t elements = static_cast<std::size_t>(shape.m) * shape.n;
-    DeviceMemory a(a_bytes), b(b_bytes), c(sizeof(double) * elements), bound(sizeof(double) * elements);
-    cuda_call(cudaMemset(a.get(), 0, a_bytes), "clearing scratch A");
-    cuda_call(cudaMemset(b.get(), 0, b_bytes), "clearing scratch B");
+    // Values are irrelevant: the kernels only have to run once, on one product.
+    const Shape product{shape.m, shape.n, shape.k};
+    const std::size_t a_size = a_bytes(config.precision, product), b_size = b_bytes(config.precision, product);
+    const std::size_t elements = c_elements(product);
+    DeviceMemory a(a_size), b(b_size), c(sizeof(double) * elements), bound(sizeof(double) * elements);
+    cuda_call(cudaMemset(a.get(), 0, a_size), "clearing scratch A");
+    cuda_call(cudaMemset(b.get(), 0, b_size), "clearing scratch B");
     if (&shape == &shapes.front()) cublas.gemm(config.precision, a.get(), b.get(), c.get(), shape.m, shape.n, shape.k);
     cublas.reference(config.precision, a.get(), b.get(), shape.m, shape.n, shape.k, c.as<double>(), bound.as<double>());
     cuda_call(cudaDeviceSynchronize(), "loading the GPU code");

@@ -28,6 +28,7 @@ class GpuExecutor;
 
 struct GpuHarnessConfig {
   Precision precision = Precision::f64;
+  Layout layout;
   Shape nominal;
   std::vector<Shape> check_shapes;
   double tolerance = 0;          // ||C - Cref||_F / ||Cref||_F (full checks)

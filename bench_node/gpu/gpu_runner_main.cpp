@@ -112,6 +112,7 @@ Measurement run_candidate(const RunnerArgs &args, const gpu::StartGate &gate, Me
                           PhaseTimes *phases) {
   gpu::GpuHarnessConfig config;
   config.precision = args.precision;
+  config.layout = args.layout;
   config.nominal = args.nominal;
   config.check_shapes = args.check_shapes;
   config.tolerance = args.tolerance;

@@ -92,13 +92,13 @@ TEST_F(ExecutorProcessTest, NothingRunsInTheExecutorBetweenCalls) {
                              "out = C; if (!started) { started = 1; pthread_create(&t, 0, spin, 0); } }";
   ExecutorProcess executor(options(compile("outlives", source, "-pthread"), 1 << 20));
   ASSERT_TRUE(executor.start().ok());
-  Operands<double> operands(Shape{8, 8, 8}, executor.memory());
+  Operands<double> operands(Shape{8, 8, 8}, Layout{}, executor.memory());
   Rng rng(kernel_random_u64());
   operands.refill(rng);
   ASSERT_TRUE(executor.call(operands.shape(), operands.a_given(), operands.b_given(), operands.c_given()).verdict.ok());
-  const double first = operands.c()[0];
+  const double first = operands.c(0)[0];
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  EXPECT_EQ(operands.c()[0], first) << "the candidate's thread ran while the executor was stopped";
+  EXPECT_EQ(operands.c(0)[0], first) << "the candidate's thread ran while the executor was stopped";
 }
 
 TEST_F(ExecutorProcessTest, ACandidateThatEndsItsProcessIsARuntimeError) {

@@ -52,16 +52,16 @@ TEST(GuardedBuffer, EachBufferHasACanaryOfItsOwn) {
 
 TEST(Operands, RefillPoisonsTheOutputAndKeepsPristineInputs) {
   HeapOperandMemory memory;
-  Operands<double> operands(Shape{4, 3, 5}, memory);
+  Operands<double> operands(Shape{4, 3, 5}, Layout{}, memory);
   Rng rng(1);
   operands.refill(rng);
-  for (double value : operands.c()) EXPECT_TRUE(std::isnan(value));
+  for (double value : operands.c(0)) EXPECT_TRUE(std::isnan(value));
   EXPECT_TRUE(operands.check_memory("here").ok());
 }
 
 TEST(Operands, ReportsGuardAndInputDamage) {
   HeapOperandMemory memory;
-  Operands<double> operands(Shape{4, 3, 5}, memory);
+  Operands<double> operands(Shape{4, 3, 5}, Layout{}, memory);
   Rng rng(1);
   operands.refill(rng);
   const_cast<double *>(operands.a_given())[2] += 1.0;
