@@ -4,6 +4,11 @@
 
 namespace hpcreward {
 
+bool same_definition(const Problem &a, const Problem &b) {
+  return a.precision == b.precision && a.language == b.language && a.layout == b.layout && a.nominal == b.nominal &&
+         a.check_shapes == b.check_shapes && a.tolerance == b.tolerance && a.element_tolerance == b.element_tolerance;
+}
+
 std::string_view to_string(Precision precision) {
   switch (precision) {
     case Precision::f64: return "f64";

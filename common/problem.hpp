@@ -53,6 +53,9 @@ struct Problem {
   std::string description;  // free text from the catalog, for people and prompts
 };
 
+// Whether two problems are scored alike: everything but the id and the description.
+bool same_definition(const Problem &a, const Problem &b);
+
 std::string_view to_string(Precision precision);
 std::optional<Precision> parse_precision(std::string_view text);
 std::string element_type(Precision precision);  // "double" / "float" / "__half" / "__nv_bfloat16", as the ABI spells it

@@ -28,11 +28,6 @@ ProblemCatalog logged_catalog(const LoggedRun &logged) {
   return load_problem_catalog("default");
 }
 
-bool same_definition(const Problem &a, const Problem &b) {
-  return a.precision == b.precision && a.language == b.language && a.layout == b.layout && a.nominal == b.nominal &&
-         a.check_shapes == b.check_shapes && a.tolerance == b.tolerance && a.element_tolerance == b.element_tolerance;
-}
-
 }  // namespace
 
 void check_resumed_problems(const LoggedRun &logged, const ProblemCatalog &catalog) {

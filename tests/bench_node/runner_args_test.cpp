@@ -17,8 +17,9 @@ TEST(RunnerArgs, RoundTripsExactly) {
   RunnerArgs args;
   args.object_path = "/tmp/x/cand.so";
   args.precision = Precision::f32;
-  args.nominal = {256, 255, 254};
-  args.check_shapes = {{257, 255, 263}, {31, 17, 23}};
+  args.layout = {.transpose_a = true, .batched = true};
+  args.nominal = {256, 255, 254, 9};
+  args.check_shapes = {{257, 255, 263, 3}, {31, 17, 23, 2}};
   args.tolerance = 1e-10 / 3;
   args.timing.warmup_s = 0.125;
   args.timing.min_reps = 7;
@@ -32,6 +33,7 @@ TEST(RunnerArgs, RoundTripsExactly) {
   const RunnerArgs back = parse(to_arguments(args));
   EXPECT_EQ(back.object_path, args.object_path);
   EXPECT_EQ(back.precision, Precision::f32);
+  EXPECT_EQ(back.layout, args.layout);
   EXPECT_EQ(back.nominal, args.nominal);
   EXPECT_EQ(back.check_shapes, args.check_shapes);
   EXPECT_EQ(back.tolerance, args.tolerance);

@@ -14,8 +14,9 @@ inline BenchTask full_task() {
   task.problem.id = "sgemm-odd";
   task.problem.precision = Precision::f32;
   task.problem.language = Language::cuda;
-  task.problem.nominal = {1024, 512, 256};
-  task.problem.check_shapes = {{257, 255, 263}, {1, 1, 1}, {33, 17, 9}};
+  task.problem.layout = {.transpose_b = true, .batched = true};
+  task.problem.nominal = {1024, 512, 256, 12};
+  task.problem.check_shapes = {{257, 255, 263, 3}, {1, 1, 1}, {33, 17, 9, 2}};
   task.problem.tolerance = 1.25e-5;
   task.problem.element_tolerance = 3e-3;
   task.stage = "avx512";

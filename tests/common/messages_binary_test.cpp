@@ -17,6 +17,7 @@ void expect_same_task(const BenchTask &a, const BenchTask &b) {
   EXPECT_EQ(a.problem.id, b.problem.id);
   EXPECT_EQ(a.problem.precision, b.problem.precision);
   EXPECT_EQ(a.problem.language, b.problem.language);
+  EXPECT_EQ(a.problem.layout, b.problem.layout);
   EXPECT_EQ(a.problem.nominal, b.problem.nominal);
   EXPECT_EQ(a.problem.check_shapes, b.problem.check_shapes);
   EXPECT_EQ(std::bit_cast<std::uint64_t>(a.problem.tolerance), std::bit_cast<std::uint64_t>(b.problem.tolerance));
@@ -154,8 +155,8 @@ TEST(MessagesBinary, PeekFindsTheSequenceOfATaskThatDoesNotDecode) {
 TEST(MessagesBinary, HeaderIsMagicVersionKind) {
   const std::string task = encode_task(test::full_task());
   const std::string result = encode_result(test::full_result());
-  EXPECT_EQ(task.substr(0, 4), std::string("HR\x01T", 4));
-  EXPECT_EQ(result.substr(0, 4), std::string("HR\x01R", 4));
+  EXPECT_EQ(task.substr(0, 4), std::string("HR\x02T", 4));
+  EXPECT_EQ(result.substr(0, 4), std::string("HR\x02R", 4));
   EXPECT_EQ(static_cast<unsigned char>(task[2]), kBinaryMessageVersion);
 }
 

@@ -52,14 +52,19 @@ TEST(ProblemCatalog, TheDefaultCatalogIsTheFifteenProblemsOfBefore) {
 
 TEST(ProblemCatalog, EveryBuiltInCatalogParses) {
   const std::vector<std::string> names = builtin_catalog_names();
-  EXPECT_EQ(names, (std::vector<std::string>{"default", "kernelbench-level1", "llm-layers"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"default", "kernelbench-level1", "llm-layers", "gemm-kinds"}));
   for (const std::string &name : names) {
     const ProblemCatalog catalog = load_problem_catalog(name);
     EXPECT_EQ(catalog.name, name);
     EXPECT_FALSE(catalog.problems.empty()) << name;
   }
   const ProblemCatalog kernelbench = load_problem_catalog("kernelbench-level1");
-  EXPECT_EQ(kernelbench.problems.size(), 9u);
+  EXPECT_EQ(kernelbench.problems.size(), 13u);
+  EXPECT_EQ(kernelbench.find("kb1-3-batched")->nominal, (Shape{512, 2048, 1024, 128}));
+  EXPECT_TRUE(kernelbench.find("kb1-3-batched")->layout.batched);
+  EXPECT_EQ(kernelbench.find("kb1-16-transposed-a")->layout, (Layout{.transpose_a = true}));
+  EXPECT_EQ(kernelbench.find("kb1-17-transposed-b")->layout, (Layout{.transpose_b = true}));
+  EXPECT_EQ(kernelbench.find("kb1-18-transposed-both")->layout, (Layout{.transpose_a = true, .transpose_b = true}));
   EXPECT_EQ(kernelbench.find("kb1-8-irregular")->nominal, (Shape{8205, 5921, 2949}));
   EXPECT_EQ(kernelbench.find("kb1-4-matrix-vector")->check_shapes.front(), (Shape{2049, 2, 1048583}))
       << "a one-column problem's near shape widens it";
@@ -68,6 +73,35 @@ TEST(ProblemCatalog, EveryBuiltInCatalogParses) {
   EXPECT_EQ(llm.find("llm-o-t4096-bf16")->precision, Precision::bf16);
   EXPECT_EQ(llm.find("llm-down-t4096-f16")->nominal, (Shape{4096, 4096, 14336}));
   EXPECT_EQ(llm.find("llm-qkv-t1-f16")->nominal, (Shape{1, 6144, 4096}));
+  const ProblemCatalog kinds = load_problem_catalog("gemm-kinds");
+  EXPECT_TRUE(same_definition(*kinds.find("dgemm-256"), *load_problem_catalog("default").find("dgemm-256")))
+      << "the corpora's problem, as the default catalog defines it";
+  EXPECT_EQ(kinds.find("dgemm-tt-batched-8x128")->check_shapes,
+            (std::vector<Shape>{{129, 127, 135, 3}, {31, 17, 23, 2}}));
+}
+
+TEST(ProblemCatalog, LayoutsAndBatchesAreKeysOfTheirOwn) {
+  const ProblemCatalog catalog = parse_problem_catalog(
+      catalog_with(R"({"id": "b", "language": "c", "precision": "f32", "shape": "64x32x16", "layout": "tn",
+                       "batch": 3, "check_shapes": ["5*7x9x11", "7x9x11"]})"),
+      "test.json");
+  const Problem &b = *catalog.find("b");
+  EXPECT_EQ(b.layout, (Layout{.transpose_a = true, .batched = true}));
+  EXPECT_EQ(b.nominal, (Shape{64, 32, 16, 3}));
+  EXPECT_EQ(b.nominal.flops(), 3 * 2.0 * 64 * 32 * 16);
+  EXPECT_EQ(b.check_shapes, (std::vector<Shape>{{7, 9, 11, 5}, {7, 9, 11, 1}}));
+  EXPECT_EQ(to_string(b.nominal), "3*64x32x16");
+  EXPECT_EQ(to_string(b.layout), "tn-batched");
+  EXPECT_EQ(catalog.find("a")->layout, Layout{}) << "row-major and unbatched unless the entry says";
+  EXPECT_EQ(parse_layout("tn-batched"), b.layout);
+  EXPECT_EQ(parse_shape("3*64x32x16"), b.nominal);
+  for (const char *bad : {"", "nx", "tn-", "-batched", "tnn", "TN"}) EXPECT_FALSE(parse_layout(bad)) << bad;
+  for (const char *bad : {"0*8x8x8", "*8x8x8", "2*", "2**8x8x8", "2*8x8", "x2*8x8x8"}) EXPECT_FALSE(parse_shape(bad)) << bad;
+  // A batch of one is still the batched signature.
+  const ProblemCatalog one = parse_problem_catalog(
+      catalog_with(R"({"id": "b", "language": "c", "precision": "f64", "shape": "8x8x8", "batch": 1})"), "test.json");
+  EXPECT_TRUE(one.find("b")->layout.batched);
+  EXPECT_EQ(one.find("b")->check_shapes, (std::vector<Shape>{{9, 7, 15, 3}, {31, 17, 23, 2}}));
 }
 
 TEST(ProblemCatalog, AnEntryMayGiveItsOwnCheckShapesAndTolerances) {
@@ -107,6 +141,14 @@ TEST(ProblemCatalog, MistakesAreRefusedWithTheEntryAndKeyNamed) {
       {R"({"id": "b", "language": "c", "precision": "f64", "shape": "8x8x8", "element_tolerance": 0.1})",
        "element_tolerance: is for CUDA problems only"},
       {R"({"id": "b", "language": "cuda", "precision": "f64", "shape": "65536x65536x65536"})", "more than 32 GiB"},
+      {R"({"id": "b", "language": "c", "precision": "f64", "shape": "8x8x8", "layout": "tn-batched"})", ".layout: \"tn-batched\" is not"},
+      {R"({"id": "b", "language": "c", "precision": "f64", "shape": "8x8x8", "layout": "ab"})", ".layout: \"ab\" is not \"nn\""},
+      {R"({"id": "b", "language": "c", "precision": "f64", "shape": "2*8x8x8"})", ".shape: \"MxNxK\" without a batch"},
+      {R"({"id": "b", "language": "c", "precision": "f64", "shape": "8x8x8", "batch": 0})", ".batch: 0 is not a whole number"},
+      {R"({"id": "b", "language": "c", "precision": "f64", "shape": "8x8x8", "batch": 2.5})", ".batch: 2.5 is not"},
+      {R"({"id": "b", "language": "c", "precision": "f64", "shape": "8x8x8", "check_shapes": ["2*9x9x9"]})",
+       "check_shapes[0]: 2*9x9x9 has a batch, and the problem has no \"batch\" key"},
+      {R"({"id": "b", "language": "cuda", "precision": "f64", "shape": "4096x4096x4096", "batch": 100})", "more than 32 GiB"},
   };
   for (const Case &c : cases) {
     const std::string message = refusal(catalog_with(c.entry));
@@ -144,6 +186,14 @@ TEST(ProblemCatalog, EachProblemStatesItsAbi) {
   const std::string c = problem_abi(*load_problem_catalog("default").find("dgemm-256"));
   EXPECT_EQ(c.rfind("void matmul(int m, int n, int k, const double *A, const double *B, double *C)", 0), 0u) << c;
   EXPECT_NE(c.find("host pointers"), std::string::npos);
+  const ProblemCatalog kernelbench = load_problem_catalog("kernelbench-level1");
+  const std::string batched = problem_abi(*kernelbench.find("kb1-3-batched"));
+  EXPECT_EQ(batched.rfind("extern \"C\" void matmul(int batch, int m, int n, int k, const float *A", 0), 0u) << batched;
+  EXPECT_NE(batched.find("product b's A at A + b * m * k"), std::string::npos) << batched;
+  const std::string tt = problem_abi(*kernelbench.find("kb1-18-transposed-both"));
+  EXPECT_NE(tt.find("C = A^T B^T"), std::string::npos) << tt;
+  EXPECT_NE(tt.find("at A[p * m + i]"), std::string::npos) << tt;
+  EXPECT_NE(tt.find("at B[j * k + p]"), std::string::npos) << tt;
 }
 
 TEST(ProblemCatalog, DerivedCheckShapesStraddleTheNominalOne) {
@@ -174,7 +224,8 @@ TEST(ProblemCatalog, AFileOrABuiltInNameAndWhatIsInstalledIsWhatFindProblemReads
     load_problem_catalog("no-such-catalog");
     ADD_FAILURE() << "accepted";
   } catch (const std::invalid_argument &error) {
-    EXPECT_NE(std::string(error.what()).find("default, kernelbench-level1, llm-layers"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("default, kernelbench-level1, llm-layers, gemm-kinds"), std::string::npos)
+        << error.what();
   }
 }
 
