@@ -80,13 +80,16 @@ std::optional<Layout> parse_layout(std::string_view text) {
   return layout;
 }
 
-std::string problem_abi(const Problem &problem) {
+std::string entry_point_signature(const Problem &problem) {
   const std::string t = element_type(problem.precision);
+  return std::string("void matmul(") + (problem.layout.batched ? "int batch, " : "") + "int m, int n, int k, const " +
+         t + " *A, const " + t + " *B, " + t + " *C)";
+}
+
+std::string problem_abi(const Problem &problem) {
   const bool cuda = problem.language == Language::cuda;
   const Layout &layout = problem.layout;
-  std::string abi = std::string(cuda ? "extern \"C\" " : "") + "void matmul(" +
-                    (layout.batched ? "int batch, " : "") + "int m, int n, int k, const " + t + " *A, const " + t +
-                    " *B, " + t + " *C): ";
+  std::string abi = std::string(cuda ? "extern \"C\" " : "") + entry_point_signature(problem) + ": ";
   const std::string a = layout.transpose_a ? "A^T" : "A", b = layout.transpose_b ? "B^T" : "B";
   abi += "C = " + a + " " + b + ", row-major, ";
   abi += layout.transpose_a ? "A given as its transpose, k x m (element (i, p) of the product's left factor at "

@@ -75,6 +75,9 @@ inline std::size_t c_elements(const Shape &s) { return static_cast<std::size_t>(
 // The candidate's contract for `problem`, in words a reader (or a model) follows: the entry
 // point's signature with the problem's element type, the layouts, whose pointers they are.
 std::string problem_abi(const Problem &problem);
+// Its entry point as C declares it: "void matmul(int m, int n, int k, const double *A, const
+// double *B, double *C)", with `int batch` first for a batched problem.
+std::string entry_point_signature(const Problem &problem);
 std::optional<Shape> parse_shape(std::string_view text);
 // "row i", or "product b, row i" in a batch: `row` counts C's rows from the first product's.
 std::string row_name(std::size_t row, const Shape &shape);

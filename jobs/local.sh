@@ -54,7 +54,7 @@ usage: jobs/local.sh [--evaluations N [--cuda-problem ID] [--cuda-evaluations N]
                      new seed
   --problems NAME|FILE
                      the run's problem catalog: a built-in one (default, kernelbench-level1,
-                     llm-layers) or a JSON file (docs/problems.md); build/bin/hpcreward-problems
+                     llm-layers, gemm-kinds) or a JSON file (docs/problems.md); build/bin/hpcreward-problems
                      lists one. The built-in generator searches the default catalog's problems
   --problem ID       problem of lines that name none (default dgemm-256; with the generator
                      and --np 0, the CUDA search's problem); with the generator, the problem of

@@ -39,11 +39,9 @@ Verdict CudaSourceChecks::check_source(const BenchTask &task) {
   const std::vector<sc::Token> tokens = sc::lex_c(task.source, cuda_source::cuda_lex_options());
   if (std::vector<sc::Finding> findings = findings_of(tokens); !findings.empty())
     return sc::verdict_for(std::move(findings));
-  if (!mentions_matmul(tokens)) {
-    const std::string type = element_type(task.problem.precision);
-    return {Status::format_error, "no matmul in the source (expected extern \"C\" void matmul(int m, int n, int k, const " +
-                                      type + " *A, const " + type + " *B, " + type + " *C))"};
-  }
+  if (!mentions_matmul(tokens))
+    return {Status::format_error,
+            "no matmul in the source (expected extern \"C\" " + entry_point_signature(task.problem) + ")"};
   return {};
 }
 

@@ -11,16 +11,17 @@ using namespace c_analysis;  // libclang handles and cursor helpers
 
 namespace {
 
-bool signature_matches(CXCursor function, CXTypeKind element) {
+// `sizes` int parameters (m, n, k and a batch's count first), then three pointers to `element`.
+bool signature_matches(CXCursor function, int sizes, CXTypeKind element) {
   const CXType type = clang_getCursorType(function);
   if (clang_getCanonicalType(clang_getResultType(type)).kind != CXType_Void) return false;
-  if (clang_Cursor_getNumArguments(function) != 6 || clang_isFunctionTypeVariadic(type))
+  if (clang_Cursor_getNumArguments(function) != sizes + 3 || clang_isFunctionTypeVariadic(type))
     return false;
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < sizes + 3; ++i) {
     const CXType argument =
         clang_getCanonicalType(clang_getCursorType(clang_Cursor_getArgument(function, i)));
-    if (i < 3 && argument.kind != CXType_Int) return false;
-    if (i >= 3 && (argument.kind != CXType_Pointer ||
+    if (i < sizes && argument.kind != CXType_Int) return false;
+    if (i >= sizes && (argument.kind != CXType_Pointer ||
                    clang_getCanonicalType(clang_getPointeeType(argument)).kind != element))
       return false;
   }
@@ -29,10 +30,8 @@ bool signature_matches(CXCursor function, CXTypeKind element) {
 
 }  // namespace
 
-std::vector<Finding> entry_point_findings(CXTranslationUnit unit, Precision precision) {
-  const std::string t = element_type(precision);
-  const std::string expected =
-      "void matmul(int m, int n, int k, const " + t + " *A, const " + t + " *B, " + t + " *C)";
+std::vector<Finding> entry_point_findings(CXTranslationUnit unit, const Problem &problem) {
+  const std::string expected = entry_point_signature(problem);
   const CXFile main = candidate_file(unit);
   for (CXCursor cursor : children(clang_getTranslationUnitCursor(unit))) {
     if (clang_getCursorKind(cursor) != CXCursor_FunctionDecl || spelling(cursor) != "matmul" ||
@@ -47,8 +46,8 @@ std::vector<Finding> entry_point_findings(CXTranslationUnit unit, Precision prec
         clang_Cursor_getStorageClass(cursor) != CX_SC_Extern)
       return {{Status::format_error, line,
                "matmul" + at + " is an inline definition, which emits no symbol (drop inline)"}};
-    const CXTypeKind element = precision == Precision::f64 ? CXType_Double : CXType_Float;
-    if (!signature_matches(cursor, element))
+    const CXTypeKind element = problem.precision == Precision::f64 ? CXType_Double : CXType_Float;
+    if (!signature_matches(cursor, problem.layout.batched ? 4 : 3, element))
       return {{Status::format_error, line,
                "matmul" + at + " has the wrong signature (expected " + expected + ")"}};
     return {};

@@ -260,7 +260,7 @@ void SourceChecks::parse_and_audit(const BenchTask &task, const std::vector<sc::
   // A candidate that does not compile is gcc's to report; only a clean one is held to the ABI.
   const std::string parser_error = ca::first_error_in_candidate(unit.get());
   if (parser_error.empty())
-    for (sc::Finding &finding : sc::entry_point_findings(unit.get(), task.problem.precision))
+    for (sc::Finding &finding : sc::entry_point_findings(unit.get(), task.problem))
       findings.push_back(std::move(finding));
   const Verdict verdict = sc::verdict_for(std::move(findings));
   send(encode(verdict, parser_error));

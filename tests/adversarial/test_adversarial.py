@@ -75,7 +75,9 @@ def run(tmp_path_factory):
     candidates.write_text("".join(json.dumps(line) + "\n" for line in lines))
     work = tmp / "work"
     bin_dir = os.environ.get("HPCREWARD_BIN", str(REPO / "build" / "bin"))
-    launch = (f"{REPO}/jobs/local.sh --candidates {candidates} --np {NP} --seed 7 --out {tmp}/run "
+    # gemm-kinds: dgemm-256 as the default catalog has it, and the transposed and batched kinds.
+    launch = (f"{REPO}/jobs/local.sh --candidates {candidates} --np {NP} --problems gemm-kinds --seed 7 "
+              f"--out {tmp}/run "
               f"-- --workdir {work} " + " ".join(BENCH_OPTIONS))
     cgroup = f"hpcreward-adversarial-{os.getpid()}"
     script = "; ".join(cgroup_prefix(cgroup) + [f"exec {launch}"])

@@ -97,6 +97,22 @@ TEST(SourceChecks, TheEntryPointMustMatchTheAbi) {
       " T *restrict C) { (void)m; (void)n; (void)k; C[0] = A[0] * B[0]; }\n");
 }
 
+TEST(SourceChecks, ABatchedProblemsEntryPointTakesTheBatchFirst) {
+  BenchTask batched = task("void matmul(int batch, int m, int n, int k, const double *A, const double *B, double *C)"
+                           " { (void)batch; (void)m; (void)n; (void)k; C[0] = A[0] * B[0]; }\n");
+  batched.problem = *load_problem_catalog("gemm-kinds").find("dgemm-batched-8x128");
+  const Verdict honest = checks().check_source(batched);
+  EXPECT_TRUE(honest.ok()) << honest.reason;
+  batched.source = kMatmul;
+  const Verdict unbatched = checks().check_source(batched);
+  EXPECT_EQ(unbatched.status, Status::format_error);
+  EXPECT_NE(unbatched.reason.find("(expected void matmul(int batch, int m, int n, int k, const double *A"),
+            std::string::npos)
+      << unbatched.reason;
+  EXPECT_REFUSED("void matmul(int batch, int m, int n, int k, const double *A, const double *B, double *C) { }\n",
+                 format_error, "wrong signature");
+}
+
 TEST(SourceChecks, SyntaxErrorsAreLeftToTheCompiler) {
   EXPECT_PASSES(kSignature + " { C[0] = A[0] * B[0] }\n");  // missing ;
   EXPECT_PASSES(kSignature + " { undefined_type x; }\n");
