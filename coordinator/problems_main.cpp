@@ -25,9 +25,9 @@ nlohmann::json catalog_json(const ProblemCatalog &catalog) {
 void print_table(const ProblemCatalog &catalog) {
   std::printf("%s (%s): %zu problems\n", catalog.name.c_str(), catalog.source.c_str(), catalog.problems.size());
   for (const Problem &problem : catalog.problems)
-    std::printf("  %-24s %-4s %-3s %-18s %s\n", problem.id.c_str(), std::string(to_string(problem.language)).c_str(),
-                std::string(to_string(problem.precision)).c_str(), to_string(problem.nominal).c_str(),
-                problem.description.c_str());
+    std::printf("  %-26s %-4s %-4s %-10s %-20s %s\n", problem.id.c_str(),
+                std::string(to_string(problem.language)).c_str(), std::string(to_string(problem.precision)).c_str(),
+                to_string(problem.layout).c_str(), to_string(problem.nominal).c_str(), problem.description.c_str());
 }
 
 }  // namespace
@@ -66,8 +66,9 @@ int main(int argc, char **argv) {
       if (json) {
         std::printf("%s\n", nlohmann::json(*problem).dump(1).c_str());
       } else {
-        std::printf("%s %s %s %s\n", problem->id.c_str(), std::string(to_string(problem->language)).c_str(),
-                    std::string(to_string(problem->precision)).c_str(), to_string(problem->nominal).c_str());
+        std::printf("%s %s %s %s %s\n", problem->id.c_str(), std::string(to_string(problem->language)).c_str(),
+                    std::string(to_string(problem->precision)).c_str(), to_string(problem->layout).c_str(),
+                    to_string(problem->nominal).c_str());
       }
       return 0;
     }

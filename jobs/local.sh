@@ -55,7 +55,8 @@ usage: jobs/local.sh [--evaluations N [--cuda-problem ID] [--cuda-evaluations N]
   --problems NAME|FILE
                      the run's problem catalog: a built-in one (default, kernelbench-level1,
                      llm-layers, gemm-kinds) or a JSON file (docs/problems.md); build/bin/hpcreward-problems
-                     lists one. The built-in generator searches the default catalog's problems
+                     lists one. With another catalog than the default, the built-in generator
+                     needs --problem (and --cuda-problem for a second, CUDA search) from it
   --problem ID       problem of lines that name none (default dgemm-256; with the generator
                      and --np 0, the CUDA search's problem); with the generator, the problem of
                      its C search (a cuda-* one names the CUDA search's instead)
@@ -157,19 +158,30 @@ esac
 generate=0
 generator_args=()
 if [ "$serve" -eq 0 ] && [ "$candidates_given" -eq 0 ]; then
-  if [ -n "$problems" ] && [ "$problems" != default ]; then
-    echo "local.sh: the built-in generator searches the default catalog's problems; with --problems $problems give --candidates FILE or --serve" >&2
-    exit 2
-  fi
   generate=1
   serve=1
   coordinator_args+=("--serve" "--listen" "127.0.0.1:0")
   # The searches: C on the CPU ranks, CUDA on the GPU ranks, each given ranks of its kind.
   c_problem=dgemm-256
-  case "$problem" in
-    cuda-*) cuda_problem=$problem ;;
-    ?*) c_problem=$problem ;;
-  esac
+  if [ -n "$problems" ] && [ "$problems" != default ]; then
+    # Another catalog: its problems have no default, and their names say nothing of their
+    # language; the catalog does (hpcreward-problems), and the generator reads it whole.
+    [ -n "$problem" ] || {
+      echo "local.sh: with --problems $problems the generator needs --problem ID (a C or a CUDA problem of it; --cuda-problem ID adds a CUDA search beside a C one): $bin/hpcreward-problems --problems $problems lists them" >&2
+      exit 2
+    }
+    problem_line=$("$bin/hpcreward-problems" --problems "$problems" "$problem") || exit 2
+    case "$problem_line" in
+      *" cuda "*) cuda_problem=$problem ;;
+      *) c_problem=$problem ;;
+    esac
+    catalog_listing=1
+  else
+    case "$problem" in
+      cuda-*) cuda_problem=$problem ;;
+      ?*) c_problem=$problem ;;
+    esac
+  fi
   cuda_problem=${cuda_problem:-cuda-sgemm-4096}
   if [ "$gpus" -eq 0 ]; then
     generator_args=(--problem "$c_problem" --evaluations "$evaluations" --out "$out/generator.json")
@@ -213,6 +225,10 @@ if [ ! -e "$out/rewards.h5" ] && [ "$resume" -eq 1 ]; then
   exit 2
 fi
 mkdir -p "$out"
+if [ "${catalog_listing:-0}" -eq 1 ]; then
+  "$bin/hpcreward-problems" --problems "$problems" --json > "$out/problems.json" || exit 2
+  generator_args+=(--problems-json "$out/problems.json")
+fi
 # A resumed generator goes on with each search from its report, under a new seed: 1 + the rows
 # logged so far, above the seed of every earlier run that logged a row. Its candidate ids
 # ([cuda-]s<seed>-b<batch>-<i>, the batch count going on from the report) are then new: the

@@ -3,7 +3,8 @@
 
 For every CUDA problem of the named catalogs it renders generator kernels of its precision
 (train_bridge/generator: a plain one for `cuda-naive`, a shared-memory one for `cuda-smem`, a
-tensor-core one for `cuda-tensor`, each correct for any m, n, k), scores them all in one run of
+tensor-core one for `cuda-tensor`, each correct for any m, n, k, for the problem's layout and
+batch), scores them all in one run of
 `jobs/local.sh --problems CATALOG --np 0 --gpus 1`, and checks that every row is `ok`. Prints
 each problem's shape and the GFLOPS of each kernel; DIR/catalog-report.json keeps them.
 
@@ -23,6 +24,7 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "train_bridge" / "generator"))
 sys.path.insert(0, str(REPO / "tests" / "gpu"))
 from hpcreward_generator import cuda_kernels  # noqa: E402
+from hpcreward_generator.problem_kind import Kind  # noqa: E402
 from gpu_corpus import read_rows  # noqa: E402
 
 STAGES = ("cuda-naive", "cuda-smem", "cuda-tensor")
@@ -38,10 +40,14 @@ def candidate_lines(problems, seed):
     rng = random.Random(seed)
     lines = []
     for problem in problems:
+        kind = Kind.of(problem)
         for stage in STAGES:
             genome = cuda_kernels.random_genome(rng, problem["precision"], stage)
+            while not cuda_kernels.is_valid(genome, problem["precision"], stage, kind=kind):
+                genome = cuda_kernels.random_genome(rng, problem["precision"], stage)
             lines.append({"id": f"{problem['id']}@{stage}", "problem": problem["id"], "stage": stage,
-                          "batch_id": "catalog", "source": cuda_kernels.render_cuda(genome, problem["precision"])})
+                          "batch_id": "catalog",
+                          "source": cuda_kernels.render_cuda(genome, problem["precision"], kind)})
     return lines
 
 

@@ -71,7 +71,11 @@ def main(argv=None) -> int:
                              "--evaluations (--cuda-evaluations) in all; give a --seed no earlier run used")
     parser.add_argument("--problem", default="dgemm-256",
                         help="the search's problem (default dgemm-256); cuda-dgemm-N, cuda-sgemm-N, cuda-hgemm-N "
-                             "search the CUDA family")
+                             "search the CUDA family; with --problems-json, any problem of that catalog")
+    parser.add_argument("--problems-json",
+                        help="the run's problem catalog as `hpcreward-problems --problems NAME --json` lists it: "
+                             "each search's problem is found there (language, precision, layout, batch); without "
+                             "it, problems of the default catalog by name")
     parser.add_argument("--stage", help="score every candidate in this stage (default: follow the ladder "
                                         "as the pipeline reports it, from its first stage: o0, cuda-naive)")
     parser.add_argument("--out", help="JSON report")
@@ -91,17 +95,22 @@ def main(argv=None) -> int:
     parser.add_argument("--token-file", help="served pipeline: the bearer token file (with --url)")
     args = parser.parse_args(argv)
 
+    catalog = None
+    if args.problems_json:
+        try:
+            catalog = json.loads(pathlib.Path(args.problems_json).read_text())["problems"]
+        except (OSError, ValueError, KeyError) as error:
+            parser.error(f"--problems-json {args.problems_json}: not a catalog listing of hpcreward-problems "
+                         f"--json ({error})")
     # (problem, evaluations, stage, report file) of each search.
     wanted = [(args.problem, args.evaluations, args.stage, args.out)]
     if args.cuda_problem:
-        if args.problem.startswith("cuda-") or not args.cuda_problem.startswith("cuda-"):
-            parser.error("--cuda-problem adds a CUDA search (cuda-*) beside the C search of --problem (a C problem)")
         wanted.append((args.cuda_problem, args.cuda_evaluations or args.evaluations, args.cuda_stage,
                        args.cuda_out or default_cuda_out(args.out)))
     families = []
     for problem, evaluations, stage, _ in wanted:
         try:
-            family = family_for(problem, args.ladder)
+            family = family_for(problem, args.ladder, catalog)
         except ValueError as error:
             parser.error(str(error))
         if stage and stage not in family.stages:
@@ -109,6 +118,8 @@ def main(argv=None) -> int:
         if evaluations < 1:
             parser.error(f"{problem}: evaluations must be positive")
         families.append(family)
+    if args.cuda_problem and [family.language for family in families] != ["c", "cuda"]:
+        parser.error("--cuda-problem adds a CUDA search beside the C search of --problem (a C problem)")
     languages = {family.language for family in families}
     if args.resume and not args.out:
         parser.error("--resume goes on from each search's report: give --out")

@@ -39,6 +39,8 @@ import random
 import re
 import sys
 
+from .problem_kind import ROW_MAJOR, Kind
+
 PRECISIONS = ("f64", "f32", "f16", "bf16")
 # The default catalog's problem families; bf16 problems live in other catalogs (llm-layers).
 PROBLEM_PREFIX = {"f64": "cuda-dgemm", "f32": "cuda-sgemm", "f16": "cuda-hgemm"}
@@ -84,6 +86,8 @@ DEFAULT_STAGES = {
     "cuda-async": (("smem", "tensor", "async"), ("async",)),
     "cuda-open": (("smem", "tensor", "async"), ()),
 }
+
+
 
 
 def load_cuda_ladder(path: str | pathlib.Path | None = None) -> dict:
@@ -228,12 +232,15 @@ def _shared_arrays(g: CudaGenome, precision: str, align: int) -> list[str]:
     return lines
 
 
-def problems(genome: CudaGenome, precision: str) -> list[str]:
-    """Why a genome cannot be rendered for `precision` as it is (empty when it can)."""
+def problems(genome: CudaGenome, precision: str, kind: Kind = ROW_MAJOR) -> list[str]:
+    """Why a genome cannot be rendered for `precision` and `kind` as it is (empty when it can)."""
     found = []
     g = genome
     if precision not in PRECISIONS:
         return [f"precision {precision!r}"]
+    if g.stages > 1 and SIZE[precision] < 4 and kind.transpose_a and kind.transpose_b:
+        # A transposed tile is copied element by element; cp.async copies 4 bytes at least.
+        return ["async copies of two transposed 16-bit operands (cp.async moves 4, 8 or 16 bytes)"]
     for name, allowed in (("bm", BLOCK_SIZES), ("bn", BLOCK_SIZES), ("bk", BK_SIZES), ("tm", THREAD_TILES),
                           ("tn", THREAD_TILES), ("stages", PIPELINE_STAGES), ("mma", (0,) + MMA_KS)):
         if getattr(g, name) not in allowed:
@@ -286,8 +293,9 @@ def fits_stage(genome: CudaGenome, stage: str, stages: dict | None = None) -> bo
     return used <= set(allows) and set(requires) <= used
 
 
-def is_valid(genome: CudaGenome, precision: str, stage: str | None = None, stages: dict | None = None) -> bool:
-    if problems(genome, precision):
+def is_valid(genome: CudaGenome, precision: str, stage: str | None = None, stages: dict | None = None,
+             kind: Kind = ROW_MAJOR) -> bool:
+    if problems(genome, precision, kind):
         return False
     return stage is None or fits_stage(genome, stage, stages)
 
@@ -416,9 +424,10 @@ def sample_genomes(seed: int, randoms: int = 1, stages: dict | None = None) -> l
 
 # --- rendering -------------------------------------------------------------------------------
 
-def render_cuda(genome: CudaGenome, precision: str = "f64") -> str:
-    """The candidate's CUDA source. Raises ValueError for a genome that `problems()` refuses."""
-    found = problems(genome, precision)
+def render_cuda(genome: CudaGenome, precision: str = "f64", kind: Kind = ROW_MAJOR) -> str:
+    """The candidate's CUDA source for a problem of `precision` and `kind`. Raises ValueError
+    for a genome that `problems()` refuses."""
+    found = problems(genome, precision, kind)
     if found:
         raise ValueError(f"{genome.label()} ({precision}): {'; '.join(found)}")
     g = genome
@@ -463,17 +472,20 @@ def render_cuda(genome: CudaGenome, precision: str = "f64") -> str:
         if dynamic_shared(g, precision):
             out.append(f"constexpr int SMEM = {shared_bytes(g, precision)};  // bytes, dynamic: above the static 48 KiB")
         out += _load_tile(g, precision, zero)
+        if kind.transpose_a or kind.transpose_b:
+            out += _load_tile_transposed(g, precision, zero)
         if g.mma:
-            out += _mma_kernel(g, precision)
+            out += _mma_kernel(g, precision, kind)
         elif g.tensor:
-            out += _tensor_kernel(g, precision)
+            out += _tensor_kernel(g, precision, kind)
         else:
-            out += _smem_kernel(g, precision)
+            out += _smem_kernel(g, precision, kind)
     else:
-        out += _naive_kernel(zero)
+        out += _naive_kernel(zero, kind)
+    batch = "int batch, " if kind.batched else ""
     out += [
-        f'extern "C" void matmul(int m, int n, int k, const {t} *A, const {t} *B, {t} *C) {{',
-        "  const dim3 grid((n + BN - 1) / BN, (m + BM - 1) / BM);",
+        f'extern "C" void matmul({batch}int m, int n, int k, const {t} *A, const {t} *B, {t} *C) {{',
+        "  const dim3 grid((n + BN - 1) / BN, (m + BM - 1) / BM%s);" % (", batch" if kind.batched else ""),
     ] + ([
         "  cudaFuncSetAttribute(gemm, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);",
         "  gemm<<<grid, THREADS, SMEM>>>(m, n, k, A, B, C);",
@@ -518,10 +530,49 @@ def _load_tile(g: CudaGenome, precision: str, zero: str) -> list[str]:
     ]
 
 
-def _naive_kernel(zero: str) -> list[str]:
+def _load_tile_transposed(g: CudaGenome, precision: str, zero: str) -> list[str]:
+    """load_tile_t: the same ROWS x COLS slice of an operand given transposed (src holds it
+    column by column, column stride ld), element by element: cp.async where it can (4 bytes and
+    more), else plain stores, which the slice loop's barriers order as they order cp.async."""
+    copy = ("__pipeline_memcpy_async(d, s, sizeof(T));" if g.stages > 1 and SIZE[precision] >= 4
+            else "*d = *s;")
     return [
-        "// Each thread: TM x TN elements of C, strided by the thread grid (coalesced columns).",
-        "__global__ void __launch_bounds__(THREADS) gemm(int m, int n, int k, const T *A, const T *B, T *C) {",
+        "// The slice of an operand given transposed: element (r, c) at src[c * ld + r]. Neighbouring",
+        "// threads take neighbouring r, so the reads coalesce.",
+        "template <int ROWS, int COLS, int LD>",
+        "static __device__ __forceinline__ void load_tile_t(T *dst, const T *src, int ld, int rows_left, int cols_left) {",
+        "  for (int idx = threadIdx.x; idx < ROWS * COLS; idx += THREADS) {",
+        "    const int r = idx % ROWS, c = idx / ROWS;",
+        "    T *d = dst + r * LD + c;",
+        "    const T *s = src + static_cast<size_t>(c) * ld + r;",
+        "    if (r < rows_left && c < cols_left) {",
+        f"      {copy}",
+        "    } else {",
+        f"      *d = {zero};",
+        "    }",
+        "  }",
+        "}",
+    ]
+
+
+def _kernel_head(preamble: list[str], kind: Kind) -> list[str]:
+    """The kernel's first lines after `preamble` (its comment): one product of a batch per blockIdx.z."""
+    head = preamble + [
+        "__global__ void __launch_bounds__(THREADS) gemm(int m, int n, int k, const T *A, const T *B, T *C) {"]
+    if kind.batched:
+        head += [
+            "  A += static_cast<size_t>(blockIdx.z) * m * k;  // this block's product of the batch",
+            "  B += static_cast<size_t>(blockIdx.z) * k * n;",
+            "  C += static_cast<size_t>(blockIdx.z) * m * n;",
+        ]
+    return head
+
+
+def _naive_kernel(zero: str, kind: Kind) -> list[str]:
+    a_at = "A[static_cast<size_t>(p) * m + r]" if kind.transpose_a else "A[static_cast<size_t>(r) * k + p]"
+    b_at = "B[static_cast<size_t>(c) * k + p]" if kind.transpose_b else "B[static_cast<size_t>(p) * n + c]"
+    return _kernel_head(["// Each thread: TM x TN elements of C, strided by the thread grid (coalesced columns)."],
+                        kind) + [
         "  const int ty = threadIdx.x / TCOLS, tx = threadIdx.x % TCOLS;",
         "  const int row0 = blockIdx.y * BM + ty, col0 = blockIdx.x * BN + tx;",
         "  Acc acc[TM][TN] = {};",
@@ -530,12 +581,12 @@ def _naive_kernel(zero: str) -> list[str]:
         "#pragma unroll",
         "    for (int i = 0; i < TM; ++i) {",
         "      const int r = row0 + i * TROWS;",
-        "      a[i] = r < m ? to_acc(A[static_cast<size_t>(r) * k + p]) : Acc(0);",
+        f"      a[i] = r < m ? to_acc({a_at}) : Acc(0);",
         "    }",
         "#pragma unroll",
         "    for (int j = 0; j < TN; ++j) {",
         "      const int c = col0 + j * TCOLS;",
-        "      b[j] = c < n ? to_acc(B[static_cast<size_t>(p) * n + c]) : Acc(0);",
+        f"      b[j] = c < n ? to_acc({b_at}) : Acc(0);",
         "    }",
         "#pragma unroll",
         "    for (int i = 0; i < TM; ++i)",
@@ -558,15 +609,21 @@ def _simt_store() -> list[str]:
     ]
 
 
-def _slice_loop(compute: list[str], pipelined: bool) -> list[str]:
+def _slice_loop(compute: list[str], pipelined: bool, kind: Kind) -> list[str]:
     """The walk over k in BK slices: load slice t into buffer t % STAGES, compute on it."""
+    load_a = ("    load_tile_t<BM, BK, LDA>(As[buf], A + static_cast<size_t>(p0) * m + r0, m, m - r0, k - p0);"
+              if kind.transpose_a else
+              "    load_tile<BM, BK, LDA>(As[buf], A + static_cast<size_t>(r0) * k + p0, k, m - r0, k - p0);")
+    load_b = ("    load_tile_t<BK, BN, LDB>(Bs[buf], B + static_cast<size_t>(c0) * k + p0, k, k - p0, n - c0);"
+              if kind.transpose_b else
+              "    load_tile<BK, BN, LDB>(Bs[buf], B + static_cast<size_t>(p0) * n + c0, n, k - p0, n - c0);")
     load = [
         "  // Slice t of A (BM x BK) and of B (BK x BN) into buffer `buf`.",
         "  const int r0 = blockIdx.y * BM, c0 = blockIdx.x * BN;",
         "  auto load_slice = [&](int buf, int t) {",
         "    const int p0 = t * BK;",
-        "    load_tile<BM, BK, LDA>(As[buf], A + static_cast<size_t>(r0) * k + p0, k, m - r0, k - p0);",
-        "    load_tile<BK, BN, LDB>(Bs[buf], B + static_cast<size_t>(p0) * n + c0, n, k - p0, n - c0);",
+        load_a,
+        load_b,
         "  };",
         "  const int slices = (k + BK - 1) / BK;",
     ]
@@ -600,7 +657,7 @@ def _slice_loop(compute: list[str], pipelined: bool) -> list[str]:
     ]
 
 
-def _smem_kernel(g: CudaGenome, precision: str) -> list[str]:
+def _smem_kernel(g: CudaGenome, precision: str, kind: Kind) -> list[str]:
     compute = [
         "#pragma unroll",
         "    for (int p = 0; p < BK; ++p) {",
@@ -615,17 +672,16 @@ def _smem_kernel(g: CudaGenome, precision: str) -> list[str]:
         "        for (int j = 0; j < TN; ++j) acc[i][j] += a[i] * b[j];",
         "    }",
     ]
-    return [
-        "// Each thread: TM x TN elements of C, strided by the thread grid, read from shared slices.",
-        "__global__ void __launch_bounds__(THREADS) gemm(int m, int n, int k, const T *A, const T *B, T *C) {",
-    ] + _shared_arrays(g, precision, 16) + [
+    return _kernel_head(
+        ["// Each thread: TM x TN elements of C, strided by the thread grid, read from shared slices."], kind
+    ) + _shared_arrays(g, precision, 16) + [
         "  const int ty = threadIdx.x / TCOLS, tx = threadIdx.x % TCOLS;",
         "  const int row0 = blockIdx.y * BM + ty, col0 = blockIdx.x * BN + tx;",
         "  Acc acc[TM][TN] = {};",
-    ] + _slice_loop(compute, g.stages > 1) + _simt_store()
+    ] + _slice_loop(compute, g.stages > 1, kind) + _simt_store()
 
 
-def _tensor_kernel(g: CudaGenome, precision: str) -> list[str]:
+def _tensor_kernel(g: CudaGenome, precision: str, kind: Kind) -> list[str]:
     if precision == "f32":
         a_type = "wmma::precision::tf32"
         # TF32 fragments are loaded from float and rounded to TF32 before the MMA.
@@ -655,10 +711,8 @@ def _tensor_kernel(g: CudaGenome, precision: str) -> list[str]:
         "        for (int j = 0; j < TN; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);",
         "    }",
     ]
-    return [
-        "// Each warp: TM x TN WMMA fragments of C, from fragments loaded out of the shared slices.",
-        "__global__ void __launch_bounds__(THREADS) gemm(int m, int n, int k, const T *A, const T *B, T *C) {",
-    ] + _shared_arrays(g, precision, 32) + [
+    return _kernel_head(
+        ["// Each warp: TM x TN WMMA fragments of C, from fragments loaded out of the shared slices."], kind) + _shared_arrays(g, precision, 32) + [
         "  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;",
         "  const int wm = warp / WARPS_N * TM * FM, wn = warp % WARPS_N * TN * FN;  // the warp's corner in the tile",
         "  wmma::fragment<wmma::accumulator, FM, FN, FK, Acc> acc[TM][TN];",
@@ -666,7 +720,7 @@ def _tensor_kernel(g: CudaGenome, precision: str) -> list[str]:
         "  for (int i = 0; i < TM; ++i)",
         "#pragma unroll",
         "    for (int j = 0; j < TN; ++j) wmma::fill_fragment(acc[i][j], Acc(0));",
-    ] + _slice_loop(compute, g.stages > 1) + [
+    ] + _slice_loop(compute, g.stages > 1, kind) + [
         "  // Through shared memory, so that only the elements inside C are written.",
         "  for (int i = 0; i < TM; ++i)",
         "    for (int j = 0; j < TN; ++j) {",
@@ -722,7 +776,7 @@ def _ldmatrix() -> list[str]:
     ]
 
 
-def _mma_kernel(g: CudaGenome, precision: str) -> list[str]:
+def _mma_kernel(g: CudaGenome, precision: str, kind: Kind) -> list[str]:
     if precision == "f64":
         helpers = _mma_instruction(g.mma, precision)
         layout = [
@@ -762,16 +816,14 @@ def _mma_kernel(g: CudaGenome, precision: str) -> list[str]:
         "        for (int j = 0; j < TN; ++j) mma_tile(acc[i][j], a[i], b[j]);",
         "    }",
     ]
-    return helpers + [
+    return helpers + _kernel_head([
         "// Each warp: TM x TN tiles of 16 x 8 elements of C, one mma.sync per tile and k step; in the",
         "// PTX ISA's fragment layout (g = lane / 4, q = lane % 4) c[v] = C(g + 8 (v / 2), 2 q + v % 2).",
-    ] + layout + [
-        "__global__ void __launch_bounds__(THREADS) gemm(int m, int n, int k, const T *A, const T *B, T *C) {",
-    ] + _shared_arrays(g, precision, 32) + [
+    ] + layout, kind) + _shared_arrays(g, precision, 32) + [
         "  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;",
         "  const int wm = warp / WARPS_N * TM * FM, wn = warp % WARPS_N * TN * FN;  // the warp's corner in the tile",
         "  Acc acc[TM][TN][4] = {};",
-    ] + _slice_loop(compute, g.stages > 1) + [
+    ] + _slice_loop(compute, g.stages > 1, kind) + [
         "#pragma unroll",
         "  for (int i = 0; i < TM; ++i)",
         "#pragma unroll",

@@ -11,19 +11,25 @@ from __future__ import annotations
 import random
 
 from . import cuda_kernels, kernels
+from .problem_kind import ROW_MAJOR, Kind
 
 
 class CFamily:
-    """C loop nests (kernels.py) for `dgemm-*` (double) and `sgemm-*` (float) on CPU ranks."""
+    """C loop nests (kernels.py) for C problems on CPU ranks: f64 (double) or f32 (float), of any
+    kind (problem_kind.py). Without a catalog's word, `sgemm-*` is f32 and the rest f64."""
 
     language = "c"
     first_stage = "o0"
     id_prefix = ""  # candidate ids s<seed>-b<batch>-<index>, as before there were two families
     genome_type = kernels.Genome  # from_dict(), from_label(): a report's genomes back
 
-    def __init__(self, problem: str = "dgemm-256", ladder: str | None = None):
+    def __init__(self, problem: str = "dgemm-256", ladder: str | None = None, precision: str | None = None,
+                 kind: Kind = ROW_MAJOR):
         self.problem = problem
-        self.precision = "f32" if problem.startswith("sgemm") else "f64"
+        self.precision = precision or ("f32" if problem.startswith("sgemm") else "f64")
+        if self.precision not in ("f64", "f32"):
+            raise ValueError(f"{problem!r}: a C problem is f64 or f32, not {self.precision}")
+        self.kind = kind
         stages, _ = kernels.load_ladder(ladder)
         self.stages = {name: rule for name, rule in stages.items() if not name.startswith("cuda-")}
 
@@ -40,7 +46,7 @@ class CFamily:
         return kernels.is_valid(genome, stage, self.stages)
 
     def render(self, genome: kernels.Genome) -> str:
-        return kernels.render(genome, self.precision)
+        return kernels.render(genome, self.precision, self.kind)
 
     def techniques(self, genome: kernels.Genome) -> tuple[str, ...]:
         return kernels.techniques(genome)
@@ -50,35 +56,52 @@ class CFamily:
 
 
 class CudaFamily:
-    """CUDA kernels (cuda_kernels.py) for `cuda-dgemm-*`, `cuda-sgemm-*`, `cuda-hgemm-*` on GPU ranks."""
+    """CUDA kernels (cuda_kernels.py) for CUDA problems on GPU ranks, of any precision and kind.
+    Without a catalog's word, the default catalog's `cuda-dgemm-*`, `cuda-sgemm-*`, `cuda-hgemm-*`."""
 
     language = "cuda"
     first_stage = "cuda-naive"
     id_prefix = "cuda-"  # unlike the C search's ids, so both searches can share one batch
     genome_type = cuda_kernels.CudaGenome
 
-    def __init__(self, problem: str = "cuda-sgemm-4096", ladder: str | None = None):
+    def __init__(self, problem: str = "cuda-sgemm-4096", ladder: str | None = None, precision: str | None = None,
+                 kind: Kind = ROW_MAJOR):
         self.problem = problem
-        self.precision = next((p for p, prefix in cuda_kernels.PROBLEM_PREFIX.items()
-                               if problem.startswith(prefix + "-")), None)
+        self.precision = precision or next((p for p, prefix in cuda_kernels.PROBLEM_PREFIX.items()
+                                            if problem.startswith(prefix + "-")), None)
         if self.precision is None:
-            raise ValueError(f"{problem!r} is not a CUDA problem (cuda-dgemm-N, cuda-sgemm-N, cuda-hgemm-N)")
+            raise ValueError(f"{problem!r} is not a CUDA problem of the default catalog (cuda-dgemm-N, "
+                             "cuda-sgemm-N, cuda-hgemm-N); name its catalog (--problems-json)")
+        self.kind = kind
         self.stages = cuda_kernels.load_cuda_ladder(ladder)
 
+    # Draws until the genome suits the problem's kind too (cuda_kernels.problems: a few
+    # genomes cannot read two transposed 16-bit operands asynchronously).
+    _TRIES = 200
+
     def random(self, rng: random.Random, stage: str) -> cuda_kernels.CudaGenome:
-        return cuda_kernels.random_genome(rng, self.precision, stage, self.stages)
+        for _ in range(self._TRIES):
+            genome = cuda_kernels.random_genome(rng, self.precision, stage, self.stages)
+            if self.is_valid(genome, stage):
+                return genome
+        raise ValueError(f"{self.problem}: no {stage} kernel of this family for its layout "
+                         f"({cuda_kernels.problems(genome, self.precision, self.kind)[0]})")
 
     def mutate(self, genome: cuda_kernels.CudaGenome, rng: random.Random, stage: str) -> cuda_kernels.CudaGenome:
-        return cuda_kernels.mutate(genome, self.precision, stage, rng, self.stages)
+        for _ in range(self._TRIES):
+            mutant = cuda_kernels.mutate(genome, self.precision, stage, rng, self.stages)
+            if self.is_valid(mutant, stage):
+                return mutant
+        return self.random(rng, stage)
 
     def repair(self, genome: cuda_kernels.CudaGenome, rng: random.Random, stage: str) -> cuda_kernels.CudaGenome:
         return cuda_kernels.repair(genome, self.precision, stage, rng, self.stages)
 
     def is_valid(self, genome: cuda_kernels.CudaGenome, stage: str) -> bool:
-        return cuda_kernels.is_valid(genome, self.precision, stage, self.stages)
+        return cuda_kernels.is_valid(genome, self.precision, stage, self.stages, self.kind)
 
     def render(self, genome: cuda_kernels.CudaGenome) -> str:
-        return cuda_kernels.render_cuda(genome, self.precision)
+        return cuda_kernels.render_cuda(genome, self.precision, self.kind)
 
     def techniques(self, genome: cuda_kernels.CudaGenome) -> tuple[str, ...]:
         return cuda_kernels.techniques(genome)
@@ -87,6 +110,14 @@ class CudaFamily:
         return cuda_kernels.descriptor(genome)
 
 
-def family_for(problem: str, ladder: str | None = None) -> CFamily | CudaFamily:
-    """The family that writes candidates for `problem`: CUDA for `cuda-*`, C otherwise."""
-    return CudaFamily(problem, ladder) if problem.startswith("cuda-") else CFamily(problem, ladder)
+def family_for(problem: str, ladder: str | None = None, catalog: list[dict] | None = None) -> CFamily | CudaFamily:
+    """The family that writes candidates for `problem`. With `catalog` (the "problems" of
+    `hpcreward-problems --json`), as the catalog defines it: language, precision, kind; without,
+    a problem of the default catalog by its name: CUDA for `cuda-*`, C otherwise."""
+    if catalog is None:
+        return CudaFamily(problem, ladder) if problem.startswith("cuda-") else CFamily(problem, ladder)
+    entry = next((p for p in catalog if p["id"] == problem), None)
+    if entry is None:
+        raise ValueError(f"{problem!r} is not in the catalog (its problems: {', '.join(p['id'] for p in catalog)})")
+    family = CudaFamily if entry["language"] == "cuda" else CFamily
+    return family(problem, ladder, precision=entry["precision"], kind=Kind.of(entry))

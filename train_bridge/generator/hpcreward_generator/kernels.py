@@ -18,6 +18,8 @@ import pathlib
 import random
 import re
 
+from .problem_kind import ROW_MAJOR, Kind
+
 ORDERS = tuple("".join(p) for p in itertools.permutations("ijk"))
 J_INNER_ORDERS = ("ikj", "kij")
 TILE_SIZES = (0, 16, 32, 64, 128, 256)
@@ -285,8 +287,58 @@ def _bounds(genome: Genome, letter: str) -> tuple[str, str]:
     return tv, f"({tv} + {tile} < {limit} ? {tv} + {tile} : {limit})"
 
 
-def render(genome: Genome, precision: str = "f64") -> str:
-    """C source of the candidate `genome` describes (double for f64, float for f32)."""
+def render(genome: Genome, precision: str = "f64", kind: Kind = ROW_MAJOR) -> str:
+    """C source of the candidate `genome` describes (double for f64, float for f32), for a
+    problem of `kind`: the nest computes one row-major product; for another kind it becomes a
+    static function that `matmul` calls once per product of the batch, on operands given
+    transposed copied back to row-major first (O(mk) per product against its O(mnk))."""
+    source = _render_row_major(genome, precision)
+    if kind == ROW_MAJOR:
+        return source
+    return _wrap_for_kind(source, precision, kind)
+
+
+def _wrap_for_kind(source: str, precision: str, kind: Kind) -> str:
+    T = "double" if precision == "f64" else "float"
+    lines = source.rstrip("\n").split("\n")
+    head = next(index for index, line in enumerate(lines) if line.startswith("void matmul("))
+    lines[head] = "static void product(" + lines[head][len("void matmul("):]
+    includes = [index for index, line in enumerate(lines) if line.startswith("#include")]
+    lines.insert(includes[-1] + 1 if includes else 1, "#include <stdlib.h>")
+    batch = "int batch, " if kind.batched else ""
+    w = _Writer()
+    w.depth = 0
+    w.open(f"void matmul({batch}int m, int n, int k, const {T} *A, const {T} *B, {T} *C)")
+    if kind.transpose_a:
+        w.line(f"{T} *At = malloc(sizeof({T}) * (size_t)m * k);  // A back to m x k, row-major")
+    if kind.transpose_b:
+        w.line(f"{T} *Bt = malloc(sizeof({T}) * (size_t)k * n);  // B back to k x n, row-major")
+    if kind.transpose_a or kind.transpose_b:
+        w.line("if (" + " || ".join(name for flag, name in ((kind.transpose_a, "!At"), (kind.transpose_b, "!Bt"))
+                                    if flag) + ") {")
+        w.line(("  free(At); " if kind.transpose_a else "  ") + ("free(Bt); " if kind.transpose_b else "")
+               + "return;  // C keeps its NaN: a wrong answer, not a crash")
+        w.line("}")
+    w.open("for (int q = 0; q < " + ("batch" if kind.batched else "1") + "; ++q)")
+    w.line(f"const {T} *a = A + (size_t)q * m * k, *b = B + (size_t)q * k * n;")
+    if kind.transpose_a:
+        w.line("for (int p = 0; p < k; ++p)")
+        w.line("  for (int i = 0; i < m; ++i) At[(size_t)i * k + p] = a[(size_t)p * m + i];")
+    if kind.transpose_b:
+        w.line("for (int j = 0; j < n; ++j)")
+        w.line("  for (int p = 0; p < k; ++p) Bt[(size_t)p * n + j] = b[(size_t)j * k + p];")
+    w.line("product(m, n, k, " + ("At" if kind.transpose_a else "a") + ", " + ("Bt" if kind.transpose_b else "b")
+           + ", C + (size_t)q * m * n);")
+    w.close()
+    if kind.transpose_a:
+        w.line("free(At);")
+    if kind.transpose_b:
+        w.line("free(Bt);")
+    w.close()
+    return "\n".join(lines + [""] + w.lines) + "\n"
+
+
+def _render_row_major(genome: Genome, precision: str) -> str:
     issues = problems(genome)
     if issues:
         raise ValueError("genome cannot be rendered: " + "; ".join(issues))
