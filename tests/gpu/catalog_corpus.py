@@ -9,13 +9,20 @@ batch), scores them all in one run of
 each problem's shape and the GFLOPS of each kernel; DIR/catalog-report.json keeps them.
 
   python3 tests/gpu/catalog_corpus.py --out DIR kernelbench-level1 llm-layers
+  python3 tests/gpu/catalog_corpus.py --out DIR --only 'kb1-(3|1[678])-' --cases 'tests/gpu/cases/batched_*.cu' gemm-kinds
 
-Exit 0 when every row is `ok`.
+--only keeps the problems whose id matches a regular expression; --cases adds hand-written
+cases (tests/gpu/cases) whose first line names a problem of the catalog and the status expected
+("// expect: STATUS   problem: ID   stage: NAME").
+
+Exit 0 when every row has its expected status (generator kernels: `ok`).
 """
 import argparse
 import json
 import pathlib
+import glob
 import random
+import re
 import subprocess
 import sys
 import time
@@ -51,19 +58,40 @@ def candidate_lines(problems, seed):
     return lines
 
 
+def case_lines(pattern, problems):
+    """(lines, expected status by id) of the hand-written cases matching `pattern` whose problem
+    is in `problems`."""
+    known = {problem["id"] for problem in problems}
+    lines, expected = [], {}
+    for path in sorted(glob.glob(pattern)):
+        source = pathlib.Path(path).read_text()
+        header = dict(re.findall(r"(expect|problem|stage): (\S+)", source.splitlines()[0]))
+        if header.get("problem") not in known:
+            continue
+        case_id = f"case:{pathlib.Path(path).stem}"
+        lines.append({"id": case_id, "problem": header["problem"], "stage": header["stage"],
+                      "batch_id": "catalog", "source": source})
+        expected[case_id] = header["expect"]
+    return lines, expected
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, type=pathlib.Path)
     parser.add_argument("--build", type=pathlib.Path, default=REPO / "build-gpu")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", help="only the problems whose id matches this regular expression")
+    parser.add_argument("--cases", help="hand-written cases to add (a glob of tests/gpu/cases/*.cu)")
     parser.add_argument("catalogs", nargs="+")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     report, failures = {}, 0
     for catalog in args.catalogs:
-        problems = catalog_problems(catalog, args.build)
+        problems = [p for p in catalog_problems(catalog, args.build)
+                    if not args.only or re.search(args.only, p["id"])]
+        cases, expected = case_lines(args.cases, problems) if args.cases else ([], {})
         candidates = args.out / f"{catalog}.jsonl"
-        candidates.write_text("".join(json.dumps(line) + "\n" for line in candidate_lines(problems, args.seed)))
+        candidates.write_text("".join(json.dumps(line) + "\n" for line in candidate_lines(problems, args.seed) + cases))
         run = args.out / catalog
         command = [str(REPO / "jobs" / "local.sh"), "--np", "0", "--gpus", "1", "--problems", catalog,
                    "--candidates", str(candidates), "--out", str(run)]
@@ -86,7 +114,14 @@ def main():
                              else f"{stage} {status}: {row['reason'][:160] if row else ''}")
                 report[catalog].append({"problem": problem["id"], "shape": shape, "stage": stage, "status": status,
                                         "gflops": row["gflops"] if row else None})
-            print(f"  {problem['id']:24} {shape:>18}  " + " | ".join(cells))
+            print(f"  {problem['id']:26} {shape:>20}  " + " | ".join(cells))
+        for case_id, status in expected.items():
+            row = by_id.get(case_id)
+            got = row["status"] if row else "missing"
+            failures += got != status
+            print(f"  {case_id:40} expected {status}, got {got}: {row['reason'][:200] if row else ''}")
+            report[catalog].append({"case": case_id, "expected": status, "status": got,
+                                    "reason": row["reason"] if row else None})
     (args.out / "catalog-report.json").write_text(json.dumps(report, indent=1))
     print("all ok" if failures == 0 else f"{failures} rows not ok")
     return 0 if failures == 0 else 1

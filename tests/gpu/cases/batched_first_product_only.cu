@@ -1,0 +1,15 @@
+// expect: wrong_answer   problem: cuda-sgemm-batched-64x1024   stage: cuda-naive
+// One product of the batch computed (a launch without grid.z), the others left as poisoned.
+#include <cuda_runtime.h>
+__global__ void naive(int m, int n, int k, const float *A, const float *B, float *C) {
+  int i = blockIdx.y * blockDim.y + threadIdx.y, j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m || j >= n) return;
+  float sum = 0;
+  for (int p = 0; p < k; ++p) sum += A[(size_t)i * k + p] * B[(size_t)p * n + j];
+  C[(size_t)i * n + j] = sum;
+}
+extern "C" void matmul(int batch, int m, int n, int k, const float *A, const float *B, float *C) {
+  (void)batch;
+  dim3 block(16, 16), grid((n + 15) / 16, (m + 15) / 16);
+  naive<<<grid, block>>>(m, n, k, A, B, C);
+}
