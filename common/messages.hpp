@@ -9,6 +9,7 @@
 #include "common/problem.hpp"
 #include "common/status.hpp"
 #include "common/technique_summary.hpp"
+#include "common/yardsticks.hpp"
 
 namespace hpcreward {
 
@@ -42,6 +43,9 @@ struct Measurement {
   double verify_s = 0;   // full checks at every shape,
   double time_s = 0;     // warm-up and timed calls
   TechniqueSummary techniques;  // filled once the candidate compiled
+  // The rank's yardsticks for the task's problem (common/yardsticks.hpp), on every result of
+  // a rank that measured them, whatever the status: a row can be scored again in any reward mode.
+  Yardsticks yardsticks;
 };
 
 // A measurement that is only a failure: its status and reason, no timings.

@@ -122,6 +122,9 @@ void write_measurement(ByteWriter &out, const Measurement &m) {
   out.f64(m.verify_s);
   out.f64(m.time_s);
   write_techniques(out, m.techniques);
+  out.f64(m.yardsticks.openblas);
+  out.f64(m.yardsticks.cublas);
+  out.f64(m.yardsticks.cublaslt);
 }
 
 Measurement read_measurement(ByteReader &in) {
@@ -139,6 +142,9 @@ Measurement read_measurement(ByteReader &in) {
   m.verify_s = in.f64("verify_s");
   m.time_s = in.f64("time_s");
   m.techniques = read_techniques(in);
+  m.yardsticks.openblas = in.f64("yardstick openblas");
+  m.yardsticks.cublas = in.f64("yardstick cublas");
+  m.yardsticks.cublaslt = in.f64("yardstick cublaslt");
   return m;
 }
 

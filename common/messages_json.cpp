@@ -64,7 +64,9 @@ void to_json(json &out, const Measurement &m) {
              {"median_s", m.median_s},        {"min_s", m.min_s},       {"iqr_s", m.iqr_s},
              {"cv", m.cv},                    {"reps", m.reps},         {"max_error", m.max_error},
              {"compile_s", m.compile_s},      {"verify_s", m.verify_s}, {"time_s", m.time_s},
-             {"techniques", m.techniques}};
+             {"techniques", m.techniques},
+             {"yardsticks", {{"openblas", m.yardsticks.openblas}, {"cublas", m.yardsticks.cublas},
+                             {"cublaslt", m.yardsticks.cublaslt}}}};
 }
 
 void from_json(const json &in, Measurement &m) {
@@ -83,6 +85,12 @@ void from_json(const json &in, Measurement &m) {
   m.verify_s = in.at("verify_s").get<double>();
   m.time_s = in.at("time_s").get<double>();
   m.techniques = in.at("techniques").get<TechniqueSummary>();
+  if (in.contains("yardsticks")) {  // a runner's measurement has none: its rank adds them
+    const json &yardsticks = in.at("yardsticks");
+    m.yardsticks.openblas = yardsticks.value("openblas", 0.0);
+    m.yardsticks.cublas = yardsticks.value("cublas", 0.0);
+    m.yardsticks.cublaslt = yardsticks.value("cublaslt", 0.0);
+  }
 }
 
 void to_json(json &out, const RankInfo &info) {

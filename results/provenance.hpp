@@ -8,8 +8,10 @@ namespace hpcreward {
 // 3: the device column in /rewards.
 // 4: /rank_events (quarantined benchmark ranks).
 // 5: /rewards measurement_key, measured_as, measured_batch (repeated candidates).
-// Readers still read 1 to 4.
-inline constexpr int kRewardLogSchemaVersion = 5;
+// 6: /rewards openblas_gflops, cublas_gflops, cublaslt_gflops (yardsticks); the reward_mode
+//    attribute.
+// Readers still read 1 to 5.
+inline constexpr int kRewardLogSchemaVersion = 6;
 
 struct Provenance {
   int schema_version = kRewardLogSchemaVersion;
@@ -22,6 +24,7 @@ struct Provenance {
   std::string mpi_version;
   std::string hdf5_version;      // filled in by the writer
   std::string seed;              // decimal, so 64-bit seeds survive every reader
+  std::string reward_mode = "gflops";  // schema 6 (older logs: gflops): what /rewards' reward is
 };
 
 }  // namespace hpcreward

@@ -3,6 +3,7 @@
 #include <array>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "results/hdf5_error.hpp"
@@ -13,7 +14,7 @@ namespace hpcreward::h5 {
 namespace {
 
 // The text fields, by attribute name; the names are the Provenance member names.
-constexpr std::array<std::pair<const char *, std::string Provenance::*>, 9> kTextAttributes = {{
+constexpr std::array<std::pair<const char *, std::string Provenance::*>, 10> kTextAttributes = {{
     {"created_utc", &Provenance::created_utc},
     {"git_revision", &Provenance::git_revision},
     {"config_json", &Provenance::config_json},
@@ -23,6 +24,7 @@ constexpr std::array<std::pair<const char *, std::string Provenance::*>, 9> kTex
     {"mpi_version", &Provenance::mpi_version},
     {"hdf5_version", &Provenance::hdf5_version},
     {"seed", &Provenance::seed},
+    {"reward_mode", &Provenance::reward_mode},  // schema 6: an older log lacks it (read as gflops)
 }};
 constexpr const char *kSchemaVersionAttribute = "schema_version";
 
@@ -65,6 +67,7 @@ Provenance read_provenance(hid_t file, const std::filesystem::path &path) {
   Provenance provenance;
   Datatype text_type = variable_string_type(path);
   for (const auto &[name, member] : kTextAttributes) {
+    if (std::string_view(name) == "reward_mode" && H5Aexists(file, name) <= 0) continue;
     Attribute attribute = open_attribute(file, name, path);
     char *text = nullptr;
     check(H5Aread(attribute.get(), text_type.get(), &text), path,

@@ -44,6 +44,11 @@ struct RewardRow {
   std::string measurement_key;
   std::string measured_as;     // at most 64 bytes
   std::string measured_batch;  // at most 64 bytes
+  // Schema v6: the scoring rank's yardsticks for the problem (common/yardsticks.hpp), GFLOPS;
+  // 0 where not measured. With `gflops` they re-score the row in any reward mode.
+  double openblas_gflops = 0;
+  double cublas_gflops = 0;
+  double cublaslt_gflops = 0;
 };
 
 }  // namespace hpcreward

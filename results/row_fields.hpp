@@ -43,7 +43,7 @@ template <typename T>
 using NumberField = NumberColumn<RewardRow, T>;
 using RowField = Column<RewardRow>;
 
-inline constexpr std::array<RowField, 30> kRowFields = {
+inline constexpr std::array<RowField, 33> kRowFields = {
     StringField{"candidate_id", &RewardRow::candidate_id, 64},
     StringField{"batch_id", &RewardRow::batch_id, 64},
     StringField{"problem", &RewardRow::problem, 32},
@@ -77,6 +77,10 @@ inline constexpr std::array<RowField, 30> kRowFields = {
     StringField{"measurement_key", &RewardRow::measurement_key, 64},
     StringField{"measured_as", &RewardRow::measured_as, 64},
     StringField{"measured_batch", &RewardRow::measured_batch, 64},
+    // Schema v6. Older logs lack these; readers leave them 0.
+    NumberField<double>{"openblas_gflops", &RewardRow::openblas_gflops},
+    NumberField<double>{"cublas_gflops", &RewardRow::cublas_gflops},
+    NumberField<double>{"cublaslt_gflops", &RewardRow::cublaslt_gflops},
 };
 
 // /stage_events (schema v2).

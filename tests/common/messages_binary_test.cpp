@@ -55,6 +55,9 @@ void expect_same_result(const BenchResult &a, const BenchResult &b) {
   expect_same_double(x.verify_s, y.verify_s, "verify_s");
   expect_same_double(x.time_s, y.time_s, "time_s");
   EXPECT_EQ(x.techniques, y.techniques);
+  expect_same_double(x.yardsticks.openblas, y.yardsticks.openblas, "yardstick openblas");
+  expect_same_double(x.yardsticks.cublas, y.yardsticks.cublas, "yardstick cublas");
+  expect_same_double(x.yardsticks.cublaslt, y.yardsticks.cublaslt, "yardstick cublaslt");
 }
 
 TEST(MessagesBinary, TaskRoundTripsEveryField) {

@@ -9,7 +9,8 @@
 //             build's types); no device column;
 //   schema 3: those plus device; no /rank_events;
 //   schema 4: the same /rewards columns, and /rank_events (written with this build's type);
-//             no measurement_key, measured_as, measured_batch.
+//             no measurement_key, measured_as, measured_batch;
+//   schema 5: those three too; no yardstick columns, no reward_mode attribute.
 #include <hdf5.h>
 
 #include <algorithm>
@@ -90,8 +91,19 @@ inline const std::vector<Column> &v3_columns() {
   return kColumns;
 }
 
+inline const std::vector<Column> &v5_columns() {
+  static const std::vector<Column> kColumns = [] {
+    std::vector<Column> columns = v3_columns();
+    columns.push_back({"measurement_key", &RewardRow::measurement_key, 64});
+    columns.push_back({"measured_as", &RewardRow::measured_as, 64});
+    columns.push_back({"measured_batch", &RewardRow::measured_batch, 64});
+    return columns;
+  }();
+  return kColumns;
+}
+
 inline const std::vector<Column> &columns(int schema) {
-  return schema == 1 ? v1_columns() : schema == 2 ? v2_columns() : v3_columns();
+  return schema == 1 ? v1_columns() : schema == 2 ? v2_columns() : schema == 5 ? v5_columns() : v3_columns();
 }
 
 inline void ok(herr_t status, const char *what) {
@@ -180,16 +192,16 @@ void write_records(hid_t file, const char *name, const std::vector<Record> &reco
 
 }  // namespace old_schema_detail
 
-// Writes a closed log of `schema` (1 to 4) at `path` holding `rows` and, in /sources and
-// /source_text, each of `sources` (pairs of sha256 and text); schemas 2 to 4 also `events`
-// and `archive`, schema 4 also `rank_events`.
+// Writes a closed log of `schema` (1 to 5) at `path` holding `rows` and, in /sources and
+// /source_text, each of `sources` (pairs of sha256 and text); schemas 2 to 5 also `events`
+// and `archive`, schemas 4 and 5 also `rank_events`.
 inline void write_old_log(int schema, const std::filesystem::path &path, const std::vector<RewardRow> &rows,
                           const std::vector<std::pair<std::string, std::string>> &sources,
                           const Provenance &provenance, const std::vector<StageEventRecord> &events = {},
                           const std::vector<ArchiveRecord> &archive = {},
                           const std::vector<RankEventRecord> &rank_events = {}) {
   using namespace old_schema_detail;
-  if (schema < 1 || schema > 4) throw std::invalid_argument("old schema fixture: schema 1 to 4");
+  if (schema < 1 || schema > 5) throw std::invalid_argument("old schema fixture: schema 1 to 5");
   hid_t access = ok_id(H5Pcreate(H5P_FILE_ACCESS), "fapl");
   ok(H5Pset_libver_bounds(access, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST), "libver");
   hid_t file = ok_id(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, access), "create");

@@ -58,6 +58,9 @@ void expect_same_row(const RewardRow &expected, const RewardRow &actual) {
   EXPECT_EQ(expected.measurement_key, actual.measurement_key);
   EXPECT_EQ(expected.measured_as, actual.measured_as);
   EXPECT_EQ(expected.measured_batch, actual.measured_batch);
+  EXPECT_EQ(expected.openblas_gflops, actual.openblas_gflops);
+  EXPECT_EQ(expected.cublas_gflops, actual.cublas_gflops);
+  EXPECT_EQ(expected.cublaslt_gflops, actual.cublaslt_gflops);
 }
 
 // Elements in one dataset of a closed log, read with the HDF5 C API directly.
@@ -121,14 +124,14 @@ TEST(RewardLog, EmptyLogHasNoRowsAndNoSources) {
   EXPECT_EQ(read_source(path, sha256_hex("anything")), std::nullopt);
 }
 
-TEST(RewardLog, WritesSchema5WhateverTheCallerSays) {
+TEST(RewardLog, WritesSchema6WhateverTheCallerSays) {
   TempDir dir;
   const auto path = dir / "log.h5";
   Provenance provenance = sample_provenance();
   provenance.schema_version = 1;
   { RewardLogWriter writer(path, provenance); }
-  EXPECT_EQ(read_provenance(path).schema_version, 5);
-  EXPECT_EQ(kRewardLogSchemaVersion, 5);
+  EXPECT_EQ(read_provenance(path).schema_version, 6);
+  EXPECT_EQ(kRewardLogSchemaVersion, 6);
   EXPECT_EQ(dataset_size(path, h5::kStageEventsDataset), 0u);
   EXPECT_EQ(dataset_size(path, h5::kArchiveDataset), 0u);
   EXPECT_EQ(dataset_size(path, h5::kRankEventsDataset), 0u);
@@ -209,6 +212,32 @@ TEST(RewardLog, ReadsASchema4LogWhoseRowsSayNothingOfReuse) {
   EXPECT_EQ(read_provenance(path).schema_version, 4);
   EXPECT_EQ(read_rank_events(path), std::vector<RankEventRecord>{lost});
   EXPECT_EQ(read_stage_events(path), std::vector<StageEventRecord>{sample_event(0)});
+}
+
+TEST(RewardLog, ReadsASchema5LogWithoutYardsticksAsGflopsRewards) {
+  TempDir dir;
+  const auto path = dir / "v5.h5";
+  std::vector<RewardRow> rows = {sample_row(0), sample_row(1)};
+  rows[1].measured_as = "cand-0";
+  test_support::write_old_log(5, path, rows, {}, sample_provenance(), {sample_event(0)}, {sample_archive_record(0)});
+  const std::vector<RewardRow> read = read_rewards(path);
+  ASSERT_EQ(read.size(), rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) expect_same_row(rows[i], read[i]);  // yardsticks 0 in both
+  EXPECT_EQ(read_provenance(path).schema_version, 5);
+  EXPECT_EQ(read_provenance(path).reward_mode, "gflops");
+}
+
+TEST(RewardLog, KeepsTheYardsticksAndTheRewardMode) {
+  TempDir dir;
+  const auto path = dir / "log.h5";
+  Provenance provenance = sample_provenance();
+  provenance.reward_mode = "speedup:openblas";
+  RewardRow row = sample_row(0);
+  row.openblas_gflops = 38.25;
+  row.reward = row.gflops / row.openblas_gflops;
+  { RewardLogWriter(path, provenance).append(row, ""); }
+  expect_same_row(row, read_rewards(path).at(0));
+  EXPECT_EQ(read_provenance(path).reward_mode, "speedup:openblas");
 }
 
 TEST(RewardLog, RoundTripsStageEventsAndArchiveBesideRows) {
