@@ -33,6 +33,7 @@ LoggedRun open_or_resume(CoordinatorOptions &options, const std::filesystem::pat
   if (!options.resume) return {};
   LoggedRun logged = read_logged_run(log_path);
   check_resumed_problems(logged, options.problems);
+  check_resumed_reward_mode(logged, options.rewards.mode());
   options.seed = logged_seed(logged);
   outcome.rows_in_log = logged.rows.size();
   return logged;

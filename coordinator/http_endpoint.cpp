@@ -371,7 +371,9 @@ void HttpEndpoint::install_routes() {
   });
 
   server.Get("/v1/stages", [this](const httplib::Request &, httplib::Response &response) {
-    send_json(response, 200, {{"stages", registry_.stages()}});
+    send_json(response, 200, {{"stages", registry_.stages()},
+                              {"reward_mode", config_.reward_mode},
+                              {"reward_of_ok", config_.reward_unit}});
   });
 
   // The run's problem catalog, whole: what each problem id means (docs/problems.md).

@@ -40,6 +40,8 @@ struct EndpointConfig {
   // Why this run cannot score a known problem (no rank of its kind: problem_support.hpp), or
   // nullopt. A request with a candidate (or an OpenRLHF label) for such a problem is 422.
   std::function<std::optional<std::string>(const Problem &)> refuse_problem;
+  std::string reward_mode = "gflops";  // RewardMode::text(), shown by GET /v1/stages
+  std::string reward_unit = "the measured GFLOPS";  // RewardMode::unit()
 };
 
 // A request that passed validation: its candidates prepared as JSONL lines would be

@@ -79,7 +79,13 @@ po::options_description describe_options() {
        "measurement, its row naming that one (measured_as); rank 0 keeps this many measurements (about 1 KB "
        "each), evicting the least recently used. In one batch identical candidates are always measured once. "
        "0: off, every candidate is measured (coordinator/README.md, \"Identical candidates\")");
-  po::options_description rewards("Reward table (docs/design.md); `ok` earns the measured GFLOPS");
+  po::options_description rewards(
+      "Rewards (docs/design.md, docs/problems.md); `ok` earns what --reward-mode says, a failure its penalty "
+      "(in the fraction and speedup modes the defaults below times 0.01, unless given)");
+  rewards.add_options()("reward-mode", po::value<std::string>()->default_value("gflops"),
+                        "the reward of `ok`: gflops (the measured GFLOPS), fraction (GFLOPS over the best of the "
+                        "scoring rank's yardsticks for the problem: OpenBLAS, cuBLAS, cuBLASLt at its shape), or "
+                        "speedup:NAME (GFLOPS over yardstick NAME: openblas, cublas, cublaslt)");
   RewardTable defaults;
   for (Status status : kAllStatuses) {
     if (status == Status::ok) continue;
@@ -207,20 +213,25 @@ std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char
                                 std::to_string(kMaxRepeatCacheEntries) + ", or 0 to measure every candidate");
   if (!(options.stop_grace_s >= 0)) throw std::invalid_argument("--stop-grace-s must not be negative");
 
+  options.rewards.set_mode(RewardMode::parse(values["reward-mode"].as<std::string>()));
+  const bool ratio_rewards = options.rewards.mode().kind() != RewardMode::Kind::gflops;
   nlohmann::json rewards = nlohmann::json::object();
   for (Status status : kAllStatuses) {
     if (status == Status::ok) continue;
     const std::string key = "reward." + std::string(to_string(status));
-    options.rewards.set_penalty(status, values[key].as<double>());
-    rewards[std::string(to_string(status))] = values[key].as<double>();
+    const bool scaled = ratio_rewards && values[key].defaulted();
+    const double penalty = values[key].as<double>() * (scaled ? RewardTable::kRatioPenaltyScale : 1.0);
+    options.rewards.set_penalty(status, penalty);
+    rewards[std::string(to_string(status))] = penalty;
   }
-  rewards["ok"] = "measured GFLOPS";
+  rewards["ok"] = options.rewards.mode().unit();
   options.as_json = {{"candidates", options.candidates.string()}, {"out", options.out.string()},
                      {"stage", options.stage},       {"problem", options.problem},
                      {"ladder", options.ladder_source}, {"resume", options.resume},
                      {"batch_id", options.batch_id}, {"seed", std::to_string(options.seed)},
                      {"max_source_bytes", options.max_source_bytes},
                      {"rewards", rewards},
+                     {"reward_mode", options.rewards.mode().text()},
                      {"serve", options.serve},
                      {"listen", values["listen"].as<std::string>()},
                      {"max_request_bytes", options.max_request_bytes},

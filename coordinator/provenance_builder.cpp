@@ -47,6 +47,7 @@ Provenance build_provenance(const CoordinatorOptions &options, const std::vector
   }
   provenance.mpi_version = mpi_library_version();
   provenance.seed = std::to_string(options.seed);
+  provenance.reward_mode = options.rewards.mode().text();
   return provenance;
 }
 

@@ -12,15 +12,22 @@ RewardTable::RewardTable()
 
 void RewardTable::set_penalty(Status status, double reward) {
   if (status == Status::ok)
-    throw std::invalid_argument("the reward of `ok` is the measured GFLOPS, not a setting");
+    throw std::invalid_argument("the reward of `ok` is the reward mode's (--reward-mode), not a setting");
   penalties_[status] = reward;
 }
 
 double RewardTable::penalty(Status status) const { return penalties_.at(status); }
 
 double RewardTable::reward_for(const Measurement &measurement) const {
-  if (measurement.status == Status::ok) return measurement.gflops;
+  if (measurement.status == Status::ok) return mode_.reward_of(measurement).value_or(0);
   return penalties_.at(measurement.status);
+}
+
+std::string RewardTable::missing_yardstick_note(const Measurement &measurement) const {
+  if (measurement.status != Status::ok || mode_.reward_of(measurement)) return "";
+  return "reward 0: the scoring rank has no " +
+         (mode_.kind() == RewardMode::Kind::speedup ? mode_.yardstick() + " yardstick" : std::string("yardstick")) +
+         " for this problem (reward mode " + mode_.text() + ")";
 }
 
 }  // namespace hpcreward

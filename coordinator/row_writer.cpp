@@ -58,7 +58,11 @@ RewardRow RowWriter::make_row(const PreparedCandidate &candidate, const Measurem
   row.status = std::string(to_string(m.status));
   row.reason = m.reason;
   row.reward = rewards_.reward_for(m);
+  if (const std::string note = rewards_.missing_yardstick_note(m); !note.empty()) row.reason = note;
   row.gflops = m.gflops;
+  row.openblas_gflops = m.yardsticks.openblas;
+  row.cublas_gflops = m.yardsticks.cublas;
+  row.cublaslt_gflops = m.yardsticks.cublaslt;
   row.median_s = m.median_s;
   row.min_s = m.min_s;
   row.iqr_s = m.iqr_s;

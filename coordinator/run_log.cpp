@@ -50,6 +50,15 @@ void check_resumed_problems(const LoggedRun &logged, const ProblemCatalog &catal
   }
 }
 
+void check_resumed_reward_mode(const LoggedRun &logged, const RewardMode &mode) {
+  if (!logged.resumed || logged.provenance.reward_mode == mode.text()) return;
+  throw std::invalid_argument("--resume: the log's rewards are in reward mode " + logged.provenance.reward_mode +
+                              ", not " + mode.text() + "; resume with --reward-mode " +
+                              logged.provenance.reward_mode +
+                              " (every row keeps its GFLOPS and yardsticks: hpcreward_report.rescore scores a log "
+                              "again in another mode)");
+}
+
 std::uint64_t logged_seed(const LoggedRun &logged) { return std::stoull(logged.provenance.seed); }
 
 SqdState ladder_state(const LadderConfig &ladder, bool host_has_avx512, const LoggedRun &logged,

@@ -11,6 +11,7 @@
 
 #include "common/messages.hpp"
 #include "common/problem_catalog.hpp"
+#include "coordinator/reward_mode.hpp"
 #include "coordinator/sqd_state.hpp"
 #include "results/log_records.hpp"
 #include "results/provenance.hpp"
@@ -34,6 +35,9 @@ LoggedRun read_logged_run(const std::filesystem::path &log_path);
 // catalog the run began with (its provenance; "default" for logs from before catalogs), or the
 // resumed stages and rewards would mix problems. Throws std::invalid_argument saying which.
 void check_resumed_problems(const LoggedRun &logged, const ProblemCatalog &catalog);
+// A resumed log keeps one reward mode: throws std::invalid_argument naming the log's when
+// `mode` is another.
+void check_resumed_reward_mode(const LoggedRun &logged, const RewardMode &mode);
 
 // The seed the logged run was started with: a resumed run goes on with it, so a candidate
 // scored now gets the inputs it would have got before.

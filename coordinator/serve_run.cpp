@@ -36,6 +36,8 @@ EndpointConfig endpoint_config(const CoordinatorOptions &options, const Candidat
   config.threads = static_cast<int>(std::max<std::size_t>(64, options.coalesce_max + 16));
   config.refuse_problem = [capabilities](const Problem &problem) { return problem_refusal(problem, capabilities); };
   config.tls = options.tls;
+  config.reward_mode = options.rewards.mode().text();
+  config.reward_unit = options.rewards.mode().unit();
   return config;
 }
 

@@ -41,6 +41,22 @@ TEST(CoordinatorOptions, ConfigFileSetsRewardsAndCommandLineWins) {
   EXPECT_EQ(options->as_json["rewards"]["timeout"], -5);
 }
 
+TEST(CoordinatorOptions, ARatioRewardModeScalesTheDefaultPenaltiesOnly) {
+  auto gflops = parse({"--candidates", "c.jsonl", "--out", "o"});
+  ASSERT_TRUE(gflops);
+  EXPECT_EQ(gflops->rewards.mode().text(), "gflops");
+  EXPECT_EQ(gflops->as_json["reward_mode"], "gflops");
+  auto fraction = parse({"--candidates", "c.jsonl", "--out", "o", "--reward-mode", "fraction", "--reward.timeout", "-3"});
+  ASSERT_TRUE(fraction);
+  EXPECT_EQ(fraction->rewards.mode().kind(), RewardMode::Kind::fraction);
+  EXPECT_DOUBLE_EQ(fraction->rewards.penalty(Status::format_error), -1);
+  EXPECT_DOUBLE_EQ(fraction->rewards.penalty(Status::wrong_answer), -0.1);
+  EXPECT_EQ(fraction->rewards.penalty(Status::timeout), -3) << "a penalty given stays as given";
+  EXPECT_EQ(fraction->as_json["reward_mode"], "fraction");
+  EXPECT_DOUBLE_EQ(fraction->as_json["rewards"]["wrong_answer"].get<double>(), -0.1);
+  EXPECT_THROW(parse({"--candidates", "c.jsonl", "--out", "o", "--reward-mode", "speedup:mkl"}), std::invalid_argument);
+}
+
 TEST(CoordinatorOptions, ErrorsSayWhatToFix) {
   auto message = [](std::vector<const char *> arguments) {
     try {
@@ -82,7 +98,7 @@ TEST(CoordinatorOptions, ProblemsNameACatalogAndTheDefaultProblemIsItsFirst) {
   EXPECT_EQ(options->problems.name, "kernelbench-level1");
   EXPECT_EQ(options->problem, "kb1-1-square");
   EXPECT_EQ(options->as_json["problems"], "built-in kernelbench-level1");
-  EXPECT_EQ(options->as_json["problem_catalog"]["problems"][6]["id"], "kb1-9-tall-skinny");
+  EXPECT_EQ(options->as_json["problem_catalog"]["problems"][7]["id"], "kb1-9-tall-skinny");
   try {
     parse({"--candidates", "c.jsonl", "--out", "o", "--problems", "kernelbench-level1", "--problem", "dgemm-256"});
     ADD_FAILURE() << "accepted a problem of another catalog";

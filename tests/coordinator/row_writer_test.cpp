@@ -116,6 +116,28 @@ TEST(RowWriter, ADecidedRowHasNoRankAndAGpuRowNamesItsKindWhenTheRankNamedNoDevi
   EXPECT_EQ(h.writer.measured_row(candidate("c1"), answer(2, 1.0), 0).device, "gpu");
 }
 
+TEST(RowWriter, EveryRowKeepsItsYardsticksAndItsRewardFollowsTheMode) {
+  Harness h;
+  h.rewards.set_mode(RewardMode::parse("fraction"));
+  BenchResult result = answer(1, 30.0);
+  result.measurement.yardsticks = {.openblas = 40};
+  const RewardRow row = h.writer.measured_row(candidate("c0"), result, 0);
+  EXPECT_EQ(row.openblas_gflops, 40);
+  EXPECT_EQ(row.cublas_gflops, 0);
+  EXPECT_EQ(row.reward, 0.75);
+  EXPECT_EQ(row.reason, "");
+  result.measurement.yardsticks = {};
+  const RewardRow unmeasured = h.writer.measured_row(candidate("c1"), result, 0);
+  EXPECT_EQ(unmeasured.reward, 0);
+  EXPECT_NE(unmeasured.reason.find("no yardstick for this problem (reward mode fraction)"), std::string::npos)
+      << unmeasured.reason;
+  result.measurement = failed_measurement(Status::wrong_answer, "row 3 wrong");
+  result.measurement.yardsticks = {.openblas = 40};
+  const RewardRow wrong = h.writer.measured_row(candidate("c2"), result, 0);
+  EXPECT_EQ(wrong.openblas_gflops, 40) << "whatever the status";
+  EXPECT_EQ(wrong.reason, "row 3 wrong");
+}
+
 TEST(RowWriter, ProgressCountsRowsWrittenAndRowsAlreadyLogged) {
   Harness h;
   h.writer.expect(3);
