@@ -18,7 +18,7 @@ usage: jobs/local.sh [--evaluations N [--cuda-problem ID] [--cuda-evaluations N]
                      | --candidates FILE.jsonl | --serve [--listen HOST:PORT]
                      [--tls-cert FILE --tls-key FILE]]
                      [--ladder FILE.json] [--stage NAME] [--problems NAME|FILE] [--problem ID]
-                     [--np N] [--gpus G]
+                     [--reward-mode gflops|fraction|speedup:NAME] [--np N] [--gpus G]
                      [--gpu-arg ARG]... [--seed N] [--config FILE] [--resume] --out DIR
                      [-- BENCH_OPTIONS...]
 
@@ -57,6 +57,10 @@ usage: jobs/local.sh [--evaluations N [--cuda-problem ID] [--cuda-evaluations N]
                      llm-layers, gemm-kinds) or a JSON file (docs/problems.md); build/bin/hpcreward-problems
                      lists one. With another catalog than the default, the built-in generator
                      needs --problem (and --cuda-problem for a second, CUDA search) from it
+  --reward-mode M    what an `ok` row earns: gflops (default), fraction (GFLOPS over the best
+                     yardstick the scoring rank measured for the problem: OpenBLAS on CPU ranks,
+                     cuBLAS and cuBLASLt on GPU ranks) or speedup:NAME (over yardstick NAME:
+                     openblas, cublas, cublaslt); docs/problems.md, reward modes
   --problem ID       problem of lines that name none (default dgemm-256; with the generator
                      and --np 0, the CUDA search's problem); with the generator, the problem of
                      its C search (a cuda-* one names the CUDA search's instead)
@@ -121,7 +125,7 @@ while [ $# -gt 0 ]; do
     --cuda-problem) cuda_problem=$2; cuda_given=1; shift 2 ;;
     --cuda-evaluations) cuda_evaluations=$2; cuda_given=1; shift 2 ;;
     --cuda-stage) cuda_stage=$2; cuda_given=1; shift 2 ;;
-    --stage|--seed|--config) coordinator_args+=("$1" "$2"); shift 2 ;;
+    --stage|--seed|--config|--reward-mode) coordinator_args+=("$1" "$2"); shift 2 ;;
     --np) np=$2; shift 2 ;;
     --gpus) gpus=$2; shift 2 ;;
     --gpu-arg) gpu_args+=("$2"); shift 2 ;;

@@ -20,6 +20,7 @@
 #ifdef HPCREWARD_HAVE_CUDA
 #include "bench_node/gpu/gpu_rank.hpp"
 #endif
+#include "bench_node/measure/blas_yardstick.hpp"
 #include "bench_node/measure/peak_guard.hpp"
 #include "bench_node/rank/rank_info.hpp"
 #include "bench_node/rank/rank_placement.hpp"
@@ -57,8 +58,8 @@ BenchResult malformed_task_result(std::string_view payload, const std::string &e
   return result;
 }
 
-BenchResult handle_task(std::string_view payload, Scorer &scorer, PeakGuard &guard, int rank,
-                        const std::string &host) {
+BenchResult handle_task(std::string_view payload, Scorer &scorer, PeakGuard &guard, CpuYardsticks &yardsticks,
+                        int rank, const std::string &host) {
   BenchTask task;
   try {
     task = decode_task(payload);
@@ -73,7 +74,9 @@ BenchResult handle_task(std::string_view payload, Scorer &scorer, PeakGuard &gua
   result.rank = rank;
   result.host = host;
   result.sequence = task.sequence;
+  const Yardsticks &yardstick = yardsticks.of(task.problem);  // first: the candidate's process is not there yet
   result.measurement = guard.apply(scorer.score(task), task.problem.precision);
+  result.measurement.yardsticks = yardstick;
   report_progress(rank, task, result.measurement);
   return result;
 }
@@ -114,6 +117,7 @@ void serve_null_tasks(int rank, const std::string &host) {
 void serve_tasks(const BenchOptions &options, const PeakGflops &peak, int cpus, int rank, const std::string &host) {
   Scorer scorer(options);
   PeakGuard guard(peak, options.peak_margin, [cpus] { return measure_fma_peak(cpus); });
+  CpuYardsticks yardsticks(cpus, "[bench " + std::to_string(rank) + "] ");
   add_default_checks(scorer, options);
   for (;;) {
     const Envelope envelope = mpi_receive(0, MPI_ANY_TAG);
@@ -124,7 +128,7 @@ void serve_tasks(const BenchOptions &options, const PeakGflops &peak, int cpus, 
     }
     BenchResult result;
     try {
-      result = handle_task(envelope.payload, scorer, guard, rank, host);
+      result = handle_task(envelope.payload, scorer, guard, yardsticks, rank, host);
     } catch (const std::exception &error) {  // the rank survives every candidate
       result.rank = rank;
       result.host = host;

@@ -56,7 +56,7 @@ hpc_parse_options() {
       --cuda-problem) HPC_CUDA_PROBLEM=$2; shift 2 ;;
       --cuda-evaluations) HPC_CUDA_EVALUATIONS=$2; shift 2 ;;
       --cuda-stage) HPC_CUDA_STAGE=$2; shift 2 ;;
-      --max-request-bytes|--max-batch-candidates|--stage|--seed|--config|--tls-cert|--tls-key|--rank-deadline-margin-s)
+      --max-request-bytes|--max-batch-candidates|--stage|--seed|--config|--tls-cert|--tls-key|--rank-deadline-margin-s|--reward-mode)
         HPC_COORDINATOR_ARGS+=("$1" "$2"); shift 2 ;;
       --gpu-arg) HPC_GPU_ARGS+=("$2"); shift 2 ;;
       --gpu-ranks) HPC_GPU_RANKS=$2; shift 2 ;;
@@ -96,7 +96,7 @@ hpc_parse_options() {
     HPC_GENERATE=1  # the built-in generator, through a served pipeline
     HPC_SERVE=1
     if [ -n "${HPC_PROBLEMS:-}" ] && [ "$HPC_PROBLEMS" != default ]; then
-      hpc_die 2 "the built-in generator searches the default catalog's problems; with --problems $HPC_PROBLEMS give --candidates FILE or --serve"
+      hpc_die 2 "under Slurm the built-in generator searches the default catalog's problems (jobs/local.sh searches any catalog's); with --problems $HPC_PROBLEMS give --candidates FILE or --serve"
     fi
   fi
   if [ "$HPC_SERVE" -eq 1 ] && [ "$listen_given" -eq 0 ]; then

@@ -1,0 +1,96 @@
+#include "bench_node/measure/blas_yardstick.hpp"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <span>
+#include <vector>
+
+#include "bench_node/measure/random_fill.hpp"
+#include "bench_node/measure/statistics.hpp"
+#include "bench_node/process/monotonic_clock.hpp"
+
+namespace hpcreward {
+namespace {
+
+// As the harness: up to 8 buffer sets in rotation (fewer for large problems), at least 5
+// timed calls and 0.2 s, at most 50.
+constexpr std::size_t kRingBytes = 256u << 20;
+constexpr int kMaxSets = 8, kMinCalls = 5, kMaxCalls = 50;
+constexpr double kMinSeconds = 0.2;
+
+template <typename T>
+struct OperandSet {
+  std::vector<T> a, b, c;
+};
+
+void gemm(const Shape &s, const Layout &layout, const double *a, const double *b, double *c) {
+  cblas_dgemm(CblasRowMajor, layout.transpose_a ? CblasTrans : CblasNoTrans,
+              layout.transpose_b ? CblasTrans : CblasNoTrans, s.m, s.n, s.k, 1.0, a, layout.transpose_a ? s.m : s.k, b,
+              layout.transpose_b ? s.k : s.n, 0.0, c, s.n);
+}
+
+void gemm(const Shape &s, const Layout &layout, const float *a, const float *b, float *c) {
+  cblas_sgemm(CblasRowMajor, layout.transpose_a ? CblasTrans : CblasNoTrans,
+              layout.transpose_b ? CblasTrans : CblasNoTrans, s.m, s.n, s.k, 1.0f, a, layout.transpose_a ? s.m : s.k,
+              b, layout.transpose_b ? s.k : s.n, 0.0f, c, s.n);
+}
+
+template <typename T>
+double measure(const Problem &problem) {
+  const Shape &shape = problem.nominal;
+  const std::size_t batch = static_cast<std::size_t>(shape.batch);
+  const std::size_t set_bytes = sizeof(T) * batch * (a_elements(shape) + b_elements(shape) + c_elements(shape));
+  const int sets = static_cast<int>(std::clamp<std::size_t>(kRingBytes / std::max<std::size_t>(set_bytes, 1), 1, kMaxSets));
+  std::vector<OperandSet<T>> ring(sets);
+  Rng rng(20261127);
+  for (OperandSet<T> &set : ring) {
+    set.a.resize(batch * a_elements(shape));
+    set.b.resize(batch * b_elements(shape));
+    set.c.resize(batch * c_elements(shape));
+    fill_uniform(std::span<T>(set.a), rng);
+    fill_uniform(std::span<T>(set.b), rng);
+  }
+  const auto call = [&](OperandSet<T> &set) {
+    for (std::size_t q = 0; q < batch; ++q)
+      gemm(shape, problem.layout, set.a.data() + q * a_elements(shape), set.b.data() + q * b_elements(shape),
+           set.c.data() + q * c_elements(shape));
+  };
+  call(ring[0]);  // warm-up: thread team, page faults
+  std::vector<double> samples;
+  const double start = monotonic_seconds();
+  while (static_cast<int>(samples.size()) < kMaxCalls &&
+         (static_cast<int>(samples.size()) < kMinCalls || monotonic_seconds() - start < kMinSeconds)) {
+    OperandSet<T> &set = ring[samples.size() % ring.size()];
+    const double before = monotonic_seconds();
+    call(set);
+    samples.push_back(monotonic_seconds() - before);
+  }
+  const double median = summarize(samples).median;
+  return median > 0 ? shape.flops() / median / 1e9 : 0;
+}
+
+}  // namespace
+
+double openblas_gflops(const Problem &problem, int threads) {
+  if (problem.language != Language::c) return 0;
+  openblas_set_num_threads(std::max(1, threads));
+  if (problem.precision == Precision::f64) return measure<double>(problem);
+  if (problem.precision == Precision::f32) return measure<float>(problem);
+  return 0;
+}
+
+const Yardsticks &CpuYardsticks::of(const Problem &problem) {
+  auto found = measured_.find(problem.id);
+  if (found != measured_.end()) return found->second;
+  const double start = monotonic_seconds();
+  Yardsticks yardsticks;
+  yardsticks.openblas = openblas_gflops(problem, threads_);
+  std::fprintf(stderr, "%syardstick of %s (%s, %s): OpenBLAS %.1f GFLOPS with %d threads, measured in %.2f s\n",
+               log_prefix_.c_str(), problem.id.c_str(), to_string(problem.nominal).c_str(), to_string(problem.layout).c_str(),
+               yardsticks.openblas, threads_, monotonic_seconds() - start);
+  return measured_.emplace(problem.id, yardsticks).first->second;
+}
+
+}  // namespace hpcreward
