@@ -24,6 +24,9 @@ class Cublas {
   // DGEMM; SGEMM in full fp32 or (tf32) on TF32 tensor cores; HGEMM with fp32 accumulation.
   void gemm(Precision precision, const void *a, const void *b, void *c, int m, int n, int k,
             bool tf32 = false);
+  // The same for a problem of any layout and batch (its strided-batched form for a batch).
+  void gemm(Precision precision, const Layout &layout, const Shape &shape, const void *a, const void *b, void *c,
+            bool tf32 = false);
 
  private:
   cublasHandle_t handle_ = nullptr;

@@ -283,6 +283,19 @@ std::string check_gpu(const GpuChildOptions &options) {
   }
 }
 
+Yardsticks measure_gpu_yardsticks(const GpuChildOptions &options, const Problem &problem) {
+  const nlohmann::json answer = run_service_child(
+      options,
+      {"--yardsticks", "--precision", std::string(to_string(problem.precision)), "--layout", to_string(problem.layout),
+       "--nominal", to_string(problem.nominal), "--l2-bytes", std::to_string(options.l2_bytes), "--result-fd", "3",
+       "--token-fd", "4"},
+      600, "GPU yardsticks");
+  Yardsticks yardsticks;
+  yardsticks.cublas = answer.at("yardsticks").at("cublas").get<double>();
+  yardsticks.cublaslt = answer.at("yardsticks").at("cublaslt").get<double>();
+  return yardsticks;
+}
+
 std::string visible_device_for(int index, const char *inherited) {
   if (inherited == nullptr || *inherited == '\0') return std::to_string(index);
   std::vector<std::string> entries;

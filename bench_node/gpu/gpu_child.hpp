@@ -75,6 +75,10 @@ GpuProbe probe_gpu(const GpuChildOptions &options, int ceiling_size);
 // The canary in a fresh child: "" when the GPU computes right, else what went wrong.
 std::string check_gpu(const GpuChildOptions &options);
 
+// cuBLAS and cuBLASLt at `problem` (library_yardsticks.hpp), in a fresh child; throws
+// std::runtime_error with what went wrong.
+Yardsticks measure_gpu_yardsticks(const GpuChildOptions &options, const Problem &problem);
+
 // The device the rank uses, as CUDA_VISIBLE_DEVICES for its children: entry `index` of the
 // inherited CUDA_VISIBLE_DEVICES when set (Slurm's GPU binding), else the number itself.
 // Throws std::invalid_argument when the inherited list has no such entry.

@@ -7,6 +7,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
+#include <map>
+#include <string>
 #include <thread>
 
 #include "bench_node/rank/bench_cli.hpp"
@@ -179,15 +182,45 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
         return staged_runner.start({prepared.object, prepared.directory->path(), &prepared.task});
       };
     GpuTaskPipeline pipeline(scorer, gpu.compile_workers, finish, after_run, start_run);
+    // The yardsticks of each problem, measured at its first task while the GPU is idle:
+    // tasks wait (in order) until the pipeline has drained, so nothing runs beside them.
+    std::map<std::string, Yardsticks> yardsticks;     // by problem id
+    std::map<std::int64_t, std::string> problem_of;   // task sequence -> problem id
+    std::deque<BenchTask> waiting;
+    const auto measure_waiting_problems = [&] {
+      for (const BenchTask &task : waiting) {
+        if (yardsticks.count(task.problem.id)) continue;
+        const double began = monotonic_seconds();
+        Yardsticks measured;
+        try {
+          measured = measure_gpu_yardsticks(child, task.problem);
+          std::fprintf(stderr, "[gpu %d] yardsticks of %s (%s, %s): cuBLAS %.1f, cuBLASLt %.1f GFLOPS, measured in %.1f s\n",
+                       rank, task.problem.id.c_str(), to_string(task.problem.nominal).c_str(),
+                       to_string(task.problem.layout).c_str(), measured.cublas, measured.cublaslt,
+                       monotonic_seconds() - began);
+        } catch (const std::exception &error) {  // its rows carry none; a ratio reward mode says so
+          std::fprintf(stderr, "[gpu %d] no yardsticks for %s: %s\n", rank, task.problem.id.c_str(), error.what());
+        }
+        yardsticks[task.problem.id] = measured;
+      }
+      for (BenchTask &task : waiting) pipeline.submit(std::move(task));
+      waiting.clear();
+    };
     bool stopping = false;
-    while (!stopping || !pipeline.idle()) {
+    while (!stopping || !pipeline.idle() || !waiting.empty()) {
+      if (!waiting.empty() && pipeline.idle()) measure_waiting_problems();
       if (!stopping) {
         if (auto envelope = mpi_receive(0, MPI_ANY_TAG, std::chrono::milliseconds(2))) {
           if (envelope->tag == kTagStop) {
             stopping = true;
           } else if (envelope->tag == kTagTask) {
             try {
-              pipeline.submit(decode_task(envelope->payload));
+              BenchTask task = decode_task(envelope->payload);
+              problem_of[task.sequence] = task.problem.id;
+              if (waiting.empty() && yardsticks.count(task.problem.id))
+                pipeline.submit(std::move(task));
+              else
+                waiting.push_back(std::move(task));
             } catch (const std::exception &error) {  // a task that does not decode
               BenchResult result;
               result.sequence = peek_task_sequence(envelope->payload).value_or(0);
@@ -202,7 +235,13 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
       } else {
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
       }
-      for (const BenchResult &result : pipeline.take_results()) mpi_send_bytes(encode_result(result), 0, kTagResult);
+      for (BenchResult &result : pipeline.take_results()) {
+        if (auto problem = problem_of.find(result.sequence); problem != problem_of.end()) {
+          result.measurement.yardsticks = yardsticks[problem->second];
+          problem_of.erase(problem);
+        }
+        mpi_send_bytes(encode_result(result), 0, kTagResult);
+      }
       if (pipeline.gpu_lost())
         abort_job(rank, "GPU " + device + " failed its canary check three times; the job stops here. Check the GPU "
                         "(nvidia-smi), then resume the run with --resume: every logged candidate is kept");

@@ -17,6 +17,9 @@
 //              touches (executor, context, operand pool) is made for each run
 //   --probe [--ceiling-size N]   writes {"token", "probe": {"gpu", "ceilings"}}
 //   --canary                     writes {"token", "canary": "" or what went wrong}
+//   --yardsticks --precision P --layout L --nominal S --l2-bytes N
+//                                writes {"token", "yardsticks": {"cublas", "cublaslt", ...}}:
+//                                the libraries at that problem (library_yardsticks.hpp)
 #include <cuda_runtime.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -38,6 +41,7 @@
 #include "bench_node/gpu/gpu_executor.hpp"
 #include "bench_node/gpu/gpu_harness.hpp"
 #include "bench_node/gpu/gpu_probe.hpp"
+#include "bench_node/gpu/library_yardsticks.hpp"
 #include "bench_node/gpu/start_gate.hpp"
 #include "bench_node/process/child_process.hpp"
 #include "bench_node/cpu/runner_frame.hpp"
@@ -268,13 +272,31 @@ int option_int(int argc, char **argv, const char *name, int fallback) {
   return fallback;
 }
 
+std::string option_text(int argc, char **argv, const char *name) {
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], name) == 0) return argv[i + 1];
+  throw std::invalid_argument(std::string("missing ") + name);
+}
+
+nlohmann::json yardsticks(int argc, char **argv) {
+  const std::optional<Precision> precision = parse_precision(option_text(argc, argv, "--precision"));
+  const std::optional<Layout> layout = parse_layout(option_text(argc, argv, "--layout"));
+  const std::optional<Shape> shape = parse_shape(option_text(argc, argv, "--nominal"));
+  if (!precision || !layout || !shape) throw std::invalid_argument("--yardsticks: a bad --precision, --layout or --nominal");
+  gpu::cuda_call(cudaSetDevice(0), "cudaSetDevice");
+  const gpu::LibraryYardsticks measured = gpu::measure_library_yardsticks(
+      *precision, *layout, *shape, std::strtoull(option_text(argc, argv, "--l2-bytes").c_str(), nullptr, 10));
+  return {{"cublas", measured.cublas}, {"cublaslt", measured.cublaslt},
+          {"cublaslt_algorithms", measured.cublaslt_algorithms}};
+}
+
 bool has_flag(int argc, char **argv, const char *name) {
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], name) == 0) return true;
   return false;
 }
 
-// --probe and --canary: {"token", "probe" or "canary"} (or "error") on --result-fd.
+// --probe, --canary and --yardsticks: {"token", "probe", "canary" or "yardsticks"} (or "error") on --result-fd.
 int probe_or_canary(int argc, char **argv) {
   const int result_fd = option_int(argc, argv, "--result-fd", 3);
   const std::string token = read_token(option_int(argc, argv, "--token-fd", 4));
@@ -282,6 +304,8 @@ int probe_or_canary(int argc, char **argv) {
   try {
     if (has_flag(argc, argv, "--probe"))
       out["probe"] = nlohmann::json::parse(probe(option_int(argc, argv, "--ceiling-size", 8192)));
+    else if (has_flag(argc, argv, "--yardsticks"))
+      out["yardsticks"] = yardsticks(argc, argv);
     else
       out["canary"] = gpu::run_canary();
   } catch (const std::exception &error) {
@@ -296,13 +320,15 @@ int probe_or_canary(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   using namespace hpcreward;
-  if (!asks_for_help(argc, argv) && (has_flag(argc, argv, "--probe") || has_flag(argc, argv, "--canary")))
+  if (!asks_for_help(argc, argv) &&
+      (has_flag(argc, argv, "--probe") || has_flag(argc, argv, "--canary") || has_flag(argc, argv, "--yardsticks")))
     return probe_or_canary(argc, argv);
   if (!asks_for_help(argc, argv) && has_flag(argc, argv, "--serve")) return serve(option_int(argc, argv, "--result-fd", 3));
   return run_measurer(argc, argv,
                       {"hpcreward-gpu-runner",
                        "\nhpcreward-gpu-runner also takes --probe [--ceiling-size N] and --canary (with\n"
-                       "--result-fd and --token-fd only), and --serve (with --result-fd; tasks through\n"
-                       "the gate); see bench_node/gpu/README.md.\n",
+                       "--result-fd and --token-fd only), --yardsticks (with --precision, --layout,\n"
+                       "--nominal, --l2-bytes), and --serve (with --result-fd; tasks through the gate);\n"
+                       "see bench_node/gpu/README.md.\n",
                        &measure_candidate});
 }

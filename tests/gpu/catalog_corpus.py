@@ -6,7 +6,9 @@ For every CUDA problem of the named catalogs it renders generator kernels of its
 tensor-core one for `cuda-tensor`, each correct for any m, n, k, for the problem's layout and
 batch), scores them all in one run of
 `jobs/local.sh --problems CATALOG --np 0 --gpus 1`, and checks that every row is `ok`. Prints
-each problem's shape and the GFLOPS of each kernel; DIR/catalog-report.json keeps them.
+each problem's shape, its yardsticks (cuBLAS, cuBLASLt: the rows' columns) and the GFLOPS of
+each kernel with its reward in the run's reward mode (default fraction); DIR/catalog-report.json
+keeps them.
 
   python3 tests/gpu/catalog_corpus.py --out DIR kernelbench-level1 llm-layers
   python3 tests/gpu/catalog_corpus.py --out DIR --only 'kb1-(3|1[678])-' --cases 'tests/gpu/cases/batched_*.cu' gemm-kinds
@@ -82,6 +84,9 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", help="only the problems whose id matches this regular expression")
     parser.add_argument("--cases", help="hand-written cases to add (a glob of tests/gpu/cases/*.cu)")
+    parser.add_argument("--reward-mode", default="fraction",
+                        help="the run's reward mode (default fraction: the rows' rewards are their share of the "
+                             "best yardstick)")
     parser.add_argument("catalogs", nargs="+")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -94,7 +99,7 @@ def main():
         candidates.write_text("".join(json.dumps(line) + "\n" for line in candidate_lines(problems, args.seed) + cases))
         run = args.out / catalog
         command = [str(REPO / "jobs" / "local.sh"), "--np", "0", "--gpus", "1", "--problems", catalog,
-                   "--candidates", str(candidates), "--out", str(run)]
+                   "--reward-mode", args.reward_mode, "--candidates", str(candidates), "--out", str(run)]
         start = time.monotonic()
         with open(args.out / f"{catalog}.console.log", "w") as console:
             rc = subprocess.run(command, stdout=console, stderr=subprocess.STDOUT, timeout=1500).returncode
@@ -106,15 +111,21 @@ def main():
         for problem in problems:
             shape = problem["nominal"]
             cells = []
+            measured = [row for row in rows if row["problem"] == problem["id"]]
+            yardsticks = {name: max((row[f"{name}_gflops"] for row in measured), default=0)
+                          for name in ("cublas", "cublaslt")}
             for stage in STAGES:
                 row = by_id.get(f"{problem['id']}@{stage}")
                 status = row["status"] if row else "missing"
                 failures += status != "ok"
-                cells.append(f"{stage} {status} {row['gflops']:.0f}" if row and status == "ok"
+                cells.append(f"{stage} {status} {row['gflops']:.0f} ({row['reward']:.2f})" if row and status == "ok"
                              else f"{stage} {status}: {row['reason'][:160] if row else ''}")
-                report[catalog].append({"problem": problem["id"], "shape": shape, "stage": stage, "status": status,
-                                        "gflops": row["gflops"] if row else None})
-            print(f"  {problem['id']:26} {shape:>20}  " + " | ".join(cells))
+                report[catalog].append({"problem": problem["id"], "shape": shape, "layout": problem["layout"],
+                                        "stage": stage, "status": status,
+                                        "gflops": row["gflops"] if row else None,
+                                        "reward": row["reward"] if row else None, **yardsticks})
+            print(f"  {problem['id']:26} {shape:>20} {problem['layout']:>10}  cuBLAS {yardsticks['cublas']:.0f}, "
+                  f"cuBLASLt {yardsticks['cublaslt']:.0f}  " + " | ".join(cells))
         for case_id, status in expected.items():
             row = by_id.get(case_id)
             got = row["status"] if row else "missing"

@@ -1,0 +1,188 @@
+#include "bench_node/gpu/library_yardsticks.hpp"
+
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench_node/gpu/cublas_reference.hpp"
+#include "bench_node/gpu/cuda_call.hpp"
+#include "bench_node/gpu/device_kernels.hpp"
+#include "bench_node/gpu/device_memory.hpp"
+#include "bench_node/gpu/gpu_harness.hpp"
+#include "bench_node/measure/random_fill.hpp"
+#include "bench_node/measure/statistics.hpp"
+
+namespace hpcreward::gpu {
+namespace {
+
+constexpr int kWarmupCalls = 3, kMinCalls = 10, kMaxCalls = 50, kAlgorithmCalls = 7, kMaxAlgorithms = 8;
+constexpr double kMinSeconds = 0.3;
+constexpr std::size_t kLtWorkspaceBytes = 64u << 20;
+
+void lt_call(cublasStatus_t status, const char *what) {
+  if (status != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": " + cublasGetStatusString(status));
+}
+
+// The problem's operands, every product, with values as the harness draws them.
+struct Operands {
+  Operands(Precision precision, const Layout &layout, const Shape &shape)
+      : a(element_bytes(precision) * shape.batch * a_elements(shape)),
+        b(element_bytes(precision) * shape.batch * b_elements(shape)),
+        c(element_bytes(precision) * shape.batch * c_elements(shape)) {
+    const std::uint64_t seed = kernel_random_u64();
+    // Values as the harness draws them; the transposes' storage differs, which no library's
+    // speed depends on (rows x cols of the storage here).
+    for (int q = 0; q < shape.batch; ++q) {
+      fill_operand(precision, static_cast<std::byte *>(a.get()) + element_bytes(precision) * q * a_elements(shape),
+                   layout.transpose_a ? shape.k : shape.m, layout.transpose_a ? shape.m : shape.k, seed + q, Operand::a,
+                   patterned_inputs(precision));
+      fill_operand(precision, static_cast<std::byte *>(b.get()) + element_bytes(precision) * q * b_elements(shape),
+                   layout.transpose_b ? shape.n : shape.k, layout.transpose_b ? shape.k : shape.n, seed + q, Operand::b,
+                   patterned_inputs(precision));
+    }
+    cuda_call(cudaDeviceSynchronize(), "filling the yardstick's operands");
+  }
+  DeviceMemory a, b, c;
+};
+
+// The median seconds of `call`, each timed by events with L2 flushed before it.
+class CallTimer {
+ public:
+  explicit CallTimer(std::size_t l2_bytes) : flush_(2 * std::max<std::size_t>(l2_bytes, 1u << 20)) {
+    cuda_call(cudaEventCreate(&start_), "cudaEventCreate");
+    cuda_call(cudaEventCreate(&stop_), "cudaEventCreate");
+  }
+  ~CallTimer() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+  double median_s(const std::function<void()> &call, int min_calls, int max_calls, double min_seconds) {
+    for (int i = 0; i < kWarmupCalls; ++i) call();
+    std::vector<double> samples;
+    double total = 0;
+    while (static_cast<int>(samples.size()) < max_calls &&
+           (static_cast<int>(samples.size()) < min_calls || total < min_seconds)) {
+      cuda_call(cudaMemsetAsync(flush_.get(), samples.size() & 0xff, flush_.bytes(), 0), "L2 flush");
+      cuda_call(cudaEventRecord(start_, 0), "cudaEventRecord");
+      call();
+      cuda_call(cudaEventRecord(stop_, 0), "cudaEventRecord");
+      cuda_call(cudaEventSynchronize(stop_), "cudaEventSynchronize");
+      float ms = 0;
+      cuda_call(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+      samples.push_back(ms * 1e-3);
+      total += ms * 1e-3;
+    }
+    return summarize(samples).median;
+  }
+
+ private:
+  DeviceMemory flush_;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+};
+
+cudaDataType data_type(Precision precision) {
+  switch (precision) {
+    case Precision::f64: return CUDA_R_64F;
+    case Precision::f32: return CUDA_R_32F;
+    case Precision::f16: return CUDA_R_16F;
+    case Precision::bf16: return CUDA_R_16BF;
+  }
+  return CUDA_R_32F;
+}
+
+// cuBLASLt's heuristic algorithms for the product, each timed; the fastest's seconds.
+double fastest_cublaslt_s(Precision precision, const Layout &layout, const Shape &shape, Operands &operands,
+                          CallTimer &timer, int &algorithms) {
+  cublasLtHandle_t handle = nullptr;
+  lt_call(cublasLtCreate(&handle), "cublasLtCreate");
+  const bool f64 = precision == Precision::f64;
+  const cublasComputeType_t compute = f64 ? CUBLAS_COMPUTE_64F
+                                      : precision == Precision::f32 ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                                                    : CUBLAS_COMPUTE_32F;
+  cublasLtMatmulDesc_t operation = nullptr;
+  lt_call(cublasLtMatmulDescCreate(&operation, compute, f64 ? CUDA_R_64F : CUDA_R_32F), "cublasLtMatmulDescCreate");
+  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: cuBLASLt's A is the
+  // problem's B and its B the problem's A (cublas_reference.cpp).
+  const cublasOperation_t first = layout.transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t second = layout.transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  lt_call(cublasLtMatmulDescSetAttribute(operation, CUBLASLT_MATMUL_DESC_TRANSA, &first, sizeof first), "TRANSA");
+  lt_call(cublasLtMatmulDescSetAttribute(operation, CUBLASLT_MATMUL_DESC_TRANSB, &second, sizeof second), "TRANSB");
+  const cudaDataType type = data_type(precision);
+  auto matrix = [&](std::uint64_t rows, std::uint64_t cols, std::int64_t ld, std::int64_t stride) {
+    cublasLtMatrixLayout_t described = nullptr;
+    lt_call(cublasLtMatrixLayoutCreate(&described, type, rows, cols, ld), "cublasLtMatrixLayoutCreate");
+    const int batch = shape.batch;
+    lt_call(cublasLtMatrixLayoutSetAttribute(described, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch),
+            "BATCH_COUNT");
+    lt_call(cublasLtMatrixLayoutSetAttribute(described, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
+                                             sizeof stride),
+            "STRIDED_BATCH_OFFSET");
+    return described;
+  };
+  const std::int64_t m = shape.m, n = shape.n, k = shape.k;
+  cublasLtMatrixLayout_t lt_a = layout.transpose_b ? matrix(k, n, k, k * n) : matrix(n, k, n, k * n);
+  cublasLtMatrixLayout_t lt_b = layout.transpose_a ? matrix(m, k, m, m * k) : matrix(k, m, k, m * k);
+  cublasLtMatrixLayout_t lt_c = matrix(n, m, n, m * n);
+  cublasLtMatmulPreference_t preference = nullptr;
+  lt_call(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
+  const std::size_t workspace_bytes = kLtWorkspaceBytes;
+  lt_call(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                               &workspace_bytes, sizeof workspace_bytes),
+          "MAX_WORKSPACE_BYTES");
+  cublasLtMatmulHeuristicResult_t offered[kMaxAlgorithms] = {};
+  int found = 0;
+  lt_call(cublasLtMatmulAlgoGetHeuristic(handle, operation, lt_a, lt_b, lt_c, lt_c, preference, kMaxAlgorithms,
+                                         offered, &found),
+          "cublasLtMatmulAlgoGetHeuristic");
+  DeviceMemory workspace(workspace_bytes);
+  const double one64 = 1, zero64 = 0;
+  const float one32 = 1, zero32 = 0;
+  const void *alpha = f64 ? static_cast<const void *>(&one64) : &one32;
+  const void *beta = f64 ? static_cast<const void *>(&zero64) : &zero32;
+  double best = 0;
+  algorithms = 0;
+  for (int i = 0; i < found; ++i) {
+    if (offered[i].state != CUBLAS_STATUS_SUCCESS) continue;
+    ++algorithms;
+    const double seconds = timer.median_s(
+        [&] {
+          lt_call(cublasLtMatmul(handle, operation, alpha, operands.b.get(), lt_a, operands.a.get(), lt_b, beta,
+                                 operands.c.get(), lt_c, operands.c.get(), lt_c, &offered[i].algo, workspace.get(),
+                                 workspace_bytes, 0),
+                  "cublasLtMatmul");
+        },
+        kAlgorithmCalls, kAlgorithmCalls, 0);
+    if (seconds > 0 && (best == 0 || seconds < best)) best = seconds;
+  }
+  cublasLtMatmulPreferenceDestroy(preference);
+  cublasLtMatrixLayoutDestroy(lt_a);
+  cublasLtMatrixLayoutDestroy(lt_b);
+  cublasLtMatrixLayoutDestroy(lt_c);
+  cublasLtMatmulDescDestroy(operation);
+  cublasLtDestroy(handle);
+  return best;
+}
+
+}  // namespace
+
+LibraryYardsticks measure_library_yardsticks(Precision precision, const Layout &layout, const Shape &shape,
+                                             std::size_t l2_bytes) {
+  Operands operands(precision, layout, shape);
+  CallTimer timer(l2_bytes);
+  Cublas cublas;
+  LibraryYardsticks yardsticks;
+  const double cublas_s = timer.median_s(
+      [&] { cublas.gemm(precision, layout, shape, operands.a.get(), operands.b.get(), operands.c.get(), true); },
+      kMinCalls, kMaxCalls, kMinSeconds);
+  if (cublas_s > 0) yardsticks.cublas = shape.flops() / cublas_s / 1e9;
+  const double lt_s = fastest_cublaslt_s(precision, layout, shape, operands, timer, yardsticks.cublaslt_algorithms);
+  if (lt_s > 0) yardsticks.cublaslt = shape.flops() / lt_s / 1e9;
+  return yardsticks;
+}
+
+}  // namespace hpcreward::gpu
