@@ -6,6 +6,7 @@
 //   hpcreward-results source FILE.h5 SHA256
 //   hpcreward-results provenance FILE.h5
 //   hpcreward-results plot FILE.h5 --out DIR | report FILE.h5 [--out FILE.html] | watch FILE.h5
+//                     | rescore FILE.h5 --mode MODE
 //     (drawn by the Python package hpcreward_report: results/python_report.hpp)
 // Exit status: 0 done, 1 the log could not be read, has no such source or lacks the dataset
 // asked for (a schema 1 log has no stage events or archive, a log before schema 4 no rank
@@ -57,7 +58,10 @@ constexpr const char *kUsage =
     "                               one self-contained HTML report (default: report.html\n"
     "                               beside the log); prints its path\n"
     "  watch FILE.h5 [--interval S] a live view of a running log, until its writer closes it\n"
-    "  (plot, report and watch need python3 with h5py, numpy, matplotlib and pygments)\n";
+    "  rescore FILE.h5 --mode MODE  the rows' rewards in reward mode MODE (gflops, fraction,\n"
+    "                               speedup:NAME), CSV (docs/problems.md, reward modes)\n"
+    "  (plot, report, watch and rescore need python3 with h5py and numpy; plot and report\n"
+    "  also matplotlib and pygments)\n";
 
 // A mistake in how the tool was called: reported with the usage text, exit status 2.
 struct UsageError : std::runtime_error {
@@ -227,7 +231,7 @@ int main(int argc, char **argv) {
     if (command == "export") return export_rows(rest);
     if (command == "source") return source(rest);
     if (command == "provenance") return provenance(rest);
-    if (command == "plot" || command == "report" || command == "watch") {
+    if (command == "plot" || command == "report" || command == "watch" || command == "rescore") {
       std::vector<std::string> forwarded = {command};
       forwarded.insert(forwarded.end(), rest.begin(), rest.end());
       const std::string failure = exec_python_report(forwarded);  // returns only if it failed

@@ -90,6 +90,7 @@ int main(int argc, char **argv) {
     row.reason = row.status == "ok" ? "" : "test: " + row.status;
     row.gflops = row.status == "ok" ? (advanced ? 5.0 : 1.0) + 0.1 * n : 0.0;
     row.reward = row.status == "ok" ? row.gflops : -10.0 * (1 + n % 4);
+    row.openblas_gflops = 8.0 + (n % 2);  // the rank's yardstick for the problem, on every row
     row.cv = 0.01 + 0.002 * (n % 7);
     row.time = kStart + 3.0 * n;
     row.source_sha256 = sha256_hex(source);

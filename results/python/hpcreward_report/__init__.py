@@ -7,8 +7,9 @@ hpcreward-results, which computes the summary and the writer's state (summary.py
     python3 -m hpcreward_report plot LOG.h5 --out DIR
     python3 -m hpcreward_report report LOG.h5 [--out FILE.html]
     python3 -m hpcreward_report watch LOG.h5 [--interval S]
+    python3 -m hpcreward_report rescore LOG.h5 --mode fraction|speedup:NAME|gflops   (CSV; rescore.py)
 
-`hpcreward-results plot|report|watch` runs these from the source tree; `pip install
+`hpcreward-results plot|report|watch|rescore` runs these from the source tree; `pip install
 ./train_bridge/python` installs the package (also as `hpcreward-report` and `python3 -m
 hpcreward report`). results/README.md shows what each draws.
 """

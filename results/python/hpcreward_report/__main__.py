@@ -24,6 +24,10 @@ def parser():
     watch = commands.add_parser("watch", help="follow a running log in the terminal until its writer closes it")
     watch.add_argument("log", metavar="FILE.h5", help="a reward log, usually one a run is writing")
     watch.add_argument("--interval", type=float, default=1.0, metavar="S", help="seconds between refreshes (default 1)")
+    rescore = commands.add_parser("rescore", help="the rows' rewards in another reward mode, as CSV on stdout")
+    rescore.add_argument("log", metavar="FILE.h5", help="a reward log (schema 6 keeps the yardsticks)")
+    rescore.add_argument("--mode", required=True, metavar="MODE", help="gflops, fraction or speedup:NAME "
+                         "(openblas, cublas, cublaslt)")
     return top
 
 
@@ -37,6 +41,26 @@ def needs(libraries):
                            "or pip install 'hpcreward[report]'") from None
 
 
+def write_rescored(path, mode):
+    """CSV of candidate_id, problem, status, gflops, the logged reward and the reward in `mode`."""
+    import csv
+    from .log import read_log
+    from .rescore import rescore
+    log = read_log(path)
+    try:
+        rewards = rescore(log, mode)
+    except ValueError as error:
+        print(f"hpcreward-results: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    out = csv.writer(sys.stdout)
+    out.writerow(["candidate_id", "problem", "status", "gflops", "reward", f"reward_{mode}"])
+    rows = log.rewards
+    for index in range(len(rows)):
+        out.writerow([rows["candidate_id"][index], rows["problem"][index], rows["status"][index],
+                      repr(float(rows["gflops"][index])), repr(float(rows["reward"][index])), repr(float(rewards[index]))])
+    return 0
+
+
 def main(argv=None):
     arguments = parser().parse_args(argv)
     if not os.path.isfile(arguments.log):
@@ -47,6 +71,8 @@ def main(argv=None):
         return EXIT_USAGE
     try:
         needs(READING)
+        if arguments.command == "rescore":
+            return write_rescored(arguments.log, arguments.mode)
         if arguments.command == "watch":
             from .watch import watch
             return watch(arguments.log, arguments.interval)

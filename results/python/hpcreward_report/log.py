@@ -73,6 +73,20 @@ class RunLog:
         language, precision = self.problem_kind(problem)
         return self._rank_figures("gpu" if language == "cuda" else "cpu", f"peak_gflops_{precision}")
 
+    def yardsticks(self, problem):
+        """{library: GFLOPS} the ranks measured at `problem`'s own shape (the rows' yardstick
+        columns, schema 6): the median over the problem's rows of each nonzero figure; {} for
+        older logs."""
+        rows = self.rewards.where(self.rewards["problem"] == problem) if len(self.rewards) else self.rewards
+        figures = {}
+        for name, label in (("openblas", "OpenBLAS"), ("cublas", "cuBLAS"), ("cublaslt", "cuBLASLt")):
+            column = f"{name}_gflops"
+            if column in rows.columns:
+                measured = rows[column][rows[column] > 0]
+                if len(measured):
+                    figures[label] = float(np.median(measured))
+        return figures
+
     def plain_sgemm_reference(self, problem):
         """For a CUDA sgemm problem, cuBLAS SGEMM without tensor cores as each GPU rank measured it
         (the reference of kernels that use none), sorted; [] otherwise or when the log does not say."""

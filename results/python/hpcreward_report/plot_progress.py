@@ -49,14 +49,18 @@ def plot_gflops_over_time(log, problem, path):
             ranks = f"{len(peaks)} rank" + ("s" if len(peaks) > 1 else "")
             if peaks[-1] > peaks[0]:
                 ax.axhspan(peaks[0], peaks[-1], color="#888888", alpha=0.15,
-                           label=f"{library} on the {ranks}: {peaks[0]:.1f} to {peaks[-1]:.1f} GFLOPS")
+                           label=f"{library} ceiling (its largest size) on the {ranks}: {peaks[0]:.1f} to {peaks[-1]:.1f} GFLOPS")
             ax.axhline(middle, color="#555555", linestyle="--", linewidth=1.2,
-                       label=f"{library} on the {ranks}" + (", median" if len(peaks) > 1 else "") + f": {middle:.1f} GFLOPS")
+                       label=f"{library} ceiling (its largest size) on the {ranks}" + (", median" if len(peaks) > 1 else "") + f": {middle:.1f} GFLOPS")
         plain = log.plain_sgemm_reference(problem)
         if plain:  # a TF32 ceiling is far above kernels without tensor cores: their yardstick too
             ax.axhline(float(np.median(plain)), color="#555555", linestyle=":", linewidth=1.2,
                        label=f"cuBLAS SGEMM without tensor cores: {float(np.median(plain)):.1f} GFLOPS")
-        top = max(gflops.max(), peaks[-1] if peaks else 0) * 1.18
+        yardsticks = log.yardsticks(problem)
+        for number, (name, figure) in enumerate(yardsticks.items()):  # at this problem's own shape
+            ax.axhline(figure, color=["#2ca02c", "#9467bd", "#8c564b"][number % 3], linestyle="-.", linewidth=1.2,
+                       label=f"{name} at this problem's shape: {figure:.1f} GFLOPS")
+        top = max(gflops.max(), peaks[-1] if peaks else 0, max(yardsticks.values(), default=0)) * 1.18
         ax.set_ylim(0, top)
         for number, (when, label) in enumerate(stage_change_marks(log, problem)):
             ax.axvline(when, color="#d62728", linestyle=":", linewidth=1.2)
