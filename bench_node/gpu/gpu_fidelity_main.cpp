@@ -11,6 +11,11 @@
 // the harness with CUPTI's clock, the harness without its L2 flush, and cold with the GPU idle
 // 2 ms between samples (the harness's duty cycle). Not a test: a report's numbers.
 //   hpcreward-gpu-fidelity [--sizes 1024,4096,8192] [--json FILE]
+// With --problems CATALOG [--only REGEX]: for each CUDA problem of the catalog (every kind:
+// transposed, batched), cuBLAS as a candidate of that kind (cublas_kind_candidate.cpp) through
+// the harness, against the cuBLAS yardstick a GPU rank measures for the problem
+// (library_yardsticks.hpp, the same library call).
+//   hpcreward-gpu-fidelity --problems gemm-kinds [--only REGEX] [--json FILE]
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -20,6 +25,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -34,6 +40,7 @@
 #include "bench_node/gpu/exported_device_memory.hpp"
 #include "bench_node/gpu/gpu_executor.hpp"
 #include "bench_node/gpu/gpu_harness.hpp"
+#include "bench_node/gpu/library_yardsticks.hpp"
 #include "common/problem_catalog.hpp"
 
 namespace hpcreward::gpu {
@@ -100,6 +107,51 @@ HarnessRun harness_run(Cublas &cublas, Precision precision, int size, std::uint6
   return run;
 }
 
+// --problems: cuBLAS of each problem's kind through the harness, and the rank's yardstick.
+int problem_kinds(const std::string &catalog_name, const std::string &only, const std::string &json_path,
+                  std::uint64_t l2_bytes, const char *gpu_name) {
+  const ProblemCatalog catalog = load_problem_catalog(catalog_name);
+  Cublas cublas;
+  nlohmann::json rows = nlohmann::json::array();
+  std::printf("GPU: %s, catalog %s\n%-28s %-10s %-20s %10s %10s %7s %10s %s\n", gpu_name, catalog.name.c_str(),
+              "problem", "layout", "shape", "harness", "yardstick", "ratio", "call ms", "status");
+  for (const Problem &problem : catalog.problems) {
+    if (problem.language != Language::cuda || (!only.empty() && !std::regex_search(problem.id, std::regex(only))))
+      continue;
+    GpuHarnessConfig config;
+    config.precision = problem.precision;
+    config.layout = problem.layout;
+    config.nominal = problem.nominal;
+    config.check_shapes = problem.check_shapes;
+    config.tolerance = problem.tolerance;
+    config.element_tolerance = problem.element_tolerance;
+    config.l2_bytes = l2_bytes;
+    const std::string object = program_directory() + "/libhpcreward-cublas-kind-" +
+                               std::string(to_string(problem.precision)) + "-" + to_string(problem.layout) + ".so";
+    GpuExecutor executor({.program = program_directory() + "/hpcreward-gpu-executor", .object = object});
+    ExportedDeviceMemory pool(operand_pool_bytes(config));
+    Measurement measured;
+    if (Verdict verdict = executor.open_pool(pool.fd(), pool.bytes()); !verdict.ok())
+      measured = failed_measurement(verdict.status, verdict.reason);
+    else
+      measured = run_gpu_harness(executor, pool, config, cublas);
+    const LibraryYardsticks yardsticks =
+        measure_library_yardsticks(problem.precision, problem.layout, problem.nominal, l2_bytes);
+    const double ratio = yardsticks.cublas > 0 ? measured.gflops / yardsticks.cublas : 0;
+    std::printf("%-28s %-10s %-20s %10.0f %10.0f %7.3f %10.3f %s%s\n", problem.id.c_str(),
+                to_string(problem.layout).c_str(), to_string(problem.nominal).c_str(), measured.gflops,
+                yardsticks.cublas, ratio, measured.median_s * 1e3, std::string(to_string(measured.status)).c_str(),
+                measured.reason.empty() ? "" : (": " + measured.reason).c_str());
+    rows.push_back({{"problem", problem.id}, {"layout", to_string(problem.layout)},
+                    {"shape", to_string(problem.nominal)}, {"harness_gflops", measured.gflops},
+                    {"cublas_yardstick_gflops", yardsticks.cublas}, {"cublaslt_yardstick_gflops", yardsticks.cublaslt},
+                    {"ratio", ratio}, {"median_s", measured.median_s}, {"status", to_string(measured.status)},
+                    {"reason", measured.reason}, {"reps", measured.reps}, {"cv", measured.cv}});
+  }
+  if (!json_path.empty()) std::ofstream(json_path) << nlohmann::json{{"gpu", gpu_name}, {"rows", rows}}.dump(1);
+  return 0;
+}
+
 std::vector<int> parse_sizes(const char *text) {
   std::vector<int> sizes;
   std::stringstream stream(text);
@@ -114,15 +166,20 @@ int main(int argc, char **argv) {
   using namespace hpcreward;
   using namespace hpcreward::gpu;
   std::vector<int> sizes = {1024, 4096, 8192};
-  std::string json_path;
+  std::string json_path, problems, only;
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--sizes") == 0) sizes = parse_sizes(argv[i + 1]);
     if (std::strcmp(argv[i], "--json") == 0) json_path = argv[i + 1];
+    if (std::strcmp(argv[i], "--problems") == 0) problems = argv[i + 1];
+    if (std::strcmp(argv[i], "--only") == 0) only = argv[i + 1];
   }
   try {
     cuda_call(cudaSetDevice(0), "cudaSetDevice");
     cudaDeviceProp properties{};
     cuda_call(cudaGetDeviceProperties(&properties, 0), "cudaGetDeviceProperties");
+    if (!problems.empty())
+      return problem_kinds(problems, only, json_path, static_cast<std::uint64_t>(properties.l2CacheSize),
+                           properties.name);
     Cublas cublas;
     nlohmann::json rows = nlohmann::json::array();
     std::printf("GPU: %s\n%-6s %6s %9s %9s %9s %7s %7s %5s %6s %9s %11s %11s %11s\n", properties.name, "gemm", "size",

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -21,7 +22,11 @@ namespace hpcreward::gpu {
 namespace {
 
 constexpr int kWarmupCalls = 3, kMinCalls = 10, kMaxCalls = 50, kAlgorithmCalls = 7, kMaxAlgorithms = 8;
-constexpr double kMinSeconds = 0.3;
+constexpr double kMinSeconds = 0.3, kWarmupSeconds = 0.2;
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 constexpr std::size_t kLtWorkspaceBytes = 64u << 20;
 
 void lt_call(cublasStatus_t status, const char *what) {
@@ -61,8 +66,15 @@ class CallTimer {
     cudaEventDestroy(start_);
     cudaEventDestroy(stop_);
   }
+  // Warm-up: kWarmupCalls, and the first time calls for kWarmupSeconds, so that a GPU that
+  // idled (a fresh child's first product) is at its working clocks before the timed calls.
   double median_s(const std::function<void()> &call, int min_calls, int max_calls, double min_seconds) {
-    for (int i = 0; i < kWarmupCalls; ++i) call();
+    const auto warmup_start = std::chrono::steady_clock::now();
+    for (int i = 0; i < kWarmupCalls || (!warm_ && seconds_since(warmup_start) < kWarmupSeconds); ++i) {
+      call();
+      cuda_call(cudaDeviceSynchronize(), "warming the GPU up");
+    }
+    warm_ = true;
     std::vector<double> samples;
     double total = 0;
     while (static_cast<int>(samples.size()) < max_calls &&
@@ -83,6 +95,7 @@ class CallTimer {
  private:
   DeviceMemory flush_;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  bool warm_ = false;
 };
 
 cudaDataType data_type(Precision precision) {

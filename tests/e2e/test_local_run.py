@@ -87,6 +87,9 @@ def test_rows_carry_rewards_reasons_and_measurements(corpus_run):
     assert good["median_s"] > 0 and good["min_s"] <= good["median_s"] and good["reps"] >= 1
     assert good["rank"] in (1, 2) and good["host"]
     assert good["device"] == "cpu"
+    assert good["openblas_gflops"] > 0 and good["cublas_gflops"] == good["cublaslt_gflops"] == 0, \
+        "a CPU rank's yardstick for the problem, OpenBLAS at its shape"
+    assert rows["segfault"]["openblas_gflops"] > 0, "on every row its rank measured, whatever the status"
     assert len(good["source_sha256"]) == 64
     assert good["batch_id"] == "corpus"
     expected_penalty = {"format_error": -100, "forbidden": -100, "compile_error": -40, "timeout": -30,
@@ -98,6 +101,7 @@ def test_rows_carry_rewards_reasons_and_measurements(corpus_run):
     assert "SIGSEGV" in rows["segfault"]["reason"]
     assert "unknown problem" in rows["unknown-problem"]["reason"]
     assert rows["unknown-problem"]["device"] == "", "the coordinator decided it: no device"
+    assert rows["unknown-problem"]["openblas_gflops"] == 0, "and no yardstick"
 
 
 def test_sources_are_kept_once_by_hash(corpus_run):
@@ -117,7 +121,8 @@ def test_provenance_attributes(corpus_run):
     run_dir, _, _ = corpus_run
     with h5py.File(run_dir / "rewards.h5", "r", swmr=True) as log:
         attributes = {key: decode(value) for key, value in log.attrs.items()}
-    assert int(attributes["schema_version"]) == 5
+    assert int(attributes["schema_version"]) == 6
+    assert attributes["reward_mode"] == "gflops"
     assert attributes["seed"] == "1234"
     assert json.loads(attributes["config_json"])["seed"] == "1234"
     hosts = json.loads(attributes["hosts_json"])
