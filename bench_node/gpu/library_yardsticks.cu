@@ -8,6 +8,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench_node/gpu/cublas_reference.hpp"
@@ -22,11 +23,7 @@ namespace hpcreward::gpu {
 namespace {
 
 constexpr int kWarmupCalls = 3, kMinCalls = 10, kMaxCalls = 50, kAlgorithmCalls = 7, kMaxAlgorithms = 8;
-constexpr double kMinSeconds = 0.3, kWarmupSeconds = 0.2;
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+constexpr double kMinSeconds = 0.3;
 constexpr std::size_t kLtWorkspaceBytes = 64u << 20;
 
 void lt_call(cublasStatus_t status, const char *what) {
@@ -66,15 +63,12 @@ class CallTimer {
     cudaEventDestroy(start_);
     cudaEventDestroy(stop_);
   }
-  // Warm-up: kWarmupCalls, and the first time calls for kWarmupSeconds, so that a GPU that
-  // idled (a fresh child's first product) is at its working clocks before the timed calls.
+  // After each timed call the GPU idles as long as the call took: a candidate's timed calls
+  // alternate with the harness's checks, and a GEMM run back to back for long reads slower
+  // (the GPU's power cap; docs/reports/gpu-runs.md, yardsticks).
   double median_s(const std::function<void()> &call, int min_calls, int max_calls, double min_seconds) {
-    const auto warmup_start = std::chrono::steady_clock::now();
-    for (int i = 0; i < kWarmupCalls || (!warm_ && seconds_since(warmup_start) < kWarmupSeconds); ++i) {
-      call();
-      cuda_call(cudaDeviceSynchronize(), "warming the GPU up");
-    }
-    warm_ = true;
+    for (int i = 0; i < kWarmupCalls; ++i) call();
+    cuda_call(cudaDeviceSynchronize(), "warming up");
     std::vector<double> samples;
     double total = 0;
     while (static_cast<int>(samples.size()) < max_calls &&
@@ -88,6 +82,7 @@ class CallTimer {
       cuda_call(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
       samples.push_back(ms * 1e-3);
       total += ms * 1e-3;
+      std::this_thread::sleep_for(std::chrono::duration<double>(ms * 1e-3));
     }
     return summarize(samples).median;
   }
@@ -95,7 +90,6 @@ class CallTimer {
  private:
   DeviceMemory flush_;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
-  bool warm_ = false;
 };
 
 cudaDataType data_type(Precision precision) {
