@@ -53,11 +53,16 @@ def write_rescored(path, mode):
         print(f"hpcreward-results: {error}", file=sys.stderr)
         return EXIT_USAGE
     out = csv.writer(sys.stdout)
-    out.writerow(["candidate_id", "problem", "status", "gflops", "reward", f"reward_{mode}"])
     rows = log.rewards
-    for index in range(len(rows)):
-        out.writerow([rows["candidate_id"][index], rows["problem"][index], rows["status"][index],
-                      repr(float(rows["gflops"][index])), repr(float(rows["reward"][index])), repr(float(rewards[index]))])
+    try:
+        out.writerow(["candidate_id", "problem", "status", "gflops", "reward", f"reward_{mode}"])
+        for index in range(len(rows)):
+            out.writerow([rows["candidate_id"][index], rows["problem"][index], rows["status"][index],
+                          repr(float(rows["gflops"][index])), repr(float(rows["reward"][index])),
+                          repr(float(rewards[index]))])
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
