@@ -7,8 +7,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <deque>
-#include <map>
 #include <string>
 #include <thread>
 
@@ -17,6 +15,7 @@
 #include "bench_node/process/cpu_affinity.hpp"
 #include "bench_node/process/environment.hpp"
 #include "bench_node/gpu/gpu_child.hpp"
+#include "bench_node/gpu/yardstick_queue.hpp"
 #include "bench_node/cuda/cuda_checks.hpp"
 #include "bench_node/process/child_process.hpp"
 #include "bench_node/gpu/gpu_task_pipeline.hpp"
@@ -182,45 +181,31 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
         return staged_runner.start({prepared.object, prepared.directory->path(), &prepared.task});
       };
     GpuTaskPipeline pipeline(scorer, gpu.compile_workers, finish, after_run, start_run);
-    // The yardsticks of each problem, measured at its first task while the GPU is idle:
-    // tasks wait (in order) until the pipeline has drained, so nothing runs beside them.
-    std::map<std::string, Yardsticks> yardsticks;     // by problem id
-    std::map<std::int64_t, std::string> problem_of;   // task sequence -> problem id
-    std::deque<BenchTask> waiting;
-    const auto measure_waiting_problems = [&] {
-      for (const BenchTask &task : waiting) {
-        if (yardsticks.count(task.problem.id)) continue;
-        const double began = monotonic_seconds();
-        Yardsticks measured;
-        try {
-          measured = measure_gpu_yardsticks(child, task.problem);
+    // Each problem's yardsticks, measured at its first task while the GPU is idle.
+    gpu::YardstickQueue queue(
+        [&](const Problem &problem) {
+          const double began = monotonic_seconds();
+          const Yardsticks measured = measure_gpu_yardsticks(child, problem);
           std::fprintf(stderr, "[gpu %d] yardsticks of %s (%s, %s): cuBLAS %.1f, cuBLASLt %.1f GFLOPS, measured in %.1f s\n",
-                       rank, task.problem.id.c_str(), to_string(task.problem.nominal).c_str(),
-                       to_string(task.problem.layout).c_str(), measured.cublas, measured.cublaslt,
-                       monotonic_seconds() - began);
-        } catch (const std::exception &error) {  // its rows carry none; a ratio reward mode says so
-          std::fprintf(stderr, "[gpu %d] no yardsticks for %s: %s\n", rank, task.problem.id.c_str(), error.what());
-        }
-        yardsticks[task.problem.id] = measured;
-      }
-      for (BenchTask &task : waiting) pipeline.submit(std::move(task));
-      waiting.clear();
-    };
+                       rank, problem.id.c_str(), to_string(problem.nominal).c_str(), to_string(problem.layout).c_str(),
+                       measured.cublas, measured.cublaslt, monotonic_seconds() - began);
+          return measured;
+        },
+        [&](const Problem &problem, const std::string &why) {
+          std::fprintf(stderr, "[gpu %d] no yardsticks for %s: %s\n", rank, problem.id.c_str(), why.c_str());
+        });
     bool stopping = false;
-    while (!stopping || !pipeline.idle() || !waiting.empty()) {
-      if (!waiting.empty() && pipeline.idle()) measure_waiting_problems();
+    while (!stopping || !pipeline.idle() || queue.waiting()) {
+      if (queue.waiting() && pipeline.idle()) queue.measure_waiting();
+      for (BenchTask &task : queue.take_ready()) pipeline.submit(std::move(task));
       if (!stopping) {
         if (auto envelope = mpi_receive(0, MPI_ANY_TAG, std::chrono::milliseconds(2))) {
           if (envelope->tag == kTagStop) {
             stopping = true;
           } else if (envelope->tag == kTagTask) {
             try {
-              BenchTask task = decode_task(envelope->payload);
-              problem_of[task.sequence] = task.problem.id;
-              if (waiting.empty() && yardsticks.count(task.problem.id))
-                pipeline.submit(std::move(task));
-              else
-                waiting.push_back(std::move(task));
+              queue.arrive(decode_task(envelope->payload));
+              for (BenchTask &task : queue.take_ready()) pipeline.submit(std::move(task));
             } catch (const std::exception &error) {  // a task that does not decode
               BenchResult result;
               result.sequence = peek_task_sequence(envelope->payload).value_or(0);
@@ -236,10 +221,7 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
       }
       for (BenchResult &result : pipeline.take_results()) {
-        if (auto problem = problem_of.find(result.sequence); problem != problem_of.end()) {
-          result.measurement.yardsticks = yardsticks[problem->second];
-          problem_of.erase(problem);
-        }
+        queue.stamp(result);
         mpi_send_bytes(encode_result(result), 0, kTagResult);
       }
       if (pipeline.gpu_lost())
