@@ -58,7 +58,7 @@ def plot_gflops_over_time(log, problem, path):
                        label=f"cuBLAS SGEMM without tensor cores: {float(np.median(plain)):.1f} GFLOPS")
         yardsticks = log.yardsticks(problem)
         for number, (name, yardstick) in enumerate(yardsticks.items()):  # at this problem's own shape
-            ax.axhline(yardstick, color=["#2ca02c", "#9467bd", "#8c564b"][number % 3], linestyle="-.", linewidth=1.2,
+            ax.axhline(yardstick, color=["#17becf", "#bcbd22", "#e377c2"][number % 3], linestyle="-.", linewidth=1.2,
                        label=f"{name} at this problem's shape: {yardstick:.1f} GFLOPS")
         top = max(gflops.max(), peaks[-1] if peaks else 0, max(yardsticks.values(), default=0)) * 1.18
         ax.set_ylim(0, top)
