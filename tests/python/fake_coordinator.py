@@ -237,7 +237,7 @@ class FakeCoordinator:
                 if not self._authorized():
                     return
                 if self.path == "/v1/stages":
-                    return self._send(200, {"stages": {"dgemm-256": "o3"}})
+                    return self._send(200, {"stages": {"dgemm-256": "o3"}, "reward_mode": "fraction"})
                 prefix = "/v1/batches/"
                 if not self.path.startswith(prefix):
                     return self._send(404, {"error": f"no route {self.path}"})

@@ -48,6 +48,7 @@ def test_score_completions_in_order_with_one_problem_for_all(fake, rendezvous):
 
 def test_stages_reports_each_problems_current_stage(fake, rendezvous):
     assert client_for(rendezvous).stages() == {"dgemm-256": "o3"}
+    assert client_for(rendezvous).reward_mode() == "fraction"
 
 
 def test_score_sources_and_detailed_results(fake, rendezvous):

@@ -101,6 +101,7 @@ def test_sources_and_completions_get_statuses_and_rewards(pipeline):
     assert max(by_id["syntax-error"]["reward"], by_id["prose-only"]["reward"]) < by_id["ikj-source"]["reward"]
     # The problem has a place on the built-in ladder once a batch used it.
     assert pipeline.client.stages()["dgemm-256"] in ("o0", "o3", "openmp", "avx512", "blocking")
+    assert pipeline.client.reward_mode() == "gflops"
     # What the ids mean: the run's catalog (the built-in default here).
     catalog = pipeline.client.problems()
     assert catalog["catalog"] == "default" and catalog["source"] == "built-in default"

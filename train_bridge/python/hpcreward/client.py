@@ -134,12 +134,21 @@ class Client:
             raise ProtocolError("/v1/stages answered without a stages object")
         return {str(problem): str(stage) for problem, stage in answer["stages"].items()}
 
+    def reward_mode(self):
+        """What an `ok` candidate's reward is in this run (GET /v1/stages, docs/problems.md):
+        "gflops" (the measured GFLOPS), "fraction" (its ratio to the best library yardstick at
+        the problem's shape) or "speedup:NAME"; "gflops" from a coordinator that does not say."""
+        _, answer = self._transport.request("GET", "/v1/stages", None)
+        mode = answer.get("reward_mode") if isinstance(answer, dict) else None
+        return str(mode) if mode else "gflops"
+
     # -- the problems --------------------------------------------------------------------------
 
     def problems(self):
         """The run's problem catalog (GET /v1/problems, docs/problems.md): {"catalog", "source",
-        "problems": [{"id", "language", "precision", "nominal", "check_shapes", "tolerance",
-        "element_tolerance", "description"?}, ...]}, what each problem id a batch names means."""
+        "problems": [{"id", "language", "precision", "layout", "nominal", "check_shapes",
+        "tolerance", "element_tolerance", "abi", "description"?}, ...]}, what each problem id a
+        batch names means (its "abi": the entry point and operand layout a candidate must have)."""
         _, answer = self._transport.request("GET", "/v1/problems", None)
         if not isinstance(answer, dict) or not isinstance(answer.get("problems"), list):
             raise ProtocolError("/v1/problems answered without a problems list")
