@@ -14,7 +14,7 @@ start=$SECONDS
 for problem in "$@"; do
   if [ $((SECONDS - start)) -ge "$deadline" ]; then echo "$problem: left out (past ${deadline} s)"; continue; fi
   "$repo/jobs/local.sh" --np 0 --gpus 1 --problems "$catalog" --problem "$problem" --reward-mode fraction --cuda-stage cuda-open \
-    --evaluations "$evaluations" --out "$out/$problem" > "$out/$problem.console.log" 2>&1
+    --cuda-evaluations "$evaluations" --out "$out/$problem" > "$out/$problem.console.log" 2>&1
   python3 - "$out/$problem/rewards.h5" "$problem" <<'PY'
 import sys, h5py
 rows = h5py.File(sys.argv[1], "r", swmr=True)["rewards"][()]
