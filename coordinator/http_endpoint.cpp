@@ -226,7 +226,9 @@ json results_json(const std::vector<RewardRow> &rows) {
     list.push_back({{"id", row.candidate_id}, {"status", row.status}, {"reason", row.reason},
                     {"reward", row.reward}, {"gflops", row.gflops}, {"stage", row.stage},
                     {"device", row.device}, {"measured_as", row.measured_as},
-                    {"measured_batch", row.measured_batch}});
+                    {"measured_batch", row.measured_batch},
+                    {"yardsticks", {{"openblas", row.openblas_gflops}, {"cublas", row.cublas_gflops},
+                                    {"cublaslt", row.cublaslt_gflops}}}});
   return list;
 }
 

@@ -154,8 +154,10 @@ TEST_F(Endpoint, WaitAnswersResultsInOrderAndARetryIsNotScoredAgain) {
   EXPECT_NE(body["results"][2]["reason"].get<std::string>().find("unknown stage"), std::string::npos);
   EXPECT_EQ(body["results"][3]["status"], "format_error");
   for (const char *key : {"id", "status", "reason", "reward", "gflops", "stage", "device", "measured_as",
-                          "measured_batch"})
+                          "measured_batch", "yardsticks"})
     EXPECT_TRUE(body["results"][0].contains(key)) << key;
+  for (const char *name : {"openblas", "cublas", "cublaslt"})
+    EXPECT_TRUE(body["results"][0]["yardsticks"].contains(name)) << name;
   EXPECT_EQ(body["results"][0]["measured_as"], "") << "measured for itself";
   EXPECT_EQ(rows_scored_, 4);
   EXPECT_EQ(body["stages"]["dgemm-256"], "o3") << "the stage after this batch goes with its results";

@@ -98,6 +98,8 @@ def test_sources_and_completions_get_statuses_and_rewards(pipeline):
     for key in ("ikj-source", "ikj-completion"):
         assert by_id[key]["gflops"] > 0 and by_id[key]["reward"] > 0 and by_id[key]["stage"] == "o0"
     assert by_id["syntax-error"]["reason"]
+    assert by_id["ikj-source"]["yardsticks"]["openblas"] > 0, "the CPU rank's OpenBLAS at the problem's shape"
+    assert by_id["prose-only"]["yardsticks"] == {"openblas": 0, "cublas": 0, "cublaslt": 0}, "decided alone: none"
     assert max(by_id["syntax-error"]["reward"], by_id["prose-only"]["reward"]) < by_id["ikj-source"]["reward"]
     # The problem has a place on the built-in ladder once a batch used it.
     assert pipeline.client.stages()["dgemm-256"] in ("o0", "o3", "openmp", "avx512", "blocking")

@@ -86,7 +86,9 @@ class Client:
         """Result dicts, in order, of raw model outputs.
 
         Each has id, status, reason, reward, gflops, stage, device, measured_as and measured_batch
-        (the earlier identical candidate whose measurement answered this one; empty if none).
+        (the earlier identical candidate whose measurement answered this one; empty if none), and
+        yardsticks: {"openblas", "cublas", "cublaslt"} GFLOPS of the libraries at the problem's
+        shape on the scoring rank (0 where not measured; docs/problems.md).
         """
         return self._score("completion", completions, problems, stages, batch_id, ids)
 
