@@ -3,7 +3,6 @@
 #include <array>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <utility>
 
 #include "results/hdf5_error.hpp"
@@ -13,8 +12,14 @@ namespace hpcreward::h5 {
 
 namespace {
 
-// The text fields, by attribute name; the names are the Provenance member names.
-constexpr std::array<std::pair<const char *, std::string Provenance::*>, 10> kTextAttributes = {{
+// The text fields, by attribute name; the names are the Provenance member names. A field a
+// later schema added is missing from older logs: the reader leaves the member's default.
+struct TextAttribute {
+  const char *name;
+  std::string Provenance::*member;
+  int since_schema = 1;
+};
+constexpr std::array<TextAttribute, 10> kTextAttributes = {{
     {"created_utc", &Provenance::created_utc},
     {"git_revision", &Provenance::git_revision},
     {"config_json", &Provenance::config_json},
@@ -24,7 +29,7 @@ constexpr std::array<std::pair<const char *, std::string Provenance::*>, 10> kTe
     {"mpi_version", &Provenance::mpi_version},
     {"hdf5_version", &Provenance::hdf5_version},
     {"seed", &Provenance::seed},
-    {"reward_mode", &Provenance::reward_mode},  // schema 6: an older log lacks it (read as gflops)
+    {"reward_mode", &Provenance::reward_mode, 6},  // older logs: gflops, the member's default
 }};
 constexpr const char *kSchemaVersionAttribute = "schema_version";
 
@@ -51,7 +56,7 @@ Attribute open_attribute(hid_t file, const char *name, const std::filesystem::pa
 
 void write_provenance(hid_t file, const Provenance &provenance, const std::filesystem::path &path) {
   Datatype text_type = variable_string_type(path);
-  for (const auto &[name, member] : kTextAttributes) {
+  for (const auto &[name, member, since_schema] : kTextAttributes) {
     Attribute attribute = create_attribute(file, name, text_type.get(), path);
     const char *text = (provenance.*member).c_str();
     check(H5Awrite(attribute.get(), text_type.get(), &text), path,
@@ -66,8 +71,8 @@ void write_provenance(hid_t file, const Provenance &provenance, const std::files
 Provenance read_provenance(hid_t file, const std::filesystem::path &path) {
   Provenance provenance;
   Datatype text_type = variable_string_type(path);
-  for (const auto &[name, member] : kTextAttributes) {
-    if (std::string_view(name) == "reward_mode" && H5Aexists(file, name) <= 0) continue;
+  for (const auto &[name, member, since_schema] : kTextAttributes) {
+    if (since_schema > 1 && H5Aexists(file, name) <= 0) continue;
     Attribute attribute = open_attribute(file, name, path);
     char *text = nullptr;
     check(H5Aread(attribute.get(), text_type.get(), &text), path,

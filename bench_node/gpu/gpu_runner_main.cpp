@@ -286,8 +286,7 @@ nlohmann::json yardsticks(int argc, char **argv) {
   gpu::cuda_call(cudaSetDevice(0), "cudaSetDevice");
   const gpu::LibraryYardsticks measured = gpu::measure_library_yardsticks(
       *precision, *layout, *shape, std::strtoull(option_text(argc, argv, "--l2-bytes").c_str(), nullptr, 10));
-  return {{"cublas", measured.cublas}, {"cublaslt", measured.cublaslt},
-          {"cublaslt_algorithms", measured.cublaslt_algorithms}};
+  return {{"cublas", measured.cublas}, {"cublaslt", measured.cublaslt}};
 }
 
 bool has_flag(int argc, char **argv, const char *name) {

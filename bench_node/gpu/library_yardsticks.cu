@@ -104,7 +104,7 @@ cudaDataType data_type(Precision precision) {
 
 // cuBLASLt's heuristic algorithms for the product, each timed; the fastest's seconds.
 double fastest_cublaslt_s(Precision precision, const Layout &layout, const Shape &shape, Operands &operands,
-                          CallTimer &timer, int &algorithms) {
+                          CallTimer &timer) {
   cublasLtHandle_t handle = nullptr;
   lt_call(cublasLtCreate(&handle), "cublasLtCreate");
   const bool f64 = precision == Precision::f64;
@@ -152,10 +152,8 @@ double fastest_cublaslt_s(Precision precision, const Layout &layout, const Shape
   const void *alpha = f64 ? static_cast<const void *>(&one64) : &one32;
   const void *beta = f64 ? static_cast<const void *>(&zero64) : &zero32;
   double best = 0;
-  algorithms = 0;
   for (int i = 0; i < found; ++i) {
     if (offered[i].state != CUBLAS_STATUS_SUCCESS) continue;
-    ++algorithms;
     const double seconds = timer.median_s(
         [&] {
           lt_call(cublasLtMatmul(handle, operation, alpha, operands.b.get(), lt_a, operands.a.get(), lt_b, beta,
@@ -187,7 +185,7 @@ LibraryYardsticks measure_library_yardsticks(Precision precision, const Layout &
       [&] { cublas.gemm(precision, layout, shape, operands.a.get(), operands.b.get(), operands.c.get(), true); },
       kMinCalls, kMaxCalls, kMinSeconds);
   if (cublas_s > 0) yardsticks.cublas = shape.flops() / cublas_s / 1e9;
-  const double lt_s = fastest_cublaslt_s(precision, layout, shape, operands, timer, yardsticks.cublaslt_algorithms);
+  const double lt_s = fastest_cublaslt_s(precision, layout, shape, operands, timer);
   if (lt_s > 0) yardsticks.cublaslt = shape.flops() / lt_s / 1e9;
   return yardsticks;
 }

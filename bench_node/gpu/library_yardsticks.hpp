@@ -18,7 +18,6 @@ namespace hpcreward::gpu {
 struct LibraryYardsticks {
   double cublas = 0;        // GFLOPS
   double cublaslt = 0;      // GFLOPS of the fastest algorithm
-  int cublaslt_algorithms = 0;  // how many the heuristic offered (and were timed)
 };
 
 LibraryYardsticks measure_library_yardsticks(Precision precision, const Layout &layout, const Shape &shape,

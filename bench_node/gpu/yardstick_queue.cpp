@@ -36,7 +36,8 @@ std::vector<BenchTask> YardstickQueue::take_ready() {
 void YardstickQueue::stamp(BenchResult &result) {
   auto problem = problem_of_.find(result.sequence);
   if (problem == problem_of_.end()) return;
-  result.measurement.yardsticks = measured_[problem->second];
+  if (auto measured = measured_.find(problem->second); measured != measured_.end())
+    result.measurement.yardsticks = measured->second;
   problem_of_.erase(problem);
 }
 
