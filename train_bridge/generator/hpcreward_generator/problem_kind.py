@@ -22,10 +22,3 @@ class Kind:
 
 ROW_MAJOR = Kind()
 
-
-def kind_of(problem_id: str, catalog: list[dict]) -> Kind:
-    """The kind of `problem_id` in a catalog listing (`hpcreward-problems --json`'s "problems")."""
-    for problem in catalog:
-        if problem["id"] == problem_id:
-            return Kind.of(problem)
-    raise KeyError(problem_id)
