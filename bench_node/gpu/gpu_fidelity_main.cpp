@@ -118,13 +118,7 @@ int problem_kinds(const std::string &catalog_name, const std::string &only, cons
   for (const Problem &problem : catalog.problems) {
     if (problem.language != Language::cuda || (!only.empty() && !std::regex_search(problem.id, std::regex(only))))
       continue;
-    GpuHarnessConfig config;
-    config.precision = problem.precision;
-    config.layout = problem.layout;
-    config.nominal = problem.nominal;
-    config.check_shapes = problem.check_shapes;
-    config.tolerance = problem.tolerance;
-    config.element_tolerance = problem.element_tolerance;
+    GpuHarnessConfig config = harness_config(runner_args_for("", problem, TimingOptions{}));
     config.l2_bytes = l2_bytes;
     const std::string object = program_directory() + "/libhpcreward-cublas-kind-" +
                                std::string(to_string(problem.precision)) + "-" + to_string(problem.layout) + ".so";

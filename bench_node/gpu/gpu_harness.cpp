@@ -505,6 +505,20 @@ Measurement Harness::run() {
 
 }  // namespace
 
+GpuHarnessConfig harness_config(const RunnerArgs &args) {
+  GpuHarnessConfig config;
+  config.precision = args.precision;
+  config.layout = args.layout;
+  config.nominal = args.nominal;
+  config.check_shapes = args.check_shapes;
+  config.tolerance = args.tolerance;
+  config.element_tolerance = args.element_tolerance;
+  config.timing = args.timing;
+  if (args.ring_bytes > 0) config.ring_bytes = args.ring_bytes;
+  if (args.l2_bytes > 0) config.l2_bytes = args.l2_bytes;
+  return config;
+}
+
 std::size_t operand_pool_bytes(const GpuHarnessConfig &config) {
   std::size_t bytes = ring_size_for(config) * Operands::footprint(config.precision, config.nominal);
   for (const Shape &shape : config.check_shapes)

@@ -15,6 +15,7 @@
 #include <functional>
 #include <vector>
 
+#include "bench_node/cpu/runner_args.hpp"
 #include "bench_node/gpu/start_gate.hpp"
 #include "bench_node/measure/timing_options.hpp"
 #include "common/messages.hpp"
@@ -57,6 +58,9 @@ struct GpuHarnessConfig {
   // Told as each phase ends (the rank's report of where a run's time goes); unset: nothing.
   std::function<void(const char *phase)> phase_ended;
 };
+
+// What the runner's command line says of the problem and its timing (runner_args_for).
+GpuHarnessConfig harness_config(const RunnerArgs &args);
 
 // The operand pool `config` needs: the timing ring's buffer sets, or one set at the largest
 // check shape.

@@ -114,16 +114,7 @@ struct RunResources {
 // where the run's time went from 'g' on.
 Measurement run_candidate(const RunnerArgs &args, const gpu::StartGate &gate, MeasurerGpu &gpu, RunResources &made,
                           PhaseTimes *phases) {
-  gpu::GpuHarnessConfig config;
-  config.precision = args.precision;
-  config.layout = args.layout;
-  config.nominal = args.nominal;
-  config.check_shapes = args.check_shapes;
-  config.tolerance = args.tolerance;
-  config.element_tolerance = args.element_tolerance;
-  config.timing = args.timing;
-  if (args.ring_bytes > 0) config.ring_bytes = args.ring_bytes;
-  if (args.l2_bytes > 0) config.l2_bytes = args.l2_bytes;
+  gpu::GpuHarnessConfig config = gpu::harness_config(args);
   const auto stopped = [] {
     return failed_measurement(Status::runtime_error, gpu::kGateClosedReason);
   };
