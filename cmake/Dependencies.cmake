@@ -96,6 +96,18 @@ if(HPCREWARD_CUDA)
   endif()
   set(HPCREWARD_NVCC "${CMAKE_CUDA_COMPILER}")
   message(STATUS "CUDA Toolkit ${CUDAToolkit_VERSION}: GPU ranks built (nvcc ${HPCREWARD_NVCC})")
+  # CuTe for stages that allow it ("libraries": ["cute"]): the headers of the pinned
+  # nvidia-cutlass wheel, where jobs/install-deps.sh unpacks them. Without them GPU ranks are
+  # built all the same and say they have none (a run with a CuTe stage is then refused).
+  find_path(HPCREWARD_CUTE_INCLUDE_DIR cute/tensor.hpp
+    HINTS /usr/local/lib/hpcreward/cutlass-4.2.0/include NO_DEFAULT_PATH)
+  if(HPCREWARD_CUTE_INCLUDE_DIR)
+    message(STATUS "CuTe headers: ${HPCREWARD_CUTE_INCLUDE_DIR}")
+  else()
+    set(HPCREWARD_CUTE_INCLUDE_DIR "")
+    message(STATUS "CuTe headers not found (jobs/install-deps.sh installs them): GPU ranks can't score "
+                   "stages that allow CuTe")
+  endif()
 else()
   message(STATUS "CUDA Toolkit not found or HPCREWARD_CUDA=OFF: CPU-only build")
 endif()

@@ -22,6 +22,7 @@ struct BenchTask {
   std::vector<std::string> compiler_flags;
   std::vector<std::string> techniques_allowed;   // the stage's rules, checked on the rank
   std::vector<std::string> techniques_required;  // against what detection finds
+  std::vector<std::string> libraries;  // beyond the toolkit the stage allows (common/stage_libraries.hpp)
   std::string source;
   // The run's seed for this task, kept in its row. Inputs are not drawn from it: the runners draw
   // them from the kernel for every call, so no candidate can predict them (docs/reward-integrity.md).
@@ -114,6 +115,9 @@ struct RankInfo {
   // The rank runs hpcreward-bench --null-measurement: it answers every task at once with a
   // runtime_error "null measurement" row and measures nothing (coordinator benchmarks only).
   bool null_measurement = false;
+  // GPU ranks: the CUTLASS release of the CuTe headers its compiler is given (stages with
+  // "libraries": ["cute"]), "4.2.0"; "" when it has none.
+  std::string cute;
 };
 
 }  // namespace hpcreward

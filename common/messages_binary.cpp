@@ -161,6 +161,7 @@ std::string encode_task(const BenchTask &task) {
   out.strings(task.compiler_flags);
   out.strings(task.techniques_allowed);
   out.strings(task.techniques_required);
+  out.strings(task.libraries);
   out.string(task.source);
   out.u64(task.seed);
   return out.take();
@@ -177,6 +178,7 @@ BenchTask decode_task(std::string_view bytes) {
   task.compiler_flags = in.strings("compiler_flags");
   task.techniques_allowed = in.strings("techniques_allowed");
   task.techniques_required = in.strings("techniques_required");
+  task.libraries = in.strings("libraries");
   task.source = in.string("source");
   task.seed = in.u64("seed");
   in.expect_end("task");

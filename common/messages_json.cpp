@@ -101,7 +101,7 @@ void to_json(json &out, const RankInfo &info) {
              {"peak_gflops_f16", info.peak_gflops_f16}, {"peak_gflops_bf16", info.peak_gflops_bf16}, {"sgemm_fp32_gflops", info.sgemm_fp32_gflops},
              {"task_limit_s", info.task_limit_s},
              {"core_sharing_hidden", info.core_sharing_hidden},
-             {"null_measurement", info.null_measurement}};
+             {"null_measurement", info.null_measurement}, {"cute", info.cute}};
   json gpu;
   to_json(gpu, info.gpu);
   out["gpu"] = std::move(gpu);
@@ -145,6 +145,7 @@ void from_json(const json &in, RankInfo &info) {
   info.task_limit_s = in.value("task_limit_s", 0.0);
   info.core_sharing_hidden = in.value("core_sharing_hidden", std::string());
   info.null_measurement = in.value("null_measurement", false);
+  info.cute = in.value("cute", std::string());
   if (in.contains("gpu")) info.gpu = in.at("gpu").get<GpuInfo>();
 }
 

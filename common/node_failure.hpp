@@ -19,10 +19,11 @@ inline constexpr std::string_view kParserFailed = "the checker's C parser failed
 inline constexpr std::string_view kParserNoVerdict = "the checker's C parser returned no verdict";
 inline constexpr std::string_view kObjectUnreadable = "the compiled object can't be read";
 inline constexpr std::string_view kHostCodeUnreadable = "the compiled object's host code can't be read";
+inline constexpr std::string_view kNoCuteHeaders = "this GPU rank has no CuTe headers";
 
 inline constexpr std::string_view kAll[] = {kCompilerNotStarted, kCompilerTimedOut, kCompilerKilled,
                                             kParserTimedOut,     kParserOutOfMemory, kParserFailed, kParserNoVerdict,
-                                            kObjectUnreadable,   kHostCodeUnreadable};
+                                            kObjectUnreadable,   kHostCodeUnreadable, kNoCuteHeaders};
 
 // Whether a compile_error's reason is one of these.
 constexpr bool decided_by_node(std::string_view reason) {

@@ -32,6 +32,8 @@ std::string measurement_key(std::string_view code_sha256, std::string_view probl
   add_list(text, stage.compiler_flags);
   add_list(text, stage.techniques_allowed);
   add_list(text, stage.techniques_required);
+  // Only when there are any: the keys of stages without libraries stay what older logs hold.
+  if (!stage.libraries.empty()) add_list(text, stage.libraries);
   return sha256_hex(text);
 }
 

@@ -34,6 +34,9 @@ struct RunCapabilities {
   std::map<std::string, std::size_t> ranks_by_kind;  // "cpu" -> 4, "gpu" -> 2
   const LadderConfig *ladder = nullptr;              // null: not checked
   std::string ladder_source;                         // for messages
+  // "GPU rank 2 (node7)": the first GPU rank without CuTe headers (RankInfo::cute); "" when
+  // every GPU rank has them. A stage that allows CuTe can't be scored on such a rank.
+  std::string cute_missing;
 };
 RunCapabilities run_capabilities(const std::vector<RankInfo> &ranks, const LadderConfig *ladder,
                                  std::string ladder_source);
@@ -42,7 +45,8 @@ RunCapabilities run_capabilities(const std::vector<RankInfo> &ranks, const Ladde
 std::string format_rank_kinds(const RunCapabilities &run);
 
 // Why this run cannot score `problem`: what it needs and what to do ("cuda-sgemm-4096 needs a
-// GPU rank: start with jobs/local.sh --gpus N ..."); nullopt when it can.
+// GPU rank: start with jobs/local.sh --gpus N ..."; a CUDA ladder with a CuTe stage and a GPU
+// rank without CuTe headers); nullopt when it can.
 std::optional<std::string> problem_refusal(const Problem &problem, const RunCapabilities &run);
 
 // At start, serve mode: `--problem` is what candidates that name no problem get.

@@ -204,6 +204,7 @@ void ScoringRun::send_tasks(const Batch &batch, Scheduler &scheduler) {
     task.compiler_flags = stage.compiler_flags;
     task.techniques_allowed = stage.techniques_allowed;
     task.techniques_required = stage.techniques_required;
+    task.libraries = stage.libraries;
     task.source = candidate.code;
     task.seed = candidate_seed(context_.seed, sequence_base_ + assignment->sequence);
     transport_.send_task(assignment->rank, task);

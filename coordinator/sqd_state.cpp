@@ -1,10 +1,13 @@
 #include "coordinator/sqd_state.hpp"
 
+#include "common/stage_libraries.hpp"
+
 #include <algorithm>
 #include <set>
 #include <stdexcept>
 
 #include "common/problem_catalog.hpp"
+#include "common/stage_libraries.hpp"
 #include "techniques/summary_text.hpp"  // the niche key, and the columns summary_from_row reads
 
 namespace hpcreward {
@@ -50,7 +53,10 @@ const std::string &SqdState::current_stage(const std::string &problem) {
 
 std::optional<std::string> SqdState::unsupported_reason(const std::string &stage) const {
   const StageSpec *spec = config_->find(stage);
-  return spec ? hpcreward::unsupported_reason(*spec, host_has_avx512_) : std::nullopt;
+  if (!spec) return std::nullopt;
+  if (!cute_missing_.empty() && allows_library(spec->libraries, kCuteLibrary))
+    return "stage " + spec->name + " allows CuTe, and " + cute_missing_ + " has no CuTe headers";
+  return hpcreward::unsupported_reason(*spec, host_has_avx512_);
 }
 
 ArchiveOutcome SqdState::update_archive(const RewardRow &row, const TechniqueSummary &techniques,

@@ -45,6 +45,9 @@ class SqdState {
   const std::string &current_stage(const std::string &problem);
   // Why this host cannot run `stage`, for candidates that name it; nullopt if it can.
   std::optional<std::string> unsupported_reason(const std::string &stage) const;
+  // "GPU rank 2 (node7)" when a GPU rank has no CuTe headers (RunCapabilities::cute_missing):
+  // candidates naming a stage that allows CuTe are then refused with that reason.
+  void set_cute_missing(std::string rank) { cute_missing_ = std::move(rank); }
 
   // Applies the archive to a row about to be written at `row_index` (ok rows only; the
   // descriptor comes from the measurement). Does not touch the stage statistics.
@@ -74,6 +77,7 @@ class SqdState {
 
   const LadderConfig *config_;
   bool host_has_avx512_;
+  std::string cute_missing_;
   std::vector<UnsupportedStage> unsupported_;
   std::map<std::string, ProblemProgress> progress_;
   QdArchive archive_;

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/stage_libraries.hpp"
 #include "techniques/known_techniques.hpp"
 
 namespace hpcreward {
@@ -150,7 +151,8 @@ StageSpec parse_stage(std::string_view source, std::size_t index, const json &ob
   StageSpec stage;
   stage.name = object.at("name").get<std::string>();
   where = "stage \"" + stage.name + "\"";
-  reject_unknown_keys(source, where, object, {"name", "language", "flags", "allows", "requires", "advance"});
+  reject_unknown_keys(source, where, object,
+                      {"name", "language", "flags", "allows", "requires", "libraries", "advance"});
   if (object.contains("language")) {
     const json &language = object.at("language");
     std::optional<Language> parsed =
@@ -171,6 +173,13 @@ StageSpec parse_stage(std::string_view source, std::size_t index, const json &ob
         stage.techniques_allowed.end())
       fail(source, where,
            "requires \"" + t + "\" but does not allow it: add \"" + t + "\" to \"allows\"");
+  stage.libraries = string_list(source, where, object, "libraries");
+  for (const std::string &library : stage.libraries) {
+    if (!known_stage_library(library))
+      fail(source, where, "unknown library \"" + library + "\" in \"libraries\" (known: cute)");
+    if (stage.language != Language::cuda)
+      fail(source, where, "\"libraries\": [\"" + library + "\"] is for CUDA stages (\"language\": \"cuda\")");
+  }
   if (object.contains("advance")) {
     if (!object.at("advance").is_array()) fail(source, where, "\"advance\" must be an array of rules");
     for (const json &rule : object.at("advance")) stage.advance.push_back(parse_rule(source, where, rule));
@@ -356,6 +365,7 @@ Verdict check_constraints(const BenchTask &task, const std::vector<std::string> 
   stage.compiler_flags = task.compiler_flags;
   stage.techniques_allowed = task.techniques_allowed;
   stage.techniques_required = task.techniques_required;
+  stage.libraries = task.libraries;
   return check_constraints(stage, techniques_used);
 }
 

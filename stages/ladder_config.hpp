@@ -36,6 +36,8 @@ struct StageSpec {
   std::vector<std::string> compiler_flags;
   std::vector<std::string> techniques_allowed;
   std::vector<std::string> techniques_required;
+  // Libraries beyond the toolkit its candidates may include ("libraries"; common/stage_libraries.hpp).
+  std::vector<std::string> libraries;
   std::vector<AdvanceRule> advance;  // any one rule firing advances the problem
 };
 

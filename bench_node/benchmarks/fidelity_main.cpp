@@ -206,7 +206,7 @@ int run(int argc, char **argv) {
          << "| --- | --- | ---: | ---: | ---: |\n";
   std::int64_t sequence = 0;
   auto measure = [&](const std::string &source, const Sample &sample) {
-    BenchTask task{sequence++, sample.file, problem, "fidelity", sample.flags, {"openmp", "avx512", "blocking"}, {}, source, 42};
+    BenchTask task{sequence++, sample.file, problem, "fidelity", sample.flags, {"openmp", "avx512", "blocking"}, {}, {}, source, 42};
     Measurement m = scorer.score(task);
     if (m.status != Status::ok)
       throw std::runtime_error(sample.file + " was not ok: " + m.reason);

@@ -14,6 +14,7 @@ struct CompileRequest {
   std::string source;                       // C source text
   std::vector<std::string> flags;           // the stage's flags, e.g. {"-O3"}
   std::filesystem::path directory;          // private work directory; the source and object go here
+  std::vector<std::string> libraries = {};  // the stage's (common/stage_libraries.hpp); nvcc's to use
 };
 
 struct CompileOutcome {

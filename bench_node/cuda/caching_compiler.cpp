@@ -22,6 +22,7 @@ std::string compile_cache_key(const std::string &identity, const CompileRequest 
   append_field(material, identity);
   append_field(material, std::to_string(request.flags.size()));
   for (const std::string &flag : request.flags) append_field(material, flag);
+  for (const std::string &library : request.libraries) append_field(material, "library " + library);
   append_field(material, request.source);
   return sha256_hex(material);
 }

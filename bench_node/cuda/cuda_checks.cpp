@@ -1,6 +1,7 @@
 #include "bench_node/cuda/cuda_checks.hpp"
 
 #include "bench_node/cuda/caching_compiler.hpp"
+#include "bench_node/cuda/cute_headers.hpp"
 #include "bench_node/cuda/cuda_object_audit.hpp"
 #include "bench_node/cuda/cuda_source_checks.hpp"
 #include "bench_node/cuda/cuda_technique_check.hpp"
@@ -23,7 +24,7 @@ void add_cuda_checks(Scorer &scorer, const CudaCheckOptions &options) {
   auto step = std::make_unique<CudaTechniqueStep>(techniques);  // validates the tools first
 
   // Source first: nothing reaches nvcc that these refuse (includes outside the toolkit).
-  scorer.add_check(std::make_unique<CudaSourceChecks>());
+  scorer.add_check(std::make_unique<CudaSourceChecks>(!cute_version(options.compiler.cute_include).empty()));
   scorer.add_check(cuda_object_audit(CudaObjectAuditOptions{options.compiler, options.work_root}));
   scorer.set_technique_step(std::move(step));
 }

@@ -19,6 +19,7 @@
 
 #include "bench_node/checks/compiler.hpp"
 #include "bench_node/cuda/cuda_tools.hpp"
+#include "bench_node/cuda/cute_headers.hpp"
 #include "bench_node/cuda/nvcc_compiler.hpp"
 #include "bench_node/rank/scorer.hpp"
 
@@ -27,7 +28,7 @@ namespace hpcreward {
 struct CudaCheckOptions {
   // The candidates' compiler, also the audit's for its baselines; its arch is the rank's GPU
   // (GpuInfo::arch), which the techniques are read for.
-  NvccOptions compiler{.nvcc = default_nvcc_path()};
+  NvccOptions compiler{.nvcc = default_nvcc_path(), .cute_include = default_cute_include()};
   std::string cuobjdump = default_cuobjdump_path();
   std::string nvdisasm = default_nvdisasm_path();
   double detect_timeout_s = 60;                    // cuobjdump

@@ -30,13 +30,38 @@ constexpr std::string_view kDriverApi =
     "the CUDA driver API (candidates use the runtime API in the harness's context)";
 constexpr std::string_view kClock = "a clock: the harness owns the clock";
 
+// Outside stages that allow CuTe.
+constexpr RefusedName kRefusedCutlass[] = {
+    {"cutlass/*", "CUTLASS, a library of ready-made GEMM kernels: the multiplication must be the "
+                  "candidate's own kernels"},
+    {"cute/*", "CuTe (CUTLASS's layouts and MMA and copy atoms), allowed only in a stage with "
+               "\"libraries\": [\"cute\"] (such as cuda-cute)"},
+};
+
+// In a stage that allows CuTe: the building blocks a kernel is written with, the
+// instructions' and pipelines' wrappers beside them, and CUTLASS's numeric types. What lies
+// beyond (the GEMMs CUTLASS assembles from them) stays the candidate's to write.
+constexpr std::string_view kAllowedCute[] = {
+    "cute/*", "cutlass/arch/*", "cutlass/pipeline/*", "cutlass/cutlass.h", "cutlass/numeric_types.h",
+    "cutlass/numeric_size.h", "cutlass/numeric_conversion.h", "cutlass/half.h", "cutlass/bfloat16.h",
+    "cutlass/tfloat32.h", "cutlass/float8.h", "cutlass/array.h", "cutlass/complex.h",
+    "cutlass/functional.h", "cutlass/fast_math.h"};
+
+constexpr std::string_view kReadyMadeGemm =
+    "a ready-made CUTLASS GEMM (device and kernel level, collectives and their builders, "
+    "epilogues): the CuTe stage allows CuTe's building blocks, and the GEMM built from them must "
+    "be the candidate's own";
+constexpr RefusedName kRefusedBeyondCute[] = {
+    {"cutlass/gemm/*", kReadyMadeGemm},
+    {"cutlass/epilogue/*", kReadyMadeGemm},
+    {"cutlass/conv/*", "CUTLASS's ready-made convolutions: the CuTe stage allows CuTe's building blocks"},
+    {"cutlass/*", "beyond what the CuTe stage allows from CUTLASS (cute/*, cutlass/arch/*, "
+                  "cutlass/pipeline/* and the numeric types): the GEMM must be the candidate's own"},
+};
+
 constexpr RefusedName kRefused[] = {
     // Libraries that would do the multiplication.
     {"cublas*", "cuBLAS: the multiplication must be the candidate's own kernels"},
-    {"cutlass/*", "CUTLASS, a library of ready-made GEMM kernels: the multiplication must be the "
-                  "candidate's own kernels"},
-    {"cute/*", "CuTe (CUTLASS), a library of ready-made GEMM building blocks: the multiplication "
-               "must be the candidate's own kernels"},
     {"thrust/*", "Thrust, a library of ready-made parallel algorithms: the multiplication must be "
                  "the candidate's own kernels"},
     {"cub/*", "CUB, a library of ready-made parallel algorithms: the multiplication must be the "
@@ -82,12 +107,16 @@ constexpr RefusedName kRefused[] = {
 
 }  // namespace
 
-const source_checks::IncludeTable &cuda_include_table() {
-  static const source_checks::IncludeTable table{
+const source_checks::IncludeTable &cuda_include_table(bool cute) {
+  static const source_checks::IncludeTable without_cute{
       .headers = {.allowed = {std::begin(kAllowed), std::end(kAllowed)},
-                  .refused = {std::begin(kRefused), std::end(kRefused)}},
+                  .refused = joined<RefusedName>({kRefusedCutlass, kRefused})},
       .paths = true};
-  return table;
+  static const source_checks::IncludeTable with_cute{
+      .headers = {.allowed = joined<std::string_view>({kAllowed, kAllowedCute}),
+                  .refused = joined<RefusedName>({kRefusedBeyondCute, kRefused})},
+      .paths = true};
+  return cute ? with_cute : without_cute;
 }
 
 }  // namespace hpcreward::cuda_source

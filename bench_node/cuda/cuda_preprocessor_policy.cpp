@@ -19,15 +19,23 @@ source_checks::LexOptions cuda_lex_options() {
   return options;
 }
 
-const source_checks::PreprocessorTable &cuda_preprocessor_table() {
-  static const source_checks::PreprocessorTable table{
-      .includes = cuda_include_table(),
-      .pragmas = cuda_pragma_table(),
-      .keyword = &cuda_keyword,
-      .lex = cuda_lex_options(),
-      .raw_string_note = " (the checks do not read raw strings; write an ordinary literal)",
-      .libclang_parses = false};
-  return table;
+namespace {
+
+source_checks::PreprocessorTable preprocessor_table(bool cute) {
+  return {.includes = cuda_include_table(cute),
+          .pragmas = cuda_pragma_table(),
+          .keyword = &cuda_keyword,
+          .lex = cuda_lex_options(),
+          .raw_string_note = " (the checks do not read raw strings; write an ordinary literal)",
+          .libclang_parses = false};
+}
+
+}  // namespace
+
+const source_checks::PreprocessorTable &cuda_preprocessor_table(bool cute) {
+  static const source_checks::PreprocessorTable without_cute = preprocessor_table(false);
+  static const source_checks::PreprocessorTable with_cute = preprocessor_table(true);
+  return cute ? with_cute : without_cute;
 }
 
 }  // namespace hpcreward::cuda_source

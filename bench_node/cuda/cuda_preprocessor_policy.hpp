@@ -8,6 +8,7 @@
 namespace hpcreward::cuda_source {
 
 source_checks::LexOptions cuda_lex_options();
-const source_checks::PreprocessorTable &cuda_preprocessor_table();
+// With the includes of a stage that allows CuTe (`cute`) or not.
+const source_checks::PreprocessorTable &cuda_preprocessor_table(bool cute = false);
 
 }  // namespace hpcreward::cuda_source

@@ -5,6 +5,8 @@
 #include "bench_node/source_checks/attribute_rules.hpp"
 #include "bench_node/source_checks/finding.hpp"
 #include "bench_node/source_checks/preprocessor_rules.hpp"
+#include "common/node_failure.hpp"
+#include "common/stage_libraries.hpp"
 
 namespace hpcreward {
 
@@ -12,8 +14,8 @@ namespace {
 
 namespace sc = source_checks;
 
-std::vector<sc::Finding> findings_of(const std::vector<sc::Token> &tokens) {
-  std::vector<sc::Finding> findings = sc::preprocessor_findings(tokens, cuda_source::cuda_preprocessor_table());
+std::vector<sc::Finding> findings_of(const std::vector<sc::Token> &tokens, bool cute) {
+  std::vector<sc::Finding> findings = sc::preprocessor_findings(tokens, cuda_source::cuda_preprocessor_table(cute));
   for (const sc::Token &token : tokens)
     if (token.is("__managed__"))
       findings.push_back({Status::forbidden, token.line,
@@ -36,8 +38,12 @@ bool mentions_matmul(const std::vector<sc::Token> &tokens) {
 Verdict CudaSourceChecks::check_source(const BenchTask &task) {
   if (task.source.find('\0') != std::string::npos)
     return {Status::format_error, "the source contains a NUL byte (it must be CUDA C++ text)"};
+  const bool cute = allows_library(task.libraries, kCuteLibrary);
+  if (cute && !cute_available_)
+    return {Status::compile_error, std::string(node_failure::kNoCuteHeaders) + " (stage " + task.stage +
+                                       " allows CuTe): " + std::string(kCuteInstallHint)};
   const std::vector<sc::Token> tokens = sc::lex_c(task.source, cuda_source::cuda_lex_options());
-  if (std::vector<sc::Finding> findings = findings_of(tokens); !findings.empty())
+  if (std::vector<sc::Finding> findings = findings_of(tokens, cute); !findings.empty())
     return sc::verdict_for(std::move(findings));
   if (!mentions_matmul(tokens))
     return {Status::format_error,

@@ -7,7 +7,8 @@
 //   1. the text: no NUL bytes (format_error);
 //   2. the C checks' preprocessor and attribute rules (source_checks/preprocessor_rules.hpp,
 //      attribute_rules.hpp) with CUDA's tables (cuda_preprocessor_policy.hpp,
-//      cuda_attribute_policy.hpp), and no __managed__ (managed memory): forbidden;
+//      cuda_attribute_policy.hpp; CuTe's includes in a stage whose libraries name it), and
+//      no __managed__ (managed memory): forbidden;
 //   3. `matmul` must appear as an identifier (format_error); whether the object really
 //      exports it, extern "C", is the object audit's to say.
 // Not here, by design: asm. Device code uses inline PTX (mma, cp.async, ldmatrix), and a
@@ -21,8 +22,14 @@ namespace hpcreward {
 
 class CudaSourceChecks : public CandidateCheck {
  public:
+  // `cute_available`: the rank's compiler is given CuTe headers. Without them a task of a
+  // stage that allows CuTe is a compile_error the node decided (node_failure.hpp).
+  explicit CudaSourceChecks(bool cute_available = false) : cute_available_(cute_available) {}
   std::string_view name() const override { return "CUDA source checks"; }
   Verdict check_source(const BenchTask &task) override;
+
+ private:
+  bool cute_available_;
 };
 
 }  // namespace hpcreward

@@ -4,10 +4,12 @@
 #include <stdexcept>
 
 #include "bench_node/process/child_process.hpp"
+#include "bench_node/cuda/cute_headers.hpp"
 #include "bench_node/cuda/link_refusal.hpp"
 #include "bench_node/process/environment.hpp"
 #include "common/node_failure.hpp"
 #include "common/number_text.hpp"
+#include "common/stage_libraries.hpp"
 
 namespace hpcreward {
 
@@ -54,6 +56,8 @@ NvccCompiler::NvccCompiler(NvccOptions options) : options_(std::move(options)) {
 std::vector<std::string> NvccCompiler::arguments(const CompileRequest &request) const {
   std::vector<std::string> args = {"-shared", "-Xcompiler", "-fPIC", "-cudart", "shared",
                                    gencode_for(options_.arch)};
+  if (allows_library(request.libraries, kCuteLibrary) && !options_.cute_include.empty())
+    args.insert(args.end(), {"-isystem", options_.cute_include});
   args.insert(args.end(), request.flags.begin(), request.flags.end());
   // After the stage's flags, so they hold whatever those say: every function in a section of
   // its own, only matmul exported, and what nothing exported or run at load refers to dropped.
@@ -133,6 +137,7 @@ std::string nvcc_identity(const NvccOptions &options) {
   NvccCompiler compiler(options);
   for (const std::string &argument : compiler.arguments({"", {"<flags>"}, {}}))
     identity += " " + argument;
+  if (!options.cute_include.empty()) identity += "\nCuTe: " + options.cute_include + " " + cute_version(options.cute_include);
   return identity;
 }
 

@@ -3,7 +3,7 @@
 // limited child (compiler.hpp's Compiler boundary), writing cand.cu and building cand.so:
 //
 //   nvcc -shared -Xcompiler -fPIC -cudart shared -gencode=arch=compute_90a,code=sm_90a
-//        <the stage's flags> -Xcompiler -ffunction-sections
+//        [-isystem <CuTe headers>] <the stage's flags> -Xcompiler -ffunction-sections
 //        -Xlinker --gc-sections,--version-script=cand.exports -Xlinker -z,defs -o cand.so cand.cu
 //
 // `-cudart shared`: the harness and the candidate share one CUDA runtime, so one context
@@ -13,7 +13,8 @@
 // The version script exports matmul (and a C++ matmul, so the audit can say what is wrong)
 // and nothing else; with --gc-sections the linker then drops every function no export, load-
 // time code or kept function refers to: among them the host stubs nvcc gives __device__
-// functions, whose bodies call exit.
+// functions, whose bodies call exit. The CuTe headers are on the include path only for a
+// stage whose libraries name CuTe; the source checks decide which of them may be included.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,6 +29,8 @@ struct NvccOptions {
   double timeout_s = 120;
   std::uint64_t memory_bytes = 4ULL << 30;      // RLIMIT_AS of nvcc and each of its children
   std::uint64_t file_size_bytes = 256ULL << 20;  // RLIMIT_FSIZE (its temporaries, the object)
+  // The directory holding cute/ and cutlass/ of the pinned nvidia-cutlass release; empty: none.
+  std::string cute_include = "";
 };
 
 // Whether `arch` is nvcc's name of a real GPU architecture: "sm_" digits and an optional "a".

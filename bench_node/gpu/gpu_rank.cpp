@@ -21,6 +21,7 @@
 #include "bench_node/gpu/gpu_task_pipeline.hpp"
 #include "bench_node/process/monotonic_clock.hpp"
 #include "bench_node/rank/rank_info.hpp"
+#include "bench_node/cuda/cute_headers.hpp"
 #include "bench_node/rank/scorer.hpp"
 #include "common/messages_binary.hpp"
 #include "common/messages_json.hpp"
@@ -76,6 +77,12 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
   if (gpu.cuobjdump.empty()) gpu.cuobjdump = default_cuobjdump_path();
   if (!find_executable(gpu.cuobjdump))
     abort_job(rank, "cuobjdump not found: '" + gpu.cuobjdump + "' (give --cuobjdump PATH; jobs/install-deps.sh installs it)");
+  if (gpu.cute_include.empty()) gpu.cute_include = default_cute_include();
+  if (gpu.cute_include == "none") gpu.cute_include.clear();
+  const std::string cute = cute_version(gpu.cute_include);
+  if (!gpu.cute_include.empty() && cute.empty())
+    abort_job(rank, "--cute-include " + gpu.cute_include + " holds no CuTe headers (cute/tensor.hpp and "
+                    "cutlass/version.h); give the include directory of the nvidia-cutlass release, or none");
 
   GpuChildOptions child;
   child.runner = gpu.runner;
@@ -119,6 +126,7 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
   info.peak_gflops_bf16 = probe.ceilings.bf16;
   info.sgemm_fp32_gflops = probe.ceilings.f32_fp32;
   info.gpu = probe.gpu;
+  info.cute = cute;
   mpi_send_json(nlohmann::json(info), 0, kTagHello);
   const std::string device = "cuda:" + child.visible_device + " " + probe.gpu.name;
   std::fprintf(stderr,
@@ -134,6 +142,7 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
   checks.compiler.arch = gpu.arch;
   checks.compiler.timeout_s = gpu.compile_timeout_s;
   checks.compiler.memory_bytes = gpu.compile_memory_limit_mb << 20;
+  checks.compiler.cute_include = cute.empty() ? "" : gpu.cute_include;
   checks.cuobjdump = gpu.cuobjdump;
   checks.work_root = options.work_root;
   std::unique_ptr<Scorer> scorer_holder;

@@ -92,6 +92,9 @@ po::options_description bench_options(BenchOptions &o) {
       ("cuobjdump", po::value(&g.cuobjdump), "cuobjdump, for SASS technique detection (default: the one this build found)")
       ("gpu-runner", po::value(&g.runner), "the hpcreward-gpu-runner executable (default: next to this executable)")
       ("gpu-arch", po::value(&g.arch), "nvcc target such as sm_90a (default: the probed GPU's)")
+      ("cute-include", po::value(&g.cute_include),
+       "the directory holding cute/ and cutlass/ of the pinned nvidia-cutlass release, for stages that "
+       "allow CuTe (default: where this build found them; none: without)")
       ("gpu-compile-timeout", po::value(&g.compile_timeout_s)->default_value(g.compile_timeout_s, number_text(g.compile_timeout_s)),
        "seconds of wall clock for nvcc")
       ("gpu-run-timeout", po::value(&g.run_timeout_s)->default_value(g.run_timeout_s, number_text(g.run_timeout_s)),

@@ -16,6 +16,9 @@ struct GpuRankOptions {
   std::string cuobjdump;        // default: the cuobjdump this build found
   std::string runner;           // hpcreward-gpu-runner; default: next to this executable
   std::string arch;             // nvcc target; default: from the probe (sm_90a on Hopper)
+  // cute/ and cutlass/ of the pinned nvidia-cutlass release, for stages that allow CuTe;
+  // default: where this build found them (bench_node/cuda/cute_headers.hpp); "none": without.
+  std::string cute_include;
   double compile_timeout_s = 120;
   std::uint64_t compile_memory_limit_mb = 8192;
   double run_timeout_s = 180;       // wall clock for one candidate's verification and timing

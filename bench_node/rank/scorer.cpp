@@ -92,7 +92,7 @@ void Scorer::prepare_unguarded(PreparedTask &prepared) {
   if (options_.keep_workdir) prepared.directory->keep();
 
   const CompileOutcome compiled =
-      compiler_->compile({task.source, task.compiler_flags, prepared.directory->path()});
+      compiler_->compile({task.source, task.compiler_flags, prepared.directory->path(), task.libraries});
   if (!compiled.verdict.ok()) {
     if (technique_step_)
       if (std::optional<Verdict> verdict = technique_step_->explain_compile_failure(task)) return refuse(*verdict);

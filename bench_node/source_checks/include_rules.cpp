@@ -1,6 +1,25 @@
 #include "bench_node/source_checks/include_rules.hpp"
 
+#include <algorithm>
+
 namespace hpcreward::source_checks {
+
+namespace {
+
+// "cute/atom/mma_atom.hpp": parts separated by single '/', none empty, "." or "..", so an
+// allowed family like cute/* cannot reach out of its directory.
+bool plain_path(std::string_view name) {
+  if (name.find('\\') != std::string_view::npos) return false;
+  for (std::size_t begin = 0;;) {
+    const std::size_t end = std::min(name.find('/', begin), name.size());
+    const std::string_view part = name.substr(begin, end - begin);
+    if (part.empty() || part == "." || part == "..") return false;
+    if (end == name.size()) return true;
+    begin = end + 1;
+  }
+}
+
+}  // namespace
 
 std::optional<std::string> include_refusal(const Directive &directive, const IncludeTable &table) {
   const std::string at = " at line " + std::to_string(directive.line);
@@ -15,6 +34,8 @@ std::optional<std::string> include_refusal(const Directive &directive, const Inc
   const std::string name = spelled.substr(1, spelled.size() - 2);
   if (!table.paths && name.find_first_of("/\\") != std::string::npos)
     return shown + ": paths are refused" + allowed;
+  if (table.paths && !plain_path(name))
+    return shown + ": a path must name a header below its directory (no empty, . or .. parts)" + allowed;
   if (directive.operands.size() > 1) return shown + ": unexpected tokens after the header name";
   if (std::optional<std::string_view> why = refusal_reason(table.headers, name))
     return shown + " is refused: " + std::string(*why);
