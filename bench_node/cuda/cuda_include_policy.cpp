@@ -40,7 +40,9 @@ constexpr RefusedName kRefusedCutlass[] = {
 
 // In a stage that allows CuTe: the building blocks a kernel is written with, the
 // instructions' and pipelines' wrappers beside them, and CUTLASS's numeric types. What lies
-// beyond (the GEMMs CUTLASS assembles from them) stays the candidate's to write.
+// beyond (the GEMMs CUTLASS assembles from them) stays the candidate's to write: refused with
+// a reason where CUTLASS keeps them, anything else of CUTLASS not on the list. (Refusals are
+// read first, so no catch-all "cutlass/*" here: it would refuse the numeric types too.)
 constexpr std::string_view kAllowedCute[] = {
     "cute/*", "cutlass/arch/*", "cutlass/pipeline/*", "cutlass/cutlass.h", "cutlass/numeric_types.h",
     "cutlass/numeric_size.h", "cutlass/numeric_conversion.h", "cutlass/half.h", "cutlass/bfloat16.h",
@@ -52,11 +54,14 @@ constexpr std::string_view kReadyMadeGemm =
     "epilogues): the CuTe stage allows CuTe's building blocks, and the GEMM built from them must "
     "be the candidate's own";
 constexpr RefusedName kRefusedBeyondCute[] = {
+    {"cutlass/arch/grid_dependency_control.h",
+     "it brings in CUTLASS's GEMM and convolution dispatch policies (use cute/arch's or PTX's griddepcontrol)"},
     {"cutlass/gemm/*", kReadyMadeGemm},
     {"cutlass/epilogue/*", kReadyMadeGemm},
     {"cutlass/conv/*", "CUTLASS's ready-made convolutions: the CuTe stage allows CuTe's building blocks"},
-    {"cutlass/*", "beyond what the CuTe stage allows from CUTLASS (cute/*, cutlass/arch/*, "
-                  "cutlass/pipeline/* and the numeric types): the GEMM must be the candidate's own"},
+    {"cutlass/reduction/*", "CUTLASS's ready-made reductions: the CuTe stage allows CuTe's building blocks"},
+    {"cutlass/util/*", "CUTLASS's host utilities (tensors, device memory, printing, reference GEMMs): the "
+                       "CuTe stage allows CuTe's building blocks"},
 };
 
 constexpr RefusedName kRefused[] = {

@@ -35,6 +35,10 @@ Environment nvcc_environment(const std::string &temporary_directory) {
 
 }  // namespace
 
+bool NvccCompiler::uses_cute(const CompileRequest &request) const {
+  return allows_library(request.libraries, kCuteLibrary) && !options_.cute_include.empty();
+}
+
 bool valid_cuda_arch(const std::string &arch) {
   if (arch.rfind("sm_", 0) != 0) return false;
   std::string_view digits = std::string_view(arch).substr(3);
@@ -56,8 +60,7 @@ NvccCompiler::NvccCompiler(NvccOptions options) : options_(std::move(options)) {
 std::vector<std::string> NvccCompiler::arguments(const CompileRequest &request) const {
   std::vector<std::string> args = {"-shared", "-Xcompiler", "-fPIC", "-cudart", "shared",
                                    gencode_for(options_.arch)};
-  if (allows_library(request.libraries, kCuteLibrary) && !options_.cute_include.empty())
-    args.insert(args.end(), {"-isystem", options_.cute_include});
+  if (uses_cute(request)) args.insert(args.end(), {"-isystem", kCuteIostreamDirectory, "-isystem", options_.cute_include});
   args.insert(args.end(), request.flags.begin(), request.flags.end());
   // After the stage's flags, so they hold whatever those say: every function in a section of
   // its own, only matmul exported, and what nothing exported or run at load refers to dropped.
@@ -80,6 +83,12 @@ CompileOutcome NvccCompiler::compile(const CompileRequest &request) {
   if (!write_private_file(request.directory / kSourceName, request.source) ||
       !write_private_file(request.directory / kExportsName, kExportsScript))
     return fail("could not write the source into " + request.directory.string());
+  if (uses_cute(request)) {
+    std::error_code error;
+    std::filesystem::create_directory(request.directory / kCuteIostreamDirectory, error);
+    if (error || !write_private_file(request.directory / kCuteIostreamDirectory / "iostream", kCuteIostream))
+      return fail("could not write CuTe's <iostream> into " + request.directory.string());
+  }
 
   ChildSpec spec;
   spec.program = *program;

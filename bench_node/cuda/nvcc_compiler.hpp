@@ -3,7 +3,8 @@
 // limited child (compiler.hpp's Compiler boundary), writing cand.cu and building cand.so:
 //
 //   nvcc -shared -Xcompiler -fPIC -cudart shared -gencode=arch=compute_90a,code=sm_90a
-//        [-isystem <CuTe headers>] <the stage's flags> -Xcompiler -ffunction-sections
+//        [-isystem cute-iostream -isystem <CuTe headers>] <the stage's flags>
+//        -Xcompiler -ffunction-sections
 //        -Xlinker --gc-sections,--version-script=cand.exports -Xlinker -z,defs -o cand.so cand.cu
 //
 // `-cudart shared`: the harness and the candidate share one CUDA runtime, so one context
@@ -14,7 +15,8 @@
 // and nothing else; with --gc-sections the linker then drops every function no export, load-
 // time code or kept function refers to: among them the host stubs nvcc gives __device__
 // functions, whose bodies call exit. The CuTe headers are on the include path only for a
-// stage whose libraries name CuTe; the source checks decide which of them may be included.
+// stage whose libraries name CuTe (with cute_headers.hpp's <iostream> before them); the
+// source checks decide which of them may be included.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -53,6 +55,7 @@ class NvccCompiler : public Compiler {
   std::vector<std::string> arguments(const CompileRequest &request) const;
 
  private:
+  bool uses_cute(const CompileRequest &request) const;
   NvccOptions options_;
 };
 

@@ -34,12 +34,13 @@ std::optional<std::string> include_refusal(const Directive &directive, const Inc
   const std::string name = spelled.substr(1, spelled.size() - 2);
   if (!table.paths && name.find_first_of("/\\") != std::string::npos)
     return shown + ": paths are refused" + allowed;
-  if (table.paths && !plain_path(name))
-    return shown + ": a path must name a header below its directory (no empty, . or .. parts)" + allowed;
   if (directive.operands.size() > 1) return shown + ": unexpected tokens after the header name";
   if (std::optional<std::string_view> why = refusal_reason(table.headers, name))
     return shown + " is refused: " + std::string(*why);
-  if (allowed_name(table.headers, name)) return std::nullopt;
+  if (allowed_name(table.headers, name)) {
+    if (plain_path(name)) return std::nullopt;
+    return shown + " is refused: a path must name a header below its directory (no empty, . or .. parts)";
+  }
   return shown + " is not on the allow-list" + allowed;
 }
 

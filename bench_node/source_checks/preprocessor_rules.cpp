@@ -1,5 +1,6 @@
 #include "bench_node/source_checks/preprocessor_rules.hpp"
 
+#include <algorithm>
 #include <string_view>
 
 #include "bench_node/source_checks/directives.hpp"
@@ -82,11 +83,15 @@ std::vector<Finding> preprocessor_findings(const std::vector<Token> &tokens, con
   };
   for (const Directive &directive : directives_of(tokens))
     if (auto why = directive_refusal(directive, table)) add(directive.line, *why);
+  // Only ## makes a new identifier, so the start of "_Pragma" is harmless in a source that
+  // never pastes (CuTe's placeholder `_` is in every CuTe kernel).
+  const bool pastes = std::any_of(tokens.begin(), tokens.end(),
+                                  [](const Token &token) { return token.kind == TokenKind::punctuator && token.is("##"); });
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const Token &token = tokens[i];
     if (token.is(kPragmaOperator)) {
       if (auto why = pragma_operator_refusal(tokens, i, table)) add(token.line, *why);
-    } else if (pastes_into_pragma(token)) {
+    } else if (pastes && pastes_into_pragma(token)) {
       add(token.line, "identifier " + token.text + at_line(token.line) +
                           " is refused (## could paste it into _Pragma)");
     } else if (raw_string_prefix(token, i + 1 < tokens.size() ? &tokens[i + 1] : nullptr)) {

@@ -23,6 +23,7 @@ inline BenchTask full_task() {
   task.compiler_flags = {"-O3", "-mavx512f", "-fopenmp"};
   task.techniques_allowed = {"openmp", "avx512"};
   task.techniques_required = {"avx512"};
+  task.libraries = {"cute"};
   task.source = "void matmul(int m, int n, int k, const float *A, const float *B, float *C) { /* \"quoted\" \\ */ }\n";
   task.seed = 0xfedcba9876543210ULL;
   return task;

@@ -27,6 +27,7 @@ void expect_same_task(const BenchTask &a, const BenchTask &b) {
   EXPECT_EQ(a.compiler_flags, b.compiler_flags);
   EXPECT_EQ(a.techniques_allowed, b.techniques_allowed);
   EXPECT_EQ(a.techniques_required, b.techniques_required);
+  EXPECT_EQ(a.libraries, b.libraries);
   EXPECT_EQ(a.source, b.source);
   EXPECT_EQ(a.seed, b.seed);
 }

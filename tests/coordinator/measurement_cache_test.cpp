@@ -44,6 +44,16 @@ TEST(MeasurementKey, SameInputsSameKeyAnyDifferenceAnotherKey) {
   StageSpec cuda = stage();
   cuda.language = Language::cuda;
   EXPECT_NE(key, measurement_key("code", "dgemm-256", cuda));
+  StageSpec cute = cuda;
+  cute.libraries = {"cute"};
+  EXPECT_NE(measurement_key("code", "dgemm-256", cuda), measurement_key("code", "dgemm-256", cute));
+}
+
+// Logs written before stages had libraries keep their keys: the repeat cache of a resumed run
+// still finds their rows.
+TEST(MeasurementKey, AStageWithoutLibrariesKeepsItsEarlierKey) {
+  EXPECT_EQ(measurement_key("code", "dgemm-256", stage()),
+            "61fe10f25152e037c189c72098053bb2e16b1032c268f3f676250242ca51b803");
 }
 
 TEST(MeasurementKey, FieldBoundariesCannotBeShifted) {

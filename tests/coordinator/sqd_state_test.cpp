@@ -41,6 +41,14 @@ TEST(SqdState, NamedStagesTheHostCannotRunHaveAReason) {
   EXPECT_TRUE(with.unsupported().empty());
 }
 
+TEST(SqdState, ACuteStageIsRefusedWhenAGpuRankHasNoCute) {
+  SqdState state(default_ladder(), true);
+  EXPECT_FALSE(state.unsupported_reason("cuda-cute"));
+  state.set_cute_missing("GPU rank 2 (n2)");
+  EXPECT_EQ(state.unsupported_reason("cuda-cute"), "stage cuda-cute allows CuTe, and GPU rank 2 (n2) has no CuTe headers");
+  EXPECT_FALSE(state.unsupported_reason("cuda-open"));
+}
+
 TEST(SqdState, NewProblemsStartAtTheFirstStage) {
   SqdState state(default_ladder(), true);
   EXPECT_EQ(state.current_stage("dgemm-512"), "o0");

@@ -171,6 +171,7 @@ TEST(CompileCacheKey, FieldsCannotRunIntoEachOther) {
   EXPECT_NE(a, compile_cache_key("id", {"xy", {"-O3", ""}, {}}));
   EXPECT_NE(compile_cache_key("id", {"a", {"b"}, {}}), compile_cache_key("id", {"", {"ab"}, {}}));
   EXPECT_NE(compile_cache_key("i", {"d", {}, {}}), compile_cache_key("id", {"", {}, {}}));
+  EXPECT_NE(a, compile_cache_key("id", {"xy", {"-O3"}, {}, {"cute"}})) << "CuTe's headers on the path";
   EXPECT_EQ(a.size(), 64u);
 }
 

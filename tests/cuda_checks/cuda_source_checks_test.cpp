@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "bench_node/cuda/cuda_include_policy.hpp"
+#include "common/node_failure.hpp"
 #include "common/problem_catalog.hpp"
 
 namespace hpcreward {
@@ -17,6 +18,17 @@ Verdict check(const std::string &source) {
   task.problem = *find_problem("cuda-dgemm-1024");
   task.source = source;
   CudaSourceChecks checks;
+  return checks.check_source(task);
+}
+
+// The same in a stage that allows CuTe, on a rank with (or without) the headers.
+Verdict check_in_cute_stage(const std::string &source, bool rank_has_cute = true) {
+  BenchTask task;
+  task.problem = *find_problem("cuda-dgemm-1024");
+  task.stage = "cuda-cute";
+  task.libraries = {"cute"};
+  task.source = source;
+  CudaSourceChecks checks(rank_has_cute);
   return checks.check_source(task);
 }
 
@@ -139,12 +151,60 @@ TEST(CudaSourceChecks, FormatErrors) {
   expect_refused("__global__ void k() {}\n", "const double *A", Status::format_error);
 }
 
+TEST(CudaSourceChecks, CuteStageAllowsCutesBuildingBlocksAndNotCutlassGemms) {
+  const std::string blocks =
+      "#include <cute/tensor.hpp>\n#include <cute/atom/mma_atom.hpp>\n#include <cute/arch/copy_sm80.hpp>\n"
+      "#include <cutlass/numeric_types.h>\n#include <cutlass/arch/barrier.h>\n"
+      "#include <cutlass/pipeline/sm90_pipeline.hpp>\n#include <cuda_fp16.h>\n" + std::string(kEntry);
+  EXPECT_TRUE(check_in_cute_stage(blocks).ok()) << check_in_cute_stage(blocks).reason;
+  // Outside it, CuTe is refused with a pointer to the stage that allows it.
+  const Verdict outside = check("#include <cute/tensor.hpp>\n" + std::string(kEntry));
+  EXPECT_EQ(outside.status, Status::forbidden);
+  EXPECT_NE(outside.reason.find("allowed only in a stage with \"libraries\": [\"cute\"]"), std::string::npos)
+      << outside.reason;
+  for (const char *gemm : {"cutlass/gemm/device/gemm.h", "cutlass/gemm/kernel/gemm_universal.hpp",
+                           "cutlass/gemm/collective/collective_builder.hpp",
+                           "cutlass/epilogue/collective/collective_builder.hpp"}) {
+    const Verdict verdict = check_in_cute_stage("#include <" + std::string(gemm) + ">\n" + kEntry);
+    EXPECT_EQ(verdict.status, Status::forbidden) << gemm;
+    EXPECT_NE(verdict.reason.find("a ready-made CUTLASS GEMM"), std::string::npos) << verdict.reason;
+  }
+  const Verdict util = check_in_cute_stage("#include <cutlass/util/device_memory.h>\n" + std::string(kEntry));
+  EXPECT_EQ(util.status, Status::forbidden);
+  EXPECT_NE(util.reason.find("CUTLASS's host utilities"), std::string::npos) << util.reason;
+  const Verdict other = check_in_cute_stage("#include <cutlass/aligned_buffer.h>\n" + std::string(kEntry));
+  EXPECT_EQ(other.status, Status::forbidden);
+  EXPECT_NE(other.reason.find("not on the allow-list"), std::string::npos) << other.reason;
+  // Everything refused elsewhere stays refused.
+  EXPECT_EQ(check_in_cute_stage("#include <cublas_v2.h>\n" + std::string(kEntry)).status, Status::forbidden);
+  EXPECT_EQ(check_in_cute_stage("#include <stdio.h>\n" + std::string(kEntry)).status, Status::forbidden);
+}
+
+TEST(CudaSourceChecks, AnAllowedDirectoryCannotBeLeftByPath) {
+  for (const char *path : {"cute/../cutlass/gemm/device/gemm.h", "cute/./tensor.hpp", "cute//tensor.hpp",
+                           "cute/atom/../../cutlass/util/host_tensor.h", "cute/..", "cute\\tensor.hpp"}) {
+    const Verdict verdict = check_in_cute_stage("#include <" + std::string(path) + ">\n" + kEntry);
+    EXPECT_EQ(verdict.status, Status::forbidden) << path << ": " << verdict.reason;
+  }
+  const Verdict dots = check_in_cute_stage("#include <cute/../cutlass/gemm/device/gemm.h>\n" + std::string(kEntry));
+  EXPECT_NE(dots.reason.find("no empty, . or .. parts"), std::string::npos) << dots.reason;
+}
+
+TEST(CudaSourceChecks, ACuteStageOnARankWithoutTheHeadersIsTheNodesFailure) {
+  const Verdict verdict = check_in_cute_stage("#include <cute/tensor.hpp>\n" + std::string(kEntry), false);
+  EXPECT_EQ(verdict.status, Status::compile_error);
+  EXPECT_TRUE(node_failure::decided_by_node(verdict.reason)) << verdict.reason;
+  EXPECT_NE(verdict.reason.find("--cute-include"), std::string::npos) << verdict.reason;
+}
+
 TEST(CudaIncludePolicy, EveryListedHeaderExistsInTheToolkitOrIsStandard) {
   // The list names real headers: each is either a C/C++ standard header or one that CUDA 13
   // ships (checked by tests/cuda_checks/nvcc_checks_test.cpp when nvcc is there). Here: no
   // listed header has a refusal reason as well.
-  const NameTable &headers = cuda_source::cuda_include_table().headers;
-  for (std::string_view header : headers.allowed) EXPECT_FALSE(refusal_reason(headers, header)) << header;
+  for (bool cute : {false, true}) {
+    const NameTable &headers = cuda_source::cuda_include_table(cute).headers;
+    for (std::string_view header : headers.allowed) EXPECT_FALSE(refusal_reason(headers, header)) << header;
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // NvccCompiler's command line and arch validation (no nvcc is run).
 #include "bench_node/cuda/nvcc_compiler.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <gtest/gtest.h>
@@ -15,6 +16,20 @@ TEST(NvccCompiler, CommandLine) {
       "-O3", "--use_fast_math", "-Xcompiler", "-ffunction-sections",
       "-Xlinker", "--gc-sections,--version-script=cand.exports", "-Xlinker", "-z,defs", "-o", "cand.so", "cand.cu"};
   EXPECT_EQ(compiler.arguments({"", {"-O3", "--use_fast_math"}, "/tmp"}), expected);
+}
+
+TEST(NvccCompiler, CuteHeadersAreOnThePathOnlyForAStageThatAllowsThem) {
+  NvccOptions options;
+  options.cute_include = "/opt/cutlass/include";
+  const NvccCompiler compiler(options);
+  const std::vector<std::string> with = compiler.arguments({"", {"-O3"}, "/tmp", {"cute"}});
+  const std::vector<std::string> expected_start = {"-shared", "-Xcompiler", "-fPIC", "-cudart", "shared",
+                                                   "-gencode=arch=compute_90a,code=sm_90a", "-isystem",
+                                                   "cute-iostream", "-isystem", "/opt/cutlass/include", "-O3"};
+  EXPECT_EQ(std::vector<std::string>(with.begin(), with.begin() + 11), expected_start);
+  const std::vector<std::string> without = compiler.arguments({"", {"-O3"}, "/tmp"});
+  EXPECT_EQ(std::count(without.begin(), without.end(), "-isystem"), 0);
+  EXPECT_EQ(std::count(without.begin(), without.end(), "/opt/cutlass/include"), 0);
 }
 
 TEST(NvccCompiler, Gencode) {

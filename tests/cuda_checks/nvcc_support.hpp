@@ -333,6 +333,7 @@ inline Measurement score_before_run(const std::string &problem_name, const std::
   task.compiler_flags = stage->compiler_flags;
   task.techniques_allowed = stage->techniques_allowed;
   task.techniques_required = stage->techniques_required;
+  task.libraries = stage->libraries;
   task.source = source;
   return scorer.score(task);
 }

@@ -240,6 +240,31 @@ TEST(LadderConfig, RejectsStagesInTheOtherLanguagesLadder) {
                "stage \"x\": has \"advance\" rules but is not in \"cuda_ladder\": add it to \"cuda_ladder\"");
 }
 
+TEST(LadderConfig, LibrariesAreForCudaStagesAndKnownNames) {
+  LadderConfig config = parse_ladder_config(
+      cuda_config_with(R"({"name": "y", "language": "cuda", "flags": ["-O3"], "allows": ["tensor"], "libraries": ["cute"]})"),
+      "test.json");
+  EXPECT_EQ(config.find("y")->libraries, std::vector<std::string>{"cute"});
+  EXPECT_TRUE(config.find("x")->libraries.empty());
+  expect_error(cuda_config_with(R"({"name": "y", "language": "cuda", "flags": ["-O3"], "libraries": ["cutlass"]})"),
+               "stage \"y\": unknown library \"cutlass\" in \"libraries\" (known: cute)");
+  expect_error(config_with(R"({"name": "b", "flags": ["-O3"], "libraries": ["cute"]})"),
+               "stage \"b\": \"libraries\": [\"cute\"] is for CUDA stages (\"language\": \"cuda\")");
+  expect_error(cuda_config_with(R"({"name": "y", "language": "cuda", "flags": ["-O3"], "libraries": "cute"})"),
+               "\"libraries\" must be an array of strings");
+}
+
+TEST(LadderConfig, TheDefaultLadderHasACuteStageOutsideTheLadder) {
+  LadderConfig config = load_default();
+  const StageSpec *cute = config.find("cuda-cute");
+  ASSERT_NE(cute, nullptr);
+  EXPECT_EQ(cute->language, Language::cuda);
+  EXPECT_EQ(cute->libraries, std::vector<std::string>{"cute"});
+  EXPECT_FALSE(config.ladder_index("cuda-cute", Language::cuda));
+  for (const StageSpec &stage : config.stages)
+    EXPECT_EQ(stage.libraries.empty(), stage.name != "cuda-cute") << stage.name;
+}
+
 TEST(LadderConfig, RejectsBadLanguage) {
   expect_error(cuda_config_with(R"({"name": "y", "language": "ptx", "flags": ["-O3"]})"),
                "stage \"y\": \"language\" must be \"c\" (the default) or \"cuda\"");
