@@ -57,15 +57,12 @@ fi
 # CuTe (CUTLASS's layouts and MMA and copy atoms) for CUDA stages that allow it ("libraries":
 # ["cute"]): the headers of the pinned nvidia-cutlass wheel, its hash checked. Only where nvcc
 # is; without PyPI, GPU ranks are built without them (a run with a CuTe stage is refused).
-cutlass_version=4.2.0
-cutlass_wheel=nvidia_cutlass-4.2.0.0-py3-none-any.whl
-cutlass_sha256=f9599ada45c7bcb6bf53f7d3f0a7d154183e53451c01bfa59eecd37dd4a693f6
+. "$(dirname "$0")/lib/cutlass-pin.sh"
 cutlass_dir=/usr/local/lib/hpcreward/cutlass-$cutlass_version
 if [ -x "$cuda_bin/nvcc" ] && [ ! -f "$cutlass_dir/include/cute/tensor.hpp" ]; then
   echo "install-deps: installing CuTe (nvidia-cutlass $cutlass_version headers) into $cutlass_dir"
   wheels=$(mktemp -d)
-  if python3 -m pip download -q --no-deps --only-binary :all: -d "$wheels" "nvidia-cutlass==$cutlass_version.0" \
-     && echo "$cutlass_sha256  $wheels/$cutlass_wheel" | sha256sum -c --quiet; then
+  if download_cutlass_wheel "$wheels"; then
     "${sudo_cmd[@]}" mkdir -p "$cutlass_dir"
     "${sudo_cmd[@]}" unzip -o -q "$wheels/$cutlass_wheel" 'cutlass_library/source/include/*' -d "$wheels/x"
     "${sudo_cmd[@]}" rm -rf "$cutlass_dir/include"

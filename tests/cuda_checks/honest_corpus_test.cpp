@@ -57,6 +57,17 @@ TEST(HonestCudaCorpusSandboxOnly, TheHostMemoryBombReachesTheRunner) {
   EXPECT_EQ(runs, 1);
 }
 
+// CuTe's own <iostream> constructor is kept out of the CuTe stage's objects; a candidate's own
+// load-time code is not, and the object audit refuses it before anything is loaded.
+TEST(CuteStage, ACandidatesOwnLoadTimeCodeIsStillRefused) {
+  REQUIRE_CUDA_TOOLS();
+  int runs = 0;
+  const Measurement m = score_case("cute_load_time_code", "forbidden", runs);
+  EXPECT_EQ(m.status, Status::forbidden) << m.reason;
+  EXPECT_NE(m.reason.find("constructor"), std::string::npos) << m.reason;
+  EXPECT_EQ(runs, 0);
+}
+
 // Reaching libc's `open` and `write` by pointer arithmetic names nothing a check before the run
 // can refuse: only the executor's Landlock ruleset stops this case, so it must reach the runner
 // (tests/gpu/gpu_corpus.py runs it on a GPU and checks the file it aims at).

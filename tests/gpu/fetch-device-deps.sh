@@ -5,7 +5,8 @@
 # Debian's packages of cpp-httplib, libseccomp, capstone, libelf, Boost.Program_options and
 # hwloc (headers and link; device-build.sh links the image's own libhwloc15, which its Open MPI
 # uses, and keeps Debian's only where the image lacks one), and libclang's C headers (the image has libclang-16's library but not its headers; the C
-# API is stable, so 14's headers serve); Slurm and munge into .gpu-deps/slurm/.
+# API is stable, so 14's headers serve); the pinned nvidia-cutlass wheel (CuTe) into
+# .gpu-deps/cutlass/; Slurm and munge into .gpu-deps/slurm/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p .gpu-deps/debs
@@ -22,6 +23,9 @@ dpkg -x libclang-14-dev_*.deb "$scratch"
 rm -rf ../clang-c-include && mkdir -p ../clang-c-include
 cp -r "$scratch"/usr/lib/llvm-14/include/clang-c ../clang-c-include/
 rm -rf "$scratch" libclang-14-dev_*.deb
+# CuTe's headers (the pinned nvidia-cutlass wheel; device-build.sh unpacks it).
+. ../../jobs/lib/cutlass-pin.sh
+rm -rf ../cutlass && mkdir -p ../cutlass && download_cutlass_wheel ../cutlass
 # Slurm and munge for tests/gpu/slurm-gpu.sh, with the libraries an Ubuntu 24.04 image may lack
 # (slurm-cluster.sh unpacks a library package only where the machine has none of its files).
 mkdir -p ../slurm && cd ../slurm && rm -f ./*.deb

@@ -59,6 +59,11 @@ PLAN = [
     ("honest_wmma_hgemm", "cuda-hgemm-1024", "cuda-tensor", "ok"),
     ("honest_async_alloc", "cuda-dgemm-1024", "cuda-naive", "ok"),
     ("honest_tf32_truncated", "cuda-sgemm-4096", "cuda-tensor", "ok"),
+    # CuTe in the stage that allows it (the pinned nvidia-cutlass headers), and not elsewhere.
+    ("honest_cute_hgemm", "cuda-hgemm-1024", "cuda-cute", "ok"),
+    ("honest_cute_hgemm", "cuda-hgemm-4096", "cuda-cute", "ok"),
+    ("honest_cute_hgemm", "cuda-hgemm-1024", "cuda-async", "forbidden"),
+    ("cute_load_time_code", "cuda-hgemm-1024", "cuda-cute", "forbidden"),
     ("illegal_address", "cuda-sgemm-1024", "cuda-naive", "runtime_error"),
     ("naive_sgemm", "cuda-sgemm-1024", "cuda-open", "ok"),
     ("infinite_kernel", "cuda-sgemm-1024", "cuda-naive", "timeout"),
