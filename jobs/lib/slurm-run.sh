@@ -76,10 +76,12 @@ hpc_parse_options() {
   [ -n "$HPC_OUT" ] || hpc_die 2 "--out DIR is required: the run directory, on a file system every node shares"
   [[ "$HPC_EVALUATIONS" =~ ^[1-9][0-9]*$ ]] || hpc_die 2 "--evaluations must be a positive integer, not '$HPC_EVALUATIONS'"
   [[ "$HPC_CUDA_EVALUATIONS" =~ ^[1-9][0-9]*$ ]] || hpc_die 2 "--cuda-evaluations must be a positive integer, not '$HPC_CUDA_EVALUATIONS'"
-  case "$HPC_CUDA_PROBLEM" in
-    ""|cuda-*) ;;
-    *) hpc_die 2 "--cuda-problem names a CUDA problem (cuda-dgemm-N, cuda-sgemm-N, cuda-hgemm-N), not '$HPC_CUDA_PROBLEM'" ;;
-  esac
+  if ! hpc_other_catalog; then  # another catalog's names say nothing of their language
+    case "$HPC_CUDA_PROBLEM" in
+      ""|cuda-*) ;;
+      *) hpc_die 2 "--cuda-problem names a CUDA problem (cuda-dgemm-N, cuda-sgemm-N, cuda-hgemm-N), not '$HPC_CUDA_PROBLEM'" ;;
+    esac
+  fi
   [[ "$HPC_MAX_RESTARTS" =~ ^[0-9]+$ ]] || hpc_die 2 "--max-restarts must be 0 or more, not '$HPC_MAX_RESTARTS'"
   [[ "$HPC_STOP_GRACE" =~ ^[0-9]+$ ]] || hpc_die 2 "--stop-grace must be whole seconds, not '$HPC_STOP_GRACE'"
   [[ "$HPC_GPU_RANKS" =~ ^(auto|none)$ ]] || hpc_die 2 "--gpu-ranks is auto (one per allocated GPU) or none, not '$HPC_GPU_RANKS'"
@@ -95,8 +97,9 @@ hpc_parse_options() {
   elif [ "$HPC_SERVE" -eq 0 ] && [ -z "$HPC_CANDIDATES" ]; then
     HPC_GENERATE=1  # the built-in generator, through a served pipeline
     HPC_SERVE=1
-    if [ -n "${HPC_PROBLEMS:-}" ] && [ "$HPC_PROBLEMS" != default ]; then
-      hpc_die 2 "under Slurm the built-in generator searches the default catalog's problems (jobs/local.sh searches any catalog's); with --problems $HPC_PROBLEMS give --candidates FILE or --serve"
+    if hpc_other_catalog && [ -z "$HPC_PROBLEM" ]; then
+      hpc_die 2 "with --problems $HPC_PROBLEMS the built-in generator needs --problem ID (a C or a CUDA problem of it;" \
+                "--cuda-problem ID adds a CUDA search beside a C one): hpcreward-problems --problems $HPC_PROBLEMS lists them"
     fi
   fi
   if [ "$HPC_SERVE" -eq 1 ] && [ "$listen_given" -eq 0 ]; then
@@ -140,6 +143,7 @@ PY
   (echo ok >"$probe") 2>/dev/null || hpc_die 2 "the run directory $HPC_OUT is not writable"
   rm -f "$probe"
   rm -rf "$HPC_OUT/.step"  # an earlier job's step files
+  if [ "$HPC_GENERATE" -eq 1 ] && hpc_other_catalog; then hpc_read_catalog; fi
   if [ -e "$HPC_OUT/rewards.h5" ]; then
     HPC_RESUME=1
   elif [ "$HPC_RESUME_ASKED" -eq 1 ]; then
@@ -323,12 +327,34 @@ hpc_run_pipeline() {
 }
 
 # ---- the built-in generator, standing in for a trainer ----
+# With a catalog other than the default (--problems), the problems' names say nothing of their
+# language: hpcreward-problems says it, and the generator reads the catalog whole (problems.json
+# in the run directory), as with jobs/local.sh.
+hpc_other_catalog() { [ -n "${HPC_PROBLEMS:-}" ] && [ "$HPC_PROBLEMS" != default ]; }
+hpc_read_catalog() {
+  "$HPC_BIN/hpcreward-problems" --problems "$HPC_PROBLEMS" --json >"$HPC_OUT/problems.json" ||
+    hpc_die 2 "--problems $HPC_PROBLEMS: not a catalog hpcreward-problems can read (see above)"
+  local line
+  line=$("$HPC_BIN/hpcreward-problems" --problems "$HPC_PROBLEMS" "$HPC_PROBLEM") ||
+    hpc_die 2 "--problem $HPC_PROBLEM is not a problem of $HPC_PROBLEMS (see above)"
+  case "$line" in *" cuda "*) HPC_PROBLEM_LANGUAGE=cuda ;; *) HPC_PROBLEM_LANGUAGE=c ;; esac
+  if [ -n "$HPC_CUDA_PROBLEM" ]; then
+    line=$("$HPC_BIN/hpcreward-problems" --problems "$HPC_PROBLEMS" "$HPC_CUDA_PROBLEM") ||
+      hpc_die 2 "--cuda-problem $HPC_CUDA_PROBLEM is not a problem of $HPC_PROBLEMS (see above)"
+    case "$line" in *" cuda "*) ;; *) hpc_die 2 "--cuda-problem $HPC_CUDA_PROBLEM is a C problem of $HPC_PROBLEMS" ;; esac
+  fi
+}
 # As with jobs/local.sh: a C search on the CPU ranks, and a CUDA search on the GPU ranks when
 # the step has any (HPC_GPU_RANK_COUNT, from the node check), their candidates in the same
 # batches. HPC_BENCH_TASKS (set by the job script) is the step's benchmark tasks.
-hpc_c_problem() { case "$HPC_PROBLEM" in ""|cuda-*) echo dgemm-256 ;; *) echo "$HPC_PROBLEM" ;; esac; }
+hpc_problem_language() {
+  if hpc_other_catalog; then echo "$HPC_PROBLEM_LANGUAGE"; else
+    case "$HPC_PROBLEM" in "") echo none ;; cuda-*) echo cuda ;; *) echo c ;; esac
+  fi
+}
+hpc_c_problem() { if [ "$(hpc_problem_language)" = c ]; then echo "$HPC_PROBLEM"; else echo dgemm-256; fi; }
 hpc_cuda_problem() {
-  case "$HPC_PROBLEM" in cuda-*) echo "$HPC_PROBLEM" ;; *) echo "${HPC_CUDA_PROBLEM:-cuda-sgemm-4096}" ;; esac
+  if [ "$(hpc_problem_language)" = cuda ]; then echo "$HPC_PROBLEM"; else echo "${HPC_CUDA_PROBLEM:-cuda-sgemm-4096}"; fi
 }
 hpc_searches_cuda_only() { [ "${HPC_GPU_RANK_COUNT:-0}" -gt 0 ] && [ "${HPC_GPU_RANK_COUNT:-0}" -ge "${HPC_BENCH_TASKS:-0}" ]; }
 
@@ -371,6 +397,7 @@ hpc_generator_command() {
   else
     return 0
   fi
+  if hpc_other_catalog; then args+=(--problems-json "$HPC_OUT/problems.json"); fi
   if [ "${HPC_RESUME:-0}" -eq 1 ]; then
     seed=$((1 + $(hpc_logged_rows)))
     args+=(--resume)

@@ -8,6 +8,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 python=${HPCREWARD_PYTHON:-python3}
+bin=${HPCREWARD_BIN:-$repo/build/bin}  # hpcreward-problems, for another catalog's problems
 dir=$(mktemp -d /tmp/hpcreward-generator-command-XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 failures=0
@@ -25,8 +26,9 @@ command_for() {  # command_for GPU_RANKS BENCH_TASKS [OPTIONS...]: the generator
     HPC_GPU_RANK_COUNT=$1 HPC_BENCH_TASKS=$2
     shift 2
     hpc_parse_options --out "$dir/out" "$@"
-    HPC_OUT=$dir/out HPC_BIN=/nonexistent
+    HPC_OUT=$dir/out HPC_BIN=$bin
     mkdir -p "$HPC_OUT"
+    if hpc_other_catalog; then hpc_read_catalog; fi
     hpc_generator_command
     echo
     hpc_write_rank_args
@@ -49,6 +51,25 @@ out=$(command_for 1 1 --cuda-problem cuda-hgemm-1024 --cuda-stage cuda-tensor)
 check "GPU ranks alone, a pinned stage: the CUDA search's --stage" "$out" "--problem cuda-hgemm-1024 .*--stage cuda-tensor"
 out=$(command_for 1 3 --cuda-stage cuda-async)
 check "both searches, a pinned CUDA stage: --cuda-stage" "$out" "--cuda-out [^ ]* --cuda-stage cuda-async"
+# Another catalog: the problem's language from the catalog, which the generator reads whole.
+out=$(command_for 0 3 --problems gemm-kinds --problem dgemm-tt-batched-8x128 --evaluations 24)
+check "another catalog, a C problem: the C search with the catalog" "$out" \
+  "--problem dgemm-tt-batched-8x128 --evaluations 24 --out $dir/out/generator.json --problems-json $dir/out/problems.json"
+check "another catalog: the catalog written for the generator" "$(cat "$dir/out/problems.json")" "\"id\": \"dgemm-tt-batched-8x128\""
+out=$(command_for 1 1 --problems gemm-kinds --problem cuda-sgemm-nt-4096 --cuda-evaluations 20)
+check "another catalog, a CUDA problem on GPU ranks alone: the CUDA search" "$out" \
+  "--problem cuda-sgemm-nt-4096 --evaluations 20 --out $dir/out/generator-cuda.json --problems-json"
+check "another catalog, a CUDA problem: the coordinator's default problem" "$out" "hpcreward-coordinator .*--problem cuda-sgemm-nt-4096"
+out=$(command_for 1 3 --problems gemm-kinds --problem sgemm-nt-256 --cuda-problem cuda-bf16-nt-4096)
+check "another catalog, both searches" "$out" "--problem sgemm-nt-256 .*--cuda-problem cuda-bf16-nt-4096 .*--problems-json"
+out=$( (command_for 0 3 --problems gemm-kinds) 2>&1 || true)
+check "another catalog without --problem: refused with what to give" "$out" "needs --problem ID"
+out=$( (command_for 0 3 --problems gemm-kinds --problem nope) 2>&1 || true)
+check "another catalog, an unknown problem: refused" "$out" "--problem nope is not a problem of gemm-kinds"
+out=$( (command_for 1 3 --problems gemm-kinds --problem sgemm-nt-256 --cuda-problem dgemm-256) 2>&1 || true)
+check "another catalog, a C problem as --cuda-problem: refused" "$out" "--cuda-problem dgemm-256 is a C problem"
+rm -rf "$dir/out"
+
 # A log holding 25 rows of dgemm-256 and 30 of cuda-sgemm-4096 (as after a requeue).
 mkdir -p "$dir/out"
 "$python" - "$dir/out/rewards.h5" <<'PY'
