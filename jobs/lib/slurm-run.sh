@@ -97,10 +97,10 @@ hpc_parse_options() {
   elif [ "$HPC_SERVE" -eq 0 ] && [ -z "$HPC_CANDIDATES" ]; then
     HPC_GENERATE=1  # the built-in generator, through a served pipeline
     HPC_SERVE=1
-    if hpc_other_catalog && [ -z "$HPC_PROBLEM" ]; then
-      hpc_die 2 "with --problems $HPC_PROBLEMS the built-in generator needs --problem ID (a C or a CUDA problem of it;" \
-                "--cuda-problem ID adds a CUDA search beside a C one): hpcreward-problems --problems $HPC_PROBLEMS lists them"
-    fi
+  fi
+  if hpc_runs_generator && hpc_other_catalog && [ -z "$HPC_PROBLEM" ]; then
+    hpc_die 2 "with --problems $HPC_PROBLEMS the built-in generator needs --problem ID (a C or a CUDA problem of it;" \
+              "--cuda-problem ID adds a CUDA search beside a C one): hpcreward-problems --problems $HPC_PROBLEMS lists them"
   fi
   if [ "$HPC_SERVE" -eq 1 ] && [ "$listen_given" -eq 0 ]; then
     # Reachable from other nodes: trainers on the training partition connect here.
@@ -143,7 +143,7 @@ PY
   (echo ok >"$probe") 2>/dev/null || hpc_die 2 "the run directory $HPC_OUT is not writable"
   rm -f "$probe"
   rm -rf "$HPC_OUT/.step"  # an earlier job's step files
-  if [ "$HPC_GENERATE" -eq 1 ] && hpc_other_catalog; then hpc_read_catalog; fi
+  if hpc_runs_generator && hpc_other_catalog; then hpc_read_catalog; fi
   if [ -e "$HPC_OUT/rewards.h5" ]; then
     HPC_RESUME=1
   elif [ "$HPC_RESUME_ASKED" -eq 1 ]; then
@@ -331,6 +331,8 @@ hpc_run_pipeline() {
 # language: hpcreward-problems says it, and the generator reads the catalog whole (problems.json
 # in the run directory), as with jobs/local.sh.
 hpc_other_catalog() { [ -n "${HPC_PROBLEMS:-}" ] && [ "$HPC_PROBLEMS" != default ]; }
+# The batch job's generator, or the heterogeneous job's when it is given no trainer.
+hpc_runs_generator() { [ "$HPC_GENERATE" -eq 1 ] || { [ "$HPC_HETJOB" -eq 1 ] && [ -z "$HPC_TRAINER_CMD" ]; }; }
 hpc_read_catalog() {
   "$HPC_BIN/hpcreward-problems" --problems "$HPC_PROBLEMS" --json >"$HPC_OUT/problems.json" ||
     hpc_die 2 "--problems $HPC_PROBLEMS: not a catalog hpcreward-problems can read (see above)"
