@@ -1,13 +1,12 @@
 #include "coordinator/sqd_state.hpp"
 
-#include "common/stage_libraries.hpp"
-
 #include <algorithm>
 #include <set>
 #include <stdexcept>
 
 #include "common/problem_catalog.hpp"
 #include "common/stage_libraries.hpp"
+#include "common/yardsticks.hpp"
 #include "techniques/summary_text.hpp"  // the niche key, and the columns summary_from_row reads
 
 namespace hpcreward {
@@ -16,7 +15,9 @@ StageObservation observation_from_row(const RewardRow &row, std::optional<double
   std::optional<Status> status = parse_status(row.status);
   if (!status)
     throw std::invalid_argument("reward row " + row.candidate_id + ": unknown status \"" + row.status + "\"");
-  return {row.problem, row.stage, *status, row.reward, row.gflops, row.batch_id, blas_gflops};
+  const double yardstick = Yardsticks{row.openblas_gflops, row.cublas_gflops, row.cublaslt_gflops}.best();
+  return {row.problem, row.stage,    *status,     row.reward,
+          row.gflops,  row.batch_id, blas_gflops, yardstick > 0 ? std::optional(yardstick) : std::nullopt};
 }
 namespace {
 

@@ -43,6 +43,10 @@ void ProblemProgress::observe(const StageObservation &observation) {
     double fraction = observation.gflops / *observation.blas_gflops;
     if (!s.best_blas_fraction || fraction > *s.best_blas_fraction) s.best_blas_fraction = fraction;
   }
+  if (observation.yardstick_gflops && *observation.yardstick_gflops > 0) {
+    double fraction = observation.gflops / *observation.yardstick_gflops;
+    if (!s.best_yardstick_fraction || fraction > *s.best_yardstick_fraction) s.best_yardstick_fraction = fraction;
+  }
 }
 
 std::optional<std::string> ProblemProgress::fired(const AdvanceRule &rule) const {
@@ -56,6 +60,11 @@ std::optional<std::string> ProblemProgress::fired(const AdvanceRule &rule) const
       if (s.best_blas_fraction && *s.best_blas_fraction >= rule.threshold)
         return "best " + number_text(*s.best_blas_fraction, 4) +
                (language_ == Language::cuda ? " of cuBLAS >= " : " of OpenBLAS >= ") + number_text(rule.threshold, 4);
+      return std::nullopt;
+    case RuleType::best_fraction_of_yardstick:
+      if (s.best_yardstick_fraction && *s.best_yardstick_fraction >= rule.threshold)
+        return "best " + number_text(*s.best_yardstick_fraction, 4) + " of the problem's yardstick >= " +
+               number_text(rule.threshold, 4);
       return std::nullopt;
     case RuleType::success_rate: {
       // A full window only: three lucky candidates out of three are not a success rate.

@@ -25,6 +25,8 @@ struct StageObservation {
   double gflops = 0;
   std::string batch_id;
   std::optional<double> blas_gflops;  // OpenBLAS on the rank that measured it, when known
+  // The problem's best yardstick on that rank (the row's own columns), when measured.
+  std::optional<double> yardstick_gflops = {};
 };
 
 // An advance, as logged: rule is a RuleType name or "unsupported_stage".
@@ -79,6 +81,7 @@ class ProblemProgress {
     std::size_t candidates = 0;
     std::optional<double> best_gflops;
     std::optional<double> best_blas_fraction;
+    std::optional<double> best_yardstick_fraction;
     std::deque<bool> recent_ok;          // last candidates, newest at the back, capped
     std::set<std::string> batches;       // distinct batch ids seen in the stage
     std::size_t best_batch_count = 0;    // batches.size() when best_gflops last improved

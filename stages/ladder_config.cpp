@@ -109,7 +109,8 @@ AdvanceRule parse_rule(std::string_view source, const std::string &where, const 
   if (!type)
     fail(source, where,
          "unknown rule type \"" + type_name +
-             "\" (known: best_gflops, best_fraction_of_blas, success_rate, plateau, max_candidates)");
+             "\" (known: best_gflops, best_fraction_of_blas, best_fraction_of_yardstick, success_rate, plateau, "
+             "max_candidates)");
   const std::string at = where + " rule " + type_name;
   AdvanceRule out;
   out.type = *type;
@@ -120,11 +121,14 @@ AdvanceRule parse_rule(std::string_view source, const std::string &where, const 
       if (!(out.threshold > 0)) fail(source, at, "bad threshold: GFLOPS must be > 0");
       break;
     case RuleType::best_fraction_of_blas:
+    case RuleType::best_fraction_of_yardstick:
       reject_unknown_keys(source, at, rule, {"type", "threshold"});
       out.threshold = number(source, at, rule, "threshold");
-      // Above 1 would mean beating OpenBLAS; allowed up to 10x so a typo like 50 is caught.
+      // Above 1 would mean beating the library; allowed up to 10x so a typo like 50 is caught.
       if (!(out.threshold > 0 && out.threshold <= 10))
-        fail(source, at, "bad threshold: a fraction of OpenBLAS must be in (0, 10]");
+        fail(source, at,
+             *type == RuleType::best_fraction_of_blas ? "bad threshold: a fraction of OpenBLAS must be in (0, 10]"
+                                                      : "bad threshold: a fraction of the yardstick must be in (0, 10]");
       break;
     case RuleType::success_rate:
       reject_unknown_keys(source, at, rule, {"type", "threshold", "window"});
@@ -193,6 +197,7 @@ std::string_view to_string(RuleType type) {
   switch (type) {
     case RuleType::best_gflops: return "best_gflops";
     case RuleType::best_fraction_of_blas: return "best_fraction_of_blas";
+    case RuleType::best_fraction_of_yardstick: return "best_fraction_of_yardstick";
     case RuleType::success_rate: return "success_rate";
     case RuleType::plateau: return "plateau";
     case RuleType::max_candidates: return "max_candidates";
@@ -201,8 +206,8 @@ std::string_view to_string(RuleType type) {
 }
 
 std::optional<RuleType> parse_rule_type(std::string_view text) {
-  for (RuleType type : {RuleType::best_gflops, RuleType::best_fraction_of_blas, RuleType::success_rate,
-                        RuleType::plateau, RuleType::max_candidates})
+  for (RuleType type : {RuleType::best_gflops, RuleType::best_fraction_of_blas, RuleType::best_fraction_of_yardstick,
+                        RuleType::success_rate, RuleType::plateau, RuleType::max_candidates})
     if (to_string(type) == text) return type;
   return std::nullopt;
 }

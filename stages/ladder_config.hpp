@@ -17,6 +17,9 @@ namespace hpcreward {
 enum class RuleType {
   best_gflops,            // best verified GFLOPS in the stage >= threshold
   best_fraction_of_blas,  // best verified GFLOPS / OpenBLAS GFLOPS on that rank >= threshold
+  // best verified GFLOPS / the problem's best yardstick (at its own shape, on the rank that
+  // measured the row: common/yardsticks.hpp) >= threshold
+  best_fraction_of_yardstick,
   success_rate,           // ok fraction over the last `window` candidates >= threshold
   plateau,                // best not improved over `window` batches
   max_candidates,         // `window` candidates scored in the stage
@@ -26,7 +29,7 @@ std::optional<RuleType> parse_rule_type(std::string_view text);
 
 struct AdvanceRule {
   RuleType type = RuleType::best_gflops;
-  double threshold = 0;  // GFLOPS, a fraction of OpenBLAS, or an ok fraction; unused otherwise
+  double threshold = 0;  // GFLOPS, a fraction of OpenBLAS or of a yardstick, or an ok fraction; unused otherwise
   int window = 0;        // candidates (success_rate, max_candidates) or batches (plateau)
 };
 

@@ -86,6 +86,10 @@ TEST(SqdState, ALogRowIsObservedWithItsStatus) {
   EXPECT_EQ(from_row.status, Status::timeout);
   EXPECT_EQ(from_row.batch_id, "z");
   EXPECT_EQ(from_row.blas_gflops, std::optional<double>(12.5));
+  EXPECT_FALSE(from_row.yardstick_gflops) << "a row whose rank measured no yardstick";
+  row.cublas_gflops = 700;
+  row.cublaslt_gflops = 750;
+  EXPECT_EQ(observation_from_row(row).yardstick_gflops, std::optional<double>(750)) << "the best of them";
   row.status = "bogus";
   EXPECT_THROW(observation_from_row(row), std::invalid_argument);
 }

@@ -69,6 +69,23 @@ TEST(Advancement, BestFractionOfBlas) {
   EXPECT_EQ(event->detail, "best 0.6 of OpenBLAS >= 0.5");
 }
 
+TEST(Advancement, BestFractionOfTheProblemsYardstick) {
+  LadderConfig config = ladder_with_rule(R"({"type": "best_fraction_of_yardstick", "threshold": 0.5})");
+  ProblemProgress progress(config, "dgemm-256");
+  progress.observe(ok_row("a", 60, "b1", 10));  // a row without its yardstick does not count
+  StageObservation slow = ok_row("a", 40, "b1", 10);
+  slow.yardstick_gflops = 100;  // 0.4, though 4x the rank's OpenBLAS ceiling
+  progress.observe(slow);
+  EXPECT_FALSE(progress.maybe_advance(1.0));
+  StageObservation fast = ok_row("a", 30, "b2");
+  fast.yardstick_gflops = 50;  // 0.6 of the problem's library on a slower rank
+  progress.observe(fast);
+  std::optional<StageEvent> event = progress.maybe_advance(2.0);
+  ASSERT_TRUE(event);
+  EXPECT_EQ(event->rule, "best_fraction_of_yardstick");
+  EXPECT_EQ(event->detail, "best 0.6 of the problem's yardstick >= 0.5");
+}
+
 TEST(Advancement, SuccessRateNeedsAFullWindow) {
   LadderConfig config = ladder_with_rule(R"({"type": "success_rate", "threshold": 0.75, "window": 4})");
   ProblemProgress progress(config, "dgemm-256");

@@ -164,6 +164,12 @@ TEST(LadderConfig, RejectsBadThresholds) {
                "stage \"b\" rule best_gflops: bad threshold");
   expect_error(config_with(R"({"name": "b", "flags": ["-O3"], "advance": [{"type": "best_fraction_of_blas", "threshold": 50}]})"),
                "rule best_fraction_of_blas: bad threshold");
+  expect_error(config_with(R"({"name": "b", "flags": ["-O3"], "advance": [{"type": "best_fraction_of_yardstick", "threshold": 0}]})"),
+               "rule best_fraction_of_yardstick: bad threshold: a fraction of the yardstick must be in (0, 10]");
+  EXPECT_EQ(parse_ladder_config(config_with(R"({"name": "b", "flags": ["-O3"], "advance": [{"type": "best_fraction_of_yardstick", "threshold": 0.25}]})"),
+                                "test.json")
+                .find("b")->advance[0].type,
+            RuleType::best_fraction_of_yardstick);
   expect_error(config_with(R"({"name": "b", "flags": ["-O3"], "advance": [{"type": "success_rate", "threshold": 1.5, "window": 10}]})"),
                "rule success_rate: bad threshold");
   expect_error(config_with(R"({"name": "b", "flags": ["-O3"], "advance": [{"type": "success_rate", "threshold": 0.5}]})"),
