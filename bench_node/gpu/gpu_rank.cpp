@@ -131,11 +131,12 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
   const std::string device = "cuda:" + child.visible_device + " " + probe.gpu.name;
   std::fprintf(stderr,
                "[gpu %d] ready on %s (pid %ld, task limit %s s): %s (%s, cc %s, %s, %.0f GiB, L2 %.0f MiB), CPUs %s, ceilings %.0f/%.0f/%.0f/%.0f "
-               "GFLOPS (cuBLAS f64/f32/f16/bf16 at %d^3), %d compile workers, %d slots\n",
+               "GFLOPS (cuBLAS f64/f32/f16/bf16 at %d^3), %d compile workers, %d slots, CuTe %s\n",
                rank, info.host.c_str(), static_cast<long>(getpid()), number_text(info.task_limit_s).c_str(), device.c_str(), probe.gpu.uuid.c_str(), probe.gpu.compute_capability.c_str(),
                gpu.arch.c_str(), probe.gpu.memory_bytes / 1073741824.0, probe.gpu.l2_bytes / 1048576.0,
                describe_cpus(placement.cpus).c_str(), probe.ceilings.f64, probe.ceilings.f32, probe.ceilings.f16,
-               probe.ceilings.bf16, gpu.ceiling_size, gpu.compile_workers, gpu.slots);
+               probe.ceilings.bf16, gpu.ceiling_size, gpu.compile_workers, gpu.slots,
+               cute.empty() ? "none (stages that allow it are refused)" : cute.c_str());
 
   CudaCheckOptions checks;
   checks.compiler.nvcc = gpu.nvcc;

@@ -159,8 +159,8 @@ TEST(MessagesBinary, PeekFindsTheSequenceOfATaskThatDoesNotDecode) {
 TEST(MessagesBinary, HeaderIsMagicVersionKind) {
   const std::string task = encode_task(test::full_task());
   const std::string result = encode_result(test::full_result());
-  EXPECT_EQ(task.substr(0, 4), std::string("HR\x02T", 4));
-  EXPECT_EQ(result.substr(0, 4), std::string("HR\x02R", 4));
+  EXPECT_EQ(task.substr(0, 4), std::string("HR\x03T", 4));
+  EXPECT_EQ(result.substr(0, 4), std::string("HR\x03R", 4));
   EXPECT_EQ(static_cast<unsigned char>(task[2]), kBinaryMessageVersion);
 }
 
