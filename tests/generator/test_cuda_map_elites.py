@@ -210,21 +210,29 @@ def test_a_c_and_a_cuda_search_share_batches_and_each_follows_its_own_ladder():
 HOSTS = [{"rank": 1, "kind": "cpu", "peak_gflops_f64": 50.0, "peak_gflops_f32": 100.0},
          {"rank": 2, "kind": "cpu", "peak_gflops_f64": 60.0, "peak_gflops_f32": 110.0},
          {"rank": 3, "kind": "gpu", "peak_gflops_f64": 56857.0, "peak_gflops_f32": 362958.0,
-          "peak_gflops_f16": 641626.0, "sgemm_fp32_gflops": 50000.0}]
+          "peak_gflops_f16": 641626.0, "peak_gflops_bf16": 650000.0, "sgemm_fp32_gflops": 50000.0}]
 
 
 def test_the_baseline_is_blas_on_the_ranks_of_the_problems_kind_and_precision():
-    assert blas_baseline(HOSTS, "dgemm-256") == {"blas": "OpenBLAS", "blas_peak_gflops_f64": 60.0}
-    assert blas_baseline(HOSTS, "sgemm-512") == {"blas": "OpenBLAS", "blas_peak_gflops_f32": 110.0}
-    assert blas_baseline(HOSTS, "cuda-sgemm-4096") == {"blas": "cuBLAS", "blas_peak_gflops_f32": 362958.0}
-    assert blas_baseline(HOSTS, "cuda-hgemm-4096") == {"blas": "cuBLAS", "blas_peak_gflops_f16": 641626.0}
-    assert blas_baseline(HOSTS[:2], "cuda-dgemm-4096") == {}
-    assert blas_baseline([{"peak_gflops_f64": 9.0}], "dgemm-256")["blas_peak_gflops_f64"] == 9.0  # no kind: cpu
-    report = add_baseline({"problem": "cuda-hgemm-4096", "best": {"gflops": 64162.6}}, HOSTS)
+    assert blas_baseline(HOSTS, "c", "f64") == {"blas": "OpenBLAS", "blas_peak_gflops_f64": 60.0}
+    assert blas_baseline(HOSTS, "c", "f32") == {"blas": "OpenBLAS", "blas_peak_gflops_f32": 110.0}
+    assert blas_baseline(HOSTS, "cuda", "f32") == {"blas": "cuBLAS", "blas_peak_gflops_f32": 362958.0}
+    assert blas_baseline(HOSTS, "cuda", "f16") == {"blas": "cuBLAS", "blas_peak_gflops_f16": 641626.0}
+    assert blas_baseline(HOSTS, "cuda", "bf16") == {"blas": "cuBLAS", "blas_peak_gflops_bf16": 650000.0}
+    assert blas_baseline(HOSTS[:2], "cuda", "f64") == {}
+    assert blas_baseline([{"peak_gflops_f64": 9.0}], "c", "f64")["blas_peak_gflops_f64"] == 9.0  # no kind: cpu
+    report = add_baseline({"problem": "cuda-hgemm-4096", "language": "cuda", "best": {"gflops": 64162.6}}, HOSTS, "f16")
     assert report["best_fraction_of_blas"] == pytest.approx(0.1) and report["hosts"] == HOSTS
-    assert "blas" not in add_baseline({"problem": "cuda-hgemm-4096", "best": None}, HOSTS[:2])
+    assert "blas" not in add_baseline({"problem": "cuda-hgemm-4096", "language": "cuda", "best": None}, HOSTS[:2], "f16")
+    # a catalog's problem: its language and precision come from the search, never from its name
+    bf16 = add_baseline({"problem": "cuda-bf16-nt-4096", "language": "cuda", "best": {"gflops": 65000.0}}, HOSTS, "bf16")
+    assert bf16["blas_peak_gflops_bf16"] == 650000.0 and bf16["best_fraction_of_blas"] == pytest.approx(0.1)
+    kb = add_baseline({"problem": "kb1-3-batched", "language": "cuda", "best": {"gflops": 36295.8}}, HOSTS, "f32")
+    assert kb["blas"] == "cuBLAS" and kb["best_fraction_of_blas"] == pytest.approx(0.1)
     # sgemm: the ceiling is TF32 cuBLAS; the fraction of plain cuBLAS SGEMM is reported beside it
-    sgemm = add_baseline({"problem": "cuda-sgemm-4096", "best": {"gflops": 25000.0}}, HOSTS)
+    sgemm = add_baseline({"problem": "cuda-sgemm-4096", "language": "cuda", "best": {"gflops": 25000.0}}, HOSTS, "f32")
     assert sgemm["cublas_sgemm_fp32_gflops"] == 50000.0
     assert sgemm["best_fraction_of_cublas_sgemm_fp32"] == pytest.approx(0.5)
-    assert "cublas_sgemm_fp32_gflops" not in add_baseline({"problem": "cuda-hgemm-4096", "best": None}, HOSTS)
+    assert "cublas_sgemm_fp32_gflops" not in add_baseline({"problem": "cuda-hgemm-4096", "language": "cuda", "best": None},
+                                                          HOSTS, "f16")
+    assert "cublas_sgemm_fp32_gflops" not in add_baseline({"problem": "sgemm-512", "language": "c", "best": None}, HOSTS, "f32")

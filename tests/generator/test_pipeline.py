@@ -73,7 +73,7 @@ def test_the_loop_through_the_file_scorer_follows_the_pipeline(tmp_path):
     report = loop.run(12)
     assert report["evaluations"] == 12 and scorer.batches == 2
     assert all(h["status"] == "ok" and h["stage"] == "o0" for h in loop.history), loop.history
-    assert report["best"]["gflops"] > 0 and blas_baseline(scorer.hosts, "dgemm-256")["blas_peak_gflops_f64"] > 0
+    assert report["best"]["gflops"] > 0 and blas_baseline(scorer.hosts, "c", "f64")["blas_peak_gflops_f64"] > 0
     rows, _, _ = read_log(tmp_path / "gen" / "run" / "rewards.h5")
     assert sorted(r["candidate_id"] for r in rows) == sorted(h["id"] for h in loop.history)
 

@@ -173,7 +173,7 @@ def main(argv=None) -> int:
     def write_reports() -> list[dict]:
         reports = []
         for search, _, out in searches:
-            report = add_baseline(search.report(), scorer.hosts)
+            report = add_baseline(search.report(), scorer.hosts, search.family.precision)
             report["seconds"] = time.monotonic() - started
             if getattr(scorer, "work_dir", None):
                 report["work_dir"] = str(scorer.work_dir)
