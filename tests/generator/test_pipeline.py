@@ -4,11 +4,13 @@ for two batches through the file scorer."""
 import json
 import os
 import pathlib
+import random
 import subprocess
 
 
 from hpcreward_generator import kernels
 from hpcreward_generator.baseline import blas_baseline
+from hpcreward_generator.family import family_for, smallest_dimension
 from hpcreward_generator.file_scorer import FileScorer, read_log
 from hpcreward_generator.kernels import Genome
 from hpcreward_generator.map_elites import MapElites
@@ -93,3 +95,34 @@ def test_a_resumed_main_job_goes_on_with_its_search_under_new_ids(tmp_path):
     assert sorted(ids) == [f"s1-b0001-{i:02d}" for i in range(4)] + [f"s5-b0002-{i:02d}" for i in range(4)], ids
     report = json.loads((out / "generator.json").read_text())
     assert (report["evaluations"], report["earlier_runs"]) == (8, [{"seed": 1, "evaluations": 4, "batches": 1}])
+
+
+def test_on_a_problem_smaller_than_the_default_tiles_blocking_is_what_the_ranks_detect(tmp_path):
+    """A catalog problem of 128s (8 products of 128^3): a 128 tile splits nothing there, so the
+    family neither counts it as blocking nor offers it to the blocking stage; the ranks agree."""
+    listing = subprocess.run([str(BIN / "hpcreward-problems"), "--problems", "gemm-kinds", "--json"],
+                             capture_output=True, text=True, check=True)
+    catalog = json.loads(listing.stdout)["problems"]
+    family = family_for("dgemm-batched-8x128", catalog=catalog)
+    assert family.smallest == 128 and smallest_dimension({"nominal": "3*70x45x37"}) == 37
+    rng = random.Random(7)
+    drawn = [family.random(rng, "blocking") for _ in range(200)]
+    drawn += [family.mutate(genome, rng, "blocking") for genome in drawn]
+    assert all(family.is_valid(g, "blocking") and any(0 < g.tile(x) < 128 for x in "ijk") for g in drawn)
+    cases = [("o3", Genome("ikj", tk=128, unroll=4)),                 # whole-problem tile: not blocking
+             ("blocking", Genome("ikj", tk=64, unroll=4)),
+             ("blocking", next(g for g in drawn if g.openmp and not g.avx512))]
+    lines = []
+    for index, (stage, genome) in enumerate(cases):
+        assert family.is_valid(genome, stage), (stage, genome)
+        lines.append({"id": f"g{index}", "stage": stage, "batch_id": "generator", "problem": "dgemm-batched-8x128",
+                      "source": family.render(genome)})
+    candidates = tmp_path / "candidates.jsonl"
+    candidates.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = subprocess.run([str(REPO / "jobs" / "local.sh"), "--candidates", str(candidates), "--np", "2",
+                             "--problems", "gemm-kinds", "--out", str(tmp_path / "run"), *BENCH_OPTIONS],
+                            capture_output=True, text=True, env=dict(os.environ, HPCREWARD_BIN=str(BIN)), timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    rows = {row["candidate_id"]: row for row in read_log(tmp_path / "run" / "rewards.h5")[0]}
+    got = [(rows[f"g{i}"]["status"], rows[f"g{i}"]["techniques"]) for i in range(len(cases))]
+    assert got == [("ok", "+".join(family.techniques(g)) or "plain") for _, g in cases], got

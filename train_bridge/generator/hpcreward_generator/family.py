@@ -24,35 +24,36 @@ class CFamily:
     genome_type = kernels.Genome  # from_dict(), from_label(): a report's genomes back
 
     def __init__(self, problem: str = "dgemm-256", ladder: str | None = None, precision: str | None = None,
-                 kind: Kind = ROW_MAJOR):
+                 kind: Kind = ROW_MAJOR, smallest: int = kernels.SMALLEST_NOMINAL):
         self.problem = problem
         self.precision = precision or ("f32" if problem.startswith("sgemm") else "f64")
         if self.precision not in ("f64", "f32"):
             raise ValueError(f"{problem!r}: a C problem is f64 or f32, not {self.precision}")
         self.kind = kind
+        self.smallest = smallest  # the timed shape's smallest dimension: what a tile must be under
         stages, _ = kernels.load_ladder(ladder)
         self.stages = {name: rule for name, rule in stages.items() if not name.startswith("cuda-")}
 
     def random(self, rng: random.Random, stage: str) -> kernels.Genome:
-        return kernels.random_genome(rng, stage, self.stages)
+        return kernels.random_genome(rng, stage, self.stages, self.smallest)
 
     def mutate(self, genome: kernels.Genome, rng: random.Random, stage: str) -> kernels.Genome:
-        return kernels.mutate(genome, rng, stage, self.stages)
+        return kernels.mutate(genome, rng, stage, self.stages, self.smallest)
 
     def repair(self, genome: kernels.Genome, rng: random.Random, stage: str) -> kernels.Genome:
-        return kernels.repair(genome, stage, rng, self.stages)
+        return kernels.repair(genome, stage, rng, self.stages, self.smallest)
 
     def is_valid(self, genome: kernels.Genome, stage: str) -> bool:
-        return kernels.is_valid(genome, stage, self.stages)
+        return kernels.is_valid(genome, stage, self.stages, self.smallest)
 
     def render(self, genome: kernels.Genome) -> str:
         return kernels.render(genome, self.precision, self.kind)
 
     def techniques(self, genome: kernels.Genome) -> tuple[str, ...]:
-        return kernels.techniques(genome)
+        return kernels.techniques(genome, self.smallest)
 
     def descriptor(self, genome: kernels.Genome) -> str:
-        return kernels.descriptor(genome)
+        return kernels.descriptor(genome, self.smallest)
 
 
 class CudaFamily:
@@ -119,5 +120,13 @@ def family_for(problem: str, ladder: str | None = None, catalog: list[dict] | No
     entry = next((p for p in catalog if p["id"] == problem), None)
     if entry is None:
         raise ValueError(f"{problem!r} is not in the catalog (its problems: {', '.join(p['id'] for p in catalog)})")
-    family = CudaFamily if entry["language"] == "cuda" else CFamily
-    return family(problem, ladder, precision=entry["precision"], kind=Kind.of(entry))
+    if entry["language"] == "cuda":
+        return CudaFamily(problem, ladder, precision=entry["precision"], kind=Kind.of(entry))
+    return CFamily(problem, ladder, precision=entry["precision"], kind=Kind.of(entry),
+                   smallest=smallest_dimension(entry))
+
+
+def smallest_dimension(problem: dict) -> int:
+    """The smallest of m, n, k of a catalog problem's nominal shape ("8*128x128x128": 128)."""
+    shape = problem["nominal"].split("*")[-1]
+    return min(int(size) for size in shape.split("x"))

@@ -23,9 +23,10 @@ from .problem_kind import ROW_MAJOR, Kind
 ORDERS = tuple("".join(p) for p in itertools.permutations("ijk"))
 J_INNER_ORDERS = ("ikj", "kij")
 TILE_SIZES = (0, 16, 32, 64, 128, 256)
-# The smallest nominal dimension of the problems the generator writes for (dgemm/sgemm-256 and
-# up). The ranks count a tiled nest as blocking only when some tile is smaller than the timed
-# shape (a 256 tile over 256 splits nothing), and so does techniques().
+# The ranks count a tiled nest as blocking only when some tile is smaller than the smallest
+# dimension of the timed shape (a 256 tile over 256 splits nothing), and so does techniques():
+# `smallest` is that dimension of the problem (family.py reads it from the catalog); this
+# default is the default catalog's (dgemm/sgemm-256 and up).
 SMALLEST_NOMINAL = 256
 UNROLLS = (1, 2, 4, 8)
 JAMS = (1, 2, 4)
@@ -124,14 +125,15 @@ _LABEL = re.compile(r"(?P<order>[ijk]{3})-t(?P<ti>\d+)x(?P<tj>\d+)x(?P<tk>\d+)-u
                     r"(?:-r(?P<rows>\d+))?-(?P<flags>plain|(?=[OVPR])O?V?P?R?)")
 
 
-def techniques(genome: Genome) -> tuple[str, ...]:
-    """The techniques of TECHNIQUES the rendered candidate uses (as the pipeline detects them)."""
+def techniques(genome: Genome, smallest: int = SMALLEST_NOMINAL) -> tuple[str, ...]:
+    """The techniques of TECHNIQUES the rendered candidate uses (as the pipeline detects them)
+    on a problem whose smallest dimension is `smallest`."""
     used = []
     if genome.openmp:
         used.append("openmp")
     if genome.avx512:
         used.append("avx512")
-    if any(0 < tile < SMALLEST_NOMINAL for tile in (genome.ti, genome.tj, genome.tk)):
+    if any(0 < tile < smallest for tile in (genome.ti, genome.tj, genome.tk)):
         used.append("blocking")
     return tuple(used)
 
@@ -169,19 +171,22 @@ def inner_step(genome: Genome) -> int:
     return genome.unroll * (16 if genome.avx512 else 1)
 
 
-def is_valid(genome: Genome, stage: str | None = None, stages: dict | None = None) -> bool:
+def is_valid(genome: Genome, stage: str | None = None, stages: dict | None = None,
+             smallest: int = SMALLEST_NOMINAL) -> bool:
     if problems(genome):
         return False
     if stage is None:
         return True
     allows, requires = (stages or DEFAULT_STAGES)[stage]
-    used = set(techniques(genome))
+    used = set(techniques(genome, smallest))
     return used <= set(allows) and set(requires) <= used
 
 
-def repair(genome: Genome, stage: str | None, rng, stages: dict | None = None) -> Genome:
-    """The nearest genome valid in `stage` (None: any stage): drops what it may not use, adds
-    what it must, then fixes gene combinations that cannot be rendered."""
+def repair(genome: Genome, stage: str | None, rng, stages: dict | None = None,
+           smallest: int = SMALLEST_NOMINAL) -> Genome:
+    """The nearest genome valid in `stage` (None: any stage) on a problem whose smallest
+    dimension is `smallest`: drops what it may not use, adds what it must, then fixes gene
+    combinations that cannot be rendered."""
     g = dataclasses.asdict(genome)
     if stage is not None:
         allows, requires = (stages or DEFAULT_STAGES)[stage]
@@ -195,8 +200,11 @@ def repair(genome: Genome, stage: str | None, rng, stages: dict | None = None) -
             g["avx512"] = True
         if "blocking" not in allows:
             g["ti"] = g["tj"] = g["tk"] = 0
-        if "blocking" in requires and not any(0 < g[t] < SMALLEST_NOMINAL for t in ("ti", "tj", "tk")):
-            g[rng.choice(("ti", "tj", "tk"))] = rng.choice([t for t in TILE_SIZES if 0 < t < SMALLEST_NOMINAL])
+        if "blocking" in requires and not any(0 < g[t] < smallest for t in ("ti", "tj", "tk")):
+            # below 16 no tile of TILE_SIZES splits the problem; the ranks then say the stage's
+            # requirement is not met, which is the truth about such a problem and this family
+            splitting = [t for t in TILE_SIZES if 0 < t < smallest] or [min(t for t in TILE_SIZES if t)]
+            g[rng.choice(("ti", "tj", "tk"))] = rng.choice(splitting)
     if g["avx512"] and g["loop_order"] not in J_INNER_ORDERS:
         if stage is not None and "avx512" in (stages or DEFAULT_STAGES)[stage][1]:
             g["loop_order"] = rng.choice(J_INNER_ORDERS)
@@ -218,20 +226,22 @@ def repair(genome: Genome, stage: str | None, rng, stages: dict | None = None) -
     return Genome(**g)
 
 
-def random_genome(rng: random.Random, stage: str | None, stages: dict | None = None) -> Genome:
+def random_genome(rng: random.Random, stage: str | None, stages: dict | None = None,
+                  smallest: int = SMALLEST_NOMINAL) -> Genome:
     genome = Genome(
         loop_order=rng.choice(ORDERS),
         ti=rng.choice(TILE_SIZES), tj=rng.choice(TILE_SIZES), tk=rng.choice(TILE_SIZES),
         unroll=rng.choice(UNROLLS), jam=rng.choice(JAMS), rows=rng.choice(ROWS),
         openmp=rng.random() < 0.5, avx512=rng.random() < 0.5, pack=rng.random() < 0.5,
         restrict=rng.random() < 0.5)
-    return repair(genome, stage, rng, stages)
+    return repair(genome, stage, rng, stages, smallest)
 
 
 GENES = ("loop_order", "ti", "tj", "tk", "unroll", "jam", "rows", "openmp", "avx512", "pack", "restrict")
 
 
-def mutate(genome: Genome, rng: random.Random, stage: str | None, stages: dict | None = None) -> Genome:
+def mutate(genome: Genome, rng: random.Random, stage: str | None, stages: dict | None = None,
+           smallest: int = SMALLEST_NOMINAL) -> Genome:
     """Changes one gene (to a different value), then repairs the genome for `stage`."""
     gene = rng.choice(GENES)
     value = getattr(genome, gene)
@@ -247,12 +257,12 @@ def mutate(genome: Genome, rng: random.Random, stage: str | None, stages: dict |
         new = rng.choice([u for u in ROWS if u != value])
     else:
         new = not value
-    return repair(dataclasses.replace(genome, **{gene: new}), stage, rng, stages)
+    return repair(dataclasses.replace(genome, **{gene: new}), stage, rng, stages, smallest)
 
 
-def descriptor(genome: Genome) -> str:
+def descriptor(genome: Genome, smallest: int = SMALLEST_NOMINAL) -> str:
     """Niche key: techniques, loop order, tile sizes (already powers of two: the buckets)."""
-    used = "+".join(techniques(genome)) or "plain"
+    used = "+".join(techniques(genome, smallest)) or "plain"
     tiles = "x".join(str(t) for t in (genome.ti, genome.tj, genome.tk))
     return f"{used}|{genome.loop_order}|{tiles}"
 
