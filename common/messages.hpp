@@ -87,6 +87,7 @@ struct GpuInfo {
 struct RankInfo {
   int rank = 0;
   std::string host;
+  std::string cpu_model;  // /proc/cpuinfo's model name (common/cpu_model.hpp); "" when unknown
   int cores = 0;  // CPUs in the rank's affinity mask
   std::string compiler_version;
   std::string blas_version;

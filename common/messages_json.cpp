@@ -94,7 +94,7 @@ void from_json(const json &in, Measurement &m) {
 }
 
 void to_json(json &out, const RankInfo &info) {
-  out = json{{"rank", info.rank}, {"host", info.host}, {"cores", info.cores},
+  out = json{{"rank", info.rank}, {"host", info.host}, {"cpu_model", info.cpu_model}, {"cores", info.cores},
              {"compiler_version", info.compiler_version}, {"blas_version", info.blas_version},
              {"peak_gflops_f64", info.peak_gflops_f64}, {"peak_gflops_f32", info.peak_gflops_f32},
              {"avx512", info.avx512}, {"kind", info.kind}, {"slots", info.slots},
@@ -131,6 +131,7 @@ void from_json(const json &in, GpuInfo &gpu) {
 void from_json(const json &in, RankInfo &info) {
   info.rank = in.at("rank").get<int>();
   info.host = in.at("host").get<std::string>();
+  info.cpu_model = in.value("cpu_model", std::string());
   info.cores = in.at("cores").get<int>();
   info.compiler_version = in.at("compiler_version").get<std::string>();
   info.blas_version = in.at("blas_version").get<std::string>();

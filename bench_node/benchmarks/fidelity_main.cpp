@@ -17,6 +17,7 @@
 #include <iostream>
 #include <numeric>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include <boost/program_options.hpp>
@@ -30,6 +31,7 @@
 #include "bench_node/rank/scorer.hpp"
 #include "bench_node/measure/statistics.hpp"
 #include "bench_node/process/work_dir.hpp"
+#include "common/cpu_model.hpp"
 #include "common/problem_catalog.hpp"
 
 namespace hpcreward {
@@ -132,15 +134,9 @@ double median_of(std::vector<double> values) { return summarize(values).median; 
 
 // "AMD EPYC, 2 CPUs": what the numbers were measured on.
 std::string machine_description() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line, model = "unknown CPU";
-  int cpus = 0;
-  while (std::getline(cpuinfo, line)) {
-    if (line.starts_with("model name") && line.find(':') != std::string::npos)
-      model = line.substr(line.find(':') + 2);
-    if (line.starts_with("processor")) ++cpus;
-  }
-  return model + ", " + std::to_string(cpus) + " CPUs";
+  const std::string model = cpu_model();
+  return (model.empty() ? std::string("unknown CPU") : model) + ", " +
+         std::to_string(std::thread::hardware_concurrency()) + " CPUs";
 }
 
 int run(int argc, char **argv) {

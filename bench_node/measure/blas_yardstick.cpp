@@ -87,9 +87,9 @@ const Yardsticks &CpuYardsticks::of(const Problem &problem) {
   const double start = monotonic_seconds();
   Yardsticks yardsticks;
   yardsticks.openblas = openblas_gflops(problem, threads_);
-  std::fprintf(stderr, "%syardstick of %s (%s, %s): OpenBLAS %.1f GFLOPS with %d threads, measured in %.2f s\n",
+  std::fprintf(stderr, "%syardstick of %s (%s, %s): OpenBLAS %.1f GFLOPS with %d thread%s, measured in %.2f s\n",
                log_prefix_.c_str(), problem.id.c_str(), to_string(problem.nominal).c_str(), to_string(problem.layout).c_str(),
-               yardsticks.openblas, threads_, monotonic_seconds() - start);
+               yardsticks.openblas, threads_, threads_ == 1 ? "" : "s", monotonic_seconds() - start);
   return measured_.emplace(problem.id, yardsticks).first->second;
 }
 

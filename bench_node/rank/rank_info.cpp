@@ -3,6 +3,7 @@
 #include "bench_node/checks/compiler.hpp"
 #include "bench_node/process/cpu_affinity.hpp"
 #include "bench_node/cpu/reference_gemm.hpp"
+#include "common/cpu_model.hpp"
 #include "common/node_name.hpp"
 
 namespace hpcreward {
@@ -18,6 +19,7 @@ RankInfo collect_rank_info(int rank, const std::string &cc, bool no_avx512) {
   RankInfo info;
   info.rank = rank;
   info.host = host_name();
+  info.cpu_model = cpu_model();
   info.cores = affinity_cpu_count();
   info.compiler_version = compiler_version(cc);
   if (info.compiler_version.empty()) info.compiler_version = cc + " (version unknown)";

@@ -21,6 +21,7 @@ LAYERS = {
     "results": 3,      # the HDF5 log
     "stages": 3,       # the ladder, the constraint decision, the archive (knows nothing of the log)
     "bench_node": 4,   # benchmark ranks
+    "prompts": 4,      # prompts from the problem, the stage and the ranks' hardware
     "coordinator": 5,  # rank 0
     "train_bridge": 6,
     "tests": 7,

@@ -1,0 +1,118 @@
+#include "prompts/prompt_fields.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "bench_node/source_checks/c_include_policy.hpp"
+#include "common/builtin_catalogs.hpp"
+#include "common/problem_catalog.hpp"
+#include "stages/builtin_ladder.hpp"
+#include "techniques/known_techniques.hpp"
+
+namespace hpcreward::prompts {
+namespace {
+
+LadderConfig default_ladder() { return parse_ladder_config(builtin_ladder_json(), "default_ladder.json"); }
+
+bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+
+TEST(PromptFields, EveryProblemOfEveryBuiltInCatalogHasAPromptInEveryStageOfItsLanguage) {
+  const LadderConfig ladder = default_ladder();
+  const PromptTemplate builtin = PromptTemplate::builtin();
+  int prompts = 0;
+  for (const std::string &name : builtin_catalog_names()) {
+    for (const Problem &problem : load_problem_catalog(name).problems) {
+      for (const StageSpec &stage : ladder.stages) {
+        if (stage.language != problem.language) continue;
+        const PromptFields fields = prompt_fields({problem, stage, {}, "the measured GFLOPS"});
+        for (const std::string &field : prompt_field_names()) {
+          ASSERT_TRUE(fields.count(field)) << field;
+          EXPECT_FALSE(fields.at(field).empty()) << problem.id << " " << stage.name << " " << field;
+        }
+        const std::string text = builtin.render(fields);
+        EXPECT_TRUE(contains(text, entry_point_signature(problem))) << problem.id;
+        EXPECT_TRUE(contains(text, "stage `" + stage.name + "`")) << problem.id;
+        for (const Shape &shape : problem.check_shapes) EXPECT_TRUE(contains(text, to_string(shape))) << problem.id;
+        ++prompts;
+      }
+    }
+  }
+  EXPECT_GT(prompts, 300);
+}
+
+TEST(PromptFields, TheStageSaysWhatItRequiresAllowsAndRefusesInWords) {
+  const LadderConfig ladder = default_ladder();
+  const ProblemCatalog catalog = load_problem_catalog("default");
+  const Problem &dgemm = *catalog.find("dgemm-256");
+  const PromptFields o0 = prompt_fields({dgemm, *ladder.find("o0"), {}, "the measured GFLOPS"});
+  EXPECT_EQ(o0.at("compiler_flags"), "-O0");
+  EXPECT_TRUE(contains(o0.at("forbids"), technique_words("openmp")));
+  EXPECT_TRUE(contains(o0.at("forbids"), technique_words("avx512")));
+  EXPECT_TRUE(contains(o0.at("allows"), technique_words("simd")));
+  const PromptFields blocking = prompt_fields({dgemm, *ladder.find("blocking"), {}, "the measured GFLOPS"});
+  EXPECT_TRUE(contains(blocking.at("requires"), technique_words("blocking")));
+  EXPECT_FALSE(contains(blocking.at("allows"), technique_words("blocking")));
+  EXPECT_EQ(blocking.at("forbids"), "none of the techniques the stages know");
+
+  const Problem &hgemm = *catalog.find("cuda-hgemm-4096");
+  const PromptFields tensor = prompt_fields({hgemm, *ladder.find("cuda-tensor"), {}, "the measured GFLOPS"});
+  EXPECT_TRUE(contains(tensor.at("requires"), technique_words("tensor")));
+  EXPECT_TRUE(contains(tensor.at("forbids"), technique_words("async")));
+  EXPECT_FALSE(contains(tensor.at("includes"), "cute/"));
+  const PromptFields cute = prompt_fields({hgemm, *ladder.find("cuda-cute"), {}, "the measured GFLOPS"});
+  EXPECT_TRUE(contains(cute.at("includes"), "cute/tensor.hpp"));
+  EXPECT_TRUE(contains(cute.at("precision"), "accumulated in fp32"));
+}
+
+TEST(PromptFields, EveryTechniqueTheDetectorsKnowHasWords) {
+  for (std::string_view name : techniques::kCTechniques) EXPECT_NE(technique_words(name), name);
+  for (std::string_view name : techniques::kCudaTechniques) EXPECT_NE(technique_words(name), name);
+}
+
+// What the prompt says a C candidate may include is what the source checks allow: no header
+// the checks refuse is offered, and none they allow is withheld.
+TEST(PromptFields, TheCHeadersAreTheIncludeTablesExactly) {
+  const StageSpec &o3 = *default_ladder().find("o3");
+  std::set<std::string> prompt, table;
+  for (std::string_view header : allowed_headers(Language::c, o3)) prompt.emplace(header);
+  for (std::string_view header : source_checks::c_include_table().headers.allowed) table.emplace(header);
+  EXPECT_EQ(prompt, table);
+}
+
+TEST(PromptFields, TheToleranceAndTheRewardAreTheRunsOwn) {
+  const LadderConfig ladder = default_ladder();
+  Problem problem = *load_problem_catalog("gemm-kinds").find("cuda-bf16-nt-4096");
+  problem.tolerance = 0.0123;
+  const PromptFields fields = prompt_fields({problem, *ladder.find("cuda-naive"), {},
+                                             "the measured GFLOPS over the best yardstick"});
+  EXPECT_TRUE(contains(fields.at("tolerance"), "0.0123"));
+  EXPECT_TRUE(contains(fields.at("reward"), "over the best yardstick"));
+  EXPECT_TRUE(contains(fields.at("abi"), "B given as its transpose"));
+  EXPECT_TRUE(contains(fields.at("answer_format"), "```cuda"));
+}
+
+TEST(PromptFields, TheNodeIsTheRanksOwnHardware) {
+  const LadderConfig ladder = default_ladder();
+  const ProblemCatalog catalog = load_problem_catalog("default");
+  const Problem &hgemm = *catalog.find("cuda-hgemm-4096");
+  NodeDescription h200;
+  h200.kind = "gpu";
+  h200.gpu.name = "NVIDIA H200";
+  h200.gpu.arch = "sm_90a";
+  h200.gpu.compute_capability = "9.0";
+  h200.gpu.multiprocessors = 132;
+  h200.gpu.memory_bytes = 150ull << 30;
+  const PromptFields fields = prompt_fields({hgemm, *ladder.find("cuda-naive"), {h200}, "the measured GFLOPS"});
+  EXPECT_EQ(fields.at("node"), "NVIDIA H200 (sm_90a, compute capability 9.0, 132 SMs, 150 GiB of memory)");
+  NodeDescription cpu;
+  cpu.cpu_model = "AMD EPYC 9654";
+  cpu.cores = 1;
+  cpu.avx512 = true;
+  EXPECT_EQ(cpu.text(), "AMD EPYC 9654, 1 core for your code, AVX-512: yes");
+}
+
+}  // namespace
+}  // namespace hpcreward::prompts
