@@ -119,8 +119,8 @@ int run_coordinator(CoordinatorOptions options, BenchWorld &world, Console &cons
   ScoringEnd end;
   if (options.serve) {
     // The rows move in: serving lets them go once start-up needs them no more.
-    end.stopped = serve_batches(options, defaults, ranks.capabilities, {registry, scoring, *writer, sqd, console},
-                                std::move(logged.rows)) == ServeEnd::requeue;
+    end.stopped = serve_batches(options, defaults, ranks.capabilities, ranks.ranks,
+                                {registry, scoring, *writer, sqd, console}, std::move(logged.rows)) == ServeEnd::requeue;
     end.serve = true;
     end.batches = registry.batches();
   } else {

@@ -232,6 +232,32 @@ json results_json(const std::vector<RewardRow> &rows) {
   return list;
 }
 
+std::variant<json, RequestError> prompts_json(const EndpointConfig &config, const std::string &problem,
+                                              const std::string &stage,
+                                              const std::map<std::string, std::string> &current_stages) {
+  if (!config.prompts) return RequestError{404, "this coordinator serves no prompts"};
+  const prompts::PromptMaker &maker = *config.prompts;
+  std::vector<std::string> ids;
+  if (!problem.empty()) {
+    ids.push_back(problem);
+  } else {
+    const StageSpec *named = stage.empty() ? nullptr : maker.ladder().find(stage);
+    if (!stage.empty() && !named)
+      return RequestError{404, "no stage " + stage + " in the ladder; its stages: " + stage_names(maker.ladder())};
+    for (const Problem &each : maker.catalog().problems)
+      if ((!named || named->language == each.language) && !(config.refuse_problem && config.refuse_problem(each)))
+        ids.push_back(each.id);
+  }
+  json list = json::array();
+  for (const std::string &id : ids) {
+    auto made = maker.make(id, stage, current_stages);
+    if (const auto *refusal = std::get_if<prompts::PromptRefusal>(&made))
+      return RequestError{refusal->not_found ? 404 : 400, refusal->message};
+    list.push_back(std::get<prompts::Prompt>(made));
+  }
+  return json{{"prompts", std::move(list)}, {"reward_mode", config.reward_mode}};
+}
+
 json snapshot_json(const BatchSnapshot &snapshot) {
   json body = {{"batch_id", snapshot.batch_id}, {"state", to_string(snapshot.state)},
                {"done", snapshot.done}, {"total", snapshot.total}};
@@ -330,7 +356,8 @@ void HttpEndpoint::install_routes() {
                 " bytes (--max-request-bytes): split the batch";
     else if (response.status == 404)
       message = "no route " + request.method + " " + request.path +
-                "; routes: POST /v1/batches, GET /v1/batches/{batch_id}, GET /v1/stages, GET /v1/problems, POST /get_reward";
+                "; routes: POST /v1/batches, GET /v1/batches/{batch_id}, GET /v1/stages, GET /v1/problems, "
+                "GET /v1/prompts, POST /get_reward";
     send_error(response, response.status, message);
     return httplib::Server::HandlerResponse::Handled;
   }));
@@ -376,6 +403,13 @@ void HttpEndpoint::install_routes() {
     send_json(response, 200, {{"stages", registry_.stages()},
                               {"reward_mode", config_.reward_mode},
                               {"reward_of_ok", config_.reward_unit}});
+  });
+
+  server.Get("/v1/prompts", [this](const httplib::Request &request, httplib::Response &response) {
+    auto answer = prompts_json(config_, request.get_param_value("problem"), request.get_param_value("stage"),
+                               registry_.stages());
+    if (auto *error = std::get_if<RequestError>(&answer)) return send_error(response, error->status, error->message);
+    send_json(response, 200, std::get<json>(answer));
   });
 
   // The run's problem catalog, whole: what each problem id means (docs/problems.md).

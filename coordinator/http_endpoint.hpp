@@ -5,6 +5,7 @@
 // stays on the main thread.
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@
 #include "coordinator/batch_registry.hpp"
 #include "coordinator/candidate_input.hpp"
 #include "coordinator/tls_files.hpp"
+#include "prompts/prompt_maker.hpp"
 
 namespace httplib {
 class Server;
@@ -42,6 +44,8 @@ struct EndpointConfig {
   std::function<std::optional<std::string>(const Problem &)> refuse_problem;
   std::string reward_mode = "gflops";  // RewardMode::text(), shown by GET /v1/stages
   std::string reward_unit = "the measured GFLOPS";  // RewardMode::unit()
+  // GET /v1/prompts (prompts/README.md); null: the route answers 404 saying so.
+  std::shared_ptr<const prompts::PromptMaker> prompts;
 };
 
 // A request that passed validation: its candidates prepared as JSONL lines would be
@@ -64,6 +68,13 @@ std::variant<BatchRequest, RequestError> parse_batch_request(std::string_view bo
 // candidate "q<i>", problem labels[i] (missing, null or empty: the default problem);
 // batch_id "openrlhf-" + the first 16 hex digits of sha256(body).
 std::variant<BatchRequest, RequestError> parse_reward_request(std::string_view body, const EndpointConfig &config);
+
+// GET /v1/prompts?problem=ID&stage=NAME, both optional: {"prompts": [...]} with the prompt of
+// `problem` (every catalog problem this run can score when absent, each of the stage's
+// language when a stage is named) at `stage` (default: where each problem stands now).
+std::variant<nlohmann::json, RequestError> prompts_json(const EndpointConfig &config, const std::string &problem,
+                                                        const std::string &stage,
+                                                        const std::map<std::string, std::string> &current_stages);
 
 // {"id","status","reason","reward","gflops","stage"} per row.
 nlohmann::json results_json(const std::vector<RewardRow> &rows);

@@ -52,6 +52,9 @@ po::options_description describe_options() {
       ("out", po::value<std::string>(), "run directory; receives rewards.h5 and coordinator.pid")
       ("ladder", po::value<std::string>(),
        "stage ladder (JSON, see stages/default_ladder.json; default: that file, built in)")
+      ("prompt-template", po::value<std::string>(),
+       "serve mode: the template GET /v1/prompts fills (prompts/README.md lists its {{fields}}; default: the "
+       "built-in prompts/default_prompt.txt)")
       ("stage", po::value<std::string>(),
        "score lines that name no stage in this stage (default: their problem's current ladder stage; a line's own stage wins)")
       ("resume", po::bool_switch(),
@@ -185,6 +188,12 @@ std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char
     options.ladder_json = std::string(builtin_ladder_json());
   }
   options.ladder = parse_ladder_config(options.ladder_json, options.ladder_source);
+  if (values.count("prompt-template")) {
+    if (!options.serve)
+      throw std::invalid_argument("--prompt-template is for --serve (GET /v1/prompts); a --candidates run serves no "
+                                  "prompts: drop it, or print them with hpcreward-prompts --template");
+    options.prompt_template = prompts::PromptTemplate::load(values["prompt-template"].as<std::string>());
+  }
   options.stage = values.count("stage") ? values["stage"].as<std::string>() : "";
   if (!options.stage.empty() && !options.ladder.find(options.stage))
     throw std::invalid_argument("--stage " + options.stage + " is not a stage of " + options.ladder_source +
@@ -244,7 +253,8 @@ std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char
                      {"repeat_cache_entries", options.repeat_cache_entries},
                      {"ladder_config", nlohmann::json::parse(options.ladder_json)},
                      {"problems", options.problems.source},
-                     {"problem_catalog", nlohmann::json::parse(options.problems.json)}};
+                     {"problem_catalog", nlohmann::json::parse(options.problems.json)},
+                     {"prompt_template", options.prompt_template ? options.prompt_template->source() : ""}};
   return options;
 }
 

@@ -11,6 +11,7 @@
 #include "coordinator/reward_table.hpp"
 #include "coordinator/tls_files.hpp"
 #include "common/problem_catalog.hpp"
+#include "prompts/prompt_template.hpp"
 #include "stages/ladder_config.hpp"
 
 namespace hpcreward {
@@ -30,6 +31,9 @@ struct CoordinatorOptions {
   LadderConfig ladder;               // --ladder FILE, or the built-in default ladder
   std::string ladder_source;         // the file it came from, for messages and provenance
   std::string ladder_json;           // its text, for the log's provenance
+  // Serve mode: GET /v1/prompts fills this template (--prompt-template FILE; checked at start),
+  // or the built-in one (prompts/README.md).
+  std::optional<prompts::PromptTemplate> prompt_template;
   ProblemCatalog problems;           // --problems NAME or FILE (default: the built-in "default")
   bool resume = false;               // go on with OUT/rewards.h5 instead of creating it
   std::string problem;               // default problem of lines without one

@@ -70,7 +70,8 @@ ServeHooks serve_hooks(ScoringRun &scoring, RewardLogWriter &writer, const SqdSt
 }
 
 ServeEnd serve_batches(const CoordinatorOptions &options, const CandidateDefaults &defaults,
-                       const RunCapabilities &capabilities, ServeParts parts, std::vector<RewardRow> &&logged_rows) {
+                       const RunCapabilities &capabilities, const std::vector<RankInfo> &ranks, ServeParts parts,
+                       std::vector<RewardRow> &&logged_rows) {
   if (options.resume) {
     const std::vector<RewardRow> rows = std::move(logged_rows);  // gone when this block ends
     const std::size_t batches = restore_logged_batches(parts.registry, rows);
@@ -78,7 +79,10 @@ ServeEnd serve_batches(const CoordinatorOptions &options, const CandidateDefault
     parts.console.line("resume: " + std::to_string(batches) +
                        " logged batches are answered from the log when they are sent again");
   }
-  const EndpointConfig config = endpoint_config(options, defaults, capabilities);
+  EndpointConfig config = endpoint_config(options, defaults, capabilities);
+  config.prompts = std::make_shared<const prompts::PromptMaker>(
+      options.problems, options.ladder, options.prompt_template.value_or(prompts::PromptTemplate::builtin()), ranks,
+      std::vector<prompts::NodeDescription>{}, config.reward_unit);
   const std::filesystem::path token_file = std::filesystem::absolute(options.out / "coordinator.token");
   const std::filesystem::path rendezvous = options.out / "coordinator.json";
   std::filesystem::remove(rendezvous);  // a stale one would send trainers to a dead endpoint

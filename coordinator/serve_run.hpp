@@ -42,7 +42,9 @@ struct ServeParts {
 // Serves until a stop; returns how serving ended. `logged_rows`: a resumed run's log rows.
 // Its batches are answered from the log when they are sent again; the rows go once the
 // registry and the repeat cache have what they need of them (a serve run lasts days).
+// `ranks`: the benchmark ranks' hellos (the hardware GET /v1/prompts describes).
 ServeEnd serve_batches(const CoordinatorOptions &options, const CandidateDefaults &defaults,
-                       const RunCapabilities &capabilities, ServeParts parts, std::vector<RewardRow> &&logged_rows);
+                       const RunCapabilities &capabilities, const std::vector<RankInfo> &ranks, ServeParts parts,
+                       std::vector<RewardRow> &&logged_rows);
 
 }  // namespace hpcreward

@@ -20,6 +20,7 @@
 #include "coordinator/problem_support.hpp"
 #include "coordinator/serve_loop.hpp"
 #include "coordinator/utf8_check.hpp"
+#include "stages/builtin_ladder.hpp"
 #include "tests/coordinator/test_certificates.hpp"
 #include "tests/coordinator/served_rows.hpp"
 
@@ -339,6 +340,60 @@ TEST_F(HttpEndpointUtf8Request, InvalidUtf8IsA400ThatSaysWhere) {
   ASSERT_TRUE(no_route);
   EXPECT_EQ(no_route->status, 404) << no_route->body;
   EXPECT_TRUE(json::accept(no_route->body)) << no_route->body;
+}
+
+class PromptEndpoint : public Endpoint {
+ protected:
+  void SetUp() override {
+    EndpointConfig config;
+    config.prompts = std::make_shared<const prompts::PromptMaker>(
+        load_problem_catalog("default"), parse_ladder_config(builtin_ladder_json(), "default_ladder.json"),
+        prompts::PromptTemplate::parse("{{problem}} at {{stage}}: {{compiler_flags}}", "test template"),
+        std::vector<RankInfo>{}, std::vector<prompts::NodeDescription>{}, "the measured GFLOPS");
+    config.refuse_problem = [](const Problem &problem) -> std::optional<std::string> {
+      if (problem.language == Language::cuda) return "no GPU rank";
+      return std::nullopt;
+    };
+    start(config);
+  }
+};
+
+// The prompts follow the run: once a batch moves dgemm-256 to o3, its prompt is o3's.
+TEST_F(PromptEndpoint, PromptsAreTheCurrentStagesAndAnyStagesOnRequest) {
+  auto before = get("/v1/prompts?problem=dgemm-256");
+  ASSERT_TRUE(before);
+  ASSERT_EQ(before->status, 200) << before->body;
+  EXPECT_EQ(json::parse(before->body)["prompts"][0]["prompt"], "dgemm-256 at o0: -O0");
+  ASSERT_EQ(post("/v1/batches", batch("b1", true).dump())->status, 200);
+  json after = json::parse(get("/v1/prompts?problem=dgemm-256")->body);
+  EXPECT_EQ(after["prompts"][0], json({{"problem", "dgemm-256"}, {"stage", "o3"}, {"current_stage", true},
+                                       {"prompt", "dgemm-256 at o3: -O3"}}));
+  EXPECT_EQ(after["reward_mode"], "gflops");
+  json named = json::parse(get("/v1/prompts?problem=dgemm-256&stage=openmp")->body);
+  EXPECT_EQ(named["prompts"][0]["prompt"], "dgemm-256 at openmp: -O3 -fopenmp");
+  EXPECT_EQ(named["prompts"][0]["current_stage"], false);
+
+  json every = json::parse(get("/v1/prompts")->body);
+  EXPECT_EQ(every["prompts"].size(), 6u) << "the six C problems; the CUDA ones have no rank here";
+  json of_stage = json::parse(get("/v1/prompts?stage=blocking")->body);
+  EXPECT_EQ(of_stage["prompts"].size(), 6u);
+  EXPECT_EQ(of_stage["prompts"][5]["prompt"], "sgemm-1024 at blocking: -O3 -fopenmp -mavx512f -mavx512dq -mavx512vl -mfma");
+
+  auto unknown = get("/v1/prompts?problem=zgemm-9");
+  EXPECT_EQ(unknown->status, 404);
+  EXPECT_NE(error_of(unknown).find("dgemm-256, dgemm-512"), std::string::npos) << unknown->body;
+  auto wrong_language = get("/v1/prompts?problem=dgemm-256&stage=cuda-smem");
+  EXPECT_EQ(wrong_language->status, 400);
+  EXPECT_NE(error_of(wrong_language).find("stage cuda-smem is for cuda problems"), std::string::npos);
+  auto no_stage = get("/v1/prompts?stage=o9");
+  EXPECT_EQ(no_stage->status, 404);
+}
+
+TEST_F(Endpoint, WithoutPromptsTheRouteSaysSo) {
+  auto none = get("/v1/prompts?problem=dgemm-256");
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->status, 404);
+  EXPECT_EQ(error_of(none), "this coordinator serves no prompts");
 }
 
 TEST_F(Endpoint, LimitsAreOptionsAndAnswered413) {

@@ -73,6 +73,11 @@ TEST(CoordinatorOptions, ErrorsSayWhatToFix) {
   EXPECT_NE(message({"--candidates", "c", "--out", "o", "--config", "/nonexistent.ini"}).find("cannot read"),
             std::string::npos);
   EXPECT_NE(message({"--bogus"}).find("--help"), std::string::npos);
+  EXPECT_NE(message({"--candidates", "c", "--out", "o", "--prompt-template", "p.txt"}).find("is for --serve"),
+            std::string::npos);
+  EXPECT_NE(message({"--serve", "--out", "o", "--prompt-template", "/nonexistent/p.txt"})
+                .find("cannot read the prompt template /nonexistent/p.txt"),
+            std::string::npos);
   EXPECT_NE(message({"--candidates", "c", "--out", "o", "--ladder", "/nonexistent.json"}).find("cannot read --ladder"),
             std::string::npos);
 }
