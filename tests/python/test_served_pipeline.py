@@ -110,6 +110,16 @@ def test_sources_and_completions_get_statuses_and_rewards(pipeline):
     dgemm = next(problem for problem in catalog["problems"] if problem["id"] == "dgemm-256")
     assert (dgemm["language"], dgemm["precision"], dgemm["nominal"]) == ("c", "f64", "256x256x256")
     assert len(catalog["problems"]) == 15
+    # The prompts: built from the run's catalog, ladder and the ranks' own hardware.
+    prompt = pipeline.client.prompts("dgemm-256")[0]
+    assert prompt["problem"] == "dgemm-256" and prompt["current_stage"]
+    assert prompt["stage"] == pipeline.client.stages()["dgemm-256"]
+    assert "void matmul(int m, int n, int k, const double *A, const double *B, double *C)" in prompt["prompt"]
+    assert f"This is stage `{prompt['stage']}`" in prompt["prompt"]
+    assert "core for your code" in prompt["prompt"], "the CPU rank described itself"
+    assert "`-O3 -fopenmp`" in pipeline.client.prompt("dgemm-256", stage="openmp")
+    every = pipeline.client.prompts()
+    assert {p["problem"] for p in every} == {p["id"] for p in catalog["problems"] if p["language"] == "c"}
 
 
 def test_a_retried_batch_is_answered_from_the_log(pipeline):

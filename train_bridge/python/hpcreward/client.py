@@ -15,6 +15,8 @@ verifies the coordinator's certificate and host name. from_rendezvous trusts the
 coordinator.json names (tls_cert); ca_file= or the environment variable HPCREWARD_CA_FILE adds a CA
 bundle (e.g. a site CA). A certificate that does not verify raises TlsError at once, never retried.
 """
+import urllib.parse
+
 from .batch import BatchHandle, check_results
 from .candidates import build_candidates, new_batch_id
 from .errors import HpcrewardError, ProtocolError
@@ -155,6 +157,23 @@ class Client:
         if not isinstance(answer, dict) or not isinstance(answer.get("problems"), list):
             raise ProtocolError("/v1/problems answered without a problems list")
         return answer
+
+    # -- the prompts ---------------------------------------------------------------------------
+
+    def prompts(self, problem=None, stage=None):
+        """Prompts built from the run's own configuration (GET /v1/prompts, prompts/README.md):
+        [{"problem", "stage", "current_stage", "prompt"}, ...]. `problem` None: every problem the
+        run can score; `stage` None: where each problem stands now, so the prompts follow the
+        ladder as it advances."""
+        query = urllib.parse.urlencode({key: value for key, value in (("problem", problem), ("stage", stage)) if value})
+        _, answer = self._transport.request("GET", "/v1/prompts" + (f"?{query}" if query else ""), None)
+        if not isinstance(answer, dict) or not isinstance(answer.get("prompts"), list):
+            raise ProtocolError("/v1/prompts answered without a prompts list")
+        return answer["prompts"]
+
+    def prompt(self, problem, stage=None):
+        """The prompt text of one problem at its current stage (or `stage`)."""
+        return self.prompts(problem, stage)[0]["prompt"]
 
     # -- OpenRLHF's format -----------------------------------------------------------------------
 
