@@ -16,7 +16,7 @@ usage() {
   cat <<'USAGE'
 usage: jobs/local.sh [--evaluations N [--cuda-problem ID] [--cuda-evaluations N] [--cuda-stage NAME]
                      | --candidates FILE.jsonl | --serve [--listen HOST:PORT]
-                     [--tls-cert FILE --tls-key FILE]]
+                     [--tls-cert FILE --tls-key FILE] [--prompt-template FILE]]
                      [--ladder FILE.json] [--stage NAME] [--problems NAME|FILE] [--problem ID]
                      [--reward-mode gflops|fraction|speedup:NAME] [--np N] [--gpus G]
                      [--gpu-arg ARG]... [--seed N] [--config FILE] [--resume] --out DIR
@@ -40,6 +40,8 @@ usage: jobs/local.sh [--evaluations N [--cuda-problem ID] [--cuda-evaluations N]
   --listen HOST:PORT with --serve (default 0.0.0.0:0: any free port)
   --max-request-bytes N, --max-batch-candidates N
                      with --serve: request limits (defaults 16 MiB, 1024)
+  --prompt-template FILE
+                     with --serve: the template GET /v1/prompts fills (prompts/README.md)
   --tls-cert FILE, --tls-key FILE
                      with --serve (or the generator): serve HTTPS with this PEM certificate
                      and its unencrypted private key (both or neither); the URL in
@@ -119,7 +121,7 @@ while [ $# -gt 0 ]; do
     --evaluations) evaluations=$2; shift 2 ;;
     --resume) resume=1; coordinator_args+=("--resume"); shift ;;
     --serve) serve=1; coordinator_args+=("--serve"); shift ;;
-    --listen|--max-request-bytes|--max-batch-candidates|--tls-cert|--tls-key) coordinator_args+=("$1" "$2"); shift 2 ;;
+    --listen|--max-request-bytes|--max-batch-candidates|--tls-cert|--tls-key|--prompt-template) coordinator_args+=("$1" "$2"); shift 2 ;;
     --problem) problem=$2; coordinator_args+=("$1" "$2"); shift 2 ;;
     --problems) problems=$2; coordinator_args+=("$1" "$2"); shift 2 ;;
     --cuda-problem) cuda_problem=$2; cuda_given=1; shift 2 ;;
