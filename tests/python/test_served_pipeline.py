@@ -122,6 +122,17 @@ def test_sources_and_completions_get_statuses_and_rewards(pipeline):
     assert {p["problem"] for p in every} == {p["id"] for p in catalog["problems"] if p["language"] == "c"}
 
 
+def test_a_dataset_of_the_served_runs_prompts(pipeline, tmp_path):
+    from hpcreward import dataset
+    assert dataset.main(["--out", str(tmp_path), "--rendezvous", str(pipeline.dir), "dgemm-256", "sgemm-256"]) == 0
+    rows = [json.loads(line) for line in (tmp_path / "prompts.jsonl").read_text().splitlines()]
+    stages = pipeline.client.stages()
+    assert [(row["problem"], row["stage"]) for row in rows] == [
+        ("dgemm-256", stages.get("dgemm-256", "o0")), ("sgemm-256", stages.get("sgemm-256", "o0"))]
+    assert rows[0]["prompt"] == pipeline.client.prompt("dgemm-256")
+    assert "served run" in (tmp_path / "README.md").read_text()
+
+
 def test_a_retried_batch_is_answered_from_the_log(pipeline):
     batch_id = f"retry-{uuid.uuid4().hex[:8]}"
     first = pipeline.client.score_sources_detailed([NAIVE], "dgemm-256", stages="o0", batch_id=batch_id)

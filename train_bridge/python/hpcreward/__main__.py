@@ -1,8 +1,11 @@
-"""python3 -m hpcreward replay|report ...: the package's commands.
+"""python3 -m hpcreward replay|dataset|report ...: the package's commands.
 
   replay FILE.jsonl (--rendezvous DIR | --url URL --token-file FILE) ...
          send a JSON Lines candidate file to a served pipeline (hpcreward.replay; also the
          hpcreward-replay command)
+  dataset --out DIR PROBLEM... [--rendezvous DIR | --problems NAME] [--stage S | --all-stages] ...
+         prompts built from the run's configuration as JSON Lines and a Hugging Face dataset
+         (hpcreward.dataset; prompts/README.md)
   report plot|report|watch LOG.h5 ...
          plots, an HTML report or a live view of a reward log (the package hpcreward_report,
          installed beside hpcreward from results/python; needs the "report" extra: h5py, NumPy,
@@ -10,7 +13,7 @@
 """
 import sys
 
-COMMANDS = ("replay", "report")
+COMMANDS = ("replay", "dataset", "report")
 
 
 def main(argv=None):
@@ -22,6 +25,9 @@ def main(argv=None):
     if command == "replay":
         from .replay import main as replay_main
         return replay_main(rest)
+    if command == "dataset":
+        from .dataset import main as dataset_main
+        return dataset_main(rest)
     if command == "report":
         try:
             from hpcreward_report.__main__ import main as report_main
