@@ -1,0 +1,40 @@
+#pragma once
+// What the model is told about one scored candidate, beside the row's `reason` (written for an
+// operator): what went wrong in terms it can act on (the compiler's first error with its line,
+// the stage rule broken and what the stage wants instead, where a wrong answer was seen against
+// which tolerance, the time limit) or, for `ok`, the GFLOPS, the fraction of the fastest library
+// and the techniques detected. Bounded, and scrubbed of harness internals that would help an
+// attacker or mean nothing to a model: paths, addresses, pids, seeds, options, the watchdog's
+// arithmetic.
+#include <string>
+#include <string_view>
+
+#include "common/problem.hpp"
+#include "common/yardsticks.hpp"
+#include "stages/ladder_config.hpp"
+
+namespace hpcreward::prompts {
+
+inline constexpr std::size_t kMaxFeedbackBytes = 512;  // the log's column
+
+struct FeedbackInputs {
+  std::string_view status;  // a Status name
+  std::string_view reason;  // the whole reason, as the rank or coordinator gave it
+  const Problem *problem = nullptr;  // null when the candidate named no known problem
+  const StageSpec *stage = nullptr;  // null when it named no known stage
+  double gflops = 0;
+  double reward = 0;
+  std::string_view reward_unit;  // RewardMode::unit()
+  Yardsticks yardsticks;
+  std::string_view techniques;  // the row's columns: "openmp+avx512" / "plain" / ""
+  std::string_view loop_order;
+  std::string_view tile_sizes;
+};
+
+std::string model_feedback(const FeedbackInputs &inputs);
+
+// `reason` without what a model must not or need not see (paths to their last part, addresses,
+// pids, seeds, --options).
+std::string scrubbed(std::string_view reason);
+
+}  // namespace hpcreward::prompts
