@@ -223,7 +223,7 @@ std::variant<BatchRequest, RequestError> parse_reward_request(std::string_view b
 json results_json(const std::vector<RewardRow> &rows) {
   json list = json::array();
   for (const RewardRow &row : rows)
-    list.push_back({{"id", row.candidate_id}, {"status", row.status}, {"reason", row.reason},
+    list.push_back({{"id", row.candidate_id}, {"status", row.status}, {"reason", row.reason}, {"feedback", row.feedback},
                     {"reward", row.reward}, {"gflops", row.gflops}, {"stage", row.stage},
                     {"device", row.device}, {"measured_as", row.measured_as},
                     {"measured_batch", row.measured_batch},

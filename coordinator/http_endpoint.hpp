@@ -76,7 +76,7 @@ std::variant<nlohmann::json, RequestError> prompts_json(const EndpointConfig &co
                                                         const std::string &stage,
                                                         const std::map<std::string, std::string> &current_stages);
 
-// {"id","status","reason","reward","gflops","stage"} per row.
+// {"id","status","reason","feedback","reward","gflops","stage",...} per row.
 nlohmann::json results_json(const std::vector<RewardRow> &rows);
 // {"batch_id","state","done","total"} (+ "results" when done, "error" when failed).
 nlohmann::json snapshot_json(const BatchSnapshot &snapshot);

@@ -5,6 +5,7 @@
 #include "common/problem_catalog.hpp"
 #include "common/sha256.hpp"
 #include "coordinator/problem_support.hpp"
+#include "prompts/model_feedback.hpp"
 #include "techniques/summary_text.hpp"
 
 namespace hpcreward {
@@ -85,6 +86,17 @@ RewardRow RowWriter::make_row(const PreparedCandidate &candidate, const Measurem
     row.loop_order = m.techniques.loop_order;
     row.tile_sizes = tile_sizes_text(m.techniques.tile_sizes);
   }
+  prompts::FeedbackInputs feedback;
+  feedback.status = row.status;
+  feedback.reason = m.reason;  // whole: the row keeps 256 bytes of it
+  feedback.problem = find_problem(candidate.problem);
+  feedback.stage = sqd_.config().find(candidate.stage);
+  feedback.gflops = m.gflops;
+  feedback.yardsticks = m.yardsticks;
+  feedback.techniques = row.techniques;
+  feedback.loop_order = row.loop_order;
+  feedback.tile_sizes = row.tile_sizes;
+  row.feedback = prompts::model_feedback(feedback);
   return row;
 }
 

@@ -54,8 +54,8 @@ std::string ok_feedback(const FeedbackInputs &in) {
     text += ", " + number(100 * in.gflops / best, "%.3g") + "% of " + library + " (" + number(best, "%.4g") +
             " GFLOPS) on the same hardware";
   }
-  text += "; reward " + number(in.reward, "%.4g") + (in.reward_unit.empty() ? "" : " (" + std::string(in.reward_unit) + ")");
-  text += ". Techniques detected: " + (in.techniques.empty() ? std::string("none") : std::string(in.techniques));
+  const bool none = in.techniques.empty() || in.techniques == "plain";
+  text += ". Techniques detected: " + (none ? std::string("none") : std::string(in.techniques));
   if (!in.loop_order.empty()) text += ", loop order " + std::string(in.loop_order);
   if (!in.tile_sizes.empty()) text += ", tiles " + std::string(in.tile_sizes);
   return text + ".";

@@ -23,8 +23,6 @@ struct FeedbackInputs {
   const Problem *problem = nullptr;  // null when the candidate named no known problem
   const StageSpec *stage = nullptr;  // null when it named no known stage
   double gflops = 0;
-  double reward = 0;
-  std::string_view reward_unit;  // RewardMode::unit()
   Yardsticks yardsticks;
   std::string_view techniques;  // the row's columns: "openmp+avx512" / "plain" / ""
   std::string_view loop_order;

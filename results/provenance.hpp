@@ -10,8 +10,9 @@ namespace hpcreward {
 // 5: /rewards measurement_key, measured_as, measured_batch (repeated candidates).
 // 6: /rewards openblas_gflops, cublas_gflops, cublaslt_gflops (yardsticks); the reward_mode
 //    attribute.
-// Readers still read 1 to 5.
-inline constexpr int kRewardLogSchemaVersion = 6;
+// 7: /rewards feedback (what the model is told).
+// Readers still read 1 to 6.
+inline constexpr int kRewardLogSchemaVersion = 7;
 
 struct Provenance {
   int schema_version = kRewardLogSchemaVersion;

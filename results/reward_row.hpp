@@ -49,6 +49,8 @@ struct RewardRow {
   double openblas_gflops = 0;
   double cublas_gflops = 0;
   double cublaslt_gflops = 0;
+  // Schema v7: what the model is told about the row, at most 512 bytes (prompts/model_feedback.hpp).
+  std::string feedback;
 };
 
 }  // namespace hpcreward

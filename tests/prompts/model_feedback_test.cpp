@@ -63,8 +63,6 @@ TEST_F(Feedback, ATimeoutGivesTheLimitWithoutTheWatchdogsArithmetic) {
 TEST_F(Feedback, OkGivesTheSpeedItsShareOfTheLibraryAndTheTechniques) {
   FeedbackInputs in = inputs("ok", "", "blocking");
   in.gflops = 105.1;
-  in.reward = 1.9;
-  in.reward_unit = "the measured GFLOPS over the best yardstick of the scoring rank for the problem";
   in.yardsticks.openblas = 55.3;
   in.techniques = "avx512+blocking";
   in.loop_order = "ikj";

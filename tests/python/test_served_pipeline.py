@@ -6,6 +6,7 @@ holds exactly one row per candidate, retries included.
 """
 import json
 import os
+import re
 import pathlib
 import signal
 import subprocess
@@ -98,6 +99,13 @@ def test_sources_and_completions_get_statuses_and_rewards(pipeline):
     for key in ("ikj-source", "ikj-completion"):
         assert by_id[key]["gflops"] > 0 and by_id[key]["reward"] > 0 and by_id[key]["stage"] == "o0"
     assert by_id["syntax-error"]["reason"]
+    # Feedback for the model: the compiler's line for the error, the speed and techniques for ok.
+    assert by_id["syntax-error"]["feedback"].startswith("It did not compile: ")
+    assert re.search(r"\.c:\d+:\d+: error", by_id["syntax-error"]["feedback"]), by_id["syntax-error"]["feedback"]
+    assert "/tmp" not in by_id["syntax-error"]["feedback"] and "/work" not in by_id["syntax-error"]["feedback"]
+    assert by_id["ikj-source"]["feedback"].startswith("Correct at every checked shape. ")
+    assert "% of OpenBLAS" in by_id["ikj-source"]["feedback"] and "Techniques detected: " in by_id["ikj-source"]["feedback"]
+    assert by_id["prose-only"]["feedback"].startswith("Not scored: ")
     assert by_id["ikj-source"]["yardsticks"]["openblas"] > 0, "the CPU rank's OpenBLAS at the problem's shape"
     assert by_id["prose-only"]["yardsticks"] == {"openblas": 0, "cublas": 0, "cublaslt": 0}, "decided alone: none"
     assert max(by_id["syntax-error"]["reward"], by_id["prose-only"]["reward"]) < by_id["ikj-source"]["reward"]

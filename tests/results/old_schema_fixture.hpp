@@ -10,7 +10,9 @@
 //   schema 3: those plus device; no /rank_events;
 //   schema 4: the same /rewards columns, and /rank_events (written with this build's type);
 //             no measurement_key, measured_as, measured_batch;
-//   schema 5: those three too; no yardstick columns, no reward_mode attribute.
+//   schema 5: those three too; no yardstick columns, no reward_mode attribute;
+//   schema 6: those plus openblas_gflops, cublas_gflops, cublaslt_gflops and the reward_mode
+//             attribute; no feedback column.
 #include <hdf5.h>
 
 #include <algorithm>
@@ -102,8 +104,20 @@ inline const std::vector<Column> &v5_columns() {
   return kColumns;
 }
 
+inline const std::vector<Column> &v6_columns() {
+  static const std::vector<Column> kColumns = [] {
+    std::vector<Column> columns = v5_columns();
+    columns.push_back({"openblas_gflops", &RewardRow::openblas_gflops});
+    columns.push_back({"cublas_gflops", &RewardRow::cublas_gflops});
+    columns.push_back({"cublaslt_gflops", &RewardRow::cublaslt_gflops});
+    return columns;
+  }();
+  return kColumns;
+}
+
 inline const std::vector<Column> &columns(int schema) {
-  return schema == 1 ? v1_columns() : schema == 2 ? v2_columns() : schema == 5 ? v5_columns() : v3_columns();
+  return schema == 1 ? v1_columns() : schema == 2 ? v2_columns() : schema == 5 ? v5_columns()
+                                   : schema == 6 ? v6_columns() : v3_columns();
 }
 
 inline void ok(herr_t status, const char *what) {
@@ -192,16 +206,16 @@ void write_records(hid_t file, const char *name, const std::vector<Record> &reco
 
 }  // namespace old_schema_detail
 
-// Writes a closed log of `schema` (1 to 5) at `path` holding `rows` and, in /sources and
+// Writes a closed log of `schema` (1 to 6) at `path` holding `rows` and, in /sources and
 // /source_text, each of `sources` (pairs of sha256 and text); schemas 2 to 5 also `events`
-// and `archive`, schemas 4 and 5 also `rank_events`.
+// and `archive`, schemas 4 to 6 also `rank_events`.
 inline void write_old_log(int schema, const std::filesystem::path &path, const std::vector<RewardRow> &rows,
                           const std::vector<std::pair<std::string, std::string>> &sources,
                           const Provenance &provenance, const std::vector<StageEventRecord> &events = {},
                           const std::vector<ArchiveRecord> &archive = {},
                           const std::vector<RankEventRecord> &rank_events = {}) {
   using namespace old_schema_detail;
-  if (schema < 1 || schema > 5) throw std::invalid_argument("old schema fixture: schema 1 to 5");
+  if (schema < 1 || schema > 6) throw std::invalid_argument("old schema fixture: schema 1 to 6");
   hid_t access = ok_id(H5Pcreate(H5P_FILE_ACCESS), "fapl");
   ok(H5Pset_libver_bounds(access, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST), "libver");
   hid_t file = ok_id(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, access), "create");
@@ -217,8 +231,10 @@ inline void write_old_log(int schema, const std::filesystem::path &path, const s
       {"config_json", &provenance.config_json},   {"hosts_json", &provenance.hosts_json},
       {"compiler_version", &provenance.compiler_version},
       {"blas_version", &provenance.blas_version}, {"mpi_version", &provenance.mpi_version},
-      {"hdf5_version", &provenance.hdf5_version}, {"seed", &provenance.seed}};
+      {"hdf5_version", &provenance.hdf5_version}, {"seed", &provenance.seed},
+      {"reward_mode", &provenance.reward_mode}};
   for (const auto &[name, value] : attributes) {
+    if (schema < 6 && std::string(name) == "reward_mode") continue;
     hid_t attribute = ok_id(H5Acreate2(file, name, text, scalar, H5P_DEFAULT, H5P_DEFAULT), name);
     const char *chars = value->c_str();
     ok(H5Awrite(attribute, text, &chars), name);

@@ -285,13 +285,13 @@ TEST(Resume, RefusesWhileAReaderHasTheLogOpen) {
 
 TEST(Resume, RefusesOlderSchemasWithoutChangingThem) {
   TempDir dir;
-  for (int schema : {1, 2, 3, 4, 5}) {
+  for (int schema : {1, 2, 3, 4, 5, 6}) {
     const auto path = dir / ("v" + std::to_string(schema) + ".h5");
     test_support::write_old_log(schema, path, {sample_row(0)}, {}, sample_provenance());
     const std::string before = file_bytes(path);
     expect_refusal([&] { RewardLogWriter(path, RewardLogWriter::Resume{}); },
                    {path.string(), "written by schema " + std::to_string(schema) +
-                                       "; resume needs schema 6: start a new run"});
+                                       "; resume needs schema 7: start a new run"});
     EXPECT_EQ(file_bytes(path), before);
   }
 }

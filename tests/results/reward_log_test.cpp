@@ -61,6 +61,7 @@ void expect_same_row(const RewardRow &expected, const RewardRow &actual) {
   EXPECT_EQ(expected.openblas_gflops, actual.openblas_gflops);
   EXPECT_EQ(expected.cublas_gflops, actual.cublas_gflops);
   EXPECT_EQ(expected.cublaslt_gflops, actual.cublaslt_gflops);
+  EXPECT_EQ(expected.feedback, actual.feedback);
 }
 
 // Elements in one dataset of a closed log, read with the HDF5 C API directly.
@@ -124,14 +125,14 @@ TEST(RewardLog, EmptyLogHasNoRowsAndNoSources) {
   EXPECT_EQ(read_source(path, sha256_hex("anything")), std::nullopt);
 }
 
-TEST(RewardLog, WritesSchema6WhateverTheCallerSays) {
+TEST(RewardLog, WritesSchema7WhateverTheCallerSays) {
   TempDir dir;
   const auto path = dir / "log.h5";
   Provenance provenance = sample_provenance();
   provenance.schema_version = 1;
   { RewardLogWriter writer(path, provenance); }
-  EXPECT_EQ(read_provenance(path).schema_version, 6);
-  EXPECT_EQ(kRewardLogSchemaVersion, 6);
+  EXPECT_EQ(read_provenance(path).schema_version, 7);
+  EXPECT_EQ(kRewardLogSchemaVersion, 7);
   EXPECT_EQ(dataset_size(path, h5::kStageEventsDataset), 0u);
   EXPECT_EQ(dataset_size(path, h5::kArchiveDataset), 0u);
   EXPECT_EQ(dataset_size(path, h5::kRankEventsDataset), 0u);
@@ -225,6 +226,37 @@ TEST(RewardLog, ReadsASchema5LogWithoutYardsticksAsGflopsRewards) {
   for (std::size_t i = 0; i < rows.size(); ++i) expect_same_row(rows[i], read[i]);  // yardsticks 0 in both
   EXPECT_EQ(read_provenance(path).schema_version, 5);
   EXPECT_EQ(read_provenance(path).reward_mode, "gflops");
+}
+
+TEST(RewardLog, ReadsASchema6LogWithoutFeedback) {
+  TempDir dir;
+  const auto path = dir / "v6.h5";
+  std::vector<RewardRow> rows = {sample_row(0), sample_row(1)};
+  rows[0].cublaslt_gflops = 7.5;
+  Provenance provenance = sample_provenance();
+  provenance.reward_mode = "fraction";
+  test_support::write_old_log(6, path, rows, {}, provenance, {sample_event(0)}, {sample_archive_record(0)});
+  const std::vector<RewardRow> read = read_rewards(path);
+  ASSERT_EQ(read.size(), rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) expect_same_row(rows[i], read[i]);  // feedback empty in both
+  EXPECT_EQ(read_provenance(path).schema_version, 6);
+  EXPECT_EQ(read_provenance(path).reward_mode, "fraction");
+}
+
+TEST(RewardLog, KeepsTheFeedbackCutAtAUtf8Boundary) {
+  TempDir dir;
+  const auto path = dir / "log.h5";
+  RewardRow short_row = sample_row(0), long_row = sample_row(1);
+  short_row.feedback = "It did not compile: cand.c:3:45: error: expected ';' before '}' token.";
+  long_row.feedback = std::string(510, 'x') + "\u00e9\u00e9";  // the second 2-byte character does not fit in 512
+  {
+    RewardLogWriter writer(path, sample_provenance());
+    writer.append(short_row, "");
+    writer.append(long_row, "");
+  }
+  const std::vector<RewardRow> read = read_rewards(path);
+  EXPECT_EQ(read.at(0).feedback, short_row.feedback);
+  EXPECT_EQ(read.at(1).feedback, std::string(510, 'x') + "\u00e9");
 }
 
 TEST(RewardLog, KeepsTheYardsticksAndTheRewardMode) {
