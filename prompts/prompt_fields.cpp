@@ -46,7 +46,7 @@ constexpr TechniqueWords kTechniqueWords[] = {
     {"avx512", "AVX-512 (`_mm512_*` intrinsics or `__m512`, `__m512d`, `__m512i` values from `immintrin.h`, "
                "compiled to zmm instructions)"},
     {"blocking", "cache blocking (a tiled loop nest: a tile loop stepping by a tile size, with the loops inside "
-                 "it starting from the tile variable; some tile must be smaller than the problem's smallest "
+                 "it starting from the tile variable, and some tile smaller than the problem's smallest "
                  "dimension)"},
     {"simd", "SIMD intrinsics below AVX-512 (`_mm_*` and `_mm256_*` intrinsics, `__m128*` and `__m256*` values: "
              "SSE to AVX2)"},
@@ -228,8 +228,17 @@ PromptFields prompt_fields(const PromptInputs &in) {
   fields["requires"] = required.empty() ? "nothing beyond a correct, fast kernel"
                                         : "your code must use " + joined(technique_list(required), "; and ");
   fields["allows"] = also_allowed.empty() ? "nothing else" : joined(technique_list(also_allowed), "; ");
-  fields["forbids"] = refused.empty() ? "none of the techniques the stages know"
-                                      : joined(technique_list(refused), "; ");
+  // OpenMP directives in a stage compiled without -fopenmp are ignored by gcc: such code is
+  // serial and scores as such, so the prompt says so instead of calling it refused.
+  const bool openmp_inert =
+      std::find(refused.begin(), refused.end(), "openmp") != refused.end() &&
+      std::find(stage.compiler_flags.begin(), stage.compiler_flags.end(), "-fopenmp") == stage.compiler_flags.end();
+  if (openmp_inert) refused.erase(std::find(refused.begin(), refused.end(), "openmp"));
+  fields["forbids"] = (refused.empty() ? std::string("none of the techniques the stages know")
+                                       : joined(technique_list(refused), "; ")) +
+                      (openmp_inert ? ". (OpenMP directives are ignored here, compiled without -fopenmp: they "
+                                      "neither count nor parallelize)"
+                                    : "");
   fields["includes"] = includes_words(problem, stage);
   fields["rules"] = rules_words(problem);
   fields["node"] = node_words(problem, in.nodes);
