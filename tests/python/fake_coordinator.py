@@ -14,6 +14,7 @@ import socket
 import ssl
 import threading
 import time
+import urllib.parse
 
 PROBLEMS = {"dgemm-256", "dgemm-512", "dgemm-1024", "sgemm-256", "sgemm-512", "sgemm-1024"}
 PENALTY = {"format_error": -1.0, "compile_error": -0.5, "wrong_answer": -0.25}
@@ -47,6 +48,7 @@ class FakeCoordinator:
         self.tls_cert = tls[0] if tls else None
         self.lock = threading.Lock()
         self.batches = {}
+        self.stages = {"dgemm-256": "o3"}  # GET /v1/stages; /v1/prompts follows it
         self.scored = []          # ids, one entry per benchmark
         self.requests = []        # (method, path, batch_id or None)
         self.drop_posts = 0
@@ -237,7 +239,16 @@ class FakeCoordinator:
                 if not self._authorized():
                     return
                 if self.path == "/v1/stages":
-                    return self._send(200, {"stages": {"dgemm-256": "o3"}, "reward_mode": "fraction"})
+                    with fake.lock:
+                        stages = dict(fake.stages)
+                    return self._send(200, {"stages": stages, "reward_mode": "fraction"})
+                if self.path.startswith("/v1/prompts"):
+                    query = urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query)
+                    problem = query.get("problem", ["dgemm-256"])[0]
+                    with fake.lock:
+                        stage = query.get("stage", [fake.stages.get(problem, "o0")])[0]
+                    return self._send(200, {"prompts": [{"problem": problem, "stage": stage, "current_stage": True,
+                                                         "prompt": f"{problem} in stage {stage}"}]})
                 prefix = "/v1/batches/"
                 if not self.path.startswith(prefix):
                     return self._send(404, {"error": f"no route {self.path}"})
