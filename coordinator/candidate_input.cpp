@@ -51,6 +51,18 @@ Verdict fill_fields(const json &object, const CandidateDefaults &defaults,
       !read_string(object, "completion", &completion, &error))
     return reject(error);
 
+  if (const auto turn = object.find("turn"); turn != object.end() && !turn->is_null()) {
+    if (!turn->is_number_integer() || turn->get<long long>() < 1 || turn->get<long long>() > 1000000)
+      return reject("field \"turn\" must be an integer from 1 (the episode's first turn), not " + turn->dump());
+    candidate->turn = static_cast<int>(turn->get<long long>());
+  }
+  if (!read_string(object, "episode", &candidate->episode, &error)) return reject(error);
+  if (candidate->episode.size() > kMaxCandidateIdBytes)
+    return reject("\"episode\" is " + std::to_string(candidate->episode.size()) + " bytes; the limit is " +
+                  std::to_string(kMaxCandidateIdBytes));
+  if (candidate->turn > 0 && candidate->episode.empty())
+    return reject("field \"turn\" needs \"episode\": the turn of which episode?");
+
   if (id.empty()) return reject("missing \"id\": every candidate needs a unique id");
   if (id.size() > kMaxCandidateIdBytes)
     return reject("\"id\" is " + std::to_string(id.size()) + " bytes; the limit is " +

@@ -34,6 +34,10 @@ struct PreparedCandidate {
   std::string problem;
   std::string stage;  // empty until its batch starts: the problem's current stage then
   bool stage_named = false;  // the line (or --stage) chose the stage, not the ladder
+  // Multi-turn training: the episode (at most kMaxCandidateIdBytes) and its turn (1, 2, ...)
+  // this candidate is; "" and 0 outside an episode. Labels for the log: they change no score.
+  std::string episode;
+  int turn = 0;
   std::string code;  // the C source to benchmark; empty when the verdict is not ok
   std::string code_sha256;  // of `code`, set once by the scoring run (row and measurement key share it)
   Verdict verdict;   // ok: benchmark it; otherwise this is its row's status and reason

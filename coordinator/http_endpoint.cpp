@@ -225,6 +225,7 @@ json results_json(const std::vector<RewardRow> &rows) {
   for (const RewardRow &row : rows)
     list.push_back({{"id", row.candidate_id}, {"status", row.status}, {"reason", row.reason}, {"feedback", row.feedback},
                     {"reward", row.reward}, {"gflops", row.gflops}, {"stage", row.stage},
+                    {"episode", row.episode}, {"turn", row.turn},
                     {"device", row.device}, {"measured_as", row.measured_as},
                     {"measured_batch", row.measured_batch},
                     {"yardsticks", {{"openblas", row.openblas_gflops}, {"cublas", row.cublas_gflops},

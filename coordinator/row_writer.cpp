@@ -56,6 +56,8 @@ RewardRow RowWriter::make_row(const PreparedCandidate &candidate, const Measurem
   row.batch_id = candidate.batch_id;
   row.problem = candidate.problem;
   row.stage = candidate.stage;
+  row.episode = candidate.episode;
+  row.turn = candidate.turn;
   row.status = std::string(to_string(m.status));
   row.reason = m.reason;
   row.reward = rewards_.reward_for(m);

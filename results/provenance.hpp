@@ -10,7 +10,7 @@ namespace hpcreward {
 // 5: /rewards measurement_key, measured_as, measured_batch (repeated candidates).
 // 6: /rewards openblas_gflops, cublas_gflops, cublaslt_gflops (yardsticks); the reward_mode
 //    attribute.
-// 7: /rewards feedback (what the model is told).
+// 7: /rewards feedback (what the model is told), episode and turn (multi-turn training).
 // Readers still read 1 to 6.
 inline constexpr int kRewardLogSchemaVersion = 7;
 

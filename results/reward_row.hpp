@@ -49,8 +49,12 @@ struct RewardRow {
   double openblas_gflops = 0;
   double cublas_gflops = 0;
   double cublaslt_gflops = 0;
-  // Schema v7: what the model is told about the row, at most 512 bytes (prompts/model_feedback.hpp).
+  // Schema v7: what the model is told about the row, at most 512 bytes (prompts/model_feedback.hpp),
+  // and, for multi-turn training, the episode (at most 64 bytes) and turn (1, 2, ...) the
+  // candidate was; "" and 0 outside an episode.
   std::string feedback;
+  std::string episode;
+  std::int32_t turn = 0;
 };
 
 }  // namespace hpcreward

@@ -43,7 +43,7 @@ template <typename T>
 using NumberField = NumberColumn<RewardRow, T>;
 using RowField = Column<RewardRow>;
 
-inline constexpr std::array<RowField, 34> kRowFields = {
+inline constexpr std::array<RowField, 36> kRowFields = {
     StringField{"candidate_id", &RewardRow::candidate_id, 64},
     StringField{"batch_id", &RewardRow::batch_id, 64},
     StringField{"problem", &RewardRow::problem, 32},
@@ -81,8 +81,10 @@ inline constexpr std::array<RowField, 34> kRowFields = {
     NumberField<double>{"openblas_gflops", &RewardRow::openblas_gflops},
     NumberField<double>{"cublas_gflops", &RewardRow::cublas_gflops},
     NumberField<double>{"cublaslt_gflops", &RewardRow::cublaslt_gflops},
-    // Schema v7. Older logs lack it; readers leave it empty.
+    // Schema v7. Older logs lack these; readers leave them empty (and turn 0).
     StringField{"feedback", &RewardRow::feedback, 512},
+    StringField{"episode", &RewardRow::episode, 64},
+    NumberField<std::int32_t>{"turn", &RewardRow::turn},
 };
 
 // /stage_events (schema v2).

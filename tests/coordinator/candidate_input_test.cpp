@@ -37,6 +37,27 @@ TEST(PrepareCandidate, LineFieldsWinOverDefaults) {
   EXPECT_EQ(candidate.batch_id, "b9");
 }
 
+TEST(PrepareCandidate, AnEpisodeAndItsTurnAreLabels) {
+  auto turn = prepare(std::string(R"({"id":"c1","episode":"ep-3","turn":2,"source":")") + kSource + "\"}");
+  ASSERT_TRUE(turn.verdict.ok()) << turn.verdict.reason;
+  EXPECT_EQ(turn.episode, "ep-3");
+  EXPECT_EQ(turn.turn, 2);
+  auto plain = prepare(std::string(R"({"id":"c1","source":")") + kSource + "\"}");
+  EXPECT_EQ(plain.episode, "");
+  EXPECT_EQ(plain.turn, 0);
+  for (const char *bad : {R"("episode":"ep","turn":0)", R"("episode":"ep","turn":1.5)", R"("episode":"ep","turn":"2")",
+                          R"("turn":1)", R"("episode":7)"}) {
+    auto refused = prepare(std::string(R"({"id":"c1",)") + bad + R"(,"source":")" + kSource + "\"}");
+    EXPECT_EQ(refused.verdict.status, Status::format_error) << bad;
+    const std::string &reason = refused.verdict.reason;
+    EXPECT_TRUE(reason.find("\"turn\"") != std::string::npos || reason.find("\"episode\"") != std::string::npos)
+        << bad << ": " << reason;
+  }
+  auto long_episode = prepare(std::string(R"({"id":"c1","episode":")") + std::string(65, 'e') + R"(","source":")" +
+                              kSource + "\"}");
+  EXPECT_NE(long_episode.verdict.reason.find("\"episode\" is 65 bytes"), std::string::npos) << long_episode.verdict.reason;
+}
+
 TEST(PrepareCandidate, CompletionIsExtracted) {
   auto candidate = prepare(std::string(R"({"id":"c1","completion":"Sure!\n```c\n)") + kSource + "\\n```\"}");
   ASSERT_TRUE(candidate.verdict.ok()) << candidate.verdict.reason;

@@ -23,7 +23,7 @@ REWARDS_SCHEMA = [
     ("device", "S64"),
     ("measurement_key", "S64"), ("measured_as", "S64"), ("measured_batch", "S64"),
     ("openblas_gflops", "<f8"), ("cublas_gflops", "<f8"), ("cublaslt_gflops", "<f8"),
-    ("feedback", "S512"),
+    ("feedback", "S512"), ("episode", "S64"), ("turn", "<i4"),
 ]
 STAGE_EVENTS_SCHEMA = [
     ("problem", "S32"), ("from", "S32"), ("to", "S32"), ("rule", "S32"), ("detail", "S256"),

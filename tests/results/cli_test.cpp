@@ -302,11 +302,11 @@ TEST_F(ResultsTool, ExportsCsvByDefault) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("candidate_id,batch_id,", 0), 0u) << r.out;
   EXPECT_NE(r.out.find(",techniques,loop_order,tile_sizes,archive,device,measurement_key,measured_as,measured_batch,"
-                       "openblas_gflops,cublas_gflops,cublaslt_gflops,feedback\n"),
+                       "openblas_gflops,cublas_gflops,cublaslt_gflops,feedback,episode,turn\n"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find(R"("error: expected ';', got ""}""")"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(",openmp+blocking,ikj,64x64,new_niche,cpu,,,,0,0,0,\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",openmp+blocking,ikj,64x64,new_niche,cpu,,,,0,0,0,,,0\n"), std::string::npos) << r.out;
 }
 
 TEST_F(ResultsTool, ExportsJsonLines) {

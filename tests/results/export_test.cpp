@@ -18,7 +18,7 @@ const char *kHeader =
     "candidate_id,batch_id,problem,stage,status,reason,reward,gflops,median_s,min_s,iqr_s,cv,"
     "reps,max_error,compile_s,verify_s,time_s,source_sha256,rank,host,time,seed,"
     "techniques,loop_order,tile_sizes,archive,device,measurement_key,measured_as,measured_batch,"
-    "openblas_gflops,cublas_gflops,cublaslt_gflops,feedback";
+    "openblas_gflops,cublas_gflops,cublaslt_gflops,feedback,episode,turn";
 const char *kEventHeader = "problem,from,to,rule,detail,time,rows_before";
 const char *kArchiveHeader =
     "problem,stage,niche,change,candidate_id,batch_id,gflops,source_sha256,"
@@ -68,10 +68,10 @@ TEST(WriteCsv, WritesNumbersExactlyAndQuotesWhereNeeded) {
   write_csv(reused, std::vector<RewardRow>{row});
   EXPECT_NE(lines[1].find(",64x64,,cuda:0 NVIDIA H100 80GB HBM3,"), std::string::npos)
       << "an empty archive column, then the device: " << lines[1];
-  EXPECT_EQ(lines[1].substr(lines[1].size() - 19), "80GB HBM3,,,,0,0,0,")
-      << "no measurement key, measured for itself, no yardsticks, no feedback";
+  EXPECT_EQ(lines[1].substr(lines[1].size() - 22), "80GB HBM3,,,,0,0,0,,,0")
+      << "no measurement key, measured for itself, no yardsticks, no feedback, no episode";
   const std::string reused_line = lines_of(reused.str()).at(1);
-  EXPECT_TRUE(reused_line.ends_with(R"(,"first, ""the"" one",b0,0,0,0,)")) << reused_line;
+  EXPECT_TRUE(reused_line.ends_with(R"(,"first, ""the"" one",b0,0,0,0,,,0)")) << reused_line;
 }
 
 TEST(WriteJsonl, OneObjectPerRowWithEveryFieldInLogOrder) {

@@ -62,6 +62,8 @@ void expect_same_row(const RewardRow &expected, const RewardRow &actual) {
   EXPECT_EQ(expected.cublas_gflops, actual.cublas_gflops);
   EXPECT_EQ(expected.cublaslt_gflops, actual.cublaslt_gflops);
   EXPECT_EQ(expected.feedback, actual.feedback);
+  EXPECT_EQ(expected.episode, actual.episode);
+  EXPECT_EQ(expected.turn, actual.turn);
 }
 
 // Elements in one dataset of a closed log, read with the HDF5 C API directly.
@@ -248,6 +250,8 @@ TEST(RewardLog, KeepsTheFeedbackCutAtAUtf8Boundary) {
   const auto path = dir / "log.h5";
   RewardRow short_row = sample_row(0), long_row = sample_row(1);
   short_row.feedback = "It did not compile: cand.c:3:45: error: expected ';' before '}' token.";
+  short_row.episode = "ep-7";
+  short_row.turn = 2;
   long_row.feedback = std::string(510, 'x') + "\u00e9\u00e9";  // the second 2-byte character does not fit in 512
   {
     RewardLogWriter writer(path, sample_provenance());
@@ -255,7 +259,7 @@ TEST(RewardLog, KeepsTheFeedbackCutAtAUtf8Boundary) {
     writer.append(long_row, "");
   }
   const std::vector<RewardRow> read = read_rewards(path);
-  EXPECT_EQ(read.at(0).feedback, short_row.feedback);
+  expect_same_row(short_row, read.at(0));
   EXPECT_EQ(read.at(1).feedback, std::string(510, 'x') + "\u00e9");
 }
 
