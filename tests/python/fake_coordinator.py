@@ -22,7 +22,8 @@ FENCE = re.compile(r"(```|~~~)[^\n]*\n(.*?)\1", re.S)
 
 
 def score_candidate(candidate):
-    base = {"id": candidate.get("id"), "stage": candidate.get("stage", "o0"), "gflops": 0.0}
+    base = {"id": candidate.get("id"), "stage": candidate.get("stage", "o0"), "gflops": 0.0,
+            "episode": candidate.get("episode", ""), "turn": candidate.get("turn", 0)}
     if candidate.get("problem") not in PROBLEMS:
         return dict(base, status="format_error", reason=f"unknown problem {candidate.get('problem')!r}",
                     reward=PENALTY["format_error"])
@@ -39,7 +40,7 @@ def score_candidate(candidate):
     if "WRONG" in code:
         return dict(base, status="wrong_answer", reason="error 1.0 above tolerance", reward=PENALTY["wrong_answer"])
     gflops = 1.0 + len(code.strip()) % 10
-    return dict(base, status="ok", reason="", reward=gflops, gflops=gflops)
+    return dict(base, status="ok", reason="", reward=gflops, gflops=gflops, feedback=f"Correct. {gflops} GFLOPS.")
 
 
 class FakeCoordinator:
