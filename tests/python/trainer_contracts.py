@@ -165,6 +165,17 @@ CONTRACTS = [
     Contract("trl==1.16.0", "log:union of logged keys", "source",
              _reads((TRL_GRPO, "for name in sorted(set(gather_object(list(self._pending_metrics)))):"),
                     (TRL_GRPO, "for column in sorted(set(gather_object(list(self._pending_extra_logs)))):"))),
+    # hpcreward.live_prompts: a row's prompt is read when the row is (a map-style dataset behind RepeatSampler).
+    Contract("trl==1.16.0", "data:live_dataset rows read per generation batch", "source",
+             _reads((TRL_GRPO, "return RepeatSampler( data_source=dataset,"),
+                    (TRL_GRPO, 'prompts = [x["prompt"] for x in inputs]'))),
+    # hpcreward.episodes.KernelEnvironment as environment_factory: reset(**row), its public methods
+    # the model's tools, get_reward() once per rollout.
+    Contract("trl==1.16.0", "environment_factory:KernelEnvironment", "source",
+             _reads((TRL_GRPO, "observation = environment.reset(**reset_kwargs)"),
+                    (TRL_GRPO, 'if member_name not in ("reset", "get_reward") and not member_name.startswith("_")'),
+                    (TRL_GRPO, "return [e.get_reward() if type(e) is _env_type else None for e in environments]"),
+                    (TRL_GRPO, "max_tool_calling_iterations"))),
 ]
 
 
