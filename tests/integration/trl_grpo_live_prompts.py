@@ -12,11 +12,8 @@ the stage each prompt names and the stage column sent with it.
 """
 import argparse
 import json
-import os
 import pathlib
 import re
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -26,21 +23,8 @@ REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO / "train_bridge" / "python"))
 sys.path.insert(0, str(HERE))
 
+from served_pipeline import start_pipeline, stop_pipeline, toy_model  # noqa: E402
 from trl_grpo_served import train_tokenizer  # noqa: E402  (the same toy model's vocabulary)
-
-
-def start_pipeline(out):
-    command = [str(REPO / "jobs" / "local.sh"), "--serve", "--listen", "127.0.0.1:0", "--np", "2",
-               "--ladder", str(REPO / "stages" / "demo_ladder.json"), "--out", str(out)]
-    process = subprocess.Popen(command, stdout=open(out.parent / "pipeline.out", "w"), stderr=subprocess.STDOUT,
-                               start_new_session=True)
-    for _ in range(600):
-        if (out / "coordinator.json").exists():
-            return process
-        if process.poll() is not None:
-            raise SystemExit(f"the pipeline ended at start: see {out.parent / 'pipeline.out'}")
-        time.sleep(0.5)
-    raise SystemExit("no rendezvous after 300 s")
 
 
 class StageRecorder:
@@ -69,23 +53,19 @@ def main():
     import torch
     import transformers
     import trl
-    from transformers import AutoModelForCausalLM, GPT2Config
     from trl import GRPOConfig, GRPOTrainer
     from hpcreward.live_prompts import live_dataset
     from hpcreward.trl import GflopsReward
     print(f"torch {torch.__version__}, transformers {transformers.__version__}, trl {trl.__version__}", flush=True)
 
     tokenizer = train_tokenizer()
-    torch.manual_seed(0)
-    model = AutoModelForCausalLM.from_config(GPT2Config(
-        vocab_size=len(tokenizer), n_layer=1, n_head=2, n_embd=32, n_positions=16,
-        bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id))
+    model = toy_model(tokenizer)
     config = GRPOConfig(output_dir=str(base / "trainer"), max_steps=args.steps, per_device_train_batch_size=4,
                         num_generations=4, max_completion_length=1, learning_rate=1e-3, logging_steps=1,
                         report_to="none", use_cpu=True, save_strategy="no", temperature=1.5, seed=0,
                         reward_weights=[1.0, 0.0])
 
-    pipeline = start_pipeline(run)
+    pipeline = start_pipeline(run, "--ladder", str(REPO / "stages" / "demo_ladder.json"))
     recorder = StageRecorder()
     try:
         dataset = live_dataset(run, ["dgemm-256"], rows=64)
@@ -96,10 +76,7 @@ def main():
         trainer.train()
         seconds = time.monotonic() - started
     finally:
-        info = json.loads((run / "coordinator.json").read_text()) if (run / "coordinator.json").exists() else {}
-        if info.get("pid"):
-            os.kill(info["pid"], signal.SIGTERM)
-        pipeline.wait(timeout=300)
+        stop_pipeline(run, pipeline)
 
     import h5py
     with h5py.File(run / "rewards.h5", "r") as log:

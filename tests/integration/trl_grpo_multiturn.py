@@ -13,10 +13,7 @@ markers and whole tool calls, one per sample kernel, so one generated token is o
 import argparse
 import functools
 import json
-import os
 import pathlib
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -24,6 +21,9 @@ import time
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO / "train_bridge" / "python"))
+sys.path.insert(0, str(HERE))
+
+from served_pipeline import start_pipeline, stop_pipeline, toy_model  # noqa: E402
 
 KERNELS = ["ikj.c", "naive_ijk.c", "blocked.c", "syntax_error.c"]
 MARKERS = ["<|im_start|>system\n", "<|im_start|>user\n", "<|im_start|>assistant\n", "<|im_end|>\n", "<|im_end|>"]
@@ -53,19 +53,6 @@ def make_tokenizer():
     return fast
 
 
-def start_pipeline(out):
-    command = [str(REPO / "jobs" / "local.sh"), "--serve", "--listen", "127.0.0.1:0", "--np", "2", "--out", str(out)]
-    process = subprocess.Popen(command, stdout=open(out.parent / "pipeline.out", "w"), stderr=subprocess.STDOUT,
-                               start_new_session=True)
-    for _ in range(600):
-        if (out / "coordinator.json").exists():
-            return process
-        if process.poll() is not None:
-            raise SystemExit(f"the pipeline ended at start: see {out.parent / 'pipeline.out'}")
-        time.sleep(0.5)
-    raise SystemExit("no rendezvous after 300 s")
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default=None)
@@ -79,16 +66,12 @@ def main():
     import transformers
     import trl
     from datasets import Dataset
-    from transformers import AutoModelForCausalLM, GPT2Config
     from trl import GRPOConfig, GRPOTrainer
     from hpcreward.episodes import KernelEnvironment
     print(f"torch {torch.__version__}, transformers {transformers.__version__}, trl {trl.__version__}", flush=True)
 
     tokenizer = make_tokenizer()
-    torch.manual_seed(0)
-    model = AutoModelForCausalLM.from_config(GPT2Config(
-        vocab_size=len(tokenizer), n_layer=1, n_head=2, n_embd=32, n_positions=128,
-        bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id))
+    model = toy_model(tokenizer, positions=128)
     dataset = Dataset.from_dict({"prompt": [[{"role": "user", "content": PROMPT}]] * 8,
                                  "problem": ["dgemm-256"] * 8, "stage": ["o0"] * 8})
     config = GRPOConfig(output_dir=str(base / "trainer"), max_steps=args.steps, per_device_train_batch_size=4,
@@ -104,10 +87,7 @@ def main():
         trainer.train()
         seconds = time.monotonic() - started
     finally:
-        info = json.loads((run / "coordinator.json").read_text()) if (run / "coordinator.json").exists() else {}
-        if info.get("pid"):
-            os.kill(info["pid"], signal.SIGTERM)
-        pipeline.wait(timeout=300)
+        stop_pipeline(run, pipeline)
 
     import h5py
     with h5py.File(run / "rewards.h5", "r") as log:

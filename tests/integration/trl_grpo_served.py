@@ -12,16 +12,16 @@ GflopsReward, exactly as a user passes it (reward_funcs=[GflopsReward(run_dir)])
 """
 import argparse
 import json
-import os
 import pathlib
-import signal
-import subprocess
 import sys
 import tempfile
 import time
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "train_bridge" / "python"))
+sys.path.insert(0, str(REPO / "tests" / "integration"))
+
+from served_pipeline import start_pipeline, stop_pipeline, toy_model  # noqa: E402
 
 SEPARATOR = "\x1f"  # the pre-tokenizer splits on it: each kernel becomes one word
 PROMPT = "Write a fast C matmul for dgemm-256."
@@ -44,19 +44,6 @@ def train_tokenizer():
                                    unk_token="[UNK]")
 
 
-def start_pipeline(out):
-    command = [str(REPO / "jobs" / "local.sh"), "--serve", "--listen", "127.0.0.1:0", "--np", "2", "--out", str(out)]
-    process = subprocess.Popen(command, stdout=open(out.parent / "pipeline.out", "w"), stderr=subprocess.STDOUT,
-                               start_new_session=True)
-    for _ in range(600):
-        if (out / "coordinator.json").exists():
-            return process
-        if process.poll() is not None:
-            raise SystemExit(f"the pipeline ended at start: see {out.parent / 'pipeline.out'}")
-        time.sleep(0.5)
-    raise SystemExit("no rendezvous after 300 s")
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default=None)
@@ -69,16 +56,12 @@ def main():
     import transformers
     import trl
     from datasets import Dataset
-    from transformers import AutoModelForCausalLM, GPT2Config
     from trl import GRPOConfig, GRPOTrainer
     from hpcreward.trl import GflopsReward
     print(f"torch {torch.__version__}, transformers {transformers.__version__}, trl {trl.__version__}", flush=True)
 
     tokenizer = train_tokenizer()
-    torch.manual_seed(0)
-    model = AutoModelForCausalLM.from_config(GPT2Config(
-        vocab_size=len(tokenizer), n_layer=1, n_head=2, n_embd=32, n_positions=16,
-        bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id))
+    model = toy_model(tokenizer)
     dataset = Dataset.from_dict({"prompt": [PROMPT] * 8, "problem": ["dgemm-256"] * 8})
     config = GRPOConfig(output_dir=str(base / "trainer"), max_steps=3, per_device_train_batch_size=4,
                         num_generations=4, max_completion_length=1, learning_rate=1e-3, logging_steps=1,
@@ -93,10 +76,7 @@ def main():
         trainer.train()
         seconds = time.monotonic() - started
     finally:
-        info = json.loads((run / "coordinator.json").read_text()) if (run / "coordinator.json").exists() else {}
-        if info.get("pid"):
-            os.kill(info["pid"], signal.SIGTERM)
-        pipeline.wait(timeout=300)
+        stop_pipeline(run, pipeline)
 
     history = [entry for entry in trainer.state.log_history if f"rewards/{reward.__name__}/mean" in entry]
     import h5py
