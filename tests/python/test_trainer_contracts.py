@@ -7,6 +7,12 @@ import trainer_contracts as tc
 
 CONFIG = """\
 # comment: reward:
+data:
+  max_prompt_length: 512
+  dataloader_num_workers: 8
+  custom_cls:
+    path: null
+    name: null
 reward:
   _target_: verl.workers.config.RewardConfig
   num_workers: 8

@@ -47,6 +47,8 @@ VERL_LIMITED = VERL_LOOP + "limited.py"
 VERL_NAIVE = VERL_LOOP + "naive.py"
 VERL_LEGACY = "verl/workers/reward_manager/"
 VERL_MAIN = "verl/trainer/main_ppo.py"
+VERL_DATASET = "verl/utils/dataset/rl_dataset.py"
+VERL_RAY_TRAINER = "verl/trainer/ppo/ray_trainer.py"
 OPENRLHF_CLI = "openrlhf/cli/train_ppo_ray.py"
 OPENRLHF_AGENT = "openrlhf/utils/agent.py"
 TRL_GRPO = "trl/trainer/grpo_trainer.py"
@@ -81,6 +83,15 @@ def _reads(*pairs):
 
 CONTRACTS = [
     # -- verl 0.9.1: the reward loop, keys under reward.* (main_ppo does not migrate legacy keys) --
+    # hpcreward.verl_data.LivePromptDataset: data.custom_cls loads it; it extends RLHFDataset.__getitem__.
+    Contract("verl==0.9.1", "data.custom_cls.path", "hydra_key",
+             _reads((VERL_DATASET, "dataset_cls = load_extern_object(data_config.custom_cls.path, data_config.custom_cls.name)"),
+                    (VERL_DATASET, 'row_dict["raw_prompt"] = self._build_messages(row_dict, key=self.prompt_key)'),
+                    (VERL_DATASET, 'row_dict["extra_info"] = dict()'))),
+    Contract("verl==0.9.1", "data.custom_cls.name", "hydra_key"),
+    Contract("verl==0.9.1", "data.dataloader_num_workers", "hydra_key",
+             _reads((VERL_RAY_TRAINER, 'num_workers = self.config.data["dataloader_num_workers"]'))),
+    Contract("verl==0.9.1", "data.max_prompt_length", "hydra_key"),
     Contract("verl==0.9.1", "reward.custom_reward_function.path", "hydra_key",
              _reads((VERL_REWARD, 'reward_fn_config = config.reward.get("custom_reward_function") or {}'),
                     (VERL_REWARD, 'module_path = reward_fn_config.get("path")')),
