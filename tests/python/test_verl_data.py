@@ -15,7 +15,8 @@ class FakeRLHFDataset:
     rows = [{"raw_prompt": [{"role": "user", "content": "placeholder"}], "extra_info": {"problem": "sgemm-512"},
              "reward_model": {"ground_truth": "sgemm-512"}},
             {"raw_prompt": [{"role": "user", "content": "placeholder"}], "extra_info": None,
-             "reward_model": {"ground_truth": "dgemm-256"}}]
+             "reward_model": {"ground_truth": "dgemm-256"}},
+            {"raw_prompt": [{"role": "user", "content": "placeholder"}], "problem": "dgemm-512", "stage": "o0"}]
 
     def __init__(self, data_files, tokenizer, config, processor=None):
         self.data_files = data_files
@@ -46,3 +47,4 @@ def test_rows_carry_the_live_prompt_and_its_stage(fake, rendezvous, monkeypatch,
         fake.stages["dgemm-256"] = "openmp"
     assert dataset[1]["raw_prompt"][0]["content"] == "dgemm-256 in stage openmp"
     assert FakeRLHFDataset.rows[1]["extra_info"] is None, "the underlying rows are left as they were"
+    assert dataset[2]["extra_info"] == {"problem": "dgemm-512", "stage": "o0"}, "a dataset command row's problem column"

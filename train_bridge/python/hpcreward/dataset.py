@@ -39,7 +39,7 @@ configs:
 ---
 # hpcreward prompts
 
-Written by `python3 -m hpcreward dataset` ({source}): {rows} rows, one per prompt{repeat}, with
+Written by `python3 -m hpcreward dataset` ({source}): {rows} rows ({prompts} prompts{repeat}), with
 the columns `prompt`, `problem` and `stage`. Problems: {problems}. Stages: {stages}.
 {examples}
 """
@@ -186,7 +186,7 @@ def main(argv=None):
         partial.write_text("".join(json.dumps(row) + "\n" for row in rows))
         partial.replace(out / "prompts.jsonl")
         (out / "README.md").write_text(_CARD.format(
-            source=source, rows=len(rows), repeat=f", {args.repeat} times" if args.repeat > 1 else "",
+            source=source, rows=len(rows), prompts=len(prompts), repeat=f", each {args.repeat} times" if args.repeat > 1 else "",
             problems=", ".join(sorted({e["problem"] for e in prompts})),
             stages=", ".join(sorted({e["stage"] for e in prompts})),
             examples=(f"Few-shot examples from {args.examples}: in {shown} of {len(prompts)} prompts.\n"

@@ -9,7 +9,8 @@ It is verl's RLHFDataset (same parquet files, same keys) with `__getitem__` repl
 `raw_prompt` by the live prompt (one user message) and setting `extra_info["problem"]` and
 `extra_info["stage"]`, which the reward adapter (hpcreward.verl) sends with the response, so each
 response is judged in the stage its prompt named. The problem is the row's
-`extra_info["problem"]`, else `reward_model.ground_truth`, as the adapter reads it. The served
+`extra_info["problem"]`, else its `problem` column (`python3 -m hpcreward dataset --chat` writes
+files verl reads as they are), else `reward_model.ground_truth`, as the adapter reads it. The served
 run comes from the environment (HPCREWARD_RENDEZVOUS, as for the adapter; it must reach the
 process that reads the data). With dataloader workers, each worker reads rows ahead of the
 training step (up to their prefetch), so a stage change reaches the prompts that much later; 0
@@ -33,6 +34,8 @@ class LivePromptDataset(RLHFDataset):
     def __getitem__(self, item):
         row = super().__getitem__(item)
         extra = dict(row.get("extra_info") or {})
+        if not extra.get("problem") and row.get("problem"):
+            extra["problem"] = row["problem"]
         reward_model = row.get("reward_model") or {}
         problem, _ = problem_and_stage(reward_model.get("ground_truth") if isinstance(reward_model, dict) else None,
                                        extra)
