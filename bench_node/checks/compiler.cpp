@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -52,6 +53,21 @@ std::string first_error_line(const std::string &log) {
   return first_line(log, 300);
 }
 
+std::string first_error_lines(const std::string &log, std::size_t count) {
+  std::vector<std::string> found;
+  std::istringstream stream(log);
+  for (std::string line; std::getline(stream, line) && found.size() < count;) {
+    const bool error = line.find("undefined reference") != std::string::npos ||
+                       (line.find("error") != std::string::npos && line.rfind("collect2:", 0) != 0);
+    if (error && std::find(found.begin(), found.end(), first_line(line, 300)) == found.end())
+      found.push_back(first_line(line, 300));
+  }
+  if (found.empty()) return first_error_line(log);
+  std::string joined;
+  for (const std::string &line : found) joined += (joined.empty() ? "" : "; ") + line;
+  return joined;
+}
+
 std::vector<std::string> GccCompiler::arguments(const CompileRequest &request) const {
   std::vector<std::string> args = {"-std=gnu11", "-shared", "-fPIC"};
   args.insert(args.end(), request.flags.begin(), request.flags.end());
@@ -95,7 +111,7 @@ CompileOutcome GccCompiler::compile(const CompileRequest &request) {
                 (child.output.empty() ? "" : ": " + first_error_line(child.output)));
   outcome.repeatable = true;  // the compiler ran to its end
   if (child.exit_code != 0) {
-    const std::string line = first_error_line(child.output);
+    const std::string line = first_error_lines(child.output, 3);
     return fail("compiler failed (exit " + std::to_string(child.exit_code) + ")" +
                 (line.empty() ? "" : ": " + line));
   }

@@ -62,6 +62,9 @@ bool write_private_file(const std::filesystem::path &path, const std::string &te
 // The line of a compiler log that says what went wrong: the first "error" line, else the
 // first line that is not blank.
 std::string first_error_line(const std::string &log);
+// Up to `count` of the log's error lines (the compiler's own messages, in order, distinct),
+// joined by "; ": what a model needs to fix more than the first mistake at once.
+std::string first_error_lines(const std::string &log, std::size_t count);
 
 // The first line `cc ARGUMENTS...` prints (run as a limited child); empty when it fails.
 std::string query_compiler(const std::string &cc, const std::vector<std::string> &arguments);

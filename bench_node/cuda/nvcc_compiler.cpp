@@ -115,7 +115,7 @@ CompileOutcome NvccCompiler::compile(const CompileRequest &request) {
       outcome.verdict = std::move(*refused);
       return outcome;
     }
-    const std::string line = first_error_line(child.output);
+    const std::string line = first_error_lines(child.output, 3);
     return fail("compiler failed (exit " + std::to_string(child.exit_code) + ")" +
                 (line.empty() ? "" : ": " + line));
   }

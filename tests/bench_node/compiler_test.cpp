@@ -36,6 +36,22 @@ TEST(Compiler, FirstErrorLine) {
             "cand.c:(.text+0x9): undefined reference to `helper'");
 }
 
+TEST(Compiler, FirstErrorLines) {
+  const std::string log =
+      "cand.c: In function 'matmul':\n"
+      "cand.c:3:12: error: expected ';' before 'C'\n"
+      "cand.c:5:3: error: 'q' undeclared (first use in this function)\n"
+      "cand.c:5:3: note: each undeclared identifier is reported only once\n"
+      "cand.c:5:3: error: 'q' undeclared (first use in this function)\n"
+      "cand.c:9:1: error: expected declaration or statement at end of input\n"
+      "cand.c:11:1: error: a fourth one\n";
+  EXPECT_EQ(first_error_lines(log, 3),
+            "cand.c:3:12: error: expected ';' before 'C'; cand.c:5:3: error: 'q' undeclared (first use in this "
+            "function); cand.c:9:1: error: expected declaration or statement at end of input");
+  EXPECT_EQ(first_error_lines(log, 1), first_error_line(log));
+  EXPECT_EQ(first_error_lines("\nld: something odd\n", 3), "ld: something odd");
+}
+
 TEST(Compiler, CompilesAndFails) {
   const std::filesystem::path root =
       std::filesystem::path(::testing::TempDir()) / ("hpcreward-compiler-test-" + std::to_string(::getpid()));

@@ -160,7 +160,7 @@ def test_a_hung_rank_is_quarantined_and_the_run_completes(tmp_path):
     assert "no answer for" in outcome["lost_ranks"][0]["reason"]
 
     rows, events, schema = read_log(run.out / "rewards.h5")
-    assert schema == 6
+    assert schema == 7
     assert collections.Counter(row["candidate_id"] for row in rows) == collections.Counter(ids), \
         "every candidate has exactly one row"
     assert len(events) == 1, events

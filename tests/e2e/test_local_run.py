@@ -121,7 +121,7 @@ def test_provenance_attributes(corpus_run):
     run_dir, _, _ = corpus_run
     with h5py.File(run_dir / "rewards.h5", "r", swmr=True) as log:
         attributes = {key: decode(value) for key, value in log.attrs.items()}
-    assert int(attributes["schema_version"]) == 6
+    assert int(attributes["schema_version"]) == 7
     assert attributes["reward_mode"] == "gflops"
     assert attributes["seed"] == "1234"
     assert json.loads(attributes["config_json"])["seed"] == "1234"
