@@ -1,6 +1,6 @@
 #pragma once
 // What the model is told about one scored candidate, beside the row's `reason` (written for an
-// operator): what went wrong in terms it can act on (the compiler's first error with its line,
+// operator): what went wrong in terms it can act on (the compiler's first errors with their lines,
 // the stage rule broken and what the stage wants instead, where a wrong answer was seen against
 // which tolerance, the time limit) or, for `ok`, the GFLOPS, the fraction of the fastest library
 // and the techniques detected. Bounded, and scrubbed of harness internals that would help an
