@@ -108,6 +108,13 @@ std::string problem_abi(const Problem &problem) {
   return abi;
 }
 
+std::string element_name(std::size_t index, const Shape &shape) {
+  const std::size_t n = static_cast<std::size_t>(shape.n), product = index / c_elements(shape),
+                    within = index % c_elements(shape);
+  return "C[" + (shape.batch > 1 ? std::to_string(product) + "][" : std::string()) + std::to_string(within / n) +
+         "][" + std::to_string(within % n) + "]";
+}
+
 std::string row_name(std::size_t row, const Shape &shape) {
   const std::size_t m = static_cast<std::size_t>(shape.m);
   return shape.batch > 1 ? "product " + std::to_string(row / m) + ", row " + std::to_string(row % m)

@@ -80,6 +80,9 @@ std::string problem_abi(const Problem &problem);
 std::string entry_point_signature(const Problem &problem);
 std::optional<Shape> parse_shape(std::string_view text);
 // "row i", or "product b, row i" in a batch: `row` counts C's rows from the first product's.
+// "C[i][j]", or "C[b][i][j]" in a batch of products; `index` counts C's elements from the first
+// product's.
+std::string element_name(std::size_t index, const Shape &shape);
 std::string row_name(std::size_t row, const Shape &shape);
 
 }  // namespace hpcreward

@@ -1,6 +1,7 @@
 #include "bench_node/cpu/harness.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "bench_node/cpu/gemm_check.hpp"
@@ -103,9 +104,20 @@ Verdict Harness<T>::verify_shape(const Shape &shape, double &max_error) {
       const double error = normwise_error(operands.c(batch), std::span<const T>(reference), operands.norm_a(batch),
                                           operands.norm_b(batch));
       max_error = std::max(max_error, error);
-      if (!within_tolerance(error, config_.tolerance))
-        return {Status::wrong_answer, "wrong result " + which + product + ": relative error " +
-                                          number_text(error, 3) + " > tolerance " + number_text(config_.tolerance, 3)};
+      if (!within_tolerance(error, config_.tolerance)) {
+        // Where it is most wrong, for whoever fixes the code (the model's feedback too).
+        const std::span<const T> c = operands.c(batch);
+        std::size_t worst = 0;
+        for (std::size_t i = 1; i < c.size(); ++i)
+          if (std::abs(double(c[i]) - double(reference[i])) > std::abs(double(c[worst]) - double(reference[worst])))
+            worst = i;
+        Shape one = shape;
+        one.batch = 1;  // the product is named already
+        return {Status::wrong_answer, "wrong result " + which + product + ": relative error " + number_text(error, 3) +
+                                          " > tolerance " + number_text(config_.tolerance, 3) + "; most wrong at " +
+                                          element_name(worst, one) + ": " + number_text(double(c[worst]), 4) +
+                                          " instead of " + number_text(double(reference[worst]), 4)};
+      }
     }
   }
   return {};

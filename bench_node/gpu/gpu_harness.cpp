@@ -38,14 +38,6 @@ constexpr double kCalibrationWarmup_s = 0.03;
 
 std::string at_shape(const Shape &shape) { return " at " + to_string(shape); }
 
-// "C[i][j]", or "C[b][i][j]" in a batch of products; `index` counts C's elements from the first product's.
-std::string element_name(std::size_t index, const Shape &shape) {
-  const std::size_t n = static_cast<std::size_t>(shape.n), product = index / c_elements(shape),
-                    within = index % c_elements(shape);
-  return "C[" + (shape.batch > 1 ? std::to_string(product) + "][" : std::string()) + std::to_string(within / n) +
-         "][" + std::to_string(within % n) + "]";
-}
-
 // Bytes of A, B and C for every product of a shape.
 std::size_t a_bytes(Precision precision, const Shape &shape) { return element_bytes(precision) * shape.batch * a_elements(shape); }
 std::size_t b_bytes(Precision precision, const Shape &shape) { return element_bytes(precision) * shape.batch * b_elements(shape); }
