@@ -136,7 +136,8 @@ std::string includes_words(const Problem &problem, const StageSpec &stage) {
          "CUTLASS, Thrust, CUB or headers that reach the host system";
   if (allows_library(stage.libraries, kCuteLibrary))
     out += "; in this stage also CuTe (cute/*) and CUTLASS's arch, pipeline and numeric headers, but not "
-           "CUTLASS's ready-made GEMMs (cutlass/gemm/*, cutlass/epilogue/*, ...)";
+           "CUTLASS's ready-made GEMMs (cutlass/gemm/*, cutlass/epilogue/*, ...), and not TMA through CuTe's "
+           "host-side make_tma_copy (it fetches a driver function, which the audit refuses)";
   return out;
 }
 
