@@ -27,7 +27,8 @@ source_checks::PreprocessorTable preprocessor_table(bool cute) {
           .keyword = &cuda_keyword,
           .lex = cuda_lex_options(),
           .raw_string_note = " (the checks do not read raw strings; write an ordinary literal)",
-          .libclang_parses = false};
+          .libclang_parses = false,
+          .pragma_prefix_needs_own_paste = cute};
 }
 
 }  // namespace

@@ -83,10 +83,11 @@ std::vector<Finding> preprocessor_findings(const std::vector<Token> &tokens, con
   };
   for (const Directive &directive : directives_of(tokens))
     if (auto why = directive_refusal(directive, table)) add(directive.line, *why);
-  // Only ## makes a new identifier, so the start of "_Pragma" is harmless in a source that
-  // never pastes (CuTe's placeholder `_` is in every CuTe kernel).
-  const bool pastes = std::any_of(tokens.begin(), tokens.end(),
-                                  [](const Token &token) { return token.kind == TokenKind::punctuator && token.is("##"); });
+  // (PreprocessorTable::pragma_prefix_needs_own_paste: CuTe's `_`.)
+  const bool pastes = !table.pragma_prefix_needs_own_paste ||
+                      std::any_of(tokens.begin(), tokens.end(), [](const Token &token) {
+                        return token.kind == TokenKind::punctuator && token.is("##");
+                      });
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const Token &token = tokens[i];
     if (token.is(kPragmaOperator)) {

@@ -180,6 +180,19 @@ TEST(CudaSourceChecks, CuteStageAllowsCutesBuildingBlocksAndNotCutlassGemms) {
   EXPECT_EQ(check_in_cute_stage("#include <stdio.h>\n" + std::string(kEntry)).status, Status::forbidden);
 }
 
+// CuTe's placeholder `_` starts "_Pragma": allowed only where CuTe is, and there only in a
+// source that does not paste itself.
+TEST(CudaSourceChecks, CutesPlaceholderIsAllowedOnlyInACuteStageThatDoesNotPaste) {
+  const std::string underscore = "struct U {};\n__device__ U _;\n" + std::string(kEntry);
+  EXPECT_TRUE(check_in_cute_stage(underscore).ok()) << check_in_cute_stage(underscore).reason;
+  const Verdict outside = check(underscore);
+  EXPECT_EQ(outside.status, Status::forbidden);
+  EXPECT_NE(outside.reason.find("identifier _ at line 2"), std::string::npos) << outside.reason;
+  const Verdict pasting = check_in_cute_stage("#define CAT(a, b) a##b\n" + underscore);
+  EXPECT_EQ(pasting.status, Status::forbidden);
+  EXPECT_NE(pasting.reason.find("## could paste it into _Pragma"), std::string::npos) << pasting.reason;
+}
+
 TEST(CudaSourceChecks, AnAllowedDirectoryCannotBeLeftByPath) {
   for (const char *path : {"cute/../cutlass/gemm/device/gemm.h", "cute/./tensor.hpp", "cute//tensor.hpp",
                            "cute/atom/../../cutlass/util/host_tensor.h", "cute/..", "cute\\tensor.hpp"}) {
