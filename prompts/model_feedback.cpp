@@ -25,13 +25,6 @@ std::string bounded(std::string text, std::size_t limit) {
   return text + "...";
 }
 
-std::string after_prefix(std::string text, std::string_view prefix_pattern) {
-  std::smatch match;
-  if (std::regex_search(text, match, std::regex(std::string(prefix_pattern))) && match.position(0) == 0)
-    return match.suffix().str();
-  return text;
-}
-
 std::string shapes_text(const Problem &problem) {
   std::string text = to_string(problem.nominal);
   for (const Shape &shape : problem.check_shapes) text += ", " + to_string(shape);
@@ -105,7 +98,8 @@ std::string model_feedback(const FeedbackInputs &in) {
   if (in.status == "ok") {
     text = ok_feedback(in);
   } else if (in.status == "compile_error") {
-    text = "It did not compile: " + after_prefix(reason, R"(compiler failed \(exit [0-9]+\): )") + ".";
+    static const std::regex kCompilerFailed(R"(^compiler failed \(exit [0-9]+\): )");
+    text = "It did not compile: " + std::regex_replace(reason, kCompilerFailed, "") + ".";
     if (in.stage) {
       std::string flags;
       for (const std::string &flag : in.stage->compiler_flags) flags += (flags.empty() ? "" : " ") + flag;

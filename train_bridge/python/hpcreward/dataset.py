@@ -86,9 +86,10 @@ def served_prompts(client, problems, stage):
     return [entry for problem in problems for entry in client.prompts(problem, stage)]
 
 
-def archive_examples(log, bin_dir=None):
+def archive_examples(log, bin_dir=None, problems=None):
     """{problem: [(gflops, stage, niche, techniques, source)]}: the current elite of every niche of
-    the log's archive, verified rows only, with the ladder the run judged them by."""
+    the log's archive (of `problems` only, when given), verified rows only, with the ladder the
+    run judged them by."""
     results = find_program("hpcreward-results", bin_dir)
     provenance = json.loads(_run([results, "provenance", log]))
     ladder = {stage["name"]: stage for stage in provenance.get("config", {}).get("ladder_config", {}).get("stages", [])}
@@ -101,6 +102,8 @@ def archive_examples(log, bin_dir=None):
             elites[(record["problem"], record["stage"], record["niche"])] = record  # the last one stands
     examples = {}
     for (problem, stage, niche), record in elites.items():
+        if problems is not None and problem not in problems:
+            continue
         index = record.get("row_index", -1)
         if not (0 <= index < len(rows)) or rows[index].get("status") != "ok" or \
                 rows[index].get("candidate_id") != record["candidate_id"]:
@@ -172,7 +175,7 @@ def main(argv=None):
             listing = json.loads(_run([find_program("hpcreward-problems", args.bin), "--problems", args.problems, "--json"]))
             languages = {p["id"]: p["language"] for p in listing["problems"]}
             source = f"hpcreward-prompts, catalog {args.problems}"
-        examples, ladder = archive_examples(args.examples, args.bin) if args.examples else ({}, {})
+        examples, ladder = archive_examples(args.examples, args.bin, set(args.problem)) if args.examples else ({}, {})
         out = pathlib.Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         rows, shown = [], 0

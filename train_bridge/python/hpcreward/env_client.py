@@ -49,6 +49,17 @@ def _make():
                          "directory), or HPCREWARD_URL and HPCREWARD_TOKEN_FILE")
 
 
+def make_client(rendezvous=None, url=None, token_file=None, **options):
+    """The Client of an adapter's settings: a URL and token file, else a rendezvous path (waiting
+    HPCREWARD_WAIT_S for its file), else the environment's (client_from_env)."""
+    if url is not None:
+        return Client.from_token_file(url, token_file, **options)
+    if rendezvous is not None:
+        options.setdefault("wait_s", float(os.environ.get("HPCREWARD_WAIT_S", "60")))
+        return Client.from_rendezvous(rendezvous, **options)
+    return client_from_env()
+
+
 def resolve_client(client_or_rendezvous):
     """A Client as given, a lazily made one for a rendezvous path, or (None) the environment's."""
     if client_or_rendezvous is None:

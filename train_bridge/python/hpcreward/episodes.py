@@ -20,7 +20,7 @@ model calls its tool `submit_kernel(code)` and reads the answer; `get_reward()` 
 """
 import uuid
 
-from .env_client import client_from_env
+from .env_client import make_client
 
 EPISODE_REWARDS = ("last", "best", "discounted")
 
@@ -120,11 +120,7 @@ class KernelEnvironment:
 
     def _client_now(self):
         if self._client is None:
-            if self.rendezvous:
-                from .client import Client
-                self._client = Client.from_rendezvous(self.rendezvous)
-            else:
-                self._client = client_from_env()
+            self._client = make_client(self.rendezvous)
         return self._client
 
     def reset(self, **row):

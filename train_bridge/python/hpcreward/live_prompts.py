@@ -18,8 +18,7 @@ own (for verl's or a custom data path): `LivePrompts(rendezvous)("dgemm-256")` g
 """
 import threading
 
-from .client import Client
-from .env_client import client_from_env
+from .env_client import make_client
 
 
 class LivePrompts:
@@ -46,12 +45,7 @@ class LivePrompts:
 
     def _client(self):
         if self._state is None:
-            if self.rendezvous:
-                client = Client.from_rendezvous(self.rendezvous, **self.client_options)
-            elif self.url:
-                client = Client.from_token_file(self.url, self.token_file, **self.client_options)
-            else:
-                client = client_from_env()
+            client = make_client(self.rendezvous, self.url, self.token_file, **self.client_options)
             self._state = (client, {}, threading.Lock())
         return self._state
 

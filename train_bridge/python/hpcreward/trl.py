@@ -33,7 +33,7 @@ import sys
 import threading
 
 from .client import Client
-from .env_client import client_from_env
+from .env_client import make_client
 from .errors import BatchFailed, HpcrewardError, UnavailableError
 
 logger = logging.getLogger("hpcreward.trl")
@@ -141,14 +141,9 @@ class GflopsReward:
 
     def _make_client(self):
         options = dict(self.client_options)
-        if self.url is not None:
-            return Client.from_token_file(self.url, self.token_file, **options)
-        if self.rendezvous is None:
-            return client_from_env()
-        if self.follow_s is not None:
+        if self.url is None and self.rendezvous is not None and self.follow_s is not None:
             options["follow_s"] = self.follow_s
-        return Client.from_rendezvous(self.rendezvous, wait_s=float(os.environ.get("HPCREWARD_WAIT_S", "60")),
-                                      **options)
+        return make_client(self.rendezvous, self.url, self.token_file, **options)
 
     # -- the call ---------------------------------------------------------------------------------
 

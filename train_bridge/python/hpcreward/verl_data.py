@@ -15,8 +15,8 @@ run comes from the environment (HPCREWARD_RENDEZVOUS, as for the adapter; it mus
 process that reads the data). With dataloader workers, each worker reads rows ahead of the
 training step (up to their prefetch), so a stage change reaches the prompts that much later; 0
 workers reads a batch when the step needs it. The parquet's own prompt is only a placeholder,
-but verl filters rows on its length (`data.max_prompt_length`), and the live prompts are about a
-thousand tokens: give the length room.
+but verl filters rows on its length (`data.max_prompt_length`), and the built-in template's
+live prompts run 3,100 to 3,700 characters: give the length room.
 """
 from verl.utils.dataset.rl_dataset import RLHFDataset
 
