@@ -245,12 +245,13 @@ void BatchRegistry::complete_from_log(const std::string &batch_id, const std::ve
   finished_.notify_all();
 }
 
-void BatchRegistry::fail(const std::string &batch_id, const std::string &error) {
+void BatchRegistry::fail(const std::string &batch_id, const std::string &error, bool retry_later) {
   std::lock_guard lock(mutex_);
   Entry &entry = entries_.at(batch_id);
   running_.erase(batch_id);
   entry.state = BatchState::failed;
   entry.error = error;
+  entry.retry_later = retry_later;
   finished_.notify_all();
 }
 

@@ -140,13 +140,14 @@ class BatchRegistry {
   // of `candidates` (the request's). Rows that do not match the candidates fail it.
   void complete_from_log(const std::string &batch_id, const std::vector<PreparedCandidate> &candidates,
                          const std::vector<RewardRow> &logged);
-  // One running batch fails with `error` (its log rows disagree with what was matched).
-  void fail(const std::string &batch_id, const std::string &error);
+  // One running batch fails with `error` (its log rows disagree with what was matched; or,
+  // `retry_later`, a stop for a requeue cut it short).
+  void fail(const std::string &batch_id, const std::string &error, bool retry_later = false);
   // Scoring broke: every batch not done fails with `error`, and no new batch is taken.
   void fail_all(const std::string &error);
-  // Every queued batch (not the running one) fails with `error`; returns how many.
+  // Every queued batch (not the running ones) fails with `error`; returns how many.
   std::size_t fail_queued(const std::string &error);
-  // The running batches (one, or a coalesced group) fail with `error` (a stop cut them short).
+  // Every running batch fails with `error` (a stop cut them short): send them again later.
   void fail_running(const std::string &error);
   // No new batches from now on (queued and running ones still finish). A submit is refused
   // with `reason`, or a plain "stopping" message when it is empty. Safe to call again.

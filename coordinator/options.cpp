@@ -45,6 +45,10 @@ po::options_description describe_options() {
       ("coalesce-max", po::value<std::size_t>()->default_value(kDefaultCoalesceMax),
        "serve mode: a coalesced batch of this many single-candidate requests is scored at once, before the "
        "window ends (1: no coalescing)")
+      ("batches-in-flight", po::value<std::size_t>()->default_value(0),
+       "serve mode: batches scored at once (a coalesced group counts as one); their candidates go to the "
+       "ranks in order of arrival and each batch is answered when its own are done. 0: every accepted batch "
+       "(no limit); 1: one batch at a time, each admitted once the one before it was answered")
       ("tls-cert", po::value<std::string>(),
        "serve mode: serve HTTPS with this PEM certificate (chain); needs --tls-key. Its subjectAltName "
        "must name the host in the URL (coordinator/README.md, \"HTTPS\")")
@@ -165,6 +169,7 @@ std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char
   if (options.max_batch_candidates == 0) throw std::invalid_argument("--max-batch-candidates must be positive");
   options.coalesce_window_ms = values["coalesce-window-ms"].as<std::size_t>();
   options.coalesce_max = values["coalesce-max"].as<std::size_t>();
+  options.batches_in_flight = values["batches-in-flight"].as<std::size_t>();
   if (options.coalesce_max == 0)
     throw std::invalid_argument("--coalesce-max must be positive (1, or --coalesce-window-ms 0, turns coalescing off)");
   if (options.coalesce_window_ms > 60000)
@@ -247,6 +252,7 @@ std::optional<CoordinatorOptions> parse_coordinator_options(int argc, const char
                      {"max_batch_candidates", options.max_batch_candidates},
                      {"coalesce_window_ms", options.coalesce_window_ms},
                      {"coalesce_max", options.coalesce_max},
+                     {"batches_in_flight", options.batches_in_flight},
                      {"tls_cert", options.tls.cert.string()}, {"tls_key", options.tls.key.string()},
                      {"rank_deadline_margin_s", options.rank_deadline_margin_s},
                      {"stop_grace_s", options.stop_grace_s},

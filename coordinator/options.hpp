@@ -26,6 +26,7 @@ struct CoordinatorOptions {
   TlsFiles tls;                         // serve mode: --tls-cert/--tls-key (HTTPS); empty: HTTP
   std::size_t coalesce_window_ms = 200; // serve mode: single-candidate requests gathered this long; 0: off
   std::size_t coalesce_max = 256;       // serve mode: a coalesced group this large goes at once
+  std::size_t batches_in_flight = 0;    // serve mode: batches scored at once; 0: no limit
   std::filesystem::path out;         // run directory: rewards.h5, coordinator.pid
   std::string stage;                 // stage of lines without one; empty: the problem's current stage
   LadderConfig ladder;               // --ladder FILE, or the built-in default ladder

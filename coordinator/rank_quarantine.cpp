@@ -56,8 +56,25 @@ bool RankQuarantine::had_kind(const std::string &kind) const {
   return false;
 }
 
+namespace {
+
+RankQuarantine::CandidateIdOf index_into(const std::vector<PreparedCandidate> &candidates) {
+  return [&candidates](std::int64_t sequence) { return candidates[static_cast<std::size_t>(sequence)].id; };
+}
+
+}  // namespace
+
 std::vector<RankEventRecord> RankQuarantine::quarantine_overdue(Scheduler &scheduler,
                                                                 const std::vector<PreparedCandidate> &candidates,
+                                                                Clock::time_point now, bool stopping) {
+  return quarantine_overdue(scheduler, index_into(candidates), now, stopping);
+}
+
+void RankQuarantine::check_stranded(const Scheduler &scheduler, const std::vector<PreparedCandidate> &candidates) const {
+  check_stranded(scheduler, index_into(candidates));
+}
+
+std::vector<RankEventRecord> RankQuarantine::quarantine_overdue(Scheduler &scheduler, const CandidateIdOf &id_of,
                                                                 Clock::time_point now, bool stopping) {
   std::vector<RankEventRecord> records;
   for (const RankWatch::Overdue &late : watch_.overdue(now)) {
@@ -66,7 +83,7 @@ std::vector<RankEventRecord> RankQuarantine::quarantine_overdue(Scheduler &sched
     watch_.quarantine(late.rank);
     std::vector<std::string> ids;
     for (std::int64_t sequence : held) {
-      ids.push_back(candidates[static_cast<std::size_t>(sequence)].id);
+      ids.push_back(id_of(sequence));
       abandoned_[{late.rank, sequence}] = ids.back();
     }
     const std::string kind = kind_of(late.rank);
@@ -93,10 +110,10 @@ std::vector<RankEventRecord> RankQuarantine::quarantine_overdue(Scheduler &sched
   return records;
 }
 
-void RankQuarantine::check_stranded(const Scheduler &scheduler, const std::vector<PreparedCandidate> &candidates) const {
+void RankQuarantine::check_stranded(const Scheduler &scheduler, const CandidateIdOf &id_of) const {
   for (const std::string &kind : scheduler.stranded_kinds()) {
     std::vector<std::string> ids;
-    for (std::int64_t sequence : scheduler.queued_of(kind)) ids.push_back(candidates[static_cast<std::size_t>(sequence)].id);
+    for (std::int64_t sequence : scheduler.queued_of(kind)) ids.push_back(id_of(sequence));
     throw no_ranks_left(kind, ids);
   }
 }

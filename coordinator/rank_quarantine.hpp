@@ -6,6 +6,7 @@
 // with a note. With no rank left for a kind that still has tasks, the run ends: NoRanksLeft.
 // No clock of its own: every call that needs the time is told it, so tests use fake ones.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -53,8 +54,13 @@ class RankQuarantine {
   // resume scores them).
   std::vector<RankEventRecord> quarantine_overdue(Scheduler &scheduler, const std::vector<PreparedCandidate> &candidates,
                                                   Clock::time_point now, bool stopping);
+  // The same where tasks of several batches are in flight: `id_of(sequence)` names a task's candidate.
+  using CandidateIdOf = std::function<std::string(std::int64_t sequence)>;
+  std::vector<RankEventRecord> quarantine_overdue(Scheduler &scheduler, const CandidateIdOf &id_of,
+                                                  Clock::time_point now, bool stopping);
   // Throws NoRanksLeft when a kind has tasks queued in `scheduler` and no rank to take them.
   void check_stranded(const Scheduler &scheduler, const std::vector<PreparedCandidate> &candidates) const;
+  void check_stranded(const Scheduler &scheduler, const CandidateIdOf &id_of) const;
   // The error for candidates `ids` that wait for a rank of `kind` when every one was quarantined.
   NoRanksLeft no_ranks_left(const std::string &kind, const std::vector<std::string> &ids) const;
   // The note for an answer that quarantined `rank` sent for task `sequence` (it is discarded).

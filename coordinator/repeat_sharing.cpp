@@ -2,10 +2,10 @@
 
 namespace hpcreward {
 
-RepeatSharing::Route RepeatSharing::route(std::int64_t sequence, const std::string &key) {
+RepeatSharing::Route RepeatSharing::route(std::int64_t sequence, const std::string &key, std::uint64_t scope) {
   if (sharing()) {
     if (const CachedMeasurement *earlier = cache_.find(key)) return {Route::reuse, earlier};
-    auto [first, inserted] = measured_for_.emplace(key, sequence);
+    auto [first, inserted] = measured_for_.emplace(std::make_pair(scope, key), sequence);
     if (!inserted) {
       waiting_[first->second].push_back(sequence);
       return {Route::wait, nullptr};
@@ -17,7 +17,9 @@ RepeatSharing::Route RepeatSharing::route(std::int64_t sequence, const std::stri
 
 RepeatSharing::Answered RepeatSharing::answered(std::int64_t sequence) {
   Answered answer;
-  answer.key = key_of_.at(sequence);
+  auto key = key_of_.find(sequence);
+  answer.key = key->second;
+  key_of_.erase(key);
   if (auto waiting = waiting_.find(sequence); waiting != waiting_.end()) {
     answer.waiting = std::move(waiting->second);
     waiting_.erase(waiting);
@@ -31,10 +33,13 @@ std::size_t RepeatSharing::waiting() const {
   return count;
 }
 
-void RepeatSharing::start_batch() {
-  key_of_.clear();
-  measured_for_.clear();
-  waiting_.clear();
+void RepeatSharing::end_batch(std::uint64_t scope) {
+  auto it = measured_for_.lower_bound({scope, std::string()});
+  while (it != measured_for_.end() && it->first.first == scope) {
+    key_of_.erase(it->second);  // measured but never answered: the batch was given up
+    waiting_.erase(it->second);
+    it = measured_for_.erase(it);
+  }
 }
 
 }  // namespace hpcreward

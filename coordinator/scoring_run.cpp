@@ -42,6 +42,7 @@ ScoringRun::ScoringRun(BenchTransport &transport, RowSink &sink, const RewardTab
       observer_(observer),
       rows_(sink, rewards, sqd, context_.rank_info, observer),
       quarantine_(context_.ranks, context_.rank_info, RankWatch::Seconds(context_.rank_deadline_margin_s)),
+      scheduler_(quarantine_.ranks_in_service()),
       repeats_(context_.repeat_cache_entries),
       grace_(context_.stop_requested, context_.stop_grace_s) {
   if (context_.ranks.empty()) throw std::invalid_argument("a scoring run needs benchmark ranks");
@@ -58,7 +59,16 @@ std::size_t ScoringRun::score(std::vector<PreparedCandidate> candidates, const s
   while (begin < candidates.size()) {
     std::size_t end = begin + 1;
     while (end < candidates.size() && candidates[end].batch_id == candidates[begin].batch_id) ++end;
-    score_batch(candidates, begin, end, logged_row, seen_ids);
+    // One batch at a time: each runs in the stage the ones before it earned.
+    Flight &flight = add_flight();
+    flight.candidates = &candidates;
+    flight.begin = begin;
+    flight.end = end;
+    flight.base = static_cast<std::int64_t>(begin);
+    flight.logged_row = &logged_row;  // by the file's index
+    flight.seen = &seen_ids;
+    start(flight);
+    while (!done_.empty() || !flights_.empty()) progress(kStopPollInterval);
     if (cut_short_) return rows_.rows_written();  // a resume logs the advances due, as after a crash
     for (std::size_t i = begin; i < end; ++i) problems.insert(candidates[i].problem);
     begin = end;
@@ -68,105 +78,141 @@ std::size_t ScoringRun::score(std::vector<PreparedCandidate> candidates, const s
   return rows_.rows_written();
 }
 
-std::vector<RewardRow> ScoringRun::score_one_batch(std::vector<PreparedCandidate> batch,
-                                                   const std::vector<RewardRow> &logged) {
-  rows_.expect(batch.size());
+ScoringRun::BatchToken ScoringRun::admit(std::vector<PreparedCandidate> batch, const std::vector<RewardRow> &logged) {
   // Ids need only be unique within a served batch; a coalesced group holds several requests'
   // batches (each its own batch_id), whose ids may repeat ("q0" of every /get_reward call).
   // Its members have no logged rows (BatchRegistry coalesces only those), so matching the
   // logged rows by id stays within one request.
   ids_per_batch_ = true;
-  std::set<std::string> seen_ids;
-  std::vector<RewardRow> rows = score_batch(batch, 0, batch.size(), match_logged(batch, logged), seen_ids);
-  sequence_base_ += static_cast<std::int64_t>(batch.size());
-  return rows;
+  rows_.expect(batch.size());
+  Flight &flight = add_flight();
+  flight.owned = std::move(batch);
+  flight.candidates = &flight.owned;
+  flight.end = flight.owned.size();
+  flight.base = sequence_base_;
+  sequence_base_ += static_cast<std::int64_t>(flight.owned.size());
+  flight.owned_logged_row = match_logged(flight.owned, logged);
+  flight.logged_row = &flight.owned_logged_row;
+  flight.seen = &flight.own_seen;
+  const BatchToken token = flight.token;
+  start(flight);
+  return token;
 }
 
-std::vector<RewardRow> ScoringRun::score_batch(std::vector<PreparedCandidate> &candidates, std::size_t begin,
-                                               std::size_t end, const std::vector<const RewardRow *> &logged_row,
-                                               std::set<std::string> &seen_ids) {
-  Batch batch{candidates, begin, end, logged_row, std::vector<RewardRow>(end - begin)};
-  const LoggedPart logged = take_logged_rows(batch, seen_ids);
+std::vector<RewardRow> ScoringRun::score_one_batch(std::vector<PreparedCandidate> batch,
+                                                   const std::vector<RewardRow> &logged) {
+  const BatchToken token = admit(std::move(batch), logged);
+  for (;;)
+    for (DoneBatch &done : progress(kStopPollInterval))
+      if (done.token == token) return std::move(done.rows);
+}
+
+ScoringRun::Flight &ScoringRun::add_flight() {
+  const BatchToken token = next_token_++;
+  Flight &flight = flights_[token];
+  flight.token = token;
+  return flight;
+}
+
+void ScoringRun::start(Flight &flight) {
+  if (flight.size() > 0) flight_at_.emplace(flight.base, flight.token);
+  flight.rows.resize(flight.size());
+  const LoggedPart logged = take_logged_rows(flight);
   if (logged.all) {
-    rows_.skip(end - begin);
-    return std::move(batch.rows);
+    rows_.skip(flight.size());
+    return finish_if_done(flight);
   }
-  if (poll_stop(0)) {  // stopping before the batch starts: none of it is scored
+  if (poll_stop(scheduler_.running())) {  // stopping before the batch starts: none of it is scored
     cut_short_ = true;
-    return std::move(batch.rows);
+    return end_flight(flight, /*cut_short=*/true);
   }
   if (!logged.any) {
     std::vector<std::string> problems;
-    for (std::size_t i = begin; i < end; ++i) problems.push_back(candidates[i].problem);
+    for (std::size_t i = flight.begin; i < flight.end; ++i) problems.push_back(flight.candidate(i).problem);
     rows_.log_advances(problems);
   }
-  Scheduler scheduler(quarantine_.ranks_in_service());
-  repeats_.start_batch();
-  for (std::size_t i = begin; i < end; ++i) {
-    if (logged_row[i]) {
+  for (std::size_t i = flight.begin; i < flight.end; ++i) {
+    if (flight.logged(i)) {
       rows_.skip(1);
       continue;
     }
-    settle(candidates[i], logged, seen_ids);
-    if (candidates[i].verdict.ok())
-      queue_or_share(batch, i, scheduler);
+    PreparedCandidate &candidate = flight.candidate(i);
+    settle(flight, candidate, logged);
+    if (candidate.verdict.ok())
+      queue_or_share(flight, i);
     else
-      write_decided(batch, i);
+      write_decided(flight, i);
   }
-  collect_answers(batch, scheduler);
-  return std::move(batch.rows);
+  finish_if_done(flight);
 }
 
-LoggedPart ScoringRun::take_logged_rows(Batch &batch, std::set<std::string> &seen_ids) {
-  for (std::size_t i = batch.begin; i < batch.end; ++i)
-    if (const RewardRow *row = batch.logged_row[i]) {
-      batch.row_of(i) = *row;
-      seen_ids.insert(seen_key(batch.candidates[i]));
+LoggedPart ScoringRun::take_logged_rows(Flight &flight) {
+  for (std::size_t i = flight.begin; i < flight.end; ++i)
+    if (const RewardRow *row = flight.logged(i)) {
+      flight.rows[i - flight.begin] = *row;
+      ++flight.rows_done;
+      flight.seen->insert(seen_key(flight.candidate(i)));
     }
-  return logged_part(batch.candidates, batch.begin, batch.end, batch.logged_row);
+  return logged_part(*flight.candidates, flight.begin, flight.end, *flight.logged_row);
 }
 
-void ScoringRun::settle(PreparedCandidate &candidate, const LoggedPart &logged, std::set<std::string> &seen_ids) {
+void ScoringRun::settle(Flight &flight, PreparedCandidate &candidate, const LoggedPart &logged) {
   if (!candidate.stage_named && find_problem(candidate.problem)) {
     auto resumed = logged.stages.find(candidate.problem);
     candidate.stage = resumed != logged.stages.end() ? resumed->second : sqd_.current_stage(candidate.problem);
   }
-  if (candidate.verdict.ok() && !seen_ids.insert(seen_key(candidate)).second)
+  if (candidate.verdict.ok() && !flight.seen->insert(seen_key(candidate)).second)
     candidate.verdict = {Status::format_error, "duplicate id \"" + candidate.id + "\": ids must be unique in a run"};
   if (candidate.verdict.ok())
     if (std::optional<std::string> reason = sqd_.unsupported_reason(candidate.stage))
       candidate.verdict = {Status::constraint_violation, *reason + "; choose another stage"};
 }
 
-void ScoringRun::write_decided(Batch &batch, std::size_t i) {
-  PreparedCandidate &candidate = batch.candidates[i];
+void ScoringRun::set_row(Flight &flight, std::size_t i, RewardRow row) {
+  flight.rows[i - flight.begin] = std::move(row);
+  ++flight.rows_done;
+}
+
+void ScoringRun::finish_if_done(Flight &flight) {
+  if (flight.rows_done == flight.size()) end_flight(flight, /*cut_short=*/false);
+}
+
+void ScoringRun::end_flight(Flight &flight, bool cut_short) {
+  repeats_.end_batch(flight.token);
+  if (flight.size() > 0) flight_at_.erase(flight.base);
+  done_.push_back({flight.token, std::move(flight.rows), cut_short});
+  flights_.erase(flight.token);
+}
+
+void ScoringRun::write_decided(Flight &flight, std::size_t i) {
+  PreparedCandidate &candidate = flight.candidate(i);
   candidate.code.clear();
   const Measurement decided = failed_measurement(candidate.verdict);
-  batch.row_of(i) = rows_.write(rows_.decided_row(candidate, decided, context_.host), candidate, decided);
+  set_row(flight, i, rows_.write(rows_.decided_row(candidate, decided, context_.host), candidate, decided));
   forget_code(candidate);
 }
 
-void ScoringRun::queue_or_share(Batch &batch, std::size_t i, Scheduler &scheduler) {
-  PreparedCandidate &candidate = batch.candidates[i];
+void ScoringRun::queue_or_share(Flight &flight, std::size_t i) {
+  PreparedCandidate &candidate = flight.candidate(i);
   // The run refused at start (or the endpoint per request) what no rank can take.
   const Problem &problem = *find_problem(candidate.problem);
   const std::string kind(rank_kind_for(problem.language));
-  const auto sequence = static_cast<std::int64_t>(i);
+  const std::int64_t sequence = flight.sequence_of(i);
   candidate.code_sha256 = sha256_hex(candidate.code);  // once: the key and the row both need it
   const std::string key = measurement_key(candidate.code_sha256, candidate.problem, *sqd_.config().find(candidate.stage));
-  const RepeatSharing::Route route = repeats_.route(sequence, key);
+  const RepeatSharing::Route route = repeats_.route(sequence, key, flight.token);
   if (route.kind == RepeatSharing::Route::reuse) {
-    batch.row_of(i) = rows_.write_reused(candidate, key, *route.earlier, 0);
+    set_row(flight, i, rows_.write_reused(candidate, key, *route.earlier, 0));
     forget_code(candidate);
     return;
   }
   if (route.kind == RepeatSharing::Route::wait) return;  // for the identical candidate sent
-  if (scheduler.enqueue(sequence, kind)) return;
+  if (scheduler_.enqueue(sequence, kind)) return;
   if (quarantine_.had_kind(kind)) {  // all quarantined
     std::vector<std::string> ids;
-    for (std::size_t j = i; j < batch.end; ++j) {
-      const PreparedCandidate &other = batch.candidates[j];
-      if (!batch.logged_row[j] && other.verdict.ok() && find_problem(other.problem) &&
+    for (std::size_t j = i; j < flight.end; ++j) {
+      const PreparedCandidate &other = flight.candidate(j);
+      if (!flight.logged(j) && other.verdict.ok() && find_problem(other.problem) &&
           rank_kind_for(find_problem(other.problem)->language) == kind)
         ids.push_back(other.id);
     }
@@ -178,23 +224,41 @@ void ScoringRun::queue_or_share(Batch &batch, std::size_t i, Scheduler &schedule
                               problem_refusal(problem, ranks_only).value_or(problem.id));
 }
 
-void ScoringRun::collect_answers(Batch &batch, Scheduler &scheduler) {
-  while (!scheduler.finished()) {
-    quarantine_overdue(scheduler, batch);
-    if (!poll_stop(scheduler.running())) {
-      send_tasks(batch, scheduler);
-    } else if (scheduler.running() == 0 || grace_.over(clock())) {
-      give_up_batch(batch, scheduler);
-      return;
+std::vector<ScoringRun::DoneBatch> ScoringRun::progress(std::chrono::milliseconds wait) {
+  if (!flights_.empty()) {
+    quarantine_overdue();
+    if (!poll_stop(scheduler_.running())) {
+      send_tasks();
+      if (std::optional<BenchResult> result = transport_.receive_result(std::min(wait, wait_time())))
+        take_answer(*result);
+    } else if (scheduler_.running() == 0 || grace_.over(clock())) {
+      give_up_flights();
+    } else if (std::optional<BenchResult> result = transport_.receive_result(std::min(wait, wait_time()))) {
+      take_answer(*result);
     }
-    // Nothing: deadlines and the stop request are looked at again.
-    if (std::optional<BenchResult> result = transport_.receive_result(wait_time())) take_answer(*result, batch, scheduler);
   }
+  std::vector<DoneBatch> done(std::make_move_iterator(done_.begin()), std::make_move_iterator(done_.end()));
+  done_.clear();
+  return done;
 }
 
-void ScoringRun::send_tasks(const Batch &batch, Scheduler &scheduler) {
-  while (auto assignment = scheduler.next_assignment()) {
-    const PreparedCandidate &candidate = batch.candidates[static_cast<std::size_t>(assignment->sequence)];
+std::pair<ScoringRun::Flight *, std::size_t> ScoringRun::locate(std::int64_t sequence) {
+  auto at = flight_at_.upper_bound(sequence);
+  if (at == flight_at_.begin()) return {nullptr, 0};
+  Flight &flight = flights_.at(std::prev(at)->second);
+  if (sequence >= flight.base + static_cast<std::int64_t>(flight.size())) return {nullptr, 0};
+  return {&flight, flight.index_of(sequence)};
+}
+
+std::string ScoringRun::candidate_id_of(std::int64_t sequence) {
+  auto [flight, i] = locate(sequence);
+  return flight ? flight->candidate(i).id : "task " + std::to_string(sequence);
+}
+
+void ScoringRun::send_tasks() {
+  while (auto assignment = scheduler_.next_assignment()) {
+    auto [flight, i] = locate(assignment->sequence);
+    const PreparedCandidate &candidate = flight->candidate(i);
     const StageSpec &stage = *sqd_.config().find(candidate.stage);
     BenchTask task;
     task.sequence = assignment->sequence;
@@ -206,62 +270,69 @@ void ScoringRun::send_tasks(const Batch &batch, Scheduler &scheduler) {
     task.techniques_required = stage.techniques_required;
     task.libraries = stage.libraries;
     task.source = candidate.code;
-    task.seed = candidate_seed(context_.seed, sequence_base_ + assignment->sequence);
+    task.seed = candidate_seed(context_.seed, assignment->sequence);
     transport_.send_task(assignment->rank, task);
     quarantine_.sent(assignment->rank, assignment->sequence, clock());
   }
 }
 
-void ScoringRun::take_answer(const BenchResult &result, Batch &batch, Scheduler &scheduler) {
+void ScoringRun::take_answer(const BenchResult &result) {
   if (quarantine_.quarantined(result.rank)) {
     note(quarantine_.late_answer_note(result.rank, result.sequence));
     return;
   }
-  if (!scheduler.complete(result.rank, result.sequence))
+  if (!scheduler_.complete(result.rank, result.sequence))
     throw std::runtime_error("rank " + std::to_string(result.rank) + " reported a task it was not given (sequence " +
                              std::to_string(result.sequence) + ")");
   quarantine_.answered(result.rank, result.sequence, clock());
-  record_result(result, batch);
+  record_result(result);
 }
 
-void ScoringRun::record_result(const BenchResult &result, Batch &batch) {
-  const auto index = static_cast<std::size_t>(result.sequence);
-  PreparedCandidate &candidate = batch.candidates[index];
+void ScoringRun::record_result(const BenchResult &result) {
+  auto [flight, index] = locate(result.sequence);
+  PreparedCandidate &candidate = flight->candidate(index);
   const RepeatSharing::Answered shared = repeats_.answered(result.sequence);
-  RewardRow row = rows_.measured_row(candidate, result, candidate_seed(context_.seed, sequence_base_ + result.sequence));
+  RewardRow row = rows_.measured_row(candidate, result, candidate_seed(context_.seed, result.sequence));
   row.measurement_key = shared.key;
   double bonus = 0;
-  const RewardRow &written = batch.row_of(index) = rows_.write(std::move(row), candidate, result.measurement, &bonus);
+  RewardRow written = rows_.write(std::move(row), candidate, result.measurement, &bonus);
   forget_code(candidate);
   CachedMeasurement origin{result.measurement, written.candidate_id, written.batch_id, written.rank,
                            written.host,       written.device,       written.seed};
+  set_row(*flight, index, std::move(written));
   // The batch's identical candidates share this answer, whatever it is, and its bonus.
   for (std::int64_t waiting : shared.waiting) {
-    PreparedCandidate &identical = batch.candidates[static_cast<std::size_t>(waiting)];
-    batch.row_of(static_cast<std::size_t>(waiting)) = rows_.write_reused(identical, shared.key, origin, bonus);
+    const std::size_t other = flight->index_of(waiting);
+    PreparedCandidate &identical = flight->candidate(other);
+    set_row(*flight, other, rows_.write_reused(identical, shared.key, origin, bonus));
     forget_code(identical);
   }
   repeats_.remember(shared.key, std::move(origin));
+  finish_if_done(*flight);
 }
 
-void ScoringRun::give_up_batch(const Batch &batch, const Scheduler &scheduler) {
-  const std::size_t left = scheduler.running() + scheduler.queued() + repeats_.waiting();
-  const std::string &first_batch = batch.candidates[batch.begin].batch_id;
-  const bool coalesced = first_batch != batch.candidates[batch.end - 1].batch_id;
-  note("stopped: " + std::to_string(left) + (left == 1 ? " candidate" : " candidates") +
-       (coalesced ? " of the coalesced batch from " : " of batch ") + first_batch + (left == 1 ? " has" : " have") +
-       " no row (a resume scores " + (left == 1 ? "it" : "them") + ")");
-  cut_short_ = true;
-  unanswered_at_stop_ = scheduler.running();
+void ScoringRun::give_up_flights() {
+  unanswered_at_stop_ = scheduler_.running();
+  while (!flights_.empty()) {
+    Flight &flight = flights_.begin()->second;
+    const std::size_t left = flight.size() - flight.rows_done;
+    const std::string &first_batch = flight.candidate(flight.begin).batch_id;
+    const bool coalesced = first_batch != flight.candidate(flight.end - 1).batch_id;
+    note("stopped: " + std::to_string(left) + (left == 1 ? " candidate" : " candidates") +
+         (coalesced ? " of the coalesced batch from " : " of batch ") + first_batch + (left == 1 ? " has" : " have") +
+         " no row (a resume scores " + (left == 1 ? "it" : "them") + ")");
+    cut_short_ = true;
+    end_flight(flight, /*cut_short=*/true);
+  }
 }
 
-void ScoringRun::quarantine_overdue(Scheduler &scheduler, const Batch &batch) {
-  for (const RankEventRecord &record :
-       quarantine_.quarantine_overdue(scheduler, batch.candidates, clock(), grace_.stopping())) {
+void ScoringRun::quarantine_overdue() {
+  const RankQuarantine::CandidateIdOf id_of = [this](std::int64_t sequence) { return candidate_id_of(sequence); };
+  for (const RankEventRecord &record : quarantine_.quarantine_overdue(scheduler_, id_of, clock(), grace_.stopping())) {
     sink_.append_rank_event(record);
     if (observer_) observer_->rank_lost(record);
   }
-  if (!grace_.stopping()) quarantine_.check_stranded(scheduler, batch.candidates);
+  if (!grace_.stopping()) quarantine_.check_stranded(scheduler_, id_of);
 }
 
 bool ScoringRun::poll_stop(std::size_t held) {

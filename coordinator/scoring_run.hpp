@@ -1,16 +1,21 @@
 #pragma once
-// Scores a list of candidates on the benchmark ranks, batch by batch (a batch: consecutive
-// candidates with the same batch_id). Before a batch starts, due stage advances are logged
-// and every candidate that names no stage gets its problem's current stage; decided
-// candidates (format errors) are logged at once, the rest go to ranks of their problem's kind
-// (C to "cpu" ranks, CUDA to "gpu" ranks) as each has a free slot (Scheduler). Every
-// candidate ends as exactly one row in the sink (row_writer.hpp).
+// Scores candidates on the benchmark ranks, batch by batch (a batch: consecutive candidates
+// with the same batch_id, or a served request). A batch is admitted: due stage advances are
+// logged and every candidate that names no stage gets its problem's current stage (so a batch
+// runs in the stage its problem had when it was admitted); decided candidates (format errors)
+// are logged at once, the rest are queued for ranks of their problem's kind (C to "cpu"
+// ranks, CUDA to "gpu" ranks). Ranks take queued tasks as each has a free slot (Scheduler),
+// FIFO per kind across every batch in flight, so batches admitted together share the ranks in
+// order of admission; each batch is done when its own candidates have their rows. Every
+// candidate ends as exactly one row in the sink (row_writer.hpp). A file is scored one batch
+// at a time (its batches are a recorded sequence: each runs in the stage the ones before it
+// earned); serve mode admits batches as they arrive (serve_loop.hpp).
 //
 // Ranks that stop answering are quarantined for the rest of the run (rank_quarantine.hpp).
 // A stop request (a requeue: SIGUSR1) sends no new task, waits at most the grace for the
-// tasks the ranks hold and returns (stop_grace.hpp); tasks not answered by then have no row
-// (cut_short()), so a resume scores exactly them: candidates the log holds get their logged
-// rows (logged_rows.hpp).
+// tasks the ranks hold and gives up the batches not done (stop_grace.hpp); tasks not answered
+// by then have no row (cut_short()), so a resume scores exactly them: candidates the log
+// holds get their logged rows (logged_rows.hpp).
 //
 // Identical candidates (same measurement key: code, problem, stage and its rules) are
 // measured once (repeat_sharing.hpp): in one batch they share the first one's answer and
@@ -19,6 +24,7 @@
 // it reuses (measured_as, measured_batch) and counts toward stage rules like any row.
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -81,12 +87,27 @@ class ScoringRun {
   // observer), in order: none is kept, so memory does not grow with the run.
   std::size_t score(std::vector<PreparedCandidate> candidates, const std::vector<RewardRow> &already_logged = {});
 
-  // Serve mode: one batch as it arrives (ids need only be unique within it), or a coalesced
-  // group of single-candidate requests as one batch (candidates of several batch_ids: ids
-  // need only be unique per batch_id; each row keeps its candidate's batch_id). `logged`: rows
-  // of this batch already in the log (a retry after a restart); their candidates are not
-  // scored again. Returns one row per candidate, in the batch's order (logged rows included).
-  // Due stage advances are logged before the batch starts, unless it was partly logged.
+  // Serve mode, batches in flight together. A served batch (ids need only be unique within
+  // it), or a coalesced group of single-candidate requests as one batch (candidates of
+  // several batch_ids: ids need only be unique per batch_id; each row keeps its candidate's
+  // batch_id). `logged`: rows of this batch already in the log (a retry after a restart);
+  // their candidates are not scored again. Due stage advances of its problems are logged
+  // first, unless it was partly logged. Returns the batch's token; progress() hands it back
+  // once it is done.
+  using BatchToken = std::uint64_t;
+  BatchToken admit(std::vector<PreparedCandidate> batch, const std::vector<RewardRow> &logged = {});
+  struct DoneBatch {
+    BatchToken token = 0;
+    std::vector<RewardRow> rows;  // one per candidate, in the batch's order (logged rows included)
+    bool cut_short = false;       // a stop gave it up: some rows are missing (default-constructed)
+  };
+  // Sends tasks, takes answers for at most `wait` (less when a deadline or the stop's grace
+  // comes first), and returns the batches done since the last call, in the order they were
+  // done. Once a stop's grace ends (or no task is out), every batch not done is given up.
+  std::vector<DoneBatch> progress(std::chrono::milliseconds wait);
+  // Admitted batches not yet handed back by progress().
+  std::size_t in_flight() const { return flights_.size() + done_.size(); }
+  // One batch alone: admit() and progress() until it is done; its rows.
   std::vector<RewardRow> score_one_batch(std::vector<PreparedCandidate> batch,
                                          const std::vector<RewardRow> &logged = {});
   // Serve mode after a restart: the log already holds `rows` rows (archive row indexes and
@@ -116,40 +137,58 @@ class ScoringRun {
   const std::vector<RankEventRecord> &lost_ranks() const { return quarantine_.lost(); }
 
  private:
-  // One batch being scored: candidates [begin, end) of `candidates` (a task's sequence is the
-  // candidate's index there), the row each had before a resume, and their rows so far.
-  struct Batch {
-    std::vector<PreparedCandidate> &candidates;
-    std::size_t begin, end;
-    const std::vector<const RewardRow *> &logged_row;
-    std::vector<RewardRow> rows;  // rows[i - begin]: candidate i's
-    RewardRow &row_of(std::size_t i) { return rows[i - begin]; }
+  // One admitted batch: candidates [begin, end) of `*candidates` (the file's, or `owned` in
+  // serve mode). A task's sequence is `base` + (index - begin): unique in the run, and the
+  // candidate's place in the run's order, from which its input seed derives.
+  struct Flight {
+    BatchToken token = 0;
+    std::vector<PreparedCandidate> owned;
+    std::vector<PreparedCandidate> *candidates = nullptr;
+    std::size_t begin = 0, end = 0;
+    std::int64_t base = 0;
+    // By index, the row each candidate had before a resume (null: none): the file's, or owned.
+    const std::vector<const RewardRow *> *logged_row = nullptr;
+    std::vector<const RewardRow *> owned_logged_row;
+    std::vector<RewardRow> rows;                // rows[i - begin]: candidate i's
+    std::size_t rows_done = 0;                  // rows taken from the log or written
+    std::set<std::string> own_seen;             // serve mode: the ids taken in this batch
+    std::set<std::string> *seen = nullptr;      // own_seen, or the file's (ids unique in a run)
+    std::size_t size() const { return end - begin; }
+    const RewardRow *logged(std::size_t i) const { return (*logged_row)[i]; }
+    PreparedCandidate &candidate(std::size_t i) { return (*candidates)[i]; }
+    std::size_t index_of(std::int64_t sequence) const { return begin + static_cast<std::size_t>(sequence - base); }
+    std::int64_t sequence_of(std::size_t i) const { return base + static_cast<std::int64_t>(i - begin); }
   };
 
-  // The batch's steps, in order (score_batch).
-  std::vector<RewardRow> score_batch(std::vector<PreparedCandidate> &candidates, std::size_t begin, std::size_t end,
-                                     const std::vector<const RewardRow *> &logged_row,
-                                     std::set<std::string> &seen_ids);
+  // The batch's admission, in order: its logged rows, the stage, its tasks queued.
+  void start(Flight &flight);
   // The rows the log holds of the batch (a resume): they are its rows, their ids are taken.
-  LoggedPart take_logged_rows(Batch &batch, std::set<std::string> &seen_ids);
+  LoggedPart take_logged_rows(Flight &flight);
   // Gives a candidate its stage and refuses a duplicate id or a stage this host cannot run.
-  void settle(PreparedCandidate &candidate, const LoggedPart &logged, std::set<std::string> &seen_ids);
-  void write_decided(Batch &batch, std::size_t i);
+  void settle(Flight &flight, PreparedCandidate &candidate, const LoggedPart &logged);
+  void write_decided(Flight &flight, std::size_t i);
   // Queues a candidate for a rank, or answers it from an identical one's measurement.
-  void queue_or_share(Batch &batch, std::size_t i, Scheduler &scheduler);
-  // Sends tasks and takes answers until every queued candidate has its row, or a stop's
-  // grace ends.
-  void collect_answers(Batch &batch, Scheduler &scheduler);
-  void send_tasks(const Batch &batch, Scheduler &scheduler);
-  void take_answer(const BenchResult &result, Batch &batch, Scheduler &scheduler);
+  void queue_or_share(Flight &flight, std::size_t i);
+  // Candidate i's row is in; the batch is done once every candidate has one.
+  void set_row(Flight &flight, std::size_t i, RewardRow row);
+  void send_tasks();
+  void take_answer(const BenchResult &result);
   // A rank's answer: its row, then the rows of the identical candidates of the batch that
   // waited for it; the cache keeps the measurement.
-  void record_result(const BenchResult &result, Batch &batch);
-  // The stop's grace ended with candidates of the batch still out: they have no row.
-  void give_up_batch(const Batch &batch, const Scheduler &scheduler);
+  void record_result(const BenchResult &result);
+  // The stop's grace ended with candidates still out: every batch not done is given up.
+  void give_up_flights();
   // Quarantines every overdue rank (the scheduler gives its tasks back) and logs it; throws
   // NoRanksLeft when a kind with queued tasks has no rank left (unless the run is stopping).
-  void quarantine_overdue(Scheduler &scheduler, const Batch &batch);
+  void quarantine_overdue();
+  // The batch a task belongs to, and the candidate's index there.
+  std::pair<Flight *, std::size_t> locate(std::int64_t sequence);
+  std::string candidate_id_of(std::int64_t sequence);
+  // Moves a batch with every row in from flights_ to done_.
+  void finish_if_done(Flight &flight);
+  // Moves a batch from flights_ to done_ (`cut_short`: a stop gave it up).
+  void end_flight(Flight &flight, bool cut_short);
+  Flight &add_flight();
 
   using Clock = std::chrono::steady_clock;
   Clock::time_point clock() const { return context_.now ? context_.now() : Clock::now(); }
@@ -174,12 +213,17 @@ class ScoringRun {
   ScoringObserver *observer_;
   RowWriter rows_;
   RankQuarantine quarantine_;
+  Scheduler scheduler_;  // every batch's tasks, FIFO per kind
   RepeatSharing repeats_;
   StopGrace grace_;
+  std::map<BatchToken, Flight> flights_;             // admitted, not done
+  std::map<std::int64_t, BatchToken> flight_at_;     // first sequence -> its batch (batches with candidates)
+  std::deque<DoneBatch> done_;                       // done, not yet handed back
+  BatchToken next_token_ = 1;
   bool ids_per_batch_ = false;  // serve mode
   bool cut_short_ = false;
   std::size_t unanswered_at_stop_ = 0;
-  std::int64_t sequence_base_ = 0;  // serve mode: candidates of earlier batches, for seeds
+  std::int64_t sequence_base_ = 0;  // serve mode: candidates of earlier batches (the next batch's base)
 };
 
 // A well-mixed per-candidate seed (splitmix64 of the run seed and the sequence number).

@@ -48,15 +48,38 @@ std::string coalescing_line(const CoordinatorOptions &options) {
          " ms of the first (at most " + std::to_string(options.coalesce_max) + ") are scored as one batch";
 }
 
-ServeHooks serve_hooks(ScoringRun &scoring, RewardLogWriter &writer, const SqdState &sqd, Console &console) {
+namespace {
+
+// The scoring run as the serve loop's scorer: batches in flight together.
+class ScoringRunScorer : public BatchScorer {
+ public:
+  explicit ScoringRunScorer(ScoringRun &scoring) : scoring_(scoring) {}
+  std::uint64_t admit(QueuedBatch &batch) override {
+    return scoring_.admit(std::move(batch.candidates), batch.logged);
+  }
+  std::vector<Done> progress(std::chrono::milliseconds wait) override {
+    std::vector<Done> done;
+    for (ScoringRun::DoneBatch &batch : scoring_.progress(wait))
+      done.push_back({batch.token, std::move(batch.rows), batch.cut_short});
+    return done;
+  }
+
+ private:
+  ScoringRun &scoring_;
+};
+
+}  // namespace
+
+ServeHooks serve_hooks(ScoringRun &scoring, RewardLogWriter &writer, const SqdState &sqd, Console &console,
+                       std::size_t batches_in_flight) {
   ServeHooks hooks;
-  // The batch's rows are flushed to the log before its answer is given: a trainer never
-  // holds an answer whose row a crash could lose (a resume would score it again).
-  hooks.score = [&scoring, &writer, &console](QueuedBatch &batch) {
-    std::vector<RewardRow> rows = scoring.score_one_batch(std::move(batch.candidates), batch.logged);
+  hooks.scorer = std::make_shared<ScoringRunScorer>(scoring);
+  hooks.batches_in_flight = batches_in_flight;
+  // The rows are flushed to the log before any answer is given: a trainer never holds an
+  // answer whose row a crash could lose (a resume would score it again).
+  hooks.flush = [&writer, &console] {
     writer.flush();
     console.flush();
-    return rows;
   };
   hooks.logged_rows = [&writer](const std::string &batch_id, LogRowRange range) {
     return writer.rows_of_batch(batch_id, range.first, range.end);
@@ -65,7 +88,6 @@ ServeHooks serve_hooks(ScoringRun &scoring, RewardLogWriter &writer, const SqdSt
   hooks.drained = [&scoring](const std::vector<std::string> &problems) { scoring.finish(problems); };
   hooks.stages = [&sqd] { return sqd.stages(); };
   hooks.note = [&console](const std::string &line) { console.line(line); };
-  hooks.cut_short = [&scoring] { return scoring.cut_short(); };
   return hooks;
 }
 
@@ -98,12 +120,20 @@ ServeEnd serve_batches(const CoordinatorOptions &options, const CandidateDefault
   write_rendezvous(options.out, url, token_file, static_cast<long>(getpid()), options.tls.cert);
   const RemoveOnExit remove_rendezvous{rendezvous};
   parts.console.line(coalescing_line(options));
+  parts.console.line(options.batches_in_flight == 1
+                         ? "batches in flight: one at a time (--batches-in-flight 1)"
+                         : "batches in flight: " +
+                               (options.batches_in_flight == 0 ? std::string("every accepted batch")
+                                                               : "up to " + std::to_string(options.batches_in_flight)) +
+                               ", their candidates sent to the ranks in order of arrival");
   parts.console.line("serving " + url + " (token in " + token_file.string() +
                      (options.tls.enabled() ? ", certificate " + options.tls.cert.string() : "") + ", rendezvous " +
                      rendezvous.string() + "); SIGTERM or SIGINT stops it");
 
-  const ServeEnd end = run_serve_loop(parts.registry, serve_hooks(parts.scoring, parts.writer, parts.sqd, parts.console),
-                                      finish_requested, requeue_requested);
+  const ServeEnd end =
+      run_serve_loop(parts.registry,
+                     serve_hooks(parts.scoring, parts.writer, parts.sqd, parts.console, options.batches_in_flight),
+                     finish_requested, requeue_requested);
   endpoint.stop();
   parts.console.line("stopped: " + std::to_string(parts.registry.batches()) + " batches answered");
   return end;

@@ -29,7 +29,8 @@ std::string coalescing_line(const CoordinatorOptions &options);
 // How a served batch is scored and answered: its rows reach the log before its answer is given,
 // a retried batch no longer in memory is answered from the log, the stage advances it earned
 // are logged before its answer (ServeHooks).
-ServeHooks serve_hooks(ScoringRun &scoring, RewardLogWriter &writer, const SqdState &sqd, Console &console);
+ServeHooks serve_hooks(ScoringRun &scoring, RewardLogWriter &writer, const SqdState &sqd, Console &console,
+                       std::size_t batches_in_flight = 0);
 
 // What serving works with: the run's registry, scoring, log writer and ladder state.
 struct ServeParts {

@@ -38,7 +38,7 @@ TEST(RepeatSharing, AKeptMeasurementAnswersALaterBatchAtOnce) {
   RepeatSharing repeats(16);
   repeats.route(0, "k1");
   repeats.remember(repeats.answered(0).key, measured(Status::ok, "c0"));
-  repeats.start_batch();
+  repeats.end_batch();
   const Route route = repeats.route(0, "k1");
   ASSERT_EQ(route.kind, Route::reuse);
   EXPECT_EQ(route.earlier->candidate_id, "c0");
@@ -52,7 +52,7 @@ TEST(RepeatSharing, WhatTheNodeMayHaveCausedIsSharedInItsBatchButMeasuredAgainLa
   const RepeatSharing::Answered answer = repeats.answered(0);
   EXPECT_EQ(answer.waiting, std::vector<std::int64_t>{1}) << "a timeout is shared in its batch";
   repeats.remember(answer.key, measured(Status::timeout, "c0"));
-  repeats.start_batch();
+  repeats.end_batch();
   EXPECT_EQ(repeats.route(0, "k1").kind, Route::measure) << "and not kept";
 }
 
@@ -61,7 +61,7 @@ TEST(RepeatSharing, ANewBatchForgetsTheCandidatesThatWaited) {
   repeats.route(0, "k1");
   repeats.route(1, "k1");
   EXPECT_EQ(repeats.waiting(), 1u);
-  repeats.start_batch();  // the batch was cut short: candidate 0 never answered
+  repeats.end_batch();  // the batch was cut short: candidate 0 never answered
   EXPECT_EQ(repeats.waiting(), 0u);
   EXPECT_EQ(repeats.route(5, "k1").kind, Route::measure);
 }
@@ -72,7 +72,7 @@ TEST(RepeatSharing, WithoutACacheEveryCandidateIsMeasured) {
   EXPECT_EQ(repeats.route(1, "k1").kind, Route::measure);
   EXPECT_EQ(repeats.answered(1).key, "k1");
   repeats.remember("k1", measured(Status::ok, "c0"));
-  repeats.start_batch();
+  repeats.end_batch();
   EXPECT_EQ(repeats.route(0, "k1").kind, Route::measure);
 }
 
