@@ -41,6 +41,7 @@ class FakeTransport : public BenchTransport {
     sent.push_back(task);
     sent_to.push_back(rank);
     double after = answer_after_s.count(rank) ? answer_after_s[rank] : 0.001;
+    if (answer_after_id.count(task.candidate_id)) after = answer_after_id[task.candidate_id];
     if (silent_after.count(rank) && sends_[rank] >= silent_after[rank]) after = kNever;
     ++sends_[rank];
     const Clock::time_point ready = after == kNever ? Clock::time_point::max() : now + seconds(after);
@@ -102,6 +103,7 @@ class FakeTransport : public BenchTransport {
 
   Clock::time_point now{};               // virtual time, from 0
   std::map<int, double> answer_after_s;  // per rank; kNever: silent; default 1 ms
+  std::map<std::string, double> answer_after_id;  // per candidate id (a straggler), before the rank's
   std::map<int, int> silent_after;       // per rank: answers this many tasks, then no more
   std::vector<BenchTask> sent;
   std::vector<int> sent_to;
