@@ -28,8 +28,13 @@ class UnstagedRun : public StagedRun {
 
 }  // namespace
 
-GpuTaskPipeline::GpuTaskPipeline(Scorer &scorer, int workers, Finish finish, AfterRun after_run, StartRun start_run)
-    : scorer_(scorer), finish_(std::move(finish)), after_run_(std::move(after_run)), start_run_(std::move(start_run)) {
+GpuTaskPipeline::GpuTaskPipeline(Scorer &scorer, int workers, Finish finish, AfterRun after_run, StartRun start_run,
+                                 const SetupTurns *turns)
+    : scorer_(scorer),
+      finish_(std::move(finish)),
+      after_run_(std::move(after_run)),
+      start_run_(std::move(start_run)),
+      turns_(turns) {
   for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { prepare_loop(); });
   gpu_thread_ = std::thread([this] { gpu_loop(); });
 }
@@ -125,6 +130,17 @@ std::optional<GpuTaskPipeline::Turn> GpuTaskPipeline::next_turn(bool wait) {
   return turn;
 }
 
+void GpuTaskPipeline::set_up(Turn &turn) const {
+  if (turn.told_to_prepare || !turns_) {
+    turn.prepare();
+    turn.run->await_ready();
+    return;
+  }
+  const SetupTurns::Turn mine = turns_->take();
+  turn.prepare();
+  turn.run->await_ready();
+}
+
 void GpuTaskPipeline::gpu_loop() {
   std::optional<Turn> next, previous;
   // The run before `current` ends (its executor reaped) before `current` calibrates.
@@ -141,8 +157,7 @@ void GpuTaskPipeline::gpu_loop() {
     std::optional<Turn> current = next ? std::move(next) : next_turn(true);
     next.reset();
     if (!current) return;
-    current->prepare();
-    current->run->await_ready();
+    set_up(*current);
     rank_phases.mark("rank: waiting for its set-up");
     const double start = monotonic_seconds();
     current->run->go();
@@ -159,10 +174,7 @@ void GpuTaskPipeline::gpu_loop() {
     current->run->await_calibrated();
     rank_phases.mark("rank: to its calibration");
     if (!next) next = next_turn(false);
-    if (next) {
-      next->prepare();
-      next->run->await_ready();
-    }
+    if (next) set_up(*next);
     rank_phases.mark("rank: to the next one's set-up");
     current->run->allow_timing();
     Measurement measurement = finished.get();

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bench_node/gpu/phase_log.hpp"
+#include "bench_node/gpu/setup_turns.hpp"
 #include "bench_node/gpu/staged_run.hpp"
 #include "bench_node/rank/scorer.hpp"
 #include "common/messages.hpp"
@@ -32,7 +33,9 @@ class GpuTaskPipeline {
   // Starts a prepared task's run (it waits for prepare()); unset: the scorer's runner, unstaged.
   using StartRun = std::function<std::unique_ptr<StagedRun>(PreparedTask &)>;
 
-  GpuTaskPipeline(Scorer &scorer, int workers, Finish finish, AfterRun after_run, StartRun start_run = {});
+  // `turns` (may be null: none): the node's GPU ranks take turns setting a run up (setup_turns.hpp).
+  GpuTaskPipeline(Scorer &scorer, int workers, Finish finish, AfterRun after_run, StartRun start_run = {},
+                  const SetupTurns *turns = nullptr);
   ~GpuTaskPipeline();  // stops the threads; unfinished tasks are dropped
   GpuTaskPipeline(const GpuTaskPipeline &) = delete;
   GpuTaskPipeline &operator=(const GpuTaskPipeline &) = delete;
@@ -63,6 +66,8 @@ class GpuTaskPipeline {
   };
   void prepare_loop();
   void gpu_loop();
+  // Tells the turn's run to set up and waits until it is ready, in this node's turn.
+  void set_up(Turn &turn) const;
   // The next ready task with its run started (not yet told to prepare); nullopt when stopping,
   // the GPU is lost, or (without `wait`) none is ready.
   std::optional<Turn> next_turn(bool wait);
@@ -71,6 +76,7 @@ class GpuTaskPipeline {
   Finish finish_;
   AfterRun after_run_;
   StartRun start_run_;
+  const SetupTurns *turns_;
   mutable std::mutex mutex_;
   std::condition_variable work_ready_;
   std::deque<BenchTask> to_prepare_;

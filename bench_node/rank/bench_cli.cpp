@@ -104,6 +104,11 @@ po::options_description bench_options(BenchOptions &o) {
       ("gpu-host-memory-mb", po::value(&g.host_memory_mb)->default_value(g.host_memory_mb),
        "host memory each CUDA candidate's child may take (heap and private mappings: "
        "RLIMIT_DATA), MiB; more is runtime_error \"out of host memory\"")
+      ("gpu-rank-cores", po::value(&g.rank_cores)->default_value(g.rank_cores),
+       "physical cores this GPU rank takes when the node's benchmark ranks split their CPUs (mpirun "
+       "--bind-to none, as jobs/local.sh starts them), for its compile workers and measurers; the CPU "
+       "ranks share the rest evenly, each keeping one at least. 0: 8, at most half the node's cores "
+       "among its GPU ranks, never less than an even share")
       ("compile-workers", po::value(&g.compile_workers)->default_value(g.compile_workers),
        "threads compiling and checking the next candidates while the GPU times one; 0: one per CPU the "
        "rank is placed on, less two, at least 2")
@@ -116,7 +121,10 @@ po::options_description bench_options(BenchOptions &o) {
        "(1), or only once it has ended (0)")
       ("gpu-serving-measurers", po::value(&g.serving_measurers)->default_value(g.serving_measurers),
        "with --gpu-prepare-ahead: measurers serve one CUDA candidate after another, keeping their CUDA "
-       "context, cuBLAS and the checks' GPU code (1), or one measurer per candidate (0)");
+       "context, cuBLAS and the checks' GPU code (1), or one measurer per candidate (0)")
+      ("gpu-setup-turns", po::value(&g.setup_turns)->default_value(g.setup_turns),
+       "the GPU ranks of a node take turns creating a candidate's CUDA contexts (1): made at once on two "
+       "GPUs they slow each other, and the set-up is on each rank's critical path; 0: each at once");
   options.add(gpu);
   return options;
 }
@@ -145,6 +153,7 @@ BenchCommandLine parse_bench_command_line(int argc, const char *const *argv) {
   require(placement == "auto" || placement == "none", "--placement must be auto or none");
   o.placement = placement == "auto";
   require(!o.cc.empty(), "--cc must name a compiler");
+  require(o.gpu.rank_cores >= 0, "--gpu-rank-cores must be 0 (the default share) or more");
   require(o.gpu.compile_workers >= 0, "--compile-workers must be 0 (one per CPU of the rank, less two) or more");
   require(o.gpu.slots >= 0 && o.gpu.slots <= 64, "--gpu-slots must be 0 (automatic) to 64");
   require(o.gpu.device == "auto" || (!o.gpu.device.empty() &&

@@ -179,7 +179,7 @@ int run(int argc, char **argv) {
   }
 
   // Collective over the benchmark ranks: before the hello, so `cores` is the rank's share.
-  const Placement placement = place_bench_rank(options.placement, options.gpu.enabled);
+  const Placement placement = place_bench_rank(options.placement, options.gpu.enabled, options.gpu.rank_cores);
   options.pin_threads = placement.exclusive;
   options.threads = placement.cores;
   for (const std::string &notice : placement_notices(placement))

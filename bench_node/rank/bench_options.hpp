@@ -37,9 +37,14 @@ struct GpuRankOptions {
   // Set the next candidate's measurer up while the current one verifies (bench_node/gpu/
   // staged_run.hpp); off: each starts when the one before has ended.
   bool prepare_ahead = true;
+  // Cores this rank asks for when it shares its node's CPUs with other benchmark ranks
+  // (rank_placement.hpp); 0: default_gpu_rank_cores (8 where the node has them).
+  int rank_cores = 0;
   // With prepare_ahead: measurers that serve one candidate after another, their CUDA context,
   // cuBLAS and the checks' GPU code kept (bench_node/gpu/README.md); off: one per candidate.
   bool serving_measurers = true;
+  // The node's GPU ranks take turns setting a candidate's contexts up (gpu/setup_turns.hpp).
+  bool setup_turns = true;
 };
 
 struct BenchOptions {

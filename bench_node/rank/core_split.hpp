@@ -20,4 +20,19 @@ struct CoreShare {
 // neighbouring ranks), and with fewer PUs than ranks one PU each, reused round-robin.
 CoreShare split_cores(const std::vector<PhysicalCore> &cores, int index, int count);
 
+// The same with wanted sizes: `wants[i]` is the number of cores rank i asks for (a GPU rank's
+// compile workers and measurers), 0 for an even share of what the others leave. Each rank
+// keeps at least one core: asks that do not fit shrink in proportion; cores nobody takes go to
+// the ranks that asked, in turn. Blocks stay contiguous in rank order. With fewer cores than
+// ranks, or when nobody asks, it is split_cores.
+CoreShare split_cores(const std::vector<PhysicalCore> &cores, int index, const std::vector<int> &wants);
+// Cores a GPU rank asks for when it shares its node's CPUs with other benchmark ranks and asks
+// for no number (--gpu-rank-cores 0): enough for its compile workers and measurers (nvcc takes
+// about 1.6 s a candidate), at most half the node's cores among its GPU ranks, and never less
+// than an even share.
+int default_gpu_rank_cores(int node_cores, int ranks, int gpu_ranks);
+
+// How many cores each rank gets under split_cores(cores, index, wants), in rank order.
+std::vector<int> core_counts(int total_cores, const std::vector<int> &wants);
+
 }  // namespace hpcreward

@@ -80,7 +80,7 @@ std::vector<bool> sharing_a_core(const CpuTopology &topology, const std::vector<
 
 }  // namespace
 
-Placement place_bench_rank(bool apply, bool gpu_rank) {
+Placement place_bench_rank(bool apply, bool gpu_rank, int gpu_rank_cores) {
   Placement placement;
   placement.cpus = affinity_cpus();
   const CpuTopology topology = read_host_topology();
@@ -96,12 +96,22 @@ Placement place_bench_rank(bool apply, bool gpu_rank) {
   placement.kind_index = static_cast<int>(std::count(kinds.begin(), kinds.begin() + placement.local_index, mine_kind));
 
   const auto index = static_cast<std::size_t>(placement.local_index);
+  // What each GPU rank asks for (CPU ranks: 0, an even share of the rest).
+  std::vector<int> asks(static_cast<std::size_t>(placement.local_count));
+  int mine_ask = gpu_rank ? std::max(gpu_rank_cores, 0) : 0;
+  MPI_Allgather(&mine_ask, 1, MPI_INT, asks.data(), 1, MPI_INT, node);
+
   std::vector<std::vector<int>> sets = gather_cpus(node, placement.cpus);
-  // Every rank sees the same sets and topology, so all compute the same split of the union.
+  // Every rank sees the same sets, asks and topology, so all compute the same split of the union.
   const std::vector<bool> sharing = sharing_a_core(topology, sets);
   if (apply && std::find(sharing.begin(), sharing.end(), true) != sharing.end()) {
-    const CoreShare share =
-        split_cores(cores_within(topology, union_of(sets)), placement.local_index, placement.local_count);
+    const std::vector<PhysicalCore> cores = cores_within(topology, union_of(sets));
+    const int gpu_ranks = static_cast<int>(std::count(kinds.begin(), kinds.end(), 1));
+    const int fallback = default_gpu_rank_cores(static_cast<int>(cores.size()), placement.local_count, gpu_ranks);
+    std::vector<int> wants(asks.size(), 0);
+    for (std::size_t i = 0; i < wants.size(); ++i)
+      if (kinds[i] == 1) wants[i] = asks[i] > 0 ? asks[i] : fallback;
+    const CoreShare share = split_cores(cores, placement.local_index, wants);
     if (set_affinity(share.cpus)) {  // fails outside this rank's cgroup: it keeps its set, and says so
       placement.cpus = share.cpus;
       placement.changed = true;

@@ -3,8 +3,8 @@
 // launcher gave them by physical cores (hwloc's topology, cpu_topology.hpp), so no timed run
 // has another rank on its core's SMT sibling: when their CPU sets touch a common core
 // (mpirun --bind-to none, as jobs/local.sh does, gives them all the same set), each takes a
-// disjoint share of whole cores of the union; when the launcher already bound them to
-// separate cores, nothing changes.
+// disjoint share of whole cores of the union, a GPU rank the larger share its compile workers
+// and measurers need; when the launcher already bound them to separate cores, nothing changes.
 #include <string>
 #include <vector>
 
@@ -29,7 +29,9 @@ struct Placement {
 // Collective over the benchmark ranks (every world rank but 0); rank 0 takes no part.
 // Every benchmark rank must call it; with `apply` false it only reports.
 // `gpu_rank`: this rank is a GPU rank (it counts towards kind_index of GPU ranks only).
-Placement place_bench_rank(bool apply, bool gpu_rank = false);
+// `gpu_rank_cores`: the cores a GPU rank asks for (0: default_gpu_rank_cores, core_split.hpp); CPU ranks share
+// what the GPU ranks leave evenly (core_split.hpp).
+Placement place_bench_rank(bool apply, bool gpu_rank = false, int gpu_rank_cores = 0);
 
 // The lines a rank prints at start about its placement beyond its CPU list: siblings of its
 // cores outside the benchmark ranks' CPUs; on the node's first rank only (they hold for the

@@ -97,5 +97,48 @@ TEST(CoreSplit, OneRankKeepsEverything) {
   EXPECT_TRUE(split_cores({}, 0, 2).cpus.empty());
 }
 
+// A GPU rank beside CPU ranks takes the cores its compile workers and measurers need.
+TEST(CoreSplit, AGpuRankTakesTheCoresItAsksForAndTheCpuRanksShareTheRest) {
+  const CpuTopology topology = synthetic_topology(kTwoSocketsSmt2);
+  const std::vector<PhysicalCore> cores = cores_within(topology, kSixteenCpus);  // 8 cores
+  const std::vector<int> wants = {0, 0, 0, 0, 4};                                // 4 CPU ranks, 1 GPU rank
+  EXPECT_EQ(core_counts(8, wants), (std::vector<int>{1, 1, 1, 1, 4}));
+  std::vector<CoreShare> shares;
+  for (int rank = 0; rank < 5; ++rank) shares.push_back(split_cores(cores, rank, wants));
+  expect_disjoint_cover(shares, kSixteenCpus);
+  expect_no_shared_core(topology, shares);
+  EXPECT_EQ(shares[4].cores, 4);
+  EXPECT_EQ(shares[4].cpus.size(), 8u) << "both siblings of its 4 cores";
+}
+
+TEST(CoreSplit, AsksThatDoNotFitShrinkAndEveryRankKeepsACore) {
+  EXPECT_EQ(core_counts(4, {0, 0, 8}), (std::vector<int>{1, 1, 2}));
+  EXPECT_EQ(core_counts(5, {0, 6, 6}), (std::vector<int>{1, 2, 2}));
+  EXPECT_EQ(core_counts(3, {0, 100, 1}), (std::vector<int>{1, 1, 1}));
+  EXPECT_EQ(core_counts(16, {0, 0, 0, 0, 0, 0, 0, 0, 8}), (std::vector<int>{1, 1, 1, 1, 1, 1, 1, 1, 8}));
+  EXPECT_EQ(core_counts(16, {0, 0, 4}), (std::vector<int>{6, 6, 4}));
+}
+
+TEST(CoreSplit, GpuRanksAloneShareEveryCoreInTurn) {
+  EXPECT_EQ(core_counts(32, {8, 8}), (std::vector<int>{16, 16}));
+  EXPECT_EQ(core_counts(7, {2, 2}), (std::vector<int>{4, 3}));
+}
+
+TEST(CoreSplit, WithoutAsksOrWithFewerCoresThanRanksTheSplitIsEven) {
+  const CpuTopology topology = synthetic_topology(kTwoSocketsSmt2);
+  const std::vector<PhysicalCore> cores = cores_within(topology, kSixteenCpus);
+  for (int rank = 0; rank < 3; ++rank) EXPECT_EQ(split_cores(cores, rank, {0, 0, 0}).cpus, split_cores(cores, rank, 3).cpus);
+  const std::vector<int> many(10, 1);
+  for (int rank = 0; rank < 10; ++rank) EXPECT_EQ(split_cores(cores, rank, many).cpus, split_cores(cores, rank, 10).cpus);
+}
+
+TEST(CoreSplit, TheDefaultGpuShareIsEnoughForItsWorkersAndAtMostHalfTheNode) {
+  EXPECT_EQ(default_gpu_rank_cores(16, 9, 1), 8) << "8 CPU ranks and a GPU rank on 16 cores";
+  EXPECT_EQ(default_gpu_rank_cores(64, 24, 8), 4) << "8 GPU ranks take half of 64 cores";
+  EXPECT_EQ(default_gpu_rank_cores(32, 2, 2), 16) << "never less than an even share";
+  EXPECT_EQ(default_gpu_rank_cores(2, 3, 1), 1);
+  EXPECT_EQ(default_gpu_rank_cores(16, 8, 0), 0);
+}
+
 }  // namespace
 }  // namespace hpcreward

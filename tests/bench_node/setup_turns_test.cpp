@@ -1,0 +1,55 @@
+// The GPU ranks of a node take turns setting a run up: while one holds its turn, no other
+// holder of the node's file gets one.
+#include "bench_node/gpu/setup_turns.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <filesystem>
+
+namespace hpcreward {
+namespace {
+
+// Whether another open file description of `path` could take the lock now.
+bool free_now(const std::string &path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  EXPECT_GE(fd, 0);
+  const bool free = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+  if (!free) EXPECT_EQ(errno, EWOULDBLOCK);
+  ::close(fd);
+  return free;
+}
+
+TEST(SetupTurns, ATurnExcludesEveryOtherHolderUntilItEnds) {
+  const std::string path = (std::filesystem::temp_directory_path() / ("setup-turns-" + std::to_string(::getpid()))).string();
+  {
+    SetupTurns turns(path), other_rank(path);
+    ASSERT_TRUE(turns.active()) << turns.why_not();
+    {
+      const SetupTurns::Turn turn = turns.take();
+      EXPECT_FALSE(free_now(path)) << "another rank would wait";
+    }
+    EXPECT_TRUE(free_now(path)) << "released when the turn ends";
+    {
+      const SetupTurns::Turn turn = other_rank.take();
+      EXPECT_FALSE(free_now(path));
+    }
+  }
+  std::filesystem::remove(path);
+}
+
+TEST(SetupTurns, WithoutAFileEverySetUpStartsAtOnce) {
+  SetupTurns off("");
+  EXPECT_FALSE(off.active());
+  const SetupTurns::Turn turn = off.take();  // does not block
+  SetupTurns unopenable("/proc/no-such-dir/turns.lock");
+  EXPECT_FALSE(unopenable.active());
+  EXPECT_NE(unopenable.why_not().find("cannot open"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hpcreward
