@@ -2,7 +2,7 @@
 // The starts of the compile_error reasons that the node decided (a limit, a tool that could
 // not start or crashed), not the candidate's code. Their producers (bench_node/checks/compiler.cpp,
 // cuda/nvcc_compiler.cpp, source_checks/, the object audits) begin such a reason with one of
-// these, and the repeat cache (coordinator/measurement_cache.cpp) never reuses a row whose
+// these, and the repeat cache (coordinator/scoring/measurement_cache.cpp) never reuses a row whose
 // reason does: the same code may compile on a later try. One list, so a reworded message
 // cannot silently become a cached verdict. (A row keeps only its reason text, and a resumed
 // run's cache is rebuilt from rows: hence text, not a flag.)

@@ -37,7 +37,7 @@ struct RewardRow {
   // ranks ("cuda:0 NVIDIA H100 80GB HBM3"); empty when the coordinator decided alone.
   std::string device;
   // Schema v5: repeated candidates. `measurement_key`: 64 hex digits, the SHA-256 of
-  // everything that decides a rank's measurement (coordinator/measurement_key.hpp); empty when
+  // everything that decides a rank's measurement (coordinator/scoring/measurement_key.hpp); empty when
   // the coordinator decided alone. `measured_as`/`measured_batch`: the candidate and batch id
   // of the earlier row whose measurement this row reuses (an identical candidate); empty when
   // the row was measured for itself.

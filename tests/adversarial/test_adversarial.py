@@ -67,7 +67,7 @@ def run(tmp_path_factory):
                       "batch_id": "hostile"})
     # Which rank ran which hostile case depends on timing. The coordinator starts a batch only
     # when the previous one is done, and hands its first tasks to the idle ranks one each
-    # (coordinator/scheduler.hpp; tests/coordinator, ScoringRun.ABatchOfOnePerRank...), so
+    # (coordinator/ranks/scheduler.hpp; tests/coordinator, ScoringRun.ABatchOfOnePerRank...), so
     # this batch reaches every rank after every hostile case, whatever the order was.
     lines += [{"id": f"canary-final-{i}", "problem": "dgemm-256", "stage": "o3", "source": canary(1000 + i),
                "batch_id": FINAL_BATCH} for i in range(NP)]

@@ -6,8 +6,8 @@
 #include <future>
 #include <thread>
 
-#include "coordinator/batch_registry.hpp"
-#include "coordinator/serve_loop.hpp"
+#include "coordinator/serving/batch_registry.hpp"
+#include "coordinator/serving/serve_loop.hpp"
 #include "tests/coordinator/threaded_serve_loop.hpp"
 #include "tests/coordinator/served_rows.hpp"
 

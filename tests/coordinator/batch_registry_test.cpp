@@ -1,4 +1,4 @@
-#include "coordinator/batch_registry.hpp"
+#include "coordinator/serving/batch_registry.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "common/sha256.hpp"
-#include "coordinator/serve_loop.hpp"
+#include "coordinator/serving/serve_loop.hpp"
 #include "tests/coordinator/served_rows.hpp"
 
 namespace hpcreward {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "coordinator/scoring_run.hpp"
-#include "coordinator/serve_loop.hpp"
+#include "coordinator/scoring/scoring_run.hpp"
+#include "coordinator/serving/serve_loop.hpp"
 #include "fake_transport.hpp"
 
 namespace hpcreward {

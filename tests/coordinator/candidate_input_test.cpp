@@ -1,4 +1,4 @@
-#include "coordinator/candidate_input.hpp"
+#include "coordinator/input/candidate_input.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "coordinator/code_extraction.hpp"
+#include "coordinator/input/code_extraction.hpp"
 
 #include <gtest/gtest.h>
 

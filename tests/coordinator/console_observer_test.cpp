@@ -1,6 +1,6 @@
 // What the coordinator prints while it scores and what it keeps for the end
 // (console_observer.hpp), read back from a temporary file.
-#include "coordinator/console_observer.hpp"
+#include "coordinator/run/console_observer.hpp"
 
 #include <gtest/gtest.h>
 

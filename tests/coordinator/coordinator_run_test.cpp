@@ -2,7 +2,7 @@
 // ranks answer at once, the log is a real HDF5 file in a temporary directory. What the phases
 // do together: a new log, a resume that scores exactly the rest with the logged seed, a
 // refusal before the log exists, and how errors become the outcome.
-#include "coordinator/coordinator_run.hpp"
+#include "coordinator/run/coordinator_run.hpp"
 
 #include <unistd.h>
 
@@ -10,8 +10,8 @@
 
 #include <gtest/gtest.h>
 
-#include "coordinator/rank_quarantine.hpp"
-#include "coordinator/scoring_run.hpp"
+#include "coordinator/ranks/rank_quarantine.hpp"
+#include "coordinator/scoring/scoring_run.hpp"
 #include "fake_world.hpp"
 #include "results/reward_log.hpp"
 

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "coordinator/row_sink.hpp"
-#include "coordinator/transport.hpp"
+#include "coordinator/scoring/row_sink.hpp"
+#include "coordinator/ranks/transport.hpp"
 
 namespace hpcreward::test_support {
 

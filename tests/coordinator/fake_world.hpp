@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "coordinator/bench_world.hpp"
+#include "coordinator/run/bench_world.hpp"
 #include "fake_transport.hpp"
 
 namespace hpcreward::test_support {

@@ -1,6 +1,6 @@
 // FlushBeforeWait: the hook runs exactly when rank 0 would block, never while answers are
 // already there, and never for a look that does not wait.
-#include "coordinator/flush_before_wait.hpp"
+#include "coordinator/scoring/flush_before_wait.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The endpoint through a real httplib client, against the server on a free port, with a
 // fake scoring backend on a "main thread" of the test.
-#include "coordinator/http_endpoint.hpp"
+#include "coordinator/serving/http_endpoint.hpp"
 
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -17,9 +17,9 @@
 #include <mutex>
 #include <thread>
 
-#include "coordinator/problem_support.hpp"
-#include "coordinator/serve_loop.hpp"
-#include "coordinator/utf8_check.hpp"
+#include "coordinator/ranks/problem_support.hpp"
+#include "coordinator/serving/serve_loop.hpp"
+#include "coordinator/input/utf8_check.hpp"
 #include "stages/builtin_ladder.hpp"
 #include "tests/coordinator/test_certificates.hpp"
 #include "tests/coordinator/served_rows.hpp"

@@ -1,5 +1,5 @@
 // Candidates given again to a resumed run and the rows its log holds for them (logged_rows.hpp).
-#include "coordinator/logged_rows.hpp"
+#include "coordinator/scoring/logged_rows.hpp"
 
 #include <gtest/gtest.h>
 

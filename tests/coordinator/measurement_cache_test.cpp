@@ -1,9 +1,9 @@
 // The measurement key and the bounded cache of measurements for identical candidates.
-#include "coordinator/measurement_cache.hpp"
+#include "coordinator/scoring/measurement_cache.hpp"
 
 #include <gtest/gtest.h>
 
-#include "coordinator/measurement_key.hpp"
+#include "coordinator/scoring/measurement_key.hpp"
 #include "common/node_failure.hpp"
 
 namespace hpcreward {

@@ -1,4 +1,4 @@
-#include "coordinator/options.hpp"
+#include "coordinator/run/options.hpp"
 
 #include <gtest/gtest.h>
 

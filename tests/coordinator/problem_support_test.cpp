@@ -1,6 +1,6 @@
 // Which problems a run can score, and the messages that refuse the others.
 #include "common/problem_catalog.hpp"
-#include "coordinator/problem_support.hpp"
+#include "coordinator/ranks/problem_support.hpp"
 
 #include <gtest/gtest.h>
 

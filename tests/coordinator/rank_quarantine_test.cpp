@@ -1,6 +1,6 @@
 // Quarantine of ranks that stop answering (rank_quarantine.hpp), on a clock the test sets by
 // hand: where the held tasks go, what the record says, when the run has no rank left.
-#include "coordinator/rank_quarantine.hpp"
+#include "coordinator/ranks/rank_quarantine.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // The liveness deadline of benchmark ranks, on a clock the test moves by hand.
-#include "coordinator/rank_watch.hpp"
+#include "coordinator/ranks/rank_watch.hpp"
 
 #include <gtest/gtest.h>
 
-#include "coordinator/run_report.hpp"
+#include "coordinator/run/run_report.hpp"
 
 namespace hpcreward {
 namespace {

@@ -1,4 +1,4 @@
-#include "coordinator/rendezvous.hpp"
+#include "coordinator/serving/rendezvous.hpp"
 
 #include <gtest/gtest.h>
 #include <netdb.h>

@@ -3,8 +3,8 @@
 
 #include <vector>
 
-#include "coordinator/measurement_cache.hpp"
-#include "coordinator/options.hpp"
+#include "coordinator/scoring/measurement_cache.hpp"
+#include "coordinator/run/options.hpp"
 
 namespace hpcreward {
 namespace {

@@ -1,6 +1,6 @@
 // Which identical candidate is measured and which shares whose measurement
 // (repeat_sharing.hpp): in one batch through waiting, across batches through the cache.
-#include "coordinator/repeat_sharing.hpp"
+#include "coordinator/scoring/repeat_sharing.hpp"
 
 #include <gtest/gtest.h>
 

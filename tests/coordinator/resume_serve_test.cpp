@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "common/sha256.hpp"
-#include "coordinator/batch_registry.hpp"
-#include "coordinator/scoring_run.hpp"
-#include "coordinator/serve_loop.hpp"
+#include "coordinator/serving/batch_registry.hpp"
+#include "coordinator/scoring/scoring_run.hpp"
+#include "coordinator/serving/serve_loop.hpp"
 #include "tests/coordinator/threaded_serve_loop.hpp"
 #include "fake_transport.hpp"
 #include "tests/coordinator/served_rows.hpp"

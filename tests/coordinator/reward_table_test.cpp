@@ -1,4 +1,4 @@
-#include "coordinator/reward_table.hpp"
+#include "coordinator/rewards/reward_table.hpp"
 
 #include <gtest/gtest.h>
 

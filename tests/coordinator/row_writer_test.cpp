@@ -1,6 +1,6 @@
 // What every row of a scoring run goes through (row_writer.hpp): its reward, the archive and
 // its bonus for measured rows only, the sink, the stage statistics and the progress count.
-#include "coordinator/row_writer.hpp"
+#include "coordinator/scoring/row_writer.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,12 @@
 // The run's log at start (run_log.hpp), on real HDF5 files in a temporary directory: a new
 // log, a resumed one read back with its seed, and the ladder's state rebuilt from it.
-#include "coordinator/run_log.hpp"
+#include "coordinator/run/run_log.hpp"
 
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
-#include "coordinator/run_report.hpp"
+#include "coordinator/run/run_report.hpp"
 #include "stages/builtin_ladder.hpp"
 
 namespace hpcreward {

@@ -1,5 +1,5 @@
 // OUT/coordinator.outcome.json: what the job script reads to learn how the coordinator ended.
-#include "coordinator/run_outcome.hpp"
+#include "coordinator/run/run_outcome.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,5 +1,5 @@
 // The lines a run starts and ends with (run_report.hpp).
-#include "coordinator/run_report.hpp"
+#include "coordinator/run/run_report.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The start of a run (run_start.hpp): each refusal with what to change, and what the run
 // takes from its ranks and options.
-#include "coordinator/run_start.hpp"
+#include "coordinator/run/run_start.hpp"
 
 #include <unistd.h>
 

@@ -9,7 +9,7 @@
 #include <random>
 #include <set>
 
-#include "coordinator/scheduler.hpp"
+#include "coordinator/ranks/scheduler.hpp"
 
 namespace hpcreward {
 namespace {

@@ -1,4 +1,4 @@
-#include "coordinator/scheduler.hpp"
+#include "coordinator/ranks/scheduler.hpp"
 
 #include <gtest/gtest.h>
 

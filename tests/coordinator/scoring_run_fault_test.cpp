@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "coordinator/scoring_run.hpp"
+#include "coordinator/scoring/scoring_run.hpp"
 #include "fake_transport.hpp"
 #include "stages/builtin_ladder.hpp"
 

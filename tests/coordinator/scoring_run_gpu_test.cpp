@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "coordinator/scoring_run.hpp"
+#include "coordinator/scoring/scoring_run.hpp"
 #include "stages/builtin_ladder.hpp"
 
 namespace hpcreward {

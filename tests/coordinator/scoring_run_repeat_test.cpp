@@ -5,7 +5,7 @@
 
 #include <map>
 
-#include "coordinator/scoring_run.hpp"
+#include "coordinator/scoring/scoring_run.hpp"
 #include "fake_transport.hpp"
 
 namespace hpcreward {

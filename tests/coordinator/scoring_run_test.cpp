@@ -1,4 +1,4 @@
-#include "coordinator/scoring_run.hpp"
+#include "coordinator/scoring/scoring_run.hpp"
 
 #include <gtest/gtest.h>
 

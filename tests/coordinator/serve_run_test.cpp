@@ -1,6 +1,6 @@
 // Serve mode's settings from the options (serve_run.hpp): the endpoint's limits, workers and
 // refusals, and the coalescing line. Serving itself is tested over HTTP (tests/e2e, tls_serve).
-#include "coordinator/serve_run.hpp"
+#include "coordinator/run/serve_run.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 #pragma once
 // The row a fake scorer answers for a served candidate: ok in o0 with the given reward.
 #include "common/sha256.hpp"
-#include "coordinator/candidate_input.hpp"
+#include "coordinator/input/candidate_input.hpp"
 #include "results/reward_row.hpp"
 
 namespace hpcreward {

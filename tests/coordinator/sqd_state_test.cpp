@@ -1,5 +1,5 @@
 // The coordinator's stage and archive state, beyond what scoring_run_test drives.
-#include "coordinator/sqd_state.hpp"
+#include "coordinator/rewards/sqd_state.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // A stop request's grace (stop_grace.hpp), on times the test sets by hand.
-#include "coordinator/stop_grace.hpp"
+#include "coordinator/scoring/stop_grace.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "coordinator/batch_registry.hpp"
-#include "coordinator/serve_loop.hpp"
+#include "coordinator/serving/batch_registry.hpp"
+#include "coordinator/serving/serve_loop.hpp"
 
 namespace hpcreward {
 

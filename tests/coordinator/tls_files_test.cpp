@@ -1,4 +1,4 @@
-#include "coordinator/tls_files.hpp"
+#include "coordinator/serving/tls_files.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

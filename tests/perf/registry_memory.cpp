@@ -16,8 +16,8 @@
 #include <exception>
 #include <set>
 
-#include "coordinator/batch_registry.hpp"
-#include "coordinator/serve_loop.hpp"
+#include "coordinator/serving/batch_registry.hpp"
+#include "coordinator/serving/serve_loop.hpp"
 #include "results/reward_log.hpp"
 
 namespace {

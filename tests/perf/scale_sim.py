@@ -6,7 +6,7 @@ Inputs come from tests/perf/scale_sim_inputs.json (measured on this machine by
 scale_sim_micro.sh and scale_sim_inputs.py): per-candidate service times (compile_s +
 verify_s + time_s of real reward-log rows, bootstrapped) and rank 0's per-message costs.
 
-The coordinator is one single-threaded server that follows coordinator/scoring_run.cpp's loop:
+The coordinator is one single-threaded server that follows coordinator/scoring/scoring_run.cpp's loop:
   - a batch starts: every task that has a free rank is dispatched (each: Scheduler::
     next_assignment's scan over all N ranks + JSON encode + MPI_Isend), plus one last scan;
   - then, per result: the loop's O(N) bookkeeping (RankWatch::overdue, next_deadline,

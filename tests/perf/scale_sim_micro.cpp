@@ -1,7 +1,7 @@
 // Micro-benchmark of rank 0's per-candidate work, for tests/perf/scale_sim.py (docs/reports/scale.md).
 // It links the product's own code (no product change): the binary encoding of a BenchTask and
 // a BenchResult (common/messages_binary, the wire format since docs/reports/dispatch.md's third round), the Scheduler and RankWatch steps the scoring loop
-// takes per result (coordinator/scoring_run.cpp), and RewardLogWriter::append (one HDF5 row,
+// takes per result (coordinator/scoring/scoring_run.cpp), and RewardLogWriter::append (one HDF5 row,
 // under the coordinator's batched flush policy; the per-row flush is measured beside it). Prints one JSON object of seconds per operation. Build: see scale_sim_micro.sh.
 #include <chrono>
 #include <cstdio>
@@ -17,8 +17,8 @@
 #include "common/messages_binary.hpp"
 #include "common/problem_catalog.hpp"
 #include "common/sha256.hpp"
-#include "coordinator/rank_watch.hpp"
-#include "coordinator/scheduler.hpp"
+#include "coordinator/ranks/rank_watch.hpp"
+#include "coordinator/ranks/scheduler.hpp"
 #include "results/reward_log.hpp"
 
 using namespace hpcreward;

@@ -26,23 +26,32 @@ LAYERS = {
     "train_bridge": 6,
     "tests": 7,
 }
-# Inside bench_node/, the same rule between its folders (bench_node/README.md).
-BENCH_NODE_LAYERS = {
-    "process": 0,        # limited children and how they ended
-    "sandbox": 0,        # the executors' seccomp filters, capabilities, loading a candidate
-    "measure": 1,        # what CPU and GPU measurement share
-    "checks": 1,         # the check interface and the compiler boundary
-    "source_checks": 2,
-    "object_audit": 2,
-    "cpu": 2,            # the CPU measurer and executor
-    "rank": 3,           # the MPI rank
-    "cuda": 4,           # the CUDA checks
-    "benchmarks": 4,
-    "gpu": 5,            # the GPU measurer, executor and the GPU rank's loop
+# Inside bench_node/ and coordinator/, the same rule between their folders (their READMEs).
+INNER_LAYERS = {
+    "bench_node": {
+        "process": 0,        # limited children and how they ended
+        "sandbox": 0,        # the executors' seccomp filters, capabilities, loading a candidate
+        "measure": 1,        # what CPU and GPU measurement share
+        "checks": 1,         # the check interface and the compiler boundary
+        "source_checks": 2,
+        "object_audit": 2,
+        "cpu": 2,            # the CPU measurer and executor
+        "rank": 3,           # the MPI rank
+        "cuda": 4,           # the CUDA checks
+        "benchmarks": 4,
+        "gpu": 5,            # the GPU measurer, executor and the GPU rank's loop
+    },
+    "coordinator": {
+        "input": 0,          # candidates in: a file's lines, a request's completions, extraction
+        "rewards": 0,        # the reward table and modes, the ladder's state and archive
+        "ranks": 1,          # the benchmark ranks: scheduling, health, quarantine, transport
+        "serving": 1,        # trainers: the HTTP(S) endpoint, the batch registry, the serve loop
+        "scoring": 2,        # a scoring run: batches in flight, rows, repeats, the stop's grace
+        "run": 3,            # the run's life: options, start, log, serving or a file, the end
+    },
 }
 # The rank's program starts either loop, the CPU one or the GPU one.
-BENCH_NODE_EXCEPTIONS = {"bench_node/rank/bench_main.cpp"}
-BENCH_NODE_INCLUDE = re.compile(r'^\s*#\s*include\s*"bench_node/([^"/]+)/')
+INNER_EXCEPTIONS = {"bench_node/rank/bench_main.cpp"}
 SOURCE_SUFFIXES = {".c", ".h", ".cpp", ".hpp", ".cu", ".cuh", ".in"}
 NOT_SOURCE_FOLDERS = {"cmake", "jobs", "runs"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"/]+)/')
@@ -63,33 +72,35 @@ def sources(folder):
             yield path
 
 
-def bench_node_problems(root):
+def inner_problems(root, top):
+    layers = INNER_LAYERS[top]
+    include = re.compile(r'^\s*#\s*include\s*"' + top + r'/([^"/]+)/')
     problems = []
-    base = root / "bench_node"
+    base = root / top
     if not base.is_dir():
         return problems
     for path in sources(base):
         parts = path.relative_to(base).parts
         if len(parts) < 2:
-            problems.append(f"{path.relative_to(root)}: sources of bench_node/ belong in one of its folders")
+            problems.append(f"{path.relative_to(root)}: sources of {top}/ belong in one of its folders")
             continue
         folder = parts[0]
-        if folder not in BENCH_NODE_LAYERS:
-            problems.append(f"bench_node/{folder}/ holds sources but has no layer: add it to BENCH_NODE_LAYERS")
+        if folder not in layers:
+            problems.append(f"{top}/{folder}/ holds sources but has no layer: add it to INNER_LAYERS")
             continue
-        if str(path.relative_to(root)) in BENCH_NODE_EXCEPTIONS:
+        if str(path.relative_to(root)) in INNER_EXCEPTIONS:
             continue
         for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
-            match = BENCH_NODE_INCLUDE.match(line)
+            match = include.match(line)
             if not match or match.group(1) == folder:
                 continue
             target = match.group(1)
-            if target not in BENCH_NODE_LAYERS:
-                problems.append(f"{path.relative_to(root)}:{number}: includes bench_node/{target}/, which has no layer")
-            elif BENCH_NODE_LAYERS[target] >= BENCH_NODE_LAYERS[folder]:
+            if target not in layers:
+                problems.append(f"{path.relative_to(root)}:{number}: includes {top}/{target}/, which has no layer")
+            elif layers[target] >= layers[folder]:
                 problems.append(
-                    f"{path.relative_to(root)}:{number}: bench_node/{folder}/ (layer {BENCH_NODE_LAYERS[folder]}) "
-                    f"includes bench_node/{target}/ (layer {BENCH_NODE_LAYERS[target]}): move the shared code "
+                    f"{path.relative_to(root)}:{number}: {top}/{folder}/ (layer {layers[folder]}) "
+                    f"includes {top}/{target}/ (layer {layers[target]}): move the shared code "
                     "down, or depend through an interface")
     return problems
 
@@ -126,7 +137,8 @@ def main():
                         f"{path.relative_to(root)}:{number}: {folder.name}/ (layer "
                         f"{LAYERS[folder.name]}) includes {target}/ (layer {LAYERS[target]}): "
                         "move the shared code down, or depend through an interface")
-    problems += bench_node_problems(root)
+    for top in INNER_LAYERS:
+        problems += inner_problems(root, top)
     for problem in problems:
         print(problem)
     order = " < ".join(", ".join(sorted(name for name in LAYERS if LAYERS[name] == layer))
