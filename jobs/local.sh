@@ -15,6 +15,7 @@ set -euo pipefail
 usage() {
   cat <<'USAGE'
 usage: jobs/local.sh [--evaluations N [--cuda-problem ID] [--cuda-evaluations N] [--cuda-stage NAME]
+                     [--in-flight K]
                      | --candidates FILE.jsonl | --serve [--listen HOST:PORT]
                      [--tls-cert FILE --tls-key FILE] [--prompt-template FILE]]
                      [--ladder FILE.json] [--stage NAME] [--problems NAME|FILE] [--problem ID]
@@ -25,13 +26,14 @@ usage: jobs/local.sh [--evaluations N [--cuda-problem ID] [--cuda-evaluations N]
   --evaluations N    the default source: the built-in generator scores N candidates in all,
                      across --resume (default 160), of --problem (default dgemm-256) through a
                      served pipeline, climbing the ladder; its report goes to
-                     DIR/generator.json, rewritten after every round. With --gpus G a CUDA
-                     search runs beside it, its candidates in the same batches, on the GPU
-                     ranks: --cuda-evaluations N (default 160) of --cuda-problem ID (default
+                     DIR/generator.json, rewritten after every batch. With --gpus G a CUDA
+                     search runs beside it, in batches of its own, on the GPU ranks at the
+                     same time: --cuda-evaluations N (default 160) of --cuda-problem ID (default
                      cuda-sgemm-4096), climbing the CUDA ladder; its report goes to
                      DIR/generator-cuda.json. With --np 0 --gpus G only the CUDA search runs.
                      --cuda-stage NAME keeps the CUDA search in that stage instead of climbing
-                     (e.g. cuda-tensor, to score tensor-core kernels at once)
+                     (e.g. cuda-tensor, to score tensor-core kernels at once). --in-flight K:
+                     batches each search keeps in flight (default 2; 1: one at a time)
   --candidates FILE  JSON Lines, one candidate per line (e.g. the shipped samples:
                      --candidates train_bridge/samples/dgemm-256.jsonl --ladder stages/demo_ladder.json)
   --serve           no candidate file: serve trainers over HTTP/JSON (coordinator/README.md);
@@ -106,6 +108,7 @@ cuda_problem=""
 cuda_evaluations=160
 cuda_stage=""
 cuda_given=0
+in_flight=""
 resume=0
 serve=0
 np=$(nproc)
@@ -127,6 +130,7 @@ while [ $# -gt 0 ]; do
     --cuda-problem) cuda_problem=$2; cuda_given=1; shift 2 ;;
     --cuda-evaluations) cuda_evaluations=$2; cuda_given=1; shift 2 ;;
     --cuda-stage) cuda_stage=$2; cuda_given=1; shift 2 ;;
+    --in-flight) in_flight=$2; shift 2 ;;
     --stage|--seed|--config|--reward-mode) coordinator_args+=("$1" "$2"); shift 2 ;;
     --np) np=$2; shift 2 ;;
     --gpus) gpus=$2; shift 2 ;;
@@ -156,6 +160,7 @@ if [ "$cuda_given" -eq 1 ] && [ "$gpus" -eq 0 ]; then
   echo "local.sh: --cuda-problem, --cuda-evaluations and --cuda-stage are the generator's CUDA search, which needs GPU ranks: add --gpus G" >&2
   exit 2
 fi
+[ -z "$in_flight" ] || [[ "$in_flight" =~ ^[1-9][0-9]*$ ]] || { echo "local.sh: --in-flight must be a positive integer, not '$in_flight'" >&2; exit 2; }
 case "$cuda_problem" in
   ""|cuda-*) ;;
   *) echo "local.sh: --cuda-problem names a CUDA problem (cuda-dgemm-N, cuda-sgemm-N, cuda-hgemm-N), not '$cuda_problem'" >&2; exit 2 ;;
@@ -201,6 +206,10 @@ if [ "$serve" -eq 0 ] && [ "$candidates_given" -eq 0 ]; then
                     --cuda-problem "$cuda_problem" --cuda-evaluations "$cuda_evaluations"
                     --cuda-out "$out/generator-cuda.json" ${cuda_stage:+--cuda-stage "$cuda_stage"})
   fi
+  generator_args+=(${in_flight:+--in-flight "$in_flight"})
+elif [ -n "$in_flight" ]; then
+  echo "local.sh: --in-flight is the built-in generator's: drop it with --candidates or --serve" >&2
+  exit 2
 elif [ "$cuda_given" -eq 1 ]; then
   echo "local.sh: --cuda-problem, --cuda-evaluations and --cuda-stage are for the built-in generator: drop them with --candidates or --serve" >&2
   exit 2

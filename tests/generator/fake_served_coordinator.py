@@ -7,7 +7,12 @@ every 16 candidates. What it was started with and every batch it got go to DIR/f
 for the test to read. Its counts stay in DIR/fake-scored.json, and DIR/rewards.h5 is only a
 marker: a run started again with --resume goes on from the stages it reached. With
 FAKE_COORDINATOR_STOPS_AFTER_BATCHES=K it answers K batches, then refuses the next (503, as a
-stopping coordinator does) and stops as on SIGTERM: a main job cut off after K whole rounds.
+stopping coordinator does) and stops as on SIGTERM: a main job cut off after K batches. With
+FAKE_COORDINATOR_STOPS_AFTER_BATCHES_OF=PROBLEM=K,PROBLEM=K it answers K batches of each
+problem named, refuses the later ones of that problem, and stops once each named problem had one
+refused: searches with batches in flight, each cut off after K of its own, whatever the order in
+which their batches arrived. Batches are taken one at a time, in order of arrival; several may
+be in flight (a request each). Before it stops, every answer it began is sent.
 """
 import http.server
 import json
@@ -39,7 +44,12 @@ def main(argv):
     (out / "rewards.h5").touch()
     lock = threading.Lock()
     stops_after = os.environ.get("FAKE_COORDINATOR_STOPS_AFTER_BATCHES")
+    budgets = dict((problem, int(count)) for problem, count in
+                   (entry.split("=") for entry in os.environ.get("FAKE_COORDINATOR_STOPS_AFTER_BATCHES_OF", "")
+                    .split(",") if entry))
     answered = []  # batches this process answered
+    answered_of = {}  # problem -> batches of it this process answered
+    refused_of = set()  # problems of the budgets with a batch refused
 
     def stage_of(problem):
         ladder = LADDERS["cuda_ladder" if problem.startswith("cuda-") else "ladder"]
@@ -85,7 +95,16 @@ def main(argv):
                                                f"{stops_after} batches): retry after it restarts"})
                     stopped.set()
                     return
+                problem = body["candidates"][0]["problem"]
+                if problem in budgets and answered_of.get(problem, 0) >= budgets[problem]:
+                    self.answer(503, {"error": f"the stand-in answers no more {problem} batches: retry after "
+                                               "it restarts"})
+                    refused_of.add(problem)
+                    if refused_of == set(budgets):
+                        stopped.set()
+                    return
                 answered.append(body["batch_id"])
+                answered_of[problem] = answered_of.get(problem, 0) + 1
                 with open(out / "fake-batches.jsonl", "a") as log:
                     log.write(json.dumps(body) + "\n")
                 stages = {c["problem"]: stage_of(c["problem"]) for c in body["candidates"]}
@@ -99,6 +118,7 @@ def main(argv):
                               "total": len(results), "results": results})
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = False  # server_close() joins them: no answer cut off by the stop
     stopped = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
     signal.signal(signal.SIGINT, lambda *_: stopped.set())
@@ -113,6 +133,7 @@ def main(argv):
     while not stopped.wait(0.2):
         pass
     server.shutdown()
+    server.server_close()
     (out / "coordinator.json").unlink()
     (out / "coordinator.outcome.json").write_text(json.dumps({"exit_code": 0, "outcome": "complete",
                                                               "message": "stopped by SIGTERM"}))

@@ -55,22 +55,26 @@ def problems_of(batches):
     return [sorted({c["problem"] for c in batch["candidates"]}) for batch in batches]
 
 
-def test_with_gpus_a_c_and_a_cuda_search_share_the_served_run(tmp_path):
+def test_with_gpus_a_c_and_a_cuda_search_send_their_own_batches_to_the_served_run(tmp_path):
     out, stdout, ranks, batches, coordinator = main_job(
         tmp_path, "--np", "1", "--gpus", "1", "--evaluations", "32", "--cuda-evaluations", "48")
     assert ranks == [["hpcreward-bench"], ["hpcreward-bench", "--gpu"]]
     assert "--serve" in coordinator and coordinator[coordinator.index("--listen") + 1] == "127.0.0.1:0"
-    # Both searches' candidates in the same batches (so CPU and GPU ranks work together), then
-    # the CUDA search alone once the C search has its 32.
-    assert problems_of(batches) == [["cuda-sgemm-4096", "dgemm-256"]] * 2 + [["cuda-sgemm-4096"]]
+    # Each search its own batches (the coordinator scores batches in flight together, so CPU
+    # and GPU ranks work at once without sharing one): 2 of the C search, 3 of the CUDA search,
+    # in whatever order they arrived.
+    assert sorted(map(tuple, problems_of(batches))) == [("cuda-sgemm-4096",)] * 3 + [("dgemm-256",)] * 2
+    assert "each search keeps up to 2 batches of its own in flight" in stdout
     cuda = [c for batch in batches for c in batch["candidates"] if c["problem"] == "cuda-sgemm-4096"]
     assert len(cuda) == 48 and all('extern "C" void matmul' in c["source"] for c in cuda)
     c_report = json.loads((out / "generator.json").read_text())
     cuda_report = json.loads((out / "generator-cuda.json").read_text())
     assert (c_report["problem"], c_report["language"], c_report["evaluations"]) == ("dgemm-256", "c", 32)
     assert (cuda_report["problem"], cuda_report["language"], cuda_report["evaluations"]) == ("cuda-sgemm-4096", "cuda", 48)
-    # The CUDA search followed the served run's ladder (16 candidates a stage in the stand-in).
-    assert [row[3] for row in cuda_report["gflops_over_evaluations"]][::16] == ["cuda-naive", "cuda-smem", "cuda-tensor"]
+    # The CUDA search's batches were scored on the served run's ladder (16 candidates a stage in
+    # the stand-in: each batch in the stage of its arrival) and filed under those stages.
+    stages = sorted(row[3] for row in cuda_report["gflops_over_evaluations"])
+    assert stages == ["cuda-naive"] * 16 + ["cuda-smem"] * 16 + ["cuda-tensor"] * 16
     assert "cuda-sgemm-4096: evaluations 48" in stdout and "dgemm-256: evaluations 32" in stdout
     assert not (out / "coordinator.json").exists(), "the served run was stopped once the searches ended"
 
@@ -89,22 +93,25 @@ def test_gpu_ranks_alone_run_only_the_cuda_search(tmp_path):
 
 
 def test_without_gpus_the_main_job_is_the_c_search_alone(tmp_path):
-    out, _, ranks, batches, coordinator = main_job(tmp_path, "--np", "2", "--evaluations", "16",
-                                                   "--problem", "sgemm-256")
+    out, stdout, ranks, batches, coordinator = main_job(tmp_path, "--np", "2", "--evaluations", "16",
+                                                        "--problem", "sgemm-256", "--in-flight", "1")
     assert ranks == [["hpcreward-bench"]] * 2
+    assert "each search keeps up to 1 batch of its own in flight" in stdout  # --in-flight passed on
     assert problems_of(batches) == [["sgemm-256"]]
     assert "float" in batches[0]["candidates"][0]["source"]
     assert json.loads((out / "generator.json").read_text())["problem"] == "sgemm-256"
     assert not (out / "generator-cuda.json").exists()
 
 
-def test_cuda_search_options_say_what_to_fix(tmp_path):
+def test_generator_options_say_what_to_fix(tmp_path):
     out = str(tmp_path / "run")
     for args, message in [
             (["--cuda-problem", "cuda-sgemm-4096"], "needs GPU ranks: add --gpus G"),
             (["--gpus", "1", "--cuda-evaluations", "0"], "--cuda-evaluations must be a positive integer"),
             (["--gpus", "1", "--cuda-problem", "sgemm-256"], "--cuda-problem names a CUDA problem"),
-            (["--gpus", "1", "--serve", "--cuda-evaluations", "5"], "are for the built-in generator")]:
+            (["--gpus", "1", "--serve", "--cuda-evaluations", "5"], "are for the built-in generator"),
+            (["--in-flight", "0"], "--in-flight must be a positive integer, not '0'"),
+            (["--serve", "--in-flight", "2"], "--in-flight is the built-in generator's")]:
         result = subprocess.run([str(LOCAL_SH), *args, "--out", out], capture_output=True, text=True, timeout=60)
         assert result.returncode == 2, (args, result.stderr)
         assert message in result.stderr, (args, result.stderr)
@@ -132,18 +139,21 @@ def test_a_resumed_cuda_search_starts_where_the_ladder_stands(tmp_path):
 
 
 def test_a_main_job_cut_off_goes_on_with_its_searches(tmp_path):
-    # The stand-in stops after two rounds (as a time limit would stop it): both reports hold 32
-    # evaluations. The resumed job goes on with each search to its total, archive and all.
+    # The stand-in answers two batches of each search, then stops (as a time limit would stop
+    # it) with a third batch of each in flight: both reports hold 32 evaluations, the batches
+    # still out are given up. The resumed job goes on with each search to its total, archive
+    # and all.
     folder, _ = fake_bin(tmp_path)
     out = tmp_path / "run"
     options = ["--np", "1", "--gpus", "1", "--evaluations", "48", "--cuda-evaluations", "64"]
     stopped = subprocess.run([str(LOCAL_SH), *options, "--out", str(out)], capture_output=True, text=True,
-                             env=dict(os.environ, HPCREWARD_BIN=str(folder), FAKE_COORDINATOR_STOPS_AFTER_BATCHES="2"),
+                             env=dict(os.environ, HPCREWARD_BIN=str(folder),
+                                      FAKE_COORDINATOR_STOPS_AFTER_BATCHES_OF="dgemm-256=2,cuda-sgemm-4096=2"),
                              timeout=300)
     assert stopped.returncode == 75, stopped.stdout[-3000:] + stopped.stderr[-3000:]
     assert "--resume goes on with the search" in stopped.stderr
     before = {name: json.loads((out / name).read_text()) for name in ("generator.json", "generator-cuda.json")}
-    assert [report["evaluations"] for report in before.values()] == [32, 32]
+    assert [(report["evaluations"], report["batches"]) for report in before.values()] == [(32, 2), (32, 2)]
     logged = [c["id"] for line in (out / "fake-batches.jsonl").read_text().splitlines()
               for c in json.loads(line)["candidates"]]
     assert len(logged) == 64
@@ -152,9 +162,10 @@ def test_a_main_job_cut_off_goes_on_with_its_searches(tmp_path):
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     for name, problem in (("generator.json", "dgemm-256"), ("generator-cuda.json", "cuda-sgemm-4096")):
         assert f"{problem}: goes on from {out / name}: 32 evaluations, 2 batches" in result.stdout
-    batches = [json.loads(line)["candidates"] for line in (out / "fake-batches.jsonl").read_text().splitlines()][2:]
+    batches = [json.loads(line)["candidates"] for line in (out / "fake-batches.jsonl").read_text().splitlines()][4:]
     new_ids = [c["id"] for batch in batches for c in batch]
-    # Seed 1 + the 64 rows logged, batch numbers going on from each report: no logged id again.
+    # Seed 1 + the 64 rows logged, batch numbers going on from each report's batches filed
+    # (b0003 was out under seed 1 when the run stopped): no logged id again.
     assert sorted(new_ids) == sorted([f"s65-b0003-{i:02d}" for i in range(16)]
                                      + [f"cuda-s65-b{b:04d}-{i:02d}" for b in (3, 4) for i in range(16)])
     assert not set(new_ids) & set(logged)

@@ -1,8 +1,10 @@
 """python3 -m hpcreward_generator --evaluations 300 --batch-size 16 --seed 1 --out report.json
 
 One search (--problem: C for dgemm-*/sgemm-*, CUDA for cuda-*), or a C search and a CUDA search
-side by side (--cuda-problem), their candidates sent in the same batches. With --resume each
-search goes on from its report until it has the evaluations asked for in all.
+side by side (--cuda-problem). On a served pipeline each search sends batches of its own and
+keeps up to --in-flight of them out; in file mode (each batch a jobs/local.sh run) the searches
+share one batch a round. With --resume each search goes on from its report until it has the
+evaluations asked for in all.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import time
 
 from .baseline import add_baseline
 from .family import family_for
+from .in_flight import DEFAULT_IN_FLIGHT, run_searches_in_flight
 from .map_elites import MapElites, run_searches
 
 
@@ -79,8 +82,8 @@ def main(argv=None) -> int:
     parser.add_argument("--stage", help="score every candidate in this stage (default: follow the ladder "
                                         "as the pipeline reports it, from its first stage: o0, cuda-naive)")
     parser.add_argument("--out", help="JSON report")
-    parser.add_argument("--cuda-problem", help="a CUDA search beside the C search of --problem, in the same "
-                                               "batches (its candidates go to GPU ranks), e.g. cuda-sgemm-4096")
+    parser.add_argument("--cuda-problem", help="a CUDA search beside the C search of --problem (its candidates "
+                                               "go to GPU ranks), e.g. cuda-sgemm-4096")
     parser.add_argument("--cuda-evaluations", type=int, help="the CUDA search's evaluations (default --evaluations)")
     parser.add_argument("--cuda-stage", help="the CUDA search's --stage")
     parser.add_argument("--cuda-out", help="the CUDA search's report (default: --out's name with -cuda)")
@@ -93,6 +96,10 @@ def main(argv=None) -> int:
                                              "(jobs/local.sh --serve --out DIR); needs train_bridge/python on the path")
     parser.add_argument("--url", help="served pipeline: its URL (with --token-file)")
     parser.add_argument("--token-file", help="served pipeline: the bearer token file (with --url)")
+    parser.add_argument("--in-flight", type=int, metavar="K",
+                        help=f"served pipeline: batches each search keeps in flight, its own, made as one comes "
+                             f"back (default {DEFAULT_IN_FLIGHT}; 1: one at a time). File mode scores one batch "
+                             "at a time, the searches' candidates together")
     args = parser.parse_args(argv)
 
     catalog = None
@@ -123,6 +130,13 @@ def main(argv=None) -> int:
     languages = {family.language for family in families}
     if args.resume and not args.out:
         parser.error("--resume goes on from each search's report: give --out")
+    served = bool(args.rendezvous or args.url)
+    if args.in_flight is not None and args.in_flight < 1:
+        parser.error(f"--in-flight must be 1 or more, not {args.in_flight}")
+    if not served and (args.in_flight or 1) > 1:
+        parser.error("--in-flight is for a served pipeline (--rendezvous, --url): in file mode each batch is a "
+                     "whole jobs/local.sh run, scored one at a time")
+    in_flight = args.in_flight or DEFAULT_IN_FLIGHT
 
     started = time.monotonic()
     log = lambda line: print(f"[{time.monotonic() - started:7.1f} s] {line}", flush=True)  # noqa: E731
@@ -138,7 +152,7 @@ def main(argv=None) -> int:
             print(f"hpcreward_generator: error: --resume: {error}", file=sys.stderr)
             return 2
 
-    if args.rendezvous or args.url:
+    if served:
         try:
             from hpcreward.client import Client  # train_bridge/python
         except ImportError:
@@ -146,14 +160,15 @@ def main(argv=None) -> int:
         from .served_scorer import ServedScorer
         run_dir = None
         if args.rendezvous:
-            client = Client.from_rendezvous(args.rendezvous, wait_s=300)
+            new_client = lambda: Client.from_rendezvous(args.rendezvous, wait_s=300)  # noqa: E731
             run_dir = pathlib.Path(args.rendezvous)
             run_dir = run_dir if run_dir.is_dir() else run_dir.parent
         else:
             if not args.token_file:
                 parser.error("--url needs --token-file")
-            client = Client.from_token_file(args.url, args.token_file)
-        scorer = ServedScorer(client, run_dir=run_dir)
+            new_client = lambda: Client.from_token_file(args.url, args.token_file)  # noqa: E731
+        # One client per scoring thread (batches in flight): see served_scorer.py.
+        scorer = ServedScorer(new_client(), run_dir=run_dir, new_client=new_client)
     else:
         from .file_scorer import FileScorer
         np = args.np if args.np is not None else (2 if "c" in languages else 0)
@@ -170,21 +185,30 @@ def main(argv=None) -> int:
             log(f"{search.problem}: the pipeline's ladder stands at {search.stage}: the search "
                 f"{'goes on' if search.evaluations else 'starts'} there")
 
-    def write_reports() -> list[dict]:
-        reports = []
-        for search, _, out in searches:
-            report = add_baseline(search.report(), scorer.hosts, search.family.precision)
-            report["seconds"] = time.monotonic() - started
-            if getattr(scorer, "work_dir", None):
-                report["work_dir"] = str(scorer.work_dir)
-            if out:  # replaced whole, so a reader never sees half a report
-                partial = pathlib.Path(f"{out}.partial")
-                partial.write_text(json.dumps(report, indent=1))
-                partial.replace(out)
-            reports.append(report)
-        return reports
+    reports_of = {id(search): out for search, _, out in searches}
 
-    run_searches([(search, evaluations) for search, evaluations, _ in searches], scorer, after_round=write_reports)
+    def write_report(search: MapElites) -> dict:
+        """Called from one thread at a time (run_searches_in_flight's lock, or the one thread)."""
+        report = add_baseline(search.report(), scorer.hosts, search.family.precision)
+        report["seconds"] = time.monotonic() - started
+        if getattr(scorer, "work_dir", None):
+            report["work_dir"] = str(scorer.work_dir)
+        out = reports_of[id(search)]
+        if out:  # replaced whole, so a reader never sees half a report
+            partial = pathlib.Path(f"{out}.partial")
+            partial.write_text(json.dumps(report, indent=1))
+            partial.replace(out)
+        return report
+
+    def write_reports() -> list[dict]:
+        return [write_report(search) for search, _, _ in searches]
+
+    wanted_evaluations = [(search, evaluations) for search, evaluations, _ in searches]
+    if served:
+        log(f"each search keeps up to {in_flight} batch{'es' if in_flight > 1 else ''} of its own in flight")
+        run_searches_in_flight(wanted_evaluations, scorer, in_flight, after_batch=write_report)
+    else:  # one local.sh run a round, the searches' candidates together
+        run_searches(wanted_evaluations, scorer, after_round=write_reports)
 
     for (search, _, _), report in zip(searches, write_reports()):
         best = report["best"]

@@ -7,8 +7,9 @@ scorer may also have a `current_stages` attribute, {problem: stage}: the stage i
 score each problem's next batch in, when it knows it (the file scorer reads the log's stage
 events, the served scorer asks GET /v1/stages); otherwise the stage of the latest results is
 followed. Several searches (a C one and a CUDA one) can share the scorer's batches
-(`run_searches`): their candidates go to the pipeline together, so CPU and GPU ranks work at
-the same time.
+(`run_searches`: one batch a round, what file mode does), or each keep batches of its own in
+flight on a served pipeline (`in_flight.run_searches_in_flight`); either way a batch is made by
+next_batch() and filed by take_results(), and a search may have several batches out at once.
 """
 from __future__ import annotations
 
@@ -59,6 +60,16 @@ class Archive:
         return len(self.niches)
 
 
+class Batch(list):
+    """A batch from next_batch(): (candidate, genome) pairs, with the batch's number (its ids'
+    b<number>) and the stage it was made for."""
+
+    def __init__(self, pairs, number: int, stage: str):
+        super().__init__(pairs)
+        self.number = number
+        self.stage = stage
+
+
 class MapElites:
     """One search: a family's genomes for one problem, an archive per stage, the stage it follows."""
 
@@ -81,7 +92,10 @@ class MapElites:
         self.random_fraction = random_fraction
         self.archive = Archive(self.family.descriptor)
         self.evaluations = 0
-        self.batches = 0
+        self.batches = 0                    # batches whose results are filed (the report's count)
+        self.batches_made = 0               # batches made: the b<number> of the next one's ids is this + 1
+        self.in_flight: dict[int, Batch] = {}  # made, results not yet filed, by number
+        self._stage_from_batch = 0          # the newest batch whose results set the stage (no current_stages)
         self.last_batch = 0
         self.history: list[dict] = []       # one entry per evaluated candidate
         self.best: dict | None = None       # {"gflops", "genome", "label", "source", "stage", "id", "evaluation"}
@@ -95,6 +109,8 @@ class MapElites:
         over niches (this stage's niches; before it has any, every stage's), some random."""
         family = self.family
         parents = self.archive.in_stage(self.stage) or self.archive.all()
+        # A genome in a batch still in flight counts as seen: it is not sent twice at once.
+        in_flight = {genome for batch in self.in_flight.values() for _, genome in batch}
         batch = []
         for _ in range(count):
             genome = None
@@ -105,63 +121,93 @@ class MapElites:
                     candidate = family.mutate(self.rng.choice(parents).genome, self.rng, self.stage)
                     if not family.is_valid(candidate, self.stage):
                         continue
-                if (self.stage, candidate) not in self.seen and candidate not in batch:
+                if (self.stage, candidate) not in self.seen and candidate not in in_flight and candidate not in batch:
                     genome = candidate
                     break
-            if genome is None:  # the neighbourhood is exhausted: anything new and valid
-                genome = family.random(self.rng, self.stage)
+            if genome is None:  # the neighbourhood is exhausted: anything valid, not out already
+                genome = self._random_not_out(in_flight, batch)
             batch.append(genome)
         return batch
 
-    # -- one generation, in two halves so that searches can share a batch ------------------
-    def next_batch(self, count: int | None = None) -> list[tuple[dict, object]]:
-        """(candidate, genome) pairs of the next batch, made for the current stage."""
+    def _random_not_out(self, in_flight: set, batch: list):
+        for _attempt in range(50):
+            genome = self.family.random(self.rng, self.stage)
+            if genome not in in_flight and genome not in batch:
+                break
+        return genome
+
+    # -- one generation, in two halves so that batches can be shared or kept in flight ------
+    def next_batch(self, count: int | None = None) -> Batch:
+        """The next batch, made for the current stage; in flight until take_results() files it.
+        Its number (ids [cuda-]s<seed>-b<number>-<i>) is taken now, so batches made while
+        others are out never share an id."""
         genomes = self.propose(count or self.batch_size)
-        self.batches += 1
-        batch = []
+        self.batches_made += 1
+        number = self.batches_made
+        pairs = []
         for index, genome in enumerate(genomes):
-            candidate = {"id": f"{self.family.id_prefix}s{self.seed}-b{self.batches:04d}-{index:02d}",
+            candidate = {"id": f"{self.family.id_prefix}s{self.seed}-b{number:04d}-{index:02d}",
                          "problem": self.problem, "source": self.family.render(genome)}
             if self.pin:
                 candidate["stage"] = self.stage
-            batch.append((candidate, genome))
+            pairs.append((candidate, genome))
+        batch = Batch(pairs, number, self.stage)
+        self.in_flight[number] = batch
         return batch
 
-    def take_results(self, batch: list[tuple[dict, object]], results: dict, current_stages: dict) -> None:
-        """Files the results (by candidate id) of a batch from next_batch(), then moves to the
-        stage the pipeline reports for the problem (`current_stages`), else to that of the
-        latest result."""
-        asked_stage = self.stage
+    def outstanding(self) -> int:
+        """Candidates made and not yet filed."""
+        return sum(len(batch) for batch in self.in_flight.values())
+
+    def take_results(self, batch: Batch, results: dict, current_stages: dict) -> None:
+        """Files the results (by candidate id) of a batch from next_batch(), each under the
+        stage it was scored in (a batch answered late may have been scored in a stage the
+        search has left since), then moves to the stage the pipeline reports for the problem
+        (`current_stages`, which the caller reads after the answer, so it is never older than
+        one used before), else to that of the latest result of the newest batch filed."""
+        self.in_flight.pop(getattr(batch, "number", None), None)
+        asked_stage = getattr(batch, "stage", self.stage)
         stages_seen = []
         for candidate, genome in batch:
             result = results.get(candidate["id"], {"status": "missing", "gflops": 0.0, "reward": 0.0,
                                                    "stage": "", "reason": "no result"})
-            self.evaluations += 1
-            stage = result.get("stage") or asked_stage
-            stages_seen.append(stage)
-            self.seen.add((stage, genome))
-            gflops = float(result.get("gflops") or 0.0)
-            change = ""
-            if result.get("status") == "ok":
-                change = self.archive.offer(stage, genome, gflops, candidate["id"], self.evaluations)
-                if self.best is None or gflops > self.best["gflops"]:
-                    self.best = {"gflops": gflops, "genome": genome.to_dict(), "label": genome.label(),
-                                 "source": candidate["source"], "stage": stage, "id": candidate["id"],
-                                 "evaluation": self.evaluations}
-            self.history.append({"evaluation": self.evaluations, "id": candidate["id"], "stage": stage,
-                                 "asked_stage": asked_stage, "genome": genome.label(),
-                                 "status": result.get("status"), "gflops": gflops,
-                                 "reason": (result.get("reason") or "")[:200], "archive": change,
-                                 "best_gflops": self.best["gflops"] if self.best else 0.0})
+            stages_seen.append(self._file(candidate, genome, result, asked_stage))
+        self.batches += 1
         self.last_batch = len(batch)
-        reported = (current_stages or {}).get(self.problem)
+        self._follow_stage((current_stages or {}).get(self.problem), stages_seen, getattr(batch, "number", None))
+        self.log(self.progress_line())
+
+    def _file(self, candidate: dict, genome, result: dict, asked_stage: str) -> str:
+        """One result into the counts, the archive of its stage, the best and the history; its stage."""
+        self.evaluations += 1
+        stage = result.get("stage") or asked_stage
+        self.seen.add((stage, genome))
+        gflops = float(result.get("gflops") or 0.0)
+        change = ""
+        if result.get("status") == "ok":
+            change = self.archive.offer(stage, genome, gflops, candidate["id"], self.evaluations)
+            if self.best is None or gflops > self.best["gflops"]:
+                self.best = {"gflops": gflops, "genome": genome.to_dict(), "label": genome.label(),
+                             "source": candidate["source"], "stage": stage, "id": candidate["id"],
+                             "evaluation": self.evaluations}
+        self.history.append({"evaluation": self.evaluations, "id": candidate["id"], "stage": stage,
+                             "asked_stage": asked_stage, "genome": genome.label(),
+                             "status": result.get("status"), "gflops": gflops,
+                             "reason": (result.get("reason") or "")[:200], "archive": change,
+                             "best_gflops": self.best["gflops"] if self.best else 0.0})
+        return stage
+
+    def _follow_stage(self, reported: str | None, stages_seen: list[str], number: int | None) -> None:
         if self.pin:
-            pass
-        elif reported in self.family.stages:
+            return
+        if reported in self.family.stages:
             self.stage = reported
         elif stages_seen and stages_seen[-1] in self.family.stages:
-            self.stage = stages_seen[-1]
-        self.log(self.progress_line())
+            # From results alone: a batch answered after a newer one was scored earlier (in an
+            # older stage, perhaps) and must not move the search back.
+            if number is None or number >= self._stage_from_batch:
+                self.stage = stages_seen[-1]
+                self._stage_from_batch = number or self._stage_from_batch
 
     def step(self) -> list[dict]:
         """One batch of this search alone."""
@@ -204,7 +250,7 @@ class MapElites:
         saying what is wrong: another problem or language, a seed used before, a report that
         does not read as one (a niche its genome does not have, a genome that does not render,
         counts that disagree); the search is then left as it was."""
-        if self.evaluations or self.batches:
+        if self.evaluations or self.batches_made:
             raise ValueError("only a new search can go on from a report")
         if not isinstance(report, dict):
             raise ValueError("not a generator report (a JSON object)")
@@ -238,6 +284,9 @@ class MapElites:
             self.seen.add((key[0], elite.genome))
         self.best = dict(best) if best is not None else None
         self.evaluations, self.batches = evaluations, _count(report["batches"], "batches")
+        # Numbered on from the batches filed: a batch that was in flight when the report was
+        # written may be logged under the old seed and such a number, never under this seed.
+        self.batches_made = self.batches
         self.history = history
         self.earlier_runs = earlier
         if not self.pin and report.get("stage") in self.family.stages:
