@@ -317,6 +317,23 @@ def test_from_results_alone_an_older_batch_answered_late_does_not_move_the_stage
     assert not search.in_flight and search.batches == 2
 
 
+def test_a_batch_is_made_for_the_newest_stage_the_scorer_knows():
+    # Another slot's answer brought o3 (the scorer asked GET /v1/stages), and that slot has not
+    # filed it yet: the batch made now is made for o3 all the same.
+    from hpcreward_generator.in_flight import _next_batch
+
+    class Scorer:
+        current_stages = {"dgemm-256": "o3"}
+
+    search = MapElites(None, seed=9, batch_size=8, problem="dgemm-256")
+    assert search.stage == "o0"
+    batch = _next_batch(search, Scorer(), wanted=64)
+    assert batch.stage == search.stage == "o3" and len(batch) == 8
+    assert _next_batch(search, Scorer(), wanted=8) is None, "its 8 evaluations are out already"
+    pinned = MapElites(None, seed=9, batch_size=8, problem="dgemm-256", stage="o0", pin=True)
+    assert _next_batch(pinned, Scorer(), wanted=64).stage == "o0", "a pinned search stays"
+
+
 # -- (e) reports after each batch; going on after a stop with batches out -------------------------
 
 def test_after_batch_runs_once_per_batch_one_at_a_time_with_the_batch_filed():

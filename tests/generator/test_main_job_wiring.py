@@ -189,7 +189,7 @@ def test_a_resumed_main_job_without_reports_starts_new_searches(tmp_path):
     assert stopped.returncode == 75 and not (tmp_path / "run" / "generator.json").exists(), stopped.stderr[-3000:]
     result = resume(tmp_path, "--np", "1", "--evaluations", "32")
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert f"dgemm-256: no report {tmp_path / 'run' / 'generator.json'} (stopped before its first round ended): " \
+    assert f"dgemm-256: no report {tmp_path / 'run' / 'generator.json'} (stopped before its first batch came back): " \
            "a new search" in result.stdout
     assert json.loads((tmp_path / "run" / "generator.json").read_text())["evaluations"] == 32
 

@@ -257,7 +257,7 @@ def test_resume_without_a_report_starts_a_new_search(served):
     result = generator("--rendezvous", served, "--problem", "cuda-sgemm-4096", "--evaluations", 16, "--seed", 5,
                        "--out", report, "--resume")
     assert result.returncode == 0, result.stderr
-    assert f"cuda-sgemm-4096: no report {report} (stopped before its first round ended): a new search" \
+    assert f"cuda-sgemm-4096: no report {report} (stopped before its first batch came back): a new search" \
         in result.stdout
     final = json.loads(report.read_text())
     assert (final["evaluations"], final["earlier_runs"]) == (16, [])

@@ -30,10 +30,10 @@ def default_cuda_out(out: str | None) -> str | None:
 
 def go_on_from_report(search: MapElites, out: str, log) -> None:
     """--resume: `search` goes on from its report `out`. Without one (the run stopped before the
-    search's first round ended) it stays a new search. Raises ValueError saying what to fix."""
+    search's first batch came back) it stays a new search. Raises ValueError saying what to fix."""
     path = pathlib.Path(out)
     if not path.exists():
-        log(f"{search.problem}: no report {out} (stopped before its first round ended): a new search")
+        log(f"{search.problem}: no report {out} (stopped before its first batch came back): a new search")
         return
     try:
         report = json.loads(path.read_text())

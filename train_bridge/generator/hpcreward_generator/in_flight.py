@@ -60,7 +60,7 @@ def _slot(search: MapElites, wanted: int, score: ScoreFn, lock: threading.Lock, 
     try:
         while not stop.is_set():
             with lock:
-                batch = _next_batch(search, wanted)
+                batch = _next_batch(search, score, wanted)
             if batch is None:
                 break
             answer = score([candidate for candidate, _ in batch])
@@ -76,7 +76,12 @@ def _slot(search: MapElites, wanted: int, score: ScoreFn, lock: threading.Lock, 
     ended.put(None)
 
 
-def _next_batch(search: MapElites, wanted: int):
-    """The search's next batch, or None when its evaluations are done or already out."""
+def _next_batch(search: MapElites, score: ScoreFn, wanted: int):
+    """The search's next batch, or None when its evaluations are done or already out. Made for
+    the newest stage the scorer knows: another slot's answer may have brought one after this
+    search's last filing."""
     count = min(search.batch_size, wanted - search.evaluations - search.outstanding())
-    return search.next_batch(count) if count > 0 else None
+    if count <= 0:
+        return None
+    search.follow_reported_stage(dict(getattr(score, "current_stages", None) or {}))
+    return search.next_batch(count)

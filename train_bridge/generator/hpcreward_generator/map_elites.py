@@ -197,12 +197,20 @@ class MapElites:
                              "best_gflops": self.best["gflops"] if self.best else 0.0})
         return stage
 
-    def _follow_stage(self, reported: str | None, stages_seen: list[str], number: int | None) -> None:
-        if self.pin:
-            return
-        if reported in self.family.stages:
+    def follow_reported_stage(self, current_stages: dict) -> bool:
+        """Moves to the stage the pipeline reports for the problem, if it reports one (and the
+        search is not pinned); the caller passes its newest report. True if it reported one."""
+        reported = (current_stages or {}).get(self.problem)
+        if reported not in self.family.stages:
+            return False
+        if not self.pin:
             self.stage = reported
-        elif stages_seen and stages_seen[-1] in self.family.stages:
+        return True
+
+    def _follow_stage(self, reported: str | None, stages_seen: list[str], number: int | None) -> None:
+        if self.follow_reported_stage({self.problem: reported}) or self.pin:
+            return
+        if stages_seen and stages_seen[-1] in self.family.stages:
             # From results alone: a batch answered after a newer one was scored earlier (in an
             # older stage, perhaps) and must not move the search back.
             if number is None or number >= self._stage_from_batch:
@@ -244,9 +252,9 @@ class MapElites:
         """Makes this new search go on from `report` (report() of a stopped search of the same
         problem and language): its archive, best, evaluation and batch counts, history, stage
         (unless this search is pinned) and, as genomes seen, the archive's. Its own seed and RNG
-        stay. Its next ids are s<seed>-b<batch>-<i> with the batch count going on, and a round
-        cut off before the report was written may be logged under the old seed and those batch
-        numbers: so the seed must be one no earlier run of the search used. Raises ValueError
+        stay. Its next ids are s<seed>-b<batch>-<i> with the count of batches filed going on, and
+        a batch still out when the report was written may be logged under the old seed and such
+        a number: so the seed must be one no earlier run of the search used. Raises ValueError
         saying what is wrong: another problem or language, a seed used before, a report that
         does not read as one (a niche its genome does not have, a genome that does not render,
         counts that disagree); the search is then left as it was."""
