@@ -247,8 +247,8 @@ fi
 # A resumed generator goes on with each search from its report, under a new seed: 1 + the rows
 # logged so far, above the seed of every earlier run that logged a row. Its candidate ids
 # ([cuda-]s<seed>-b<batch>-<i>, the batch count going on from the report) are then new: the
-# coordinator answers a logged id from the log, and a round cut off before its report was
-# written is logged under the old seed and the batch numbers the search uses next.
+# coordinator answers a logged id from the log, and a batch still out when the run stopped is
+# logged under the old seed and the batch numbers the search uses next.
 if [ "$generate" -eq 1 ] && [ "$resume" -eq 1 ]; then
   logged=$("$bin/hpcreward-results" export "$out/rewards.h5" --format jsonl | wc -l) ||
     { echo "local.sh: --resume: cannot read $out/rewards.h5 (see above), so the generator cannot pick new candidate ids" >&2; exit 2; }

@@ -375,8 +375,8 @@ print(rows.shape[0] if len(sys.argv) < 3 else int((rows["problem"][()] == sys.ar
 # holds them all. On a resumed log (a requeue, a job submitted again) each search goes on from
 # its report (--resume), under a new seed: 1 + the rows logged, as jobs/local.sh picks it.
 # Candidate ids are [cuda-]s<seed>-b<batch>-<i> with the batch count going on from the report,
-# and the coordinator answers a logged id from the log: a round cut off before its report was
-# written is logged under the old seed and those batch numbers. (The restart count is no such
+# and the coordinator answers a logged id from the log: a batch still out when the run stopped
+# is logged under the old seed and those batch numbers. (The restart count is no such
 # seed: a job submitted again by hand starts from 0.)
 hpc_generator_command() {
   local args=() c_problem cuda_problem c_left=0 cuda_left=0 seed=1
