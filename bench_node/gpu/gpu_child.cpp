@@ -234,7 +234,6 @@ ChildSpec GpuSandboxedRunner::serving_spec() const {
   ChildSpec spec = base_spec(options_, options_.timeout_s);
   spec.limits.cpu_seconds.reset();
   spec.arguments = {"--serve", "--result-fd", "3"};
-  if (!options_.setup_turns.empty()) spec.arguments.insert(spec.arguments.end(), {"--setup-turns", options_.setup_turns});
   spec.working_directory = "/";
   spec.gate = true;
   return spec;

@@ -29,9 +29,6 @@ struct GpuChildOptions {
   // Staged runs on measurers that serve one candidate after another (their context, cuBLAS
   // and the checks' GPU code kept), else a measurer started for each candidate.
   bool serving_measurers = true;
-  // The node-wide file serving measurers take turns on for their executors' teardown and the
-  // next executor's start (setup_turns.hpp); empty: no turns.
-  std::string setup_turns;
 };
 
 // A measurer's runs before it is retired and a fresh one started: bounds whatever its

@@ -19,7 +19,6 @@
 #include "bench_node/cuda/cuda_checks.hpp"
 #include "bench_node/process/child_process.hpp"
 #include "bench_node/gpu/gpu_task_pipeline.hpp"
-#include "bench_node/gpu/setup_turns.hpp"
 #include "bench_node/process/monotonic_clock.hpp"
 #include "bench_node/rank/rank_info.hpp"
 #include "bench_node/cuda/cute_headers.hpp"
@@ -103,7 +102,6 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
   child.ring_bytes = gpu.ring_mb << 20;
   child.host_memory_bytes = gpu.host_memory_mb << 20;
   child.serving_measurers = gpu.serving_measurers;
-  if (gpu.setup_turns && gpu.prepare_ahead) child.setup_turns = default_setup_turns_path();
 
   GpuProbe probe;
   try {
@@ -192,7 +190,7 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
       start_run = [&](PreparedTask &prepared) {
         return staged_runner.start({prepared.object, prepared.directory->path(), &prepared.task});
       };
-    const SetupTurns turns(child.setup_turns);
+    const SetupTurns turns(gpu.setup_turns && gpu.prepare_ahead ? default_setup_turns_path() : std::string());
     if (gpu.setup_turns && !turns.active())
       std::fprintf(stderr, "[gpu %d] set-up turns: %s; each set-up starts at once\n", rank, turns.why_not().c_str());
     GpuTaskPipeline pipeline(scorer, gpu.compile_workers, finish, after_run, start_run, &turns);

@@ -42,7 +42,6 @@
 #include "bench_node/gpu/gpu_harness.hpp"
 #include "bench_node/gpu/gpu_probe.hpp"
 #include "bench_node/gpu/library_yardsticks.hpp"
-#include "bench_node/gpu/setup_turns.hpp"
 #include "bench_node/gpu/start_gate.hpp"
 #include "bench_node/process/child_process.hpp"
 #include "bench_node/cpu/runner_frame.hpp"
@@ -200,17 +199,15 @@ Measurement serve_one(const nlohmann::json &task, const gpu::StartGate &gate, Me
 // --serve: tasks through the gate until the rank closes it. The rank retires a measurer
 // after a run that did not end cleanly (gpu_child.cpp), so a fault in this process's context
 // never reaches another candidate.
-int serve(int result_fd, const std::string &turns_path) {
+int serve(int result_fd) {
   ::prctl(PR_SET_DUMPABLE, 0);  // out of reach of /proc/<pid>/mem, as every measurer
   const gpu::StartGate gate(kChildGateFd);
-  const SetupTurns turns(turns_path);  // O_CLOEXEC: no executor inherits it
   MeasurerGpu gpu;
   // The next run's executor, started while this measurer waits for its task: its driver's
   // start (0.1 to 0.25 s in a fresh process) is then off the run's path. A fresh process that
   // has loaded nothing; its candidate is named at load.
   std::unique_ptr<gpu::GpuExecutor> spare;
-  const auto start_spare = [&spare, &turns] {
-    const SetupTurns::Turn turn = turns.take();
+  const auto start_spare = [&spare] {
     try {
       spare = start_executor();
     } catch (const std::exception &) {
@@ -237,10 +234,7 @@ int serve(int result_fd, const std::string &turns_path) {
     write_all(result_fd, frame(encode_result(token, measurement, said)));
     PhaseTimes ending;
     ending.start();
-    {
-      const SetupTurns::Turn turn = turns.take();
-      made.end(&ending);
-    }
+    made.end(&ending);
     ending_before = ending.phases();
     [[maybe_unused]] const int left = ::chdir("/");  // the run's directory goes with its task
     gate.say(gpu::kGateEnded);
@@ -319,15 +313,12 @@ int main(int argc, char **argv) {
   if (!asks_for_help(argc, argv) &&
       (has_flag(argc, argv, "--probe") || has_flag(argc, argv, "--canary") || has_flag(argc, argv, "--yardsticks")))
     return probe_or_canary(argc, argv);
-  if (!asks_for_help(argc, argv) && has_flag(argc, argv, "--serve"))
-    return serve(option_int(argc, argv, "--result-fd", 3),
-                 has_flag(argc, argv, "--setup-turns") ? option_text(argc, argv, "--setup-turns") : std::string());
+  if (!asks_for_help(argc, argv) && has_flag(argc, argv, "--serve")) return serve(option_int(argc, argv, "--result-fd", 3));
   return run_measurer(argc, argv,
                       {"hpcreward-gpu-runner",
                        "\nhpcreward-gpu-runner also takes --probe [--ceiling-size N] and --canary (with\n"
                        "--result-fd and --token-fd only), --yardsticks (with --precision, --layout,\n"
-                       "--nominal, --l2-bytes), and --serve (with --result-fd, --setup-turns FILE; tasks\n"
-                       "through the gate);\n"
+                       "--nominal, --l2-bytes), and --serve (with --result-fd; tasks through the gate);\n"
                        "see bench_node/gpu/README.md.\n",
                        &measure_candidate});
 }

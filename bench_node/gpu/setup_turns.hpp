@@ -1,14 +1,12 @@
 #pragma once
-// The GPU processes of a node take turns at what goes through the driver's locks: a candidate's
-// contexts set up (the rank, from 'p' to 'r'), its executor torn down and the next executor's
-// driver started (the measurer). A context made while another process on the host, even on
-// another GPU, makes or tears one down took 0.52 s instead of 0.35 s (tests/gpu/context_probe.cu),
-// and the set-up is on each rank's critical path (the candidate before warms up until the next
-// one is set up, staged_run.hpp): two GPU ranks reached 1.47x one. Taking turns, each runs
-// alone. A turn is an flock(2) on a node-wide file, released by the kernel if its holder dies;
-// a turn not had within a few seconds is gone without (turns save time, they never stall a run).
+// The GPU ranks of a node take turns setting a candidate's contexts up. Creating a CUDA context
+// (the executor's, about 0.2 s on an H200) goes through the driver, and two made at once on two
+// GPUs of one host slowed each other to about 0.34 s: on the critical path (the candidate
+// before warms up until the next one is set up, staged_run.hpp), that held two GPU ranks to
+// 1.47x one. Taking turns, each set-up runs alone, and the ranks fall into step with their
+// set-ups apart. A turn is an flock(2) on a node-wide file: released by the kernel if the rank
+// dies holding it.
 #include <string>
-#include <utility>
 
 namespace hpcreward {
 
@@ -24,17 +22,15 @@ class SetupTurns {
   // Holds the turn until it goes out of scope.
   class Turn {
    public:
-    explicit Turn(int fd = -1) : fd_(fd) {}
+    explicit Turn(int fd);
     ~Turn();
-    Turn(Turn &&other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
     Turn(const Turn &) = delete;
     Turn &operator=(const Turn &) = delete;
 
    private:
     int fd_;
   };
-  // Waits at most `max_wait_s` for the turn; past that the turn is taken without the lock.
-  Turn take(double max_wait_s = 5) const;
+  Turn take() const { return Turn(fd_); }
   bool active() const { return fd_ >= 0; }
   const std::string &why_not() const { return why_not_; }
 
@@ -43,7 +39,7 @@ class SetupTurns {
   std::string why_not_;
 };
 
-// The node-wide file the GPU processes of this user take turns on.
+// The node-wide file the GPU ranks of this user take turns on.
 std::string default_setup_turns_path();
 
 }  // namespace hpcreward
