@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 namespace hpcreward {
 
@@ -22,9 +24,14 @@ SetupTurns::~SetupTurns() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-SetupTurns::Turn::Turn(int fd) : fd_(fd) {
-  if (fd_ < 0) return;
-  while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+SetupTurns::Turn SetupTurns::take(double max_wait_s) const {
+  if (fd_ < 0) return Turn();
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(max_wait_s);
+  for (;;) {
+    if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return Turn(fd_);
+    if (errno != EWOULDBLOCK && errno != EINTR) return Turn();
+    if (std::chrono::steady_clock::now() >= until) return Turn();
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
   }
 }
 
