@@ -98,6 +98,7 @@ def cpu_pool(specs):
                 with h5py.File(path, "r") as f:
                     data = f["rewards"][()]
                     hosts = json.loads(text(f.attrs.get("hosts_json", "[]")))
+                    made = "%s, %s" % (text(f.attrs.get("created_utc", "?")), text(f.attrs.get("git_revision", "?"))[:12])
             except (OSError, KeyError) as e:
                 print("skipped %s: %s" % (path, e), file=sys.stderr)
                 continue
@@ -109,7 +110,7 @@ def cpu_pool(specs):
                 print("skipped %s: not real CPU ranks" % path, file=sys.stderr)
                 continue
             seen[digest] = path
-            info["logs"].append("%s (%d rows)" % (path, len(data)))
+            info["logs"].append("%s (%d rows; %s)" % (path, len(data), made))
             by_rank = {}
             for r in data:
                 status = text(r["status"])
