@@ -575,13 +575,20 @@ def study(inputs, args):
             for mode in ("one-at-a-time", "in-flight"):
                 for trainers in study_trainers(n, args):
                     batches = max(args.study_min_batches, math.ceil(args.study_batches / trainers))
-                    tl = args.timeline_bin if n == args.figure_ranks else 0.0
-                    r = run_case(inputs, n, args, mode, trainers, batches, service=service, timeline_bin=tl)
+                    r = run_case(inputs, n, args, mode, trainers, batches, service=service)
                     r["fill_trainers"] = fill_trainers(n, args.batch, args.study_load)
                     rows.append(r)
                     print("  %6d ranks %-9s %-13s T=%-3d util %.3f  %.0f/s  batch p50 %.2f p99 %.2f s" % (
                         n, service, mode, trainers, r["steady_rank_utilisation"], r["steady_throughput_per_s"],
                         r["batch_s_p50"], r["batch_s_p99"]), file=sys.stderr)
+    # Utilisation over time, one run per pool and policy with the figure's trainers.
+    figure = []
+    for service in ("old", "realistic") if args.figure_trainers > 0 else ():
+        for mode in ("one-at-a-time", "in-flight"):
+            r = run_case(inputs, args.figure_ranks, args, mode, args.figure_trainers, args.figure_batches,
+                         service=service, timeline_bin=args.timeline_bin)
+            figure.append({k: r[k] for k in ("ranks", "service", "mode", "trainers", "timeline", "steady_s",
+                                             "steady_rank_utilisation", "batch_s_p50", "batch_s_p99")})
     if args.study_gpu_ranks:
         n_cpu = args.figure_ranks - args.study_gpu_ranks
         for mode in ("one-at-a-time", "in-flight"):
@@ -593,7 +600,7 @@ def study(inputs, args):
                 print("  mixed %d+%d %-13s T=%d+%d cpu %.3f gpu %.3f" % (
                     n_cpu, args.study_gpu_ranks, mode, trainers, trainers, r["steady_rank_utilisation"],
                     r["steady_gpu_utilisation"]), file=sys.stderr)
-    return rows, mixed
+    return rows, mixed, figure
 
 
 # ---------------------------------------------------------------- output
@@ -720,7 +727,9 @@ def add_args(ap):
                                                                     "this / trainers)")
     ap.add_argument("--study-min-batches", type=int, default=4, help="--study: batches per trainer, at least")
     ap.add_argument("--figure-ranks", type=int, default=1000, help="--study: ranks whose utilisation over time is kept")
-    ap.add_argument("--timeline-bin", type=float, default=1.0, help="--study: seconds per utilisation bin")
+    ap.add_argument("--figure-trainers", type=int, default=16, help="--study: trainers of the runs over time (0: none)")
+    ap.add_argument("--figure-batches", type=int, default=20, help="--study: batches per trainer, runs over time")
+    ap.add_argument("--timeline-bin", type=float, default=0.25, help="--study: seconds per utilisation bin")
     ap.add_argument("--study-gpu-ranks", type=int, default=64,
                     help="--study: of --figure-ranks, this many are GPU ranks in the mixed runs (0: none)")
     ap.add_argument("--study-mixed-trainers", default="1,4,16", help="--study: CPU and GPU trainers each, mixed runs")
@@ -733,7 +742,7 @@ def print_pool(inputs, args):
     for service in ("old", "realistic"):
         d = describe_pool(build_pool(inputs, args, service))
         print("  %-9s %5d rows: mean %.3f s, p50 %.3f, p90 %.3f, p99 %.3f, p99.9 %.3f, max %.3f; timeouts %.2f%%, "
-              "> 1 s %.1f%%, > 2 s %.2f%%; a 512-batch holds a timeout with p = %.2f" % (
+              "> 1 s %.1f%%, > 2 s %.2f%%; a 512-batch holds a timeout with p = %.3f" % (
                   service, d["rows"], d["mean_s"], d["p50_s"], d["p90_s"], d["p99_s"], d["p99.9_s"], d["max_s"],
                   100 * d["timeout_share"], 100 * d["share_over_1s"], 100 * d["share_over_2s"],
                   d["p_batch_512_has_timeout"]))
@@ -750,7 +759,7 @@ def main():
     if args.study:
         print("## Service times (rank overhead included)")
         print_pool(inputs, args)
-        rows, mixed = study(inputs, args)
+        rows, mixed, figure = study(inputs, args)
         print("\n## One batch at a time vs batches in flight, batches of %d, gen %.1f s, seed %d" % (
             args.batch, args.gen_s, args.seed))
         print(table(rows, STUDY_COLS))
@@ -761,7 +770,8 @@ def main():
         if args.json:
             pools = {s: describe_pool(build_pool(inputs, args, s)) for s in ("old", "realistic")}
             with open(args.json, "w") as f:
-                json.dump({"args": vars(args), "pools": pools, "rows": rows, "mixed": mixed}, f, indent=1)
+                json.dump({"args": vars(args), "pools": pools, "rows": rows, "mixed": mixed, "figure": figure}, f,
+                          indent=1)
         return 0
     ranks = [int(x) for x in args.ranks.split(",") if x]
     rows = []
