@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,8 +17,19 @@ SetupTurns::SetupTurns(const std::string &path) {
     why_not_ = "turned off";
     return;
   }
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd_ < 0) why_not_ = "cannot open " + path + ": " + std::strerror(errno);
+  // Not through a link, and only a file of this user's: another user's file in /dev/shm could
+  // be held to slow this job's set-ups.
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd_ < 0) {
+    why_not_ = "cannot open " + path + ": " + std::strerror(errno);
+    return;
+  }
+  struct stat status {};
+  if (::fstat(fd_, &status) != 0 || !S_ISREG(status.st_mode) || status.st_uid != ::getuid()) {
+    why_not_ = path + " is not a file of this user's";
+    ::close(fd_);
+    fd_ = -1;
+  }
 }
 
 SetupTurns::~SetupTurns() {

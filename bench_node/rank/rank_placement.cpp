@@ -90,27 +90,27 @@ Placement place_bench_rank(bool apply, bool gpu_rank, int gpu_rank_cores) {
   MPI_Comm node = node_bench_comm();
   MPI_Comm_rank(node, &placement.local_index);
   MPI_Comm_size(node, &placement.local_count);
-  std::vector<int> kinds(static_cast<std::size_t>(placement.local_count));
-  int mine_kind = gpu_rank ? 1 : 0;
-  MPI_Allgather(&mine_kind, 1, MPI_INT, kinds.data(), 1, MPI_INT, node);
-  placement.kind_index = static_cast<int>(std::count(kinds.begin(), kinds.begin() + placement.local_index, mine_kind));
+  // Each rank's ask, in one exchange: -1 for a CPU rank (an even share of what the GPU ranks
+  // leave), the cores a GPU rank asks for otherwise (0: the default).
+  constexpr int kCpuRank = -1;
+  std::vector<int> asks(static_cast<std::size_t>(placement.local_count));
+  int mine_ask = gpu_rank ? std::max(gpu_rank_cores, 0) : kCpuRank;
+  MPI_Allgather(&mine_ask, 1, MPI_INT, asks.data(), 1, MPI_INT, node);
+  const auto is_gpu = [](int ask) { return ask != kCpuRank; };
+  placement.kind_index = static_cast<int>(std::count_if(
+      asks.begin(), asks.begin() + placement.local_index, [&](int ask) { return is_gpu(ask) == gpu_rank; }));
 
   const auto index = static_cast<std::size_t>(placement.local_index);
-  // What each GPU rank asks for (CPU ranks: 0, an even share of the rest).
-  std::vector<int> asks(static_cast<std::size_t>(placement.local_count));
-  int mine_ask = gpu_rank ? std::max(gpu_rank_cores, 0) : 0;
-  MPI_Allgather(&mine_ask, 1, MPI_INT, asks.data(), 1, MPI_INT, node);
-
   std::vector<std::vector<int>> sets = gather_cpus(node, placement.cpus);
   // Every rank sees the same sets, asks and topology, so all compute the same split of the union.
   const std::vector<bool> sharing = sharing_a_core(topology, sets);
   if (apply && std::find(sharing.begin(), sharing.end(), true) != sharing.end()) {
     const std::vector<PhysicalCore> cores = cores_within(topology, union_of(sets));
-    const int gpu_ranks = static_cast<int>(std::count(kinds.begin(), kinds.end(), 1));
+    const int gpu_ranks = static_cast<int>(std::count_if(asks.begin(), asks.end(), is_gpu));
     const int fallback = default_gpu_rank_cores(static_cast<int>(cores.size()), placement.local_count, gpu_ranks);
     std::vector<int> wants(asks.size(), 0);
     for (std::size_t i = 0; i < wants.size(); ++i)
-      if (kinds[i] == 1) wants[i] = asks[i] > 0 ? asks[i] : fallback;
+      if (is_gpu(asks[i])) wants[i] = asks[i] > 0 ? asks[i] : fallback;
     const CoreShare share = split_cores(cores, placement.local_index, wants);
     if (set_affinity(share.cpus)) {  // fails outside this rank's cgroup: it keeps its set, and says so
       placement.cpus = share.cpus;

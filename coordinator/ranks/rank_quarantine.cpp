@@ -56,24 +56,6 @@ bool RankQuarantine::had_kind(const std::string &kind) const {
   return false;
 }
 
-namespace {
-
-RankQuarantine::CandidateIdOf index_into(const std::vector<PreparedCandidate> &candidates) {
-  return [&candidates](std::int64_t sequence) { return candidates[static_cast<std::size_t>(sequence)].id; };
-}
-
-}  // namespace
-
-std::vector<RankEventRecord> RankQuarantine::quarantine_overdue(Scheduler &scheduler,
-                                                                const std::vector<PreparedCandidate> &candidates,
-                                                                Clock::time_point now, bool stopping) {
-  return quarantine_overdue(scheduler, index_into(candidates), now, stopping);
-}
-
-void RankQuarantine::check_stranded(const Scheduler &scheduler, const std::vector<PreparedCandidate> &candidates) const {
-  check_stranded(scheduler, index_into(candidates));
-}
-
 std::vector<RankEventRecord> RankQuarantine::quarantine_overdue(Scheduler &scheduler, const CandidateIdOf &id_of,
                                                                 Clock::time_point now, bool stopping) {
   std::vector<RankEventRecord> records;

@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "common/messages.hpp"
-#include "coordinator/input/candidate_input.hpp"
 #include "coordinator/ranks/rank_watch.hpp"
 #include "coordinator/ranks/scheduler.hpp"
 #include "results/log_records.hpp"
@@ -48,18 +47,13 @@ class RankQuarantine {
   // Whether the run had ranks of `kind`, quarantined ones included.
   bool had_kind(const std::string &kind) const;
 
-  // Quarantines every rank overdue at `now`: the scheduler gives its tasks back (candidate
-  // `sequence` is `candidates[sequence]`). Returns the records, lowest rank first, for the
-  // caller to log; each reason says where the held candidates went (`stopping`: nowhere, a
-  // resume scores them).
-  std::vector<RankEventRecord> quarantine_overdue(Scheduler &scheduler, const std::vector<PreparedCandidate> &candidates,
-                                                  Clock::time_point now, bool stopping);
-  // The same where tasks of several batches are in flight: `id_of(sequence)` names a task's candidate.
+  // Quarantines every rank overdue at `now`: the scheduler gives its tasks back; `id_of(sequence)`
+  // names a task's candidate. Returns the records, lowest rank first, for the caller to log; each
+  // reason says where the held candidates went (`stopping`: nowhere, a resume scores them).
   using CandidateIdOf = std::function<std::string(std::int64_t sequence)>;
   std::vector<RankEventRecord> quarantine_overdue(Scheduler &scheduler, const CandidateIdOf &id_of,
                                                   Clock::time_point now, bool stopping);
   // Throws NoRanksLeft when a kind has tasks queued in `scheduler` and no rank to take them.
-  void check_stranded(const Scheduler &scheduler, const std::vector<PreparedCandidate> &candidates) const;
   void check_stranded(const Scheduler &scheduler, const CandidateIdOf &id_of) const;
   // The error for candidates `ids` that wait for a rank of `kind` when every one was quarantined.
   NoRanksLeft no_ranks_left(const std::string &kind, const std::vector<std::string> &ids) const;

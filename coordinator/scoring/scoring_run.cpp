@@ -227,14 +227,13 @@ void ScoringRun::queue_or_share(Flight &flight, std::size_t i) {
 std::vector<ScoringRun::DoneBatch> ScoringRun::progress(std::chrono::milliseconds wait) {
   if (!flights_.empty()) {
     quarantine_overdue();
-    if (!poll_stop(scheduler_.running())) {
-      send_tasks();
+    const bool stopping = poll_stop(scheduler_.running());
+    if (stopping && (scheduler_.running() == 0 || grace_.over(clock()))) {
+      give_up_flights();
+    } else {
+      if (!stopping) send_tasks();
       if (std::optional<BenchResult> result = transport_.receive_result(std::min(wait, wait_time())))
         take_answer(*result);
-    } else if (scheduler_.running() == 0 || grace_.over(clock())) {
-      give_up_flights();
-    } else if (std::optional<BenchResult> result = transport_.receive_result(std::min(wait, wait_time()))) {
-      take_answer(*result);
     }
   }
   std::vector<DoneBatch> done(std::make_move_iterator(done_.begin()), std::make_move_iterator(done_.end()));

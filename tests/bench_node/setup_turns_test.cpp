@@ -59,6 +59,17 @@ TEST(SetupTurns, ATurnNotHadInTimeIsTakenWithoutTheLock) {
   std::filesystem::remove(path);
 }
 
+TEST(SetupTurns, ALinkInPlaceOfTheFileIsNotFollowed) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string target = (dir / ("setup-turns-target-" + std::to_string(::getpid()))).string();
+  const std::string link = (dir / ("setup-turns-link-" + std::to_string(::getpid()))).string();
+  std::filesystem::create_symlink(target, link);
+  SetupTurns turns(link);
+  EXPECT_FALSE(turns.active());
+  EXPECT_FALSE(std::filesystem::exists(target)) << "nothing created where the link points";
+  std::filesystem::remove(link);
+}
+
 TEST(SetupTurns, WithoutAFileEverySetUpStartsAtOnce) {
   SetupTurns off("");
   EXPECT_FALSE(off.active());

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "coordinator/input/candidate_input.hpp"
+
 namespace hpcreward {
 namespace {
 
@@ -27,6 +29,11 @@ std::vector<PreparedCandidate> candidates(int count) {
   std::vector<PreparedCandidate> list(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) list[static_cast<std::size_t>(i)].id = "c" + std::to_string(i);
   return list;
+}
+
+// Task `sequence` is candidate `sequence` of `list`.
+RankQuarantine::CandidateIdOf ids_of(std::vector<PreparedCandidate> list) {
+  return [list = std::move(list)](std::int64_t sequence) { return list[static_cast<std::size_t>(sequence)].id; };
 }
 
 // Ranks `infos` with a margin of 5 s (a rank holding a task must answer within 15 s).
@@ -58,9 +65,9 @@ TEST(RankQuarantine, AnOverdueRankGivesItsTaskToAnotherRankOfItsKind) {
   const auto list = candidates(3);
   send_all(scheduler, quarantine, 3);  // c0 on rank 1, c1 on rank 2, c2 queued
   quarantine.answered(2, 1, at(1));
-  EXPECT_TRUE(quarantine.quarantine_overdue(scheduler, list, at(14.9), false).empty()) << "not yet";
+  EXPECT_TRUE(quarantine.quarantine_overdue(scheduler, ids_of(list), at(14.9), false).empty()) << "not yet";
 
-  const std::vector<RankEventRecord> records = quarantine.quarantine_overdue(scheduler, list, at(16), false);
+  const std::vector<RankEventRecord> records = quarantine.quarantine_overdue(scheduler, ids_of(list), at(16), false);
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].rank, 1);
   EXPECT_EQ(records[0].host, "node1");
@@ -72,8 +79,8 @@ TEST(RankQuarantine, AnOverdueRankGivesItsTaskToAnotherRankOfItsKind) {
   EXPECT_EQ(scheduler.queued_of("cpu"), (std::vector<std::int64_t>{0, 2})) << "its task goes first";
   EXPECT_EQ(ranks_of(quarantine.ranks_in_service()), (std::vector<int>{2, 3}));
   EXPECT_TRUE(quarantine.had_kind("cpu"));
-  EXPECT_NO_THROW(quarantine.check_stranded(scheduler, list));
-  EXPECT_TRUE(quarantine.quarantine_overdue(scheduler, list, at(100), false).empty()) << "quarantined once";
+  EXPECT_NO_THROW(quarantine.check_stranded(scheduler, ids_of(list)));
+  EXPECT_TRUE(quarantine.quarantine_overdue(scheduler, ids_of(list), at(100), false).empty()) << "quarantined once";
 }
 
 TEST(RankQuarantine, WithNoRankLeftForAKindTheRunEndsNamingTheLostRanks) {
@@ -81,14 +88,14 @@ TEST(RankQuarantine, WithNoRankLeftForAKindTheRunEndsNamingTheLostRanks) {
   Scheduler scheduler(quarantine.ranks_in_service());
   const auto list = candidates(3);
   send_all(scheduler, quarantine, 3);
-  const std::vector<RankEventRecord> records = quarantine.quarantine_overdue(scheduler, list, at(20), false);
+  const std::vector<RankEventRecord> records = quarantine.quarantine_overdue(scheduler, ids_of(list), at(20), false);
   ASSERT_EQ(records.size(), 1u);
   EXPECT_NE(records[0].reason.find("held candidate c0 have no cpu rank left to go to"), std::string::npos)
       << records[0].reason;
   EXPECT_TRUE(quarantine.had_kind("cpu")) << "quarantined ranks count";
   EXPECT_FALSE(quarantine.had_kind("tpu"));
   try {
-    quarantine.check_stranded(scheduler, list);
+    quarantine.check_stranded(scheduler, ids_of(list));
     FAIL() << "three CPU candidates and no CPU rank";
   } catch (const NoRanksLeft &error) {
     const std::string message = error.what();
@@ -104,7 +111,7 @@ TEST(RankQuarantine, WhileStoppingTheHeldTasksAreLeftForAResume) {
   RankQuarantine quarantine = quarantine_of({rank(1), rank(2)});
   Scheduler scheduler(quarantine.ranks_in_service());
   send_all(scheduler, quarantine, 2);
-  const std::vector<RankEventRecord> records = quarantine.quarantine_overdue(scheduler, candidates(2), at(20), true);
+  const std::vector<RankEventRecord> records = quarantine.quarantine_overdue(scheduler, ids_of(candidates(2)), at(20), true);
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(records[0].rank, 1);
   EXPECT_EQ(records[1].rank, 2);
@@ -118,7 +125,7 @@ TEST(RankQuarantine, ALateAnswerIsNamedByTheCandidateItsRankHeld) {
   Scheduler scheduler(quarantine.ranks_in_service());
   send_all(scheduler, quarantine, 2);
   quarantine.answered(2, 1, at(1));
-  quarantine.quarantine_overdue(scheduler, candidates(2), at(20), false);
+  quarantine.quarantine_overdue(scheduler, ids_of(candidates(2)), at(20), false);
   EXPECT_EQ(quarantine.late_answer_note(1, 0),
             "note: rank 1 answered candidate c0 after it was quarantined; the answer is discarded (the candidate "
             "was sent to another rank)");
