@@ -81,6 +81,7 @@ struct GpuInfo {
   int multiprocessors = 0;
   std::string driver_version;   // "13.0" (what the driver supports)
   std::string runtime_version;  // of the CUDA runtime the runner was built with
+  int connections = 0;  // CUDA_DEVICE_MAX_CONNECTIONS its candidates ran with (0: not recorded)
 };
 
 // Sent once by every benchmark rank when it starts; goes into the log's provenance.

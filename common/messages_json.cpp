@@ -112,7 +112,8 @@ void to_json(json &out, const GpuInfo &gpu) {
              {"uuid", gpu.uuid},             {"compute_capability", gpu.compute_capability},
              {"arch", gpu.arch},             {"memory_bytes", gpu.memory_bytes},
              {"l2_bytes", gpu.l2_bytes},     {"multiprocessors", gpu.multiprocessors},
-             {"driver_version", gpu.driver_version}, {"runtime_version", gpu.runtime_version}};
+             {"driver_version", gpu.driver_version}, {"runtime_version", gpu.runtime_version},
+             {"connections", gpu.connections}};
 }
 
 void from_json(const json &in, GpuInfo &gpu) {
@@ -126,6 +127,7 @@ void from_json(const json &in, GpuInfo &gpu) {
   gpu.multiprocessors = in.value("multiprocessors", 0);
   gpu.driver_version = in.value("driver_version", std::string());
   gpu.runtime_version = in.value("runtime_version", std::string());
+  gpu.connections = in.value("connections", 0);
 }
 
 void from_json(const json &in, RankInfo &info) {

@@ -28,7 +28,7 @@ namespace {
 ChildSpec base_spec(const GpuChildOptions &options, double deadline_s) {
   ChildSpec spec;
   spec.program = options.runner;
-  spec.environment = gpu_child_environment(options.visible_device);
+  spec.environment = gpu_child_environment(options.visible_device, options.connections);
   spec.limits.data_bytes = options.host_memory_bytes;
   spec.limits.cpu_seconds = static_cast<std::uint64_t>(deadline_s * 2) + 10;
   spec.limits.file_size_bytes = SharedRegion::kControlBytes;
@@ -62,11 +62,14 @@ nlohmann::json run_service_child(const GpuChildOptions &options, const std::vect
 
 }  // namespace
 
-Environment gpu_child_environment(const std::string &visible_device) {
+Environment gpu_child_environment(const std::string &visible_device, int connections) {
   Environment environment = inherited_environment();
   set_variable(environment, "CUDA_VISIBLE_DEVICES", visible_device, true);
   set_variable(environment, "CUDA_CACHE_DISABLE", "1", true);  // no JIT cache written to $HOME
   set_variable(environment, "CUDA_DEVICE_ORDER", "PCI_BUS_ID", true);
+  // Inherited by the executor: each candidate's context is made and torn down on the critical
+  // path, and with fewer work queues both take about half as long (bench_node/gpu/README.md).
+  set_variable(environment, "CUDA_DEVICE_MAX_CONNECTIONS", std::to_string(connections), true);
   return environment;
 }
 

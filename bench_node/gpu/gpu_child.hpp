@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_node/rank/bench_options.hpp"
 #include "bench_node/rank/candidate_runner.hpp"
 #include "bench_node/gpu/gpu_ceilings.hpp"
 #include "bench_node/gpu/staged_run.hpp"
@@ -29,6 +30,7 @@ struct GpuChildOptions {
   // Staged runs on measurers that serve one candidate after another (their context, cuBLAS
   // and the checks' GPU code kept), else a measurer started for each candidate.
   bool serving_measurers = true;
+  int connections = kDefaultGpuConnections;  // CUDA_DEVICE_MAX_CONNECTIONS of every child
 };
 
 // A measurer's runs before it is retired and a fresh one started: bounds whatever its
@@ -39,7 +41,7 @@ inline constexpr int kRunsPerMeasurer = 64;
 struct ServingMeasurer;  // gpu_child.cpp
 
 // The child's environment: the rank's, plus the GPU it may see and no JIT cache on disk.
-Environment gpu_child_environment(const std::string &visible_device);
+Environment gpu_child_environment(const std::string &visible_device, int connections);
 
 class GpuSandboxedRunner : public CandidateRunner {
  public:

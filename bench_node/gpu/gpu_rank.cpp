@@ -102,6 +102,7 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
   child.ring_bytes = gpu.ring_mb << 20;
   child.host_memory_bytes = gpu.host_memory_mb << 20;
   child.serving_measurers = gpu.serving_measurers;
+  child.connections = gpu.connections;
 
   GpuProbe probe;
   try {
@@ -113,6 +114,7 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
   child.l2_bytes = probe.gpu.l2_bytes;
   if (gpu.arch.empty()) gpu.arch = probe.gpu.arch;
   probe.gpu.ordinal = std::atoi(child.visible_device.c_str());
+  probe.gpu.connections = gpu.connections;
 
   RankInfo info = collect_rank_info(rank, gpu.nvcc, true);
   info.kind = "gpu";
@@ -131,11 +133,11 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
   const std::string device = "cuda:" + child.visible_device + " " + probe.gpu.name;
   std::fprintf(stderr,
                "[gpu %d] ready on %s (pid %ld, task limit %s s): %s (%s, cc %s, %s, %.0f GiB, L2 %.0f MiB), CPUs %s, ceilings %.0f/%.0f/%.0f/%.0f "
-               "GFLOPS (cuBLAS f64/f32/f16/bf16 at %d^3), %d compile workers, %d slots, CuTe %s\n",
+               "GFLOPS (cuBLAS f64/f32/f16/bf16 at %d^3), %d work queues, %d compile workers, %d slots, CuTe %s\n",
                rank, info.host.c_str(), static_cast<long>(getpid()), number_text(info.task_limit_s).c_str(), device.c_str(), probe.gpu.uuid.c_str(), probe.gpu.compute_capability.c_str(),
                gpu.arch.c_str(), probe.gpu.memory_bytes / 1073741824.0, probe.gpu.l2_bytes / 1048576.0,
                describe_cpus(placement.cpus).c_str(), probe.ceilings.f64, probe.ceilings.f32, probe.ceilings.f16,
-               probe.ceilings.bf16, gpu.ceiling_size, gpu.compile_workers, gpu.slots,
+               probe.ceilings.bf16, gpu.ceiling_size, gpu.connections, gpu.compile_workers, gpu.slots,
                cute.empty() ? "none (stages that allow it are refused)" : cute.c_str());
 
   CudaCheckOptions checks;

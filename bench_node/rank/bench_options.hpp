@@ -9,6 +9,9 @@
 namespace hpcreward {
 
 // A GPU rank (hpcreward-bench --gpu): scores CUDA problems on one GPU.
+// CUDA_DEVICE_MAX_CONNECTIONS of a GPU rank's children (--gpu-connections): CUDA's default is 8.
+inline constexpr int kDefaultGpuConnections = 4;
+
 struct GpuRankOptions {
   bool enabled = false;
   std::string device = "auto";  // "auto": the rank's index among the GPU ranks of its node; or N
@@ -45,6 +48,9 @@ struct GpuRankOptions {
   bool serving_measurers = true;
   // The node's GPU ranks take turns setting a candidate's contexts up (gpu/setup_turns.hpp).
   bool setup_turns = true;
+  // CUDA_DEVICE_MAX_CONNECTIONS of every GPU child (gpu/gpu_child.hpp): fewer work queues make
+  // each candidate's executor context quicker to create and tear down.
+  int connections = kDefaultGpuConnections;
 };
 
 struct BenchOptions {

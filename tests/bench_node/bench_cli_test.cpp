@@ -136,6 +136,15 @@ TEST(BenchCli, GpuHostMemoryLimit) {
   EXPECT_NE(bench_usage().find("--gpu-host-memory-mb"), std::string::npos);
 }
 
+// CUDA accepts 1 to 32 work queues; outside that the driver would quietly use its own number.
+TEST(BenchCli, GpuWorkQueues) {
+  EXPECT_EQ(parse({}).options.gpu.connections, 4);
+  EXPECT_EQ(parse({"--gpu", "--gpu-connections", "8"}).options.gpu.connections, 8);
+  EXPECT_ANY_THROW(parse({"--gpu", "--gpu-connections", "0"}));
+  EXPECT_ANY_THROW(parse({"--gpu", "--gpu-connections", "33"}));
+  EXPECT_NE(bench_usage().find("--gpu-connections"), std::string::npos);
+}
+
 TEST(BenchCli, TaskTimeLimitIsTheCompileAndRunLimits) {
   // What the rank reports in its hello; the coordinator adds its margin for the deadline.
   EXPECT_EQ(task_time_limit_s(parse({}).options), 30 + 60 + kTaskCheckAllowanceS);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "bench_node/gpu/gpu_ceilings.hpp"
 #include "bench_node/gpu/gpu_child.hpp"
@@ -39,9 +40,20 @@ TEST(VisibleDevice, RefusesMoreRanksThanListedGpus) {
 }
 
 TEST(GpuChildEnvironment, ShowsOnlyTheRanksGpuAndKeepsNoJitCache) {
-  const Environment environment = gpu_child_environment("5");
+  const Environment environment = gpu_child_environment("5", 4);
   EXPECT_EQ(get_variable(environment, "CUDA_VISIBLE_DEVICES"), std::optional<std::string>("5"));
   EXPECT_EQ(get_variable(environment, "CUDA_CACHE_DISABLE"), std::optional<std::string>("1"));
+}
+
+// The rank's choice, not whatever the job's environment held: the queues shape every
+// candidate's set-up and its streams, and the log records the rank's value.
+TEST(GpuChildEnvironment, SetsTheRanksWorkQueuesOverTheJobs) {
+  ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 1);
+  const Environment environment = gpu_child_environment("0", 2);
+  ::unsetenv("CUDA_DEVICE_MAX_CONNECTIONS");
+  EXPECT_EQ(get_variable(environment, "CUDA_DEVICE_MAX_CONNECTIONS"), std::optional<std::string>("2"));
+  EXPECT_EQ(get_variable(gpu_child_environment("0", kDefaultGpuConnections), "CUDA_DEVICE_MAX_CONNECTIONS"),
+            std::optional<std::string>("4"));
 }
 
 TEST(GpuSandboxedRunner, PassesTheProblemsToleranceAndTheDevicesL2) {
