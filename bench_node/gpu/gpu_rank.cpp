@@ -246,8 +246,11 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
     const double wall = monotonic_seconds() - start;
     std::fprintf(stderr, "[gpu %d] done: the GPU ran candidates %.1f s of %.1f s (%.0f%%)\n", rank,
                  pipeline.gpu_busy_s(), wall, wall > 0 ? 100 * pipeline.gpu_busy_s() / wall : 0.0);
-    if (const std::string phases = pipeline.phase_medians(); !phases.empty())
-      std::fprintf(stderr, "[gpu %d] per candidate, medians: %s\n", rank, phases.c_str());
+    if (const GpuTaskPipeline::PhaseSummary phases = pipeline.phase_summary(); !phases.medians.empty()) {
+      std::fprintf(stderr, "[gpu %d] per candidate, medians: %s\n", rank, phases.medians.c_str());
+      std::fprintf(stderr, "[gpu %d] per candidate, means: %s\n", rank, phases.means.c_str());
+      std::fprintf(stderr, "[gpu %d] per candidate, 90th percentiles: %s\n", rank, phases.p90s.c_str());
+    }
   }
   return 0;
 }

@@ -86,9 +86,9 @@ std::size_t GpuTaskPipeline::ready_to_run() const {
   return to_run_.size();
 }
 
-std::string GpuTaskPipeline::phase_medians() const {
+GpuTaskPipeline::PhaseSummary GpuTaskPipeline::phase_summary() const {
   std::lock_guard lock(mutex_);
-  return phases_.medians();
+  return {phases_.medians(), phases_.means(), phases_.p90s()};
 }
 
 void GpuTaskPipeline::prepare_loop() {

@@ -51,9 +51,13 @@ class GpuTaskPipeline {
   double gpu_busy_s() const;
   // Tasks prepared and waiting for the GPU.
   std::size_t ready_to_run() const;
-  // Where the runs' time went: each phase's median, the rank's view ("rank: ...", from a
-  // run's turn to its result) and the measurers' ("measurer: ...", from go on); "" before any run.
-  std::string phase_medians() const;
+  // Where the runs' time went, the rank's view ("rank: ...", from a run's turn to its result)
+  // and the measurers' ("measurer: ...", from go on), each phase's median, mean and 90th
+  // percentile (phase_log.hpp); empty before any run.
+  struct PhaseSummary {
+    std::string medians, means, p90s;
+  };
+  PhaseSummary phase_summary() const;
 
  private:
   struct Turn {

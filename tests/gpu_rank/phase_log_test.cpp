@@ -14,6 +14,17 @@ TEST(PhaseLog, EachPhasesMedianInTheOrderFirstSeen) {
   EXPECT_EQ(log.medians(), "set-up 0.200 s, timed calls 2.000 s, end 0.500 s");
 }
 
+// One long set-up in ten moves no median but costs its time: the means show it, and so does
+// the 90th percentile.
+TEST(PhaseLog, MeansAndNinetiethPercentilesShowTheLongRuns) {
+  PhaseLog log;
+  for (int run = 0; run < 9; ++run) log.add({{"set-up", 0.2}});
+  log.add({{"set-up", 2.2}});
+  EXPECT_EQ(log.medians(), "set-up 0.200 s");
+  EXPECT_EQ(log.means(), "set-up 0.400 s");
+  EXPECT_EQ(log.p90s(), "set-up 0.400 s");  // interpolated between the 9th and 10th of ten
+}
+
 TEST(PhaseTimes, APhaseThatRecursAddsUpInTheOrderFirstEnded) {
   PhaseTimes times;
   times.mark("before the start");  // not a phase: the clock has not started
