@@ -1,7 +1,7 @@
 // A probe, not built with the project (docs/reports/gpu-runs.md, two GPU ranks): how long a new
 // process takes to create its CUDA context (what each candidate's executor does) and to be torn
 // down, step by step, and what that does to calls timed on the same GPU meanwhile. On the GPU
-// machine:
+// machine (tests/gpu/context_probe.sh runs the set the report quotes):
 //   nvcc -O2 -std=c++17 -arch=sm_90 -o /opt/context_probe tests/gpu/context_probe.cu -lcublas
 //   CUDA_VISIBLE_DEVICES=0 /opt/context_probe create 40      # median and p90 of 40 contexts, ms
 //   CUDA_VISIBLE_DEVICES=0 /opt/context_probe steps 40       # each step's median; a line per child
