@@ -192,9 +192,8 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
       start_run = [&](PreparedTask &prepared) {
         return staged_runner.start({prepared.object, prepared.directory->path(), &prepared.task});
       };
-    const SetupTurns turns(gpu.setup_turns && gpu.prepare_ahead ? default_setup_turns_path() : std::string());
-    if (gpu.setup_turns && !turns.active())
-      std::fprintf(stderr, "[gpu %d] set-up turns: %s; each set-up starts at once\n", rank, turns.why_not().c_str());
+    const SetupTurns turns(gpu.setup_turns && gpu.prepare_ahead ? default_setup_turns_name() : std::string(),
+                           "[gpu " + std::to_string(rank) + "] ");
     GpuTaskPipeline pipeline(scorer, gpu.compile_workers, finish, after_run, start_run, &turns);
     // Each problem's yardsticks, measured at its first task while the GPU is idle.
     gpu::YardstickQueue queue(

@@ -5,9 +5,16 @@
 // another GPU, made or tore one down took 0.52 s instead of 0.35 s (tests/gpu/context_probe.cu).
 // Taking turns, two H200 ranks went from 1.47x one to 1.64x. The measurers' executor teardowns
 // take no turn: made to wait for one, they held the next run's calibration back (1.33x,
-// docs/reports/gpu-runs.md). A turn is an flock(2) on a node-wide file, released by the kernel
-// if its holder dies; one not had within a few seconds is taken without (turns save time,
-// they never stall a run).
+// docs/reports/gpu-runs.md). One not had within a few seconds is taken without (turns save
+// time, they never stall a run).
+//
+// A turn is a name in Linux's abstract socket namespace, bound by its holder: no file, and the
+// kernel frees it when the holder closes it or dies. No candidate can hold it: both executors'
+// seccomp filters refuse socket(2), where a lock file could be opened and locked by any process
+// of the user. Abstract names have no owner, so another user's process could bind it first: a
+// holder listens, and a waiter that finds the name taken asks the listener's user
+// (SO_PEERCRED); a holder of another user's, or one that never listens, means no turns.
+// Names are per network namespace: ranks in different ones take no turns from each other.
 #include <string>
 #include <utility>
 
@@ -15,36 +22,44 @@ namespace hpcreward {
 
 class SetupTurns {
  public:
-  // `path`: the node-wide lock file (created if missing); empty, or a file that cannot be
-  // opened: no turns (each set-up starts at once), and why() says so.
-  explicit SetupTurns(const std::string &path);
-  ~SetupTurns();
+  // `name`: the node-wide abstract socket name; empty: no turns (each set-up starts at once).
+  // `who` starts the line that says, once, that the turn is held by a stranger ("[gpu 3] ").
+  explicit SetupTurns(std::string name, std::string who = "");
   SetupTurns(const SetupTurns &) = delete;
   SetupTurns &operator=(const SetupTurns &) = delete;
 
-  // Holds the turn until it goes out of scope.
+  enum class Outcome {
+    held,            // the turn is this one's until it goes out of scope
+    waited_out,      // another rank of this user held it past the wait: taken without it
+    foreign_holder,  // held by another user's process, or by one that never listens
+    off,             // no turns
+    failed,          // the socket could not be made: taken without it
+  };
+  // Holds the turn until it goes out of scope (when its outcome is `held`).
   class Turn {
    public:
-    explicit Turn(int fd = -1) : fd_(fd) {}
+    explicit Turn(Outcome outcome, int fd = -1) : outcome_(outcome), fd_(fd) {}
     ~Turn();
-    Turn(Turn &&other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+    Turn(Turn &&other) noexcept : outcome_(other.outcome_), fd_(std::exchange(other.fd_, -1)) {}
     Turn(const Turn &) = delete;
     Turn &operator=(const Turn &) = delete;
+    Outcome outcome() const { return outcome_; }
 
    private:
+    Outcome outcome_;
     int fd_;
   };
-  // Waits at most `max_wait_s` for the turn; past that the turn is taken without the lock.
+  // Waits at most `max_wait_s` for the turn while a rank of this user holds it.
   Turn take(double max_wait_s = 5) const;
-  bool active() const { return fd_ >= 0; }
-  const std::string &why_not() const { return why_not_; }
+  bool active() const { return !name_.empty(); }
 
  private:
-  int fd_ = -1;
-  std::string why_not_;
+  std::string name_;
+  std::string who_;
+  mutable bool told_of_stranger_ = false;  // take() runs on the rank's GPU thread only
 };
 
-// The node-wide file the GPU processes of this user take turns on.
-std::string default_setup_turns_path();
+// The node-wide name this user's GPU ranks take turns on.
+std::string default_setup_turns_name();
 
 }  // namespace hpcreward

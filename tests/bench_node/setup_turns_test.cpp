@@ -1,82 +1,157 @@
 // The GPU ranks of a node take turns setting a run up: while one holds its turn, no other
-// holder of the node's file gets one.
+// process can bind the node's name; a turn not had in time, or held by a stranger, is taken
+// without it. (That no candidate can hold it is tested with the executors' filters:
+// tests/sandbox/hostile_calls_test.cpp, bind_an_abstract_socket_name.)
 #include "bench_node/gpu/setup_turns.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <cerrno>
-#include <filesystem>
+#include <cstddef>
+#include <cstring>
 #include <optional>
+#include <string>
 
 namespace hpcreward {
 namespace {
 
-// Whether another open file description of `path` could take the lock now.
-bool free_now(const std::string &path) {
-  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-  EXPECT_GE(fd, 0);
-  const bool free = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
-  if (!free) {
-    EXPECT_EQ(errno, EWOULDBLOCK);
+using Outcome = SetupTurns::Outcome;
+
+std::string test_name(const char *what) {
+  return std::string("hpcreward-test-setup-turns.") + what + "." + std::to_string(::getpid());
+}
+
+// A socket bound to `name` in the abstract namespace (listening when asked), or -1 with errno.
+int bind_name(const std::string &name, bool listening) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::memcpy(address.sun_path + 1, name.data(), name.size());
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  const auto length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  if (::bind(fd, reinterpret_cast<const sockaddr *>(&address), length) != 0) {
+    const int error = errno;
+    ::close(fd);
+    errno = error;
+    return -1;
+  }
+  if (listening) ::listen(fd, 8);
+  return fd;
+}
+
+// Whether another process could take the turn now.
+bool free_now(const std::string &name) {
+  const int fd = bind_name(name, false);
+  if (fd < 0) {
+    EXPECT_EQ(errno, EADDRINUSE);
+    return false;
   }
   ::close(fd);
-  return free;
+  return true;
 }
 
 TEST(SetupTurns, ATurnExcludesEveryOtherHolderUntilItEnds) {
-  const std::string path = (std::filesystem::temp_directory_path() / ("setup-turns-" + std::to_string(::getpid()))).string();
+  const std::string name = test_name("excludes");
+  SetupTurns turns(name), other_rank(name);
   {
-    SetupTurns turns(path), other_rank(path);
-    ASSERT_TRUE(turns.active()) << turns.why_not();
-    {
-      const SetupTurns::Turn turn = turns.take();
-      EXPECT_FALSE(free_now(path)) << "another rank would wait";
-    }
-    EXPECT_TRUE(free_now(path)) << "released when the turn ends";
-    {
-      const SetupTurns::Turn turn = other_rank.take();
-      EXPECT_FALSE(free_now(path));
-    }
+    const SetupTurns::Turn turn = turns.take();
+    EXPECT_EQ(turn.outcome(), Outcome::held);
+    EXPECT_FALSE(free_now(name)) << "another rank would wait";
   }
-  std::filesystem::remove(path);
+  EXPECT_TRUE(free_now(name)) << "released when the turn ends";
+  const SetupTurns::Turn turn = other_rank.take();
+  EXPECT_EQ(turn.outcome(), Outcome::held);
+  EXPECT_FALSE(free_now(name));
 }
 
-TEST(SetupTurns, ATurnNotHadInTimeIsTakenWithoutTheLock) {
-  const std::string path = (std::filesystem::temp_directory_path() / ("setup-turns-wait-" + std::to_string(::getpid()))).string();
-  {
-    SetupTurns turns(path), stuck_rank(path);
-    std::optional<SetupTurns::Turn> held(stuck_rank.take());
-    {
-      const SetupTurns::Turn mine = turns.take(0.01);  // returns: a stuck holder never stalls a run
-      held.reset();
-      EXPECT_TRUE(free_now(path)) << "the turn taken without the lock holds nothing";
-    }
+TEST(SetupTurns, ATurnNotHadInTimeIsTakenWithoutIt) {
+  const std::string name = test_name("wait");
+  SetupTurns turns(name), stuck_rank(name);
+  std::optional<SetupTurns::Turn> held(stuck_rank.take());
+  ASSERT_EQ(held->outcome(), Outcome::held);
+  const SetupTurns::Turn mine = turns.take(0.01);  // returns: a stuck holder never stalls a run
+  EXPECT_EQ(mine.outcome(), Outcome::waited_out) << "the holder is this user's: waited for, then gone without";
+  held.reset();
+  EXPECT_TRUE(free_now(name)) << "the turn taken without holds nothing";
+}
+
+TEST(SetupTurns, TheTurnGoesWithAHolderThatDies) {
+  const std::string name = test_name("dies");
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t holder = ::fork();
+  ASSERT_GE(holder, 0);
+  if (holder == 0) {
+    ::alarm(60);
+    SetupTurns turns(name);
+    const SetupTurns::Turn turn = turns.take();
+    const char byte = turn.outcome() == Outcome::held ? 'h' : 'x';
+    if (::write(ready[1], &byte, 1) != 1) ::_exit(1);
+    for (;;) ::pause();
   }
-  std::filesystem::remove(path);
+  ::close(ready[1]);
+  char byte = 0;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  ::close(ready[0]);
+  ASSERT_EQ(byte, 'h');
+  EXPECT_FALSE(free_now(name));
+  ::kill(holder, SIGKILL);
+  ::waitpid(holder, nullptr, 0);
+  SetupTurns turns(name);
+  EXPECT_EQ(turns.take(0).outcome(), Outcome::held) << "the kernel freed the name with its holder";
 }
 
-TEST(SetupTurns, ALinkInPlaceOfTheFileIsNotFollowed) {
-  const auto dir = std::filesystem::temp_directory_path();
-  const std::string target = (dir / ("setup-turns-target-" + std::to_string(::getpid()))).string();
-  const std::string link = (dir / ("setup-turns-link-" + std::to_string(::getpid()))).string();
-  std::filesystem::create_symlink(target, link);
-  SetupTurns turns(link);
-  EXPECT_FALSE(turns.active());
-  EXPECT_FALSE(std::filesystem::exists(target)) << "nothing created where the link points";
-  std::filesystem::remove(link);
+// Ranks listen while they hold the turn; a name bound by something that never does is not a
+// rank's, and waiting for it would cost every set-up the whole wait.
+TEST(SetupTurns, AHolderThatNeverAnswersIsNotWaitedFor) {
+  const std::string name = test_name("silent");
+  const int squatter = bind_name(name, false);
+  ASSERT_GE(squatter, 0);
+  SetupTurns turns(name);
+  EXPECT_EQ(turns.take(600).outcome(), Outcome::foreign_holder);
+  ::close(squatter);
+  EXPECT_EQ(turns.take(0).outcome(), Outcome::held);
 }
 
-TEST(SetupTurns, WithoutAFileEverySetUpStartsAtOnce) {
+// Abstract names have no owner: another user's process can bind this user's name first.
+TEST(SetupTurns, AnotherUsersHolderIsNotWaitedFor) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to hold the name as another user";
+  const std::string name = test_name("stranger");
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t stranger = ::fork();
+  ASSERT_GE(stranger, 0);
+  if (stranger == 0) {
+    ::alarm(60);
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(1);
+    const int fd = bind_name(name, true);
+    const char byte = fd >= 0 ? 'h' : 'x';
+    if (::write(ready[1], &byte, 1) != 1) ::_exit(1);
+    for (;;) ::pause();
+  }
+  ::close(ready[1]);
+  char byte = 0;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  ::close(ready[0]);
+  ASSERT_EQ(byte, 'h');
+  SetupTurns turns(name);
+  EXPECT_EQ(turns.take(600).outcome(), Outcome::foreign_holder);
+  ::kill(stranger, SIGKILL);
+  ::waitpid(stranger, nullptr, 0);
+}
+
+TEST(SetupTurns, WithoutANameEverySetUpStartsAtOnce) {
   SetupTurns off("");
   EXPECT_FALSE(off.active());
-  const SetupTurns::Turn turn = off.take();  // does not block
-  SetupTurns unopenable("/proc/no-such-dir/turns.lock");
-  EXPECT_FALSE(unopenable.active());
-  EXPECT_NE(unopenable.why_not().find("cannot open"), std::string::npos);
+  EXPECT_EQ(off.take().outcome(), Outcome::off);
+  EXPECT_NE(default_setup_turns_name().find(std::to_string(::getuid())), std::string::npos)
+      << "one name per user: two users' jobs on a node do not wait for each other";
 }
 
 }  // namespace

@@ -15,11 +15,15 @@
 #include <sys/resource.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <linux/sched.h>  // SCHED_IDLE
 
+#include <cstddef>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -201,6 +205,22 @@ std::vector<Hostile> hostile_calls() {
        },
        killed, killed},
       // New namespaces (a way out of every process-wide limit above).
+      // The GPU ranks' set-up turn (bench_node/gpu/setup_turns.hpp): held, it would make every
+      // set-up on the node wait.
+      {"bind_an_abstract_socket_name",
+       [] {
+         const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+         if (fd < 0) return 0;
+         sockaddr_un address{};
+         address.sun_family = AF_UNIX;
+         const std::string name = "hpcreward-gpu-setup-turns." + std::to_string(::getuid());
+         std::memcpy(address.sun_path + 1, name.data(), name.size());
+         return ::bind(fd, reinterpret_cast<const sockaddr *>(&address),
+                       static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size())) == 0
+                    ? 1
+                    : 0;
+       },
+       killed, killed},
       {"unshare_user", [] { return ::unshare(CLONE_NEWUSER) == 0 ? 1 : 0; }, killed, killed},
       {"unshare_ipc", [] { return ::unshare(CLONE_NEWIPC) == 0 ? 1 : 0; }, killed, killed},
       {"setns", [] { return ::syscall(SYS_setns, 0, 0) == 0 ? 1 : 0; }, killed, killed},
