@@ -129,9 +129,8 @@ TEST(SetupTurns, AnotherUsersHolderIsNotWaitedFor) {
   ASSERT_GE(stranger, 0);
   if (stranger == 0) {
     ::alarm(60);
-    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(1);
-    const int fd = bind_name(name, true);
-    const char byte = fd >= 0 ? 'h' : 'x';
+    const bool became_nobody = ::setgid(65534) == 0 && ::setuid(65534) == 0;
+    const char byte = !became_nobody ? 's' : bind_name(name, true) >= 0 ? 'h' : 'x';
     if (::write(ready[1], &byte, 1) != 1) ::_exit(1);
     for (;;) ::pause();
   }
@@ -139,6 +138,11 @@ TEST(SetupTurns, AnotherUsersHolderIsNotWaitedFor) {
   char byte = 0;
   ASSERT_EQ(::read(ready[0], &byte, 1), 1);
   ::close(ready[0]);
+  if (byte == 's') {
+    ::kill(stranger, SIGKILL);
+    ::waitpid(stranger, nullptr, 0);
+    GTEST_SKIP() << "root here cannot become another user (a container without CAP_SETUID)";
+  }
   ASSERT_EQ(byte, 'h');
   SetupTurns turns(name);
   EXPECT_EQ(turns.take(600).outcome(), Outcome::foreign_holder);
