@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -81,28 +82,48 @@ TEST(SetupTurns, ATurnNotHadInTimeIsTakenWithoutIt) {
   EXPECT_TRUE(free_now(name)) << "the turn taken without holds nothing";
 }
 
+// A forked process that does `act` (returning a byte it says to the test), then waits to be
+// killed; killed and reaped when this goes out of scope, or by kill().
+class Holder {
+ public:
+  explicit Holder(const std::function<char()> &act) {
+    int ready[2];
+    if (::pipe(ready) != 0) return;
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::alarm(60);
+      const char byte = act();
+      if (::write(ready[1], &byte, 1) != 1) ::_exit(1);
+      for (;;) ::pause();
+    }
+    ::close(ready[1]);
+    if (pid_ > 0 && ::read(ready[0], &said_, 1) != 1) said_ = 0;
+    ::close(ready[0]);
+  }
+  ~Holder() { kill(); }
+  void kill() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+      pid_ = -1;
+    }
+  }
+  char said() const { return said_; }
+
+ private:
+  pid_t pid_ = -1;
+  char said_ = 0;
+};
+
 TEST(SetupTurns, TheTurnGoesWithAHolderThatDies) {
   const std::string name = test_name("dies");
-  int ready[2];
-  ASSERT_EQ(::pipe(ready), 0);
-  const pid_t holder = ::fork();
-  ASSERT_GE(holder, 0);
-  if (holder == 0) {
-    ::alarm(60);
-    SetupTurns turns(name);
-    const SetupTurns::Turn turn = turns.take();
-    const char byte = turn.outcome() == Outcome::held ? 'h' : 'x';
-    if (::write(ready[1], &byte, 1) != 1) ::_exit(1);
-    for (;;) ::pause();
-  }
-  ::close(ready[1]);
-  char byte = 0;
-  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
-  ::close(ready[0]);
-  ASSERT_EQ(byte, 'h');
+  Holder holder([&] {
+    const auto *turn = new SetupTurns::Turn(SetupTurns(name).take());  // kept until the process dies
+    return turn->outcome() == Outcome::held ? 'h' : 'x';
+  });
+  ASSERT_EQ(holder.said(), 'h');
   EXPECT_FALSE(free_now(name));
-  ::kill(holder, SIGKILL);
-  ::waitpid(holder, nullptr, 0);
+  holder.kill();
   SetupTurns turns(name);
   EXPECT_EQ(turns.take(0).outcome(), Outcome::held) << "the kernel freed the name with its holder";
 }
@@ -123,31 +144,14 @@ TEST(SetupTurns, AHolderThatNeverAnswersIsNotWaitedFor) {
 TEST(SetupTurns, AnotherUsersHolderIsNotWaitedFor) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root, to hold the name as another user";
   const std::string name = test_name("stranger");
-  int ready[2];
-  ASSERT_EQ(::pipe(ready), 0);
-  const pid_t stranger = ::fork();
-  ASSERT_GE(stranger, 0);
-  if (stranger == 0) {
-    ::alarm(60);
-    const bool became_nobody = ::setgid(65534) == 0 && ::setuid(65534) == 0;
-    const char byte = !became_nobody ? 's' : bind_name(name, true) >= 0 ? 'h' : 'x';
-    if (::write(ready[1], &byte, 1) != 1) ::_exit(1);
-    for (;;) ::pause();
-  }
-  ::close(ready[1]);
-  char byte = 0;
-  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
-  ::close(ready[0]);
-  if (byte == 's') {
-    ::kill(stranger, SIGKILL);
-    ::waitpid(stranger, nullptr, 0);
-    GTEST_SKIP() << "root here cannot become another user (a container without CAP_SETUID)";
-  }
-  ASSERT_EQ(byte, 'h');
+  const Holder stranger([&] {
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) return 's';
+    return bind_name(name, true) >= 0 ? 'h' : 'x';  // held open until the process is killed
+  });
+  if (stranger.said() == 's') GTEST_SKIP() << "root here cannot become another user (a container without CAP_SETUID)";
+  ASSERT_EQ(stranger.said(), 'h');
   SetupTurns turns(name);
   EXPECT_EQ(turns.take(600).outcome(), Outcome::foreign_holder);
-  ::kill(stranger, SIGKILL);
-  ::waitpid(stranger, nullptr, 0);
 }
 
 TEST(SetupTurns, WithoutANameEverySetUpStartsAtOnce) {
