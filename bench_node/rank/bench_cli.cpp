@@ -128,8 +128,8 @@ po::options_description bench_options(BenchOptions &o) {
       ("gpu-connections", po::value(&g.connections)->default_value(g.connections),
        "CUDA_DEVICE_MAX_CONNECTIONS (1 to 32) of every process the rank starts on the GPU: the work "
        "queues a candidate's streams share. Fewer make each candidate's executor context quicker to "
-       "create and tear down (on an H200: 4 queues 94 ms and 48 ms, CUDA's 8 159 ms and 79 ms); more "
-       "than a candidate's streams cost it nothing but that");
+       "create and tear down (on an H200: 4 queues 94 ms and 48 ms, CUDA's 8 159 ms and 79 ms); a "
+       "candidate with more streams than queues may find work on them waiting on each other");
   options.add(gpu);
   return options;
 }

@@ -8,10 +8,10 @@
 
 namespace hpcreward {
 
-// A GPU rank (hpcreward-bench --gpu): scores CUDA problems on one GPU.
 // CUDA_DEVICE_MAX_CONNECTIONS of a GPU rank's children (--gpu-connections): CUDA's default is 8.
 inline constexpr int kDefaultGpuConnections = 4;
 
+// A GPU rank (hpcreward-bench --gpu): scores CUDA problems on one GPU.
 struct GpuRankOptions {
   bool enabled = false;
   std::string device = "auto";  // "auto": the rank's index among the GPU ranks of its node; or N
