@@ -40,7 +40,8 @@ inline constexpr int kRunsPerMeasurer = 64;
 
 struct ServingMeasurer;  // gpu_child.cpp
 
-// The child's environment: the rank's, plus the GPU it may see and no JIT cache on disk.
+// The child's environment: the rank's, plus the GPU it may see, no JIT cache on disk, and
+// `connections` work queues (CUDA_DEVICE_MAX_CONNECTIONS).
 Environment gpu_child_environment(const std::string &visible_device, int connections);
 
 class GpuSandboxedRunner : public CandidateRunner {

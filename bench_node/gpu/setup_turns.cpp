@@ -59,18 +59,22 @@ SetupTurns::Turn SetupTurns::take(double max_wait_s) const {
   if (name_.empty()) return Turn(Outcome::off);
   const AbstractAddress a = abstract_address(name_);
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(max_wait_s);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Turn(Outcome::failed);
+  // Closes the socket on every way out but the turn's.
+  const auto without = [fd](Outcome outcome) {
+    ::close(fd);
+    return Turn(outcome);
+  };
   bool holder_is_ours = false;
   int silent_looks = 0;
   for (;;) {
-    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return Turn(Outcome::failed);
+    // A bind that failed leaves the socket unbound: the same one tries again.
     if (::bind(fd, reinterpret_cast<const sockaddr *>(&a.address), a.length) == 0) {
       ::listen(fd, 64);  // so that a waiter can ask whose turn it is
       return Turn(Outcome::held, fd);
     }
-    const int error = errno;
-    ::close(fd);
-    if (error != EADDRINUSE) return Turn(Outcome::failed);
+    if (errno != EADDRINUSE) return without(Outcome::failed);
     // Asked once a take: every waiter's question stays queued at the holder until it lets go.
     if (!holder_is_ours) {
       const std::optional<uid_t> user = holders_user(a);
@@ -79,10 +83,10 @@ SetupTurns::Turn SetupTurns::take(double max_wait_s) const {
         if (!std::exchange(told_of_stranger_, true))
           std::fprintf(stderr, "%sset-up turns: the node's turn is held by %s; set-ups start at once while it is\n",
                        who_.c_str(), user ? "another user's process" : "a process that does not answer");
-        return Turn(Outcome::foreign_holder);
+        return without(Outcome::foreign_holder);
       }
     }
-    if (std::chrono::steady_clock::now() >= until) return Turn(Outcome::waited_out);
+    if (std::chrono::steady_clock::now() >= until) return without(Outcome::waited_out);
     std::this_thread::sleep_for(std::chrono::microseconds(500));
   }
 }

@@ -13,11 +13,13 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstddef>
 #include <cstring>
 #include <functional>
 #include <optional>
 #include <string>
+#include <thread>
 
 namespace hpcreward {
 namespace {
@@ -80,6 +82,22 @@ TEST(SetupTurns, ATurnNotHadInTimeIsTakenWithoutIt) {
   EXPECT_EQ(mine.outcome(), Outcome::waited_out) << "the holder is this user's: waited for, then gone without";
   held.reset();
   EXPECT_TRUE(free_now(name)) << "the turn taken without holds nothing";
+}
+
+// A waiter keeps trying while a rank of its user holds the turn, and has it once that one lets go.
+TEST(SetupTurns, AWaiterHasTheTurnOnceItsHolderLetsGo) {
+  const std::string name = test_name("handover");
+  SetupTurns turns(name), other_rank(name);
+  std::optional<SetupTurns::Turn> held(other_rank.take());
+  ASSERT_EQ(held->outcome(), Outcome::held);
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    held.reset();
+  });
+  const SetupTurns::Turn mine = turns.take(600);
+  releaser.join();
+  EXPECT_EQ(mine.outcome(), Outcome::held);
+  EXPECT_FALSE(free_now(name));
 }
 
 // A forked process that does `act` (returning a byte it says to the test), then waits to be
