@@ -31,6 +31,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -99,9 +100,9 @@ class MeasurerGpu {
 struct RunResources {
   std::unique_ptr<gpu::GpuExecutor> executor;  // a serving measurer's is started before the run
   std::optional<gpu::ExportedDeviceMemory> pool;
-  // Told once the run has calibrated (after the rank heard 'c'): a serving measurer starts its
-  // next run's executor then.
-  std::function<void()> calibrated;
+  // Told once the run may time (the rank's 't': the next run is set up): a serving measurer
+  // starts its next run's executor then.
+  std::function<void()> may_time;
   // The pool released, the executor killed and reaped (its context gone); `phases` (may be
   // null) learns how long each took.
   void end(PhaseTimes *phases = nullptr) {
@@ -157,11 +158,12 @@ Measurement run_candidate(const RunnerArgs &args, const gpu::StartGate &gate, Me
     return failed_measurement(Status::runtime_error, "the GPU failed its check before the candidate: " + canary);
   phase_ended("canary");
   config.quiet = [&gate] { return gate.poll(gpu::kGateQuiet); };
-  config.calibrated = [&gate, &made] {
-    gate.say(gpu::kGateCalibrated);
-    if (made.calibrated) made.calibrated();
+  config.calibrated = [&gate] { gate.say(gpu::kGateCalibrated); };
+  config.may_time = [&gate, &made] {
+    const gpu::GateWord word = gate.poll(gpu::kGateTime);
+    if (word == gpu::GateWord::arrived && made.may_time) std::exchange(made.may_time, nullptr)();
+    return word;
   };
-  config.may_time = [&gate] { return gate.poll(gpu::kGateTime); };
   config.phase_ended = phase_ended;
   return gpu::run_gpu_harness(executor, pool, config, cublas);
 }
@@ -209,12 +211,13 @@ int serve(int result_fd) {
   ::prctl(PR_SET_DUMPABLE, 0);  // out of reach of /proc/<pid>/mem, as every measurer
   const gpu::StartGate gate(kChildGateFd);
   MeasurerGpu gpu;
-  // The next run's executor, started once this measurer's run has calibrated: its process's
-  // start and its driver's (0.1 to 0.25 s in a fresh process; host work) then happen beside this
-  // run's verification and warm-up, never a calibration or timed calls, and are done long before
-  // the next run's set-up (begun at the other measurer's calibration). Started after 'e' instead,
-  // they ran into that set-up's path (0.03 to 0.05 s a candidate on an H200). A fresh process
-  // that has loaded nothing; its candidate is named at load.
+  // The next run's executor, started once this measurer's run may time (the next run is set up):
+  // its process's start and its driver's (0.1 to 0.25 s in a fresh process; host work, which
+  // measurably leaves calls timed on the GPU alone, unlike a context's creation) then happen
+  // beside this run's timed calls and are done long before the next set-up. Started at the
+  // calibration, they ran beside the other measurer's set-up and slowed its context, which is on
+  // the critical path; after 'e', beside the next calibration and into its set-up. A fresh
+  // process that has loaded nothing; its candidate is named at load.
   std::unique_ptr<gpu::GpuExecutor> spare;
   const auto start_spare = [&spare] {
     try {
@@ -231,7 +234,7 @@ int serve(int result_fd) {
     PhaseTimes phases;
     RunResources made;
     made.executor = std::move(spare);
-    made.calibrated = start_spare;
+    made.may_time = start_spare;
     const Measurement measurement =
         task.is_object() ? serve_one(task, gate, gpu, made, phases)
                          : failed_measurement(Status::runtime_error, "harness error: the task is not a JSON object");
@@ -248,7 +251,7 @@ int serve(int result_fd) {
     ending_before = ending.phases();
     [[maybe_unused]] const int left = ::chdir("/");  // the run's directory goes with its task
     gate.say(gpu::kGateEnded);
-    if (!spare) start_spare();  // a run that never calibrated
+    if (!spare) start_spare();  // a run that never reached its timed calls
   }
   ::_exit(0);
 }

@@ -11,8 +11,9 @@ DIR holds, as context_probe.sh names them:
 
 For each set of steps: the medians of a context's creation and of its teardown (kill to reaped).
 For each timed kernel: the events' and the window's median, p90 and p99 alone, then beside the
-churn split by what each call overlapped: a creation (fork to context made), a teardown (kill to
-reaped), or neither.
+churn split by what each call overlapped: a process's and its driver's start (fork to the driver
+started: host work, as a spare executor's), a context's creation (driver started to context made),
+a teardown (kill to reaped), or neither.
 """
 import pathlib
 import re
@@ -48,9 +49,11 @@ def children(path):
 def overlap_class(call, kids):
     start, window_us = call[0], call[1]
     end = start + window_us * 1e3
-    for fork, _main, _driver, context, _allocation, kill, reaped in kids:
-        if start < context and end > fork:
-            return "creation"
+    for fork, _main, driver, context, _allocation, kill, reaped in kids:
+        if start < driver and end > fork:
+            return "start"
+        if start < context and end > driver:
+            return "context"
         if start < reaped and end > kill:
             return "teardown"
     return "neither"
@@ -81,7 +84,7 @@ def report(folder):
         for churned in sorted(folder.glob(f"timed-{kind}-*-q*.txt")):
             beside = churned.name[len(f"timed-{kind}-"):-len(".txt")]
             kids = children(folder / f"churn-{kind}-{beside}.txt")
-            split = {"creation": [], "teardown": [], "neither": []}
+            split = {"start": [], "context": [], "teardown": [], "neither": []}
             for call in calls(churned):
                 split[overlap_class(call, kids)].append(call)
             for name, cs in split.items():

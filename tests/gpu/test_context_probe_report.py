@@ -15,8 +15,11 @@ def child(fork, context, kill, reaped):
 
 
 def test_a_call_is_classed_by_what_it_overlapped():
-    kids = [(0, 1, 2, 100 * MS, 101, 150 * MS, 200 * MS)]
-    assert overlap_class((50 * MS, 10.0, 5.0), kids) == "creation"
+    kids = [(0, 1, 20 * MS, 100 * MS, 101, 150 * MS, 200 * MS)]
+    assert overlap_class((10 * MS, 10.0, 5.0), kids) == "start"
+    assert overlap_class((50 * MS, 10.0, 5.0), kids) == "context"
+    # A window from the driver's start into the context's creation counts as the start.
+    assert overlap_class((19 * MS, 2000.0, 5.0), kids) == "start"
     assert overlap_class((160 * MS, 10.0, 5.0), kids) == "teardown"
     assert overlap_class((120 * MS, 10.0, 5.0), kids) == "neither"
     # A window reaching into the teardown from before it counts as teardown.
@@ -29,12 +32,13 @@ def test_the_report_summarizes_steps_and_splits_the_churned_calls(tmp_path):
     (tmp_path / "timed-spin-quiet.txt").write_text("call 0 30.0 16.0\n" * 10)
     (tmp_path / "churn-spin-same-q8.txt").write_text(child(0, 100 * MS, 150 * MS, 200 * MS))
     (tmp_path / "timed-spin-same-q8.txt").write_text(
-        f"call {50 * MS} 40.0 18.0\ncall {120 * MS} 30.0 16.0\ncall {170 * MS} 35.0 17.0\n")
+        f"call {1 * MS} 31.0 16.5\ncall {50 * MS} 40.0 18.0\ncall {120 * MS} 30.0 16.0\ncall {170 * MS} 35.0 17.0\n")
     text = report(tmp_path)
     lines = text.splitlines()
     assert lines[0] == "steps-q8: 3 contexts, creation 160.0 ms, kill to reaped 80.0 ms"
     assert lines[1] == "steps-q4: 3 contexts, creation 95.0 ms, kill to reaped 50.0 ms"
     assert "alone                     n=10  events 16.0 / 16.0 / 16.0" in text
-    assert "same-q8  creation         n=1  events 18.0" in text
+    assert "same-q8  start            n=1  events 16.5" in text
+    assert "same-q8  context          n=1  events 18.0" in text
     assert "same-q8  teardown         n=1  events 17.0" in text
     assert "same-q8  neither          n=1  events 16.0" in text
