@@ -6,10 +6,12 @@
 //   CUDA_VISIBLE_DEVICES=0 /opt/context_probe create 40      # median and p90 of 40 contexts, ms
 //   CUDA_VISIBLE_DEVICES=0 /opt/context_probe steps 40       # each step's median; a line per child
 //   CUDA_VISIBLE_DEVICES=0 /opt/context_probe churn 30       # `steps` for 30 s (lines only)
+//   CUDA_VISIBLE_DEVICES=1 /opt/context_probe starts 30      # `churn` of processes that only start the driver
 //   CUDA_VISIBLE_DEVICES=0 /opt/context_probe timed 8 spin1000   # a line per call (window, events)
 //   CUDA_VISIBLE_DEVICES=1 /opt/context_probe busy 30        # kernels on GPU 1 for 30 s
-// `steps` and `churn` lines: fork, main, driver, context, allocation, kill, reaped
-// (CLOCK_MONOTONIC ns), then the child's user and system CPU seconds. `timed` lines: the window's
+// `steps`, `churn` and `starts` lines: fork, main, driver, context, allocation, kill, reaped
+// (CLOCK_MONOTONIC ns; a `starts` child makes no context: its context and allocation are its
+// driver's time), then the child's user and system CPU seconds. `timed` lines: the window's
 // start (ns), the window (us: a 4 KiB copy in, the kernel, a device synchronize, a 4 KiB copy out)
 // and the kernel's events (us). Kernels: spin50, spin1000 (2,000 and 40,000 dependent FMAs a
 // thread; spin50 takes 16 us on an H200), copy
@@ -62,7 +64,8 @@ struct Steps {
 
 // The executor's order: the driver (cudaGetDeviceCount), the context (cudaSetDevice, cudaFree),
 // then a first allocation; the child reports and waits, and is killed as a measurer kills it.
-Steps one_child_in_steps(const char *self) {
+// `child_mode` "startchild": the driver only, as a spare executor waits before its set-up.
+Steps one_child_in_steps(const char *self, const char *child_mode = "stepchild") {
   int report[2];
   if (pipe(report) != 0) std::exit(3);
   Steps steps;
@@ -70,7 +73,7 @@ Steps one_child_in_steps(const char *self) {
   const pid_t pid = fork();
   if (pid == 0) {
     dup2(report[1], 3);
-    execl(self, self, "stepchild", static_cast<char *>(nullptr));
+    execl(self, self, child_mode, static_cast<char *>(nullptr));
     _exit(127);
   }
   close(report[1]);
@@ -94,12 +97,17 @@ Steps one_child_in_steps(const char *self) {
   return steps;
 }
 
-int step_child() {
+int step_child(bool driver_only) {
   std::int64_t at[4];
   at[0] = now_ns();
   int devices = 0;
   cudaGetDeviceCount(&devices);
-  at[1] = now_ns();
+  at[1] = at[2] = at[3] = now_ns();
+  if (driver_only) {
+    if (write(3, at, sizeof at) != static_cast<ssize_t>(sizeof at)) return 1;
+    pause();
+    return 0;
+  }
   cudaSetDevice(0);
   cudaFree(nullptr);
   at[2] = now_ns();
@@ -206,9 +214,10 @@ int main(int argc, char **argv) {
     cudaSetDevice(0);
     return cudaFree(nullptr) == cudaSuccess ? 0 : 1;
   }
-  if (argc >= 2 && std::strcmp(argv[1], "stepchild") == 0) return step_child();
+  if (argc >= 2 && std::strcmp(argv[1], "stepchild") == 0) return step_child(false);
+  if (argc >= 2 && std::strcmp(argv[1], "startchild") == 0) return step_child(true);
   if (argc < 3) {
-    std::fprintf(stderr, "usage: context_probe create N | steps N | churn SECONDS | timed SECONDS KIND | busy SECONDS\n");
+    std::fprintf(stderr, "usage: context_probe create N | steps N | churn SECONDS | starts SECONDS | timed SECONDS KIND | busy SECONDS\n");
     return 2;
   }
   const double amount = std::atof(argv[2]);
@@ -220,12 +229,14 @@ int main(int argc, char **argv) {
                 ms[ms.size() * 9 / 10], ms.front());
     return 0;
   }
-  if (std::strcmp(argv[1], "steps") == 0 || std::strcmp(argv[1], "churn") == 0) {
-    const bool churn = std::strcmp(argv[1], "churn") == 0;
+  if (std::strcmp(argv[1], "steps") == 0 || std::strcmp(argv[1], "churn") == 0 ||
+      std::strcmp(argv[1], "starts") == 0) {
+    const bool steps = std::strcmp(argv[1], "steps") == 0;
+    const char *child_mode = std::strcmp(argv[1], "starts") == 0 ? "startchild" : "stepchild";
     const double until = now_ms() + amount * 1000;
     std::vector<Steps> all;
-    for (int i = 0; churn ? now_ms() < until : i < static_cast<int>(amount); ++i) {
-      all.push_back(one_child_in_steps(argv[0]));
+    for (int i = 0; steps ? i < static_cast<int>(amount) : now_ms() < until; ++i) {
+      all.push_back(one_child_in_steps(argv[0], child_mode));
       print_steps(all.back());
     }
     if (!all.empty()) summarize_steps(all);

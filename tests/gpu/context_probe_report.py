@@ -5,6 +5,7 @@
 
 DIR holds, as context_probe.sh names them:
   steps-qN.txt                      `context_probe steps` with N work queues: one `child` line each
+  steps-q4-beside-X.txt             the same beside `context_probe X` on the other GPU (starts, churn)
   timed-KIND-quiet.txt              `context_probe timed` alone on its GPU: one `call` line each
   timed-KIND-WHERE-qN.txt           the same beside `context_probe churn` (WHERE: same or other GPU)
   churn-KIND-WHERE-qN.txt           that churn's `child` lines
@@ -70,7 +71,7 @@ def describe(cs):
 
 def report(folder):
     lines = []
-    for path in sorted(folder.glob("steps-q*.txt"), key=lambda p: -int(re.search(r"q(\d+)", p.name).group(1))):
+    for path in sorted(folder.glob("steps-q*.txt"), key=lambda p: (-int(re.search(r"q(\d+)", p.name).group(1)), p.name)):
         kids = children(path)
         if not kids:
             continue

@@ -29,6 +29,7 @@ def test_a_call_is_classed_by_what_it_overlapped():
 def test_the_report_summarizes_steps_and_splits_the_churned_calls(tmp_path):
     (tmp_path / "steps-q8.txt").write_text(child(0, 162 * MS, 300 * MS, 380 * MS) * 3)
     (tmp_path / "steps-q4.txt").write_text(child(0, 97 * MS, 300 * MS, 350 * MS) * 3)
+    (tmp_path / "steps-q4-beside-starts.txt").write_text(child(0, 130 * MS, 300 * MS, 360 * MS) * 3)
     (tmp_path / "timed-spin-quiet.txt").write_text("call 0 30.0 16.0\n" * 10)
     (tmp_path / "churn-spin-same-q8.txt").write_text(child(0, 100 * MS, 150 * MS, 200 * MS))
     (tmp_path / "timed-spin-same-q8.txt").write_text(
@@ -36,7 +37,8 @@ def test_the_report_summarizes_steps_and_splits_the_churned_calls(tmp_path):
     text = report(tmp_path)
     lines = text.splitlines()
     assert lines[0] == "steps-q8: 3 contexts, creation 160.0 ms, kill to reaped 80.0 ms"
-    assert lines[1] == "steps-q4: 3 contexts, creation 95.0 ms, kill to reaped 50.0 ms"
+    assert lines[1] == "steps-q4-beside-starts: 3 contexts, creation 128.0 ms, kill to reaped 60.0 ms"
+    assert lines[2] == "steps-q4: 3 contexts, creation 95.0 ms, kill to reaped 50.0 ms"
     assert "alone                     n=10  events 16.0 / 16.0 / 16.0" in text
     assert "same-q8  start            n=1  events 16.5" in text
     assert "same-q8  context          n=1  events 18.0" in text
