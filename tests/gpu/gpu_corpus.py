@@ -186,6 +186,40 @@ def run_pipeline(out, candidates, np_, gpu_args, gpus=1):
     return done.returncode, time.monotonic() - start
 
 
+def scaling_runs(out, candidates, gpus, gpu_args):
+    """`candidates` honest CUDA candidates with one GPU rank, then with `gpus`: each run's rates
+    and the ratio (steady, with start-up, and of the ranks' own rates summed). Returns the report
+    and whether a run failed or lost rows."""
+    batch = out / "scaling.jsonl"
+    batch.write_text("".join(json.dumps(line) + "\n" for line in batch_lines(candidates, "scaling", "s")))
+    runs, failed = {}, False
+    for count in (1, gpus):
+        rc_s, wall_s = run_pipeline(out / f"scaling-{count}", batch, 0, gpu_args, count)
+        log = out / f"scaling-{count}" / "rewards.h5"
+        rows_s = read_rows(log) if log.exists() else []
+        statuses, devices = {}, {}
+        for r in rows_s:
+            statuses[r["status"]] = statuses.get(r["status"], 0) + 1
+            devices[r["device"]] = devices.get(r["device"], 0) + 1
+        runs[count] = {"exit": rc_s, "wall_s": wall_s, "rows": len(rows_s), "statuses": statuses,
+                       "rows_per_device": devices, **rate(rows_s, wall_s), **rank_rates(rows_s)}
+        failed |= rc_s != 0 or len(rows_s) != candidates
+        print(f"scaling, {count} GPU rank(s): exit {rc_s}, {len(rows_s)} rows {statuses}, wall {wall_s:.0f} s, "
+              f"steady {runs[count]['steady_per_s']} /s, with start-up {runs[count]['with_startup_per_s']:.3f} /s, "
+              f"rows per device {devices}, each rank's own steady rate "
+              + ", ".join(f"{device} {per_s:.3f}/s" for device, per_s in sorted(runs[count]["per_device_per_s"].items())))
+    one, many = runs[1], runs[gpus]
+    ratio = (many["steady_per_s"] / one["steady_per_s"]) if one["steady_per_s"] and many["steady_per_s"] else None
+    ratio_wall = (many["with_startup_per_s"] / one["with_startup_per_s"]
+                  if one["with_startup_per_s"] and many["with_startup_per_s"] else None)
+    ranks_ratio = (many["sum_per_device_per_s"] / one["sum_per_device_per_s"]
+                   if one["sum_per_device_per_s"] and many["sum_per_device_per_s"] else None)
+    print(f"scaling: {gpus} GPU ranks / 1, steady {ratio}, with start-up {ratio_wall}, "
+          f"the ranks' own rates summed {ranks_ratio} (target >= {0.95 * gpus:.2f})")
+    return ({"candidates": candidates, "gpus": gpus, "runs": runs, "steady_ratio": ratio,
+             "with_startup_ratio": ratio_wall, "ranks_ratio": ranks_ratio}, failed)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, type=pathlib.Path)
@@ -285,33 +319,7 @@ def main():
             print(f"batch64 {kernel} scorings / their median, in order: " + " ".join(f"{x / median:.4f}" for x in g))
     scaling_failed = False
     if args.scaling:
-        batch = args.out / "scaling.jsonl"
-        batch.write_text("".join(json.dumps(line) + "\n" for line in batch_lines(args.scaling, "scaling", "s")))
-        runs = {}
-        for gpus in (1, args.gpus):
-            rc_s, wall_s = run_pipeline(args.out / f"scaling-{gpus}", batch, 0, args.gpu_arg, gpus)
-            rows_s = read_rows(args.out / f"scaling-{gpus}" / "rewards.h5")
-            statuses, devices = {}, {}
-            for r in rows_s:
-                statuses[r["status"]] = statuses.get(r["status"], 0) + 1
-                devices[r["device"]] = devices.get(r["device"], 0) + 1
-            runs[gpus] = {"exit": rc_s, "wall_s": wall_s, "rows": len(rows_s), "statuses": statuses,
-                          "rows_per_device": devices, **rate(rows_s, wall_s), **rank_rates(rows_s)}
-            scaling_failed |= rc_s != 0 or len(rows_s) != args.scaling
-            print(f"scaling, {gpus} GPU rank(s): exit {rc_s}, {len(rows_s)} rows {statuses}, wall {wall_s:.0f} s, "
-                  f"steady {runs[gpus]['steady_per_s']} /s, with start-up {runs[gpus]['with_startup_per_s']:.3f} /s, "
-                  f"rows per device {devices}, each rank's own steady rate "
-                  + ", ".join(f"{device} {per_s:.3f}/s" for device, per_s in sorted(runs[gpus]["per_device_per_s"].items())))
-        one, many = runs[1], runs[args.gpus]
-        ratio = (many["steady_per_s"] / one["steady_per_s"]) if one["steady_per_s"] and many["steady_per_s"] else None
-        ratio_wall = many["with_startup_per_s"] / one["with_startup_per_s"]
-        report["scaling"] = {"candidates": args.scaling, "gpus": args.gpus, "runs": runs,
-                             "steady_ratio": ratio, "with_startup_ratio": ratio_wall}
-        ranks_ratio = (many["sum_per_device_per_s"] / one["sum_per_device_per_s"]
-                       if one["sum_per_device_per_s"] and many["sum_per_device_per_s"] else None)
-        report["scaling"]["ranks_ratio"] = ranks_ratio
-        print(f"scaling: {args.gpus} GPU ranks / 1, steady {ratio}, with start-up {ratio_wall:.3f}, "
-              f"the ranks' own rates summed {ranks_ratio} (target >= 1.9)")
+        report["scaling"], scaling_failed = scaling_runs(args.out, args.scaling, args.gpus, args.gpu_arg)
     (args.out / "report.json").write_text(json.dumps(report, indent=1, default=str))
     return 0 if failures == 0 and rc == 0 and not scaling_failed else 1
 
