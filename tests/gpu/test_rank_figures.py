@@ -1,5 +1,5 @@
 """rank_figures.py's arithmetic on hand-written rows: each kind's span and rate, and a figure
-judged against its target."""
+judged against its target; gpu_corpus.scaling_runs on runs faked in place of the pipeline."""
 import pathlib
 import sys
 
@@ -26,3 +26,26 @@ def test_figures_are_judged_each_way_and_a_missing_one_is_not_measured():
     assert judged("mixed", 1.19, 1.25, False)["verdict"] == "met"
     assert judged("mixed", 1.30, 1.25, False)["verdict"] == "not met"
     assert judged("mixed", None, 1.25, False)["verdict"] == "not measured"
+
+
+def test_scaling_runs_compare_one_rank_with_g(tmp_path, monkeypatch):
+    import gpu_corpus
+
+    def fake_pipeline(out, candidates, np_, gpu_args, gpus=1):
+        (out / "rewards.h5").parent.mkdir(parents=True)
+        (out / "rewards.h5").write_text(str(gpus))
+        return 0, 10.0
+
+    def fake_rows(log):  # one rank: a row a second; two ranks: each a row a second, side by side
+        gpus = int(log.read_text())
+        return [{"status": "ok", "device": f"cuda:{i % gpus}", "time": float(i // gpus)} for i in range(8)]
+
+    monkeypatch.setattr(gpu_corpus, "run_pipeline", fake_pipeline)
+    monkeypatch.setattr(gpu_corpus, "read_rows", fake_rows)
+    report, failed = gpu_corpus.scaling_runs(tmp_path, 8, 2, [])
+    assert not failed
+    assert report["runs"][1]["steady_per_s"] == 7 / 7
+    assert report["runs"][2]["steady_per_s"] == 7 / 3
+    assert report["ranks_ratio"] == 2.0
+    assert report["with_startup_ratio"] == 1.0
+    assert (tmp_path / "scaling.jsonl").read_text().count("\n") == 8
