@@ -31,6 +31,7 @@
 
 #include <gtest/gtest.h>
 
+#include "bench_node/gpu/setup_turns.hpp"
 #include "bench_node/sandbox/capabilities.hpp"
 #include "bench_node/sandbox/file_writes.hpp"
 #include "bench_node/sandbox/gpu_seccomp_filter.hpp"
@@ -204,7 +205,6 @@ std::vector<Hostile> hostile_calls() {
          return ::syscall(SYS_mq_open, "hpcreward-hostile-test", O_CREAT | O_RDWR, 0600, nullptr) >= 0 ? 1 : 0;
        },
        killed, killed},
-      // New namespaces (a way out of every process-wide limit above).
       // The GPU ranks' set-up turn (bench_node/gpu/setup_turns.hpp): held, it would make every
       // set-up on the node wait.
       {"bind_an_abstract_socket_name",
@@ -213,7 +213,7 @@ std::vector<Hostile> hostile_calls() {
          if (fd < 0) return 0;
          sockaddr_un address{};
          address.sun_family = AF_UNIX;
-         const std::string name = "hpcreward-gpu-setup-turns." + std::to_string(::getuid());
+         const std::string name = default_setup_turns_name();
          std::memcpy(address.sun_path + 1, name.data(), name.size());
          return ::bind(fd, reinterpret_cast<const sockaddr *>(&address),
                        static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size())) == 0
@@ -221,6 +221,7 @@ std::vector<Hostile> hostile_calls() {
                     : 0;
        },
        killed, killed},
+      // New namespaces (a way out of every process-wide limit above).
       {"unshare_user", [] { return ::unshare(CLONE_NEWUSER) == 0 ? 1 : 0; }, killed, killed},
       {"unshare_ipc", [] { return ::unshare(CLONE_NEWIPC) == 0 ? 1 : 0; }, killed, killed},
       {"setns", [] { return ::syscall(SYS_setns, 0, 0) == 0 ? 1 : 0; }, killed, killed},
