@@ -102,7 +102,7 @@ class GatedGpuRun : public StagedRun {
       : token_(std::move(token)), timeout_s_(timeout_s), cpu_limit_s_(static_cast<double>(*spec.limits.cpu_seconds)),
         child_(spec) {}
   void prepare() override { child_.send(gpu::kGatePrepare); }
-  void await_ready() override { child_.await(gpu::kGateReady, timeout_s_); }
+  bool await_ready() override { return child_.await(gpu::kGateReady, timeout_s_); }
   void go() override { child_.send(gpu::kGateGo); }
   void quiet() override { child_.send(gpu::kGateQuiet); }
   void await_calibrated() override { child_.await(gpu::kGateCalibrated, timeout_s_); }
@@ -151,7 +151,10 @@ class ServedGpuRun : public StagedRun {
     if (!ended_) retire();  // dropped: whatever it was doing is stopped
   }
   void prepare() override { measurer_->child.send(gpu::kGatePrepare); }
-  void await_ready() override { measurer_->child.await_any(std::string{gpu::kGateReady, gpu::kGateEnded}, timeout_s_); }
+  bool await_ready() override {
+    measurer_->child.await_any(std::string{gpu::kGateReady, gpu::kGateEnded}, timeout_s_);
+    return measurer_->child.said(gpu::kGateReady);
+  }
   void go() override {
     measurer_->child.send(gpu::kGateGo);
     go_s_ = monotonic_seconds();

@@ -250,6 +250,11 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
       std::fprintf(stderr, "[gpu %d] per candidate, means: %s\n", rank, phases.means.c_str());
       std::fprintf(stderr, "[gpu %d] per candidate, 90th percentiles: %s\n", rank, phases.p90s.c_str());
     }
+    if (const int again = pipeline.setups_made_again(); again > 0)
+      std::fprintf(stderr,
+                   "[gpu %d] %d run(s) whose set-up failed beside another candidate were set up again once it "
+                   "had ended\n",
+                   rank, again);
   }
   return 0;
 }

@@ -13,7 +13,7 @@ class UnstagedRun : public StagedRun {
  public:
   UnstagedRun(Scorer &scorer, PreparedTask &prepared) : scorer_(scorer), prepared_(prepared) {}
   void prepare() override {}
-  void await_ready() override {}
+  bool await_ready() override { return true; }
   void go() override {}
   void quiet() override {}
   void await_calibrated() override {}
@@ -86,6 +86,11 @@ std::size_t GpuTaskPipeline::ready_to_run() const {
   return to_run_.size();
 }
 
+int GpuTaskPipeline::setups_made_again() const {
+  std::lock_guard lock(mutex_);
+  return setups_made_again_;
+}
+
 GpuTaskPipeline::PhaseSummary GpuTaskPipeline::phase_summary() const {
   std::lock_guard lock(mutex_);
   return {phases_.medians(), phases_.means(), phases_.p90s()};
@@ -125,24 +130,36 @@ std::optional<GpuTaskPipeline::Turn> GpuTaskPipeline::next_turn(bool wait) {
     *prepared = std::move(to_run_.front());
     to_run_.pop_front();
   }
+  return start_turn(std::move(prepared));
+}
+
+std::optional<GpuTaskPipeline::Turn> GpuTaskPipeline::start_turn(std::unique_ptr<PreparedTask> prepared) {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_ || gpu_lost_) return std::nullopt;
+  }
   Turn turn{std::move(prepared), nullptr};
   turn.run = start_run_ ? start_run_(*turn.prepared) : std::make_unique<UnstagedRun>(scorer_, *turn.prepared);
   return turn;
 }
 
-void GpuTaskPipeline::set_up(Turn &turn) const {
+bool GpuTaskPipeline::set_up(Turn &turn) const {
   if (turn.told_to_prepare || !turns_) {
     turn.prepare();
-    turn.run->await_ready();
-    return;
+    return turn.run->await_ready();
   }
   const SetupTurns::Turn mine = turns_->take();
   turn.prepare();
-  turn.run->await_ready();
+  return turn.run->await_ready();
 }
 
 void GpuTaskPipeline::gpu_loop() {
   std::optional<Turn> next, previous;
+  // A task whose set-up failed beside the current run: any code of that run's candidate can
+  // call the driver and take the GPU's memory meanwhile, so the failure is not this task's to
+  // answer for. It is set up again once that run has ended, alone; a set-up that fails alone
+  // is answered.
+  std::unique_ptr<PreparedTask> set_up_alone;
   // The run before `current` ends (its executor reaped) before `current` calibrates.
   const auto end_previous = [&previous](PhaseTimes &phases) {
     if (!previous) return;
@@ -154,7 +171,9 @@ void GpuTaskPipeline::gpu_loop() {
     PhaseTimes rank_phases;
     rank_phases.start();
     if (!next) end_previous(rank_phases);  // nothing set up ahead: no overlap to gain
-    std::optional<Turn> current = next ? std::move(next) : next_turn(true);
+    std::optional<Turn> current = next            ? std::move(next)
+                                  : set_up_alone ? start_turn(std::move(set_up_alone))
+                                                 : next_turn(true);
     next.reset();
     if (!current) return;
     set_up(*current);
@@ -174,7 +193,13 @@ void GpuTaskPipeline::gpu_loop() {
     current->run->await_calibrated();
     rank_phases.mark("rank: to its calibration");
     if (!next) next = next_turn(false);
-    if (next) set_up(*next);
+    if (next && !set_up(*next)) {
+      next->run.reset();  // it ended (a serving measurer is retired): nothing of it is left
+      set_up_alone = std::move(next->prepared);
+      next.reset();
+      std::lock_guard lock(mutex_);
+      ++setups_made_again_;
+    }
     rank_phases.mark("rank: to the next one's set-up");
     current->run->allow_timing();
     Measurement measurement = finished.get();

@@ -4,7 +4,8 @@
 // on the rank's CPU cores while one thread runs the prepared candidates on the GPU, one at a
 // time, in the order they became ready. With staged runs (staged_run.hpp) the next
 // candidate's processes are set up while the current one verifies, between its calibration
-// and its timed calls. No MPI here: the rank's main thread feeds tasks in and takes results
+// and its timed calls; a set-up that fails meanwhile is made again once the current run has
+// ended (the candidate running beside it may have caused it). No MPI here: the rank's main thread feeds tasks in and takes results
 // out (gpu_rank.cpp), so this is tested with fake runners.
 #include <condition_variable>
 #include <deque>
@@ -51,6 +52,8 @@ class GpuTaskPipeline {
   double gpu_busy_s() const;
   // Tasks prepared and waiting for the GPU.
   std::size_t ready_to_run() const;
+  // Runs whose set-up failed beside another candidate's run and were set up again alone.
+  int setups_made_again() const;
   // Where the runs' time went, the rank's view ("rank: ...", from a run's turn to its result)
   // and the measurers' ("measurer: ...", from go on), each phase's median, mean and 90th
   // percentile (phase_log.hpp); empty before any run.
@@ -70,11 +73,14 @@ class GpuTaskPipeline {
   };
   void prepare_loop();
   void gpu_loop();
-  // Tells the turn's run to set up and waits until it is ready, in this node's turn.
-  void set_up(Turn &turn) const;
+  // Tells the turn's run to set up and waits until it is ready, in this node's turn; false
+  // when it ended first (its set-up failed; its candidate never ran).
+  bool set_up(Turn &turn) const;
   // The next ready task with its run started (not yet told to prepare); nullopt when stopping,
   // the GPU is lost, or (without `wait`) none is ready.
   std::optional<Turn> next_turn(bool wait);
+  // `prepared`'s run started; nullopt when stopping or the GPU is lost.
+  std::optional<Turn> start_turn(std::unique_ptr<PreparedTask> prepared);
 
   Scorer &scorer_;
   Finish finish_;
@@ -90,6 +96,7 @@ class GpuTaskPipeline {
   bool stopping_ = false;
   bool gpu_lost_ = false;
   double gpu_busy_s_ = 0;
+  int setups_made_again_ = 0;
   PhaseLog phases_;
   std::vector<std::thread> workers_;
   std::thread gpu_thread_;

@@ -22,7 +22,9 @@ class StagedRun {
  public:
   virtual ~StagedRun() = default;  // a run not finished is ended
   virtual void prepare() = 0;           // set up the processes, contexts, cuBLAS; no timing
-  virtual void await_ready() = 0;       // until set up (or ended)
+  // Until set up: true. False when the run ended (or its wait ran out) first: its set-up
+  // failed, and its candidate, loaded only after go(), never ran.
+  virtual bool await_ready() = 0;
   virtual void go() = 0;                // the GPU is this run's
   virtual void quiet() = 0;             // the run before has ended: it may calibrate
   virtual void await_calibrated() = 0;  // until its calibration is done (or it ended)

@@ -406,6 +406,8 @@ void RunningChild::forget_gate_bytes() {
   state.gate_seen.reset();
 }
 
+bool RunningChild::said(char byte) const { return state_->gate_seen.test(static_cast<unsigned char>(byte)); }
+
 bool RunningChild::running() const {
   const State &state = *state_;
   return state.outcome.started && !state.finished && state.pid > 0 && !child_has_exited(state.pid);

@@ -100,6 +100,8 @@ class RunningChild {
   bool await(char byte, double timeout_s);
   // The same for the first of `bytes` to come.
   bool await_any(std::string_view bytes, double timeout_s);
+  // Whether an await has seen the child send `byte` (since forget_gate_bytes()); never waits.
+  bool said(char byte) const;
 
   // A child serving runs. One task through the gate: 'T' and the frame of `payload`.
   bool send_frame(const std::string &payload);

@@ -46,6 +46,8 @@ PLAN = [
     ("shm_by_address", "cuda-sgemm-1024", "cuda-naive", "forbidden"),
     ("priority_by_address", "cuda-sgemm-1024", "cuda-naive", "forbidden"),
     ("affinity_by_address", "cuda-sgemm-1024", "cuda-naive", "wrong_answer"),
+    # Takes the GPU's memory while the next candidate is set up: that one keeps its status.
+    ("takes_gpu_memory", "cuda-sgemm-1024", "cuda-naive", "ok"),
     # Honest idioms every pre-run check must let through (tests/cuda_checks/honest_corpus_test.cpp).
     ("honest_device_helper", "cuda-dgemm-1024", "cuda-naive", "ok"),
     ("honest_templates", "cuda-sgemm-1024", "cuda-smem", "ok"),
@@ -271,6 +273,13 @@ def main():
               f"{'as before the run' if ipc_kept else 'CHANGED: a candidate left an IPC object'} (shm_by_address)")
         print(f"{'ok  ' if sentinel_kept else 'FAIL'} {str(SENTINEL):55s} "
               f"{'unchanged' if sentinel_kept else 'CHANGED by a candidate'} (opens_file_by_address)")
+        # Informational: whether takes_gpu_memory.cu ran with a set-up beside it (the order of
+        # compiles decides), so that the rows after it tested the defence.
+        console = (args.out / "corpus.console.log").read_text(errors="replace")
+        again = sum(int(n) for n in re.findall(r"(\d+) run\(s\) whose set-up failed beside another candidate", console))
+        print(f"     {'set-ups made again':55s} {again} (takes_gpu_memory: "
+              f"{'a set-up beside it failed and was made again' if again else 'nothing was set up beside it this time'})")
+        report["setups_made_again"] = again
         devices = {}
         for row in rows:
             devices[row["device"]] = devices.get(row["device"], 0) + 1

@@ -5,6 +5,8 @@
 //   ok        r, c (after 'q'), then a result `ok` after 't', then 'e'
 //   wrong     the same, `wrong_answer`
 //   wrong-early  `wrong_answer` after 'c' without waiting for 't' (verification failed)
+//   set-up-fails  ends on 'p' without 'r' (a runtime_error, then 'e'), as a measurer does
+//             that cannot make its executor's context or operand pool
 //   early     ends before its calibration (a runtime_error, then 'e'), as a failed canary does
 //   linger    as ok, but its end (the executor's, in the real one) takes 0.3 s after the
 //             result; then it writes the file `ended` in the run's directory and says 'e'
@@ -49,6 +51,12 @@ int main() {
     measurement.reason = "pid " + std::to_string(::getpid()) + " run " + std::to_string(++runs) + " in " +
                          task.at("directory").get<std::string>();
     if (!gate.await(gpu::kGatePrepare)) return 1;
+    if (behaviour == "set-up-fails") {
+      measurement.status = Status::runtime_error;
+      write_all(3, frame(encode_result(task.at("token").get<std::string>(), measurement)));
+      gate.say(gpu::kGateEnded);
+      continue;
+    }
     gate.say(gpu::kGateReady);
     if (!gate.await(gpu::kGateGo)) return 1;
     if (behaviour == "die") ::_exit(3);

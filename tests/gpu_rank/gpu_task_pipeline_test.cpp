@@ -1,5 +1,6 @@
 // The GPU rank's pipeline with a fake compiler and runner: every task gets one result, refused
-// tasks never wait for the GPU, compiles overlap the GPU, a lost GPU stops the pipeline.
+// tasks never wait for the GPU, compiles overlap the GPU, a set-up that fails beside another run
+// is made again alone, a lost GPU stops the pipeline.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -10,6 +11,7 @@
 #include <utility>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include "bench_node/gpu/gpu_task_pipeline.hpp"
@@ -84,12 +86,17 @@ class StageLog {
   std::vector<std::string> events_;
 };
 
+// `set_up_fails`: it ends in its set-up, as a measurer does that cannot make its executor's
+// context or operand pool; finish() then answers that failure.
 class FakeStagedRun : public StagedRun {
  public:
-  FakeStagedRun(StageLog &log, std::string id, std::function<void()> on_calibrated)
-      : log_(log), id_(std::move(id)), on_calibrated_(std::move(on_calibrated)) {}
+  FakeStagedRun(StageLog &log, std::string id, std::function<void()> on_calibrated, bool set_up_fails = false)
+      : log_(log), id_(std::move(id)), on_calibrated_(std::move(on_calibrated)), set_up_fails_(set_up_fails) {}
   void prepare() override { log_.add("prepare " + id_); }
-  void await_ready() override { log_.add("ready " + id_); }
+  bool await_ready() override {
+    log_.add((set_up_fails_ ? "set-up failed " : "ready ") + id_);
+    return !set_up_fails_;
+  }
   void go() override { log_.add("go " + id_); }
   void quiet() override { log_.add("quiet " + id_); }
   void await_calibrated() override {
@@ -99,6 +106,7 @@ class FakeStagedRun : public StagedRun {
   void allow_timing() override { log_.add("time " + id_); }
   Measurement finish() override {
     log_.add("finish " + id_);
+    if (set_up_fails_) return failed_measurement(Status::runtime_error, "CUDA error: out of memory (the operand pool)");
     Measurement measurement;
     measurement.status = Status::ok;
     measurement.gflops = 1;
@@ -111,6 +119,7 @@ class FakeStagedRun : public StagedRun {
   StageLog &log_;
   std::string id_;
   std::function<void()> on_calibrated_;
+  bool set_up_fails_;
 };
 
 // A real child speaking the measurer's side of the gate (start_gate.hpp) in sh: it must live
@@ -119,7 +128,7 @@ class ShellStagedRun : public StagedRun {
  public:
   ShellStagedRun() : child_(spec()) {}
   void prepare() override { child_.send('p'); }
-  void await_ready() override { child_.await('r', 60); }
+  bool await_ready() override { return child_.await('r', 60); }
   void go() override { child_.send('g'); }
   void quiet() override { child_.send('q'); }
   void await_calibrated() override { child_.await('c', 60); }
@@ -266,6 +275,67 @@ TEST_F(GpuTaskPipelineTest, TheNextRunPreparesOnlyWhileTheCurrentOneVerifies) {
                               "rank: to the next one's set-up", "rank: to its result", "rank: after the result",
                               "measurer: verification 0.500 s"})
       EXPECT_NE(phases.find(phase), std::string::npos) << phase << " in " << phases;
+}
+
+// Any code of the running candidate can take the GPU's memory while the next run is set up
+// beside it. That set-up's failure is not the next candidate's: its task is set up again once
+// the run beside it has ended, and answered only if it fails alone too.
+TEST_F(GpuTaskPipelineTest, ASetUpThatFailsBesideARunIsMadeAgainAloneOnce) {
+  BenchOptions options;
+  options.work_root = root_;
+  Scorer scorer(options, std::make_unique<SlowCompiler>(0ms), std::make_unique<TimedRunner>(0ms));
+  StageLog log;
+  constexpr int kTasks = 4;
+  GpuTaskPipeline *running = nullptr;
+  std::mutex started_mutex;
+  std::condition_variable started;
+  std::map<std::string, int> runs_of;  // runs started, by candidate: the GPU thread's only
+  GpuTaskPipeline pipeline(
+      scorer, 1, [](const BenchTask &t, Measurement m) { return BenchResult{t.sequence, std::move(m), 1, "h", "gpu"}; },
+      [](const BenchTask &, const Measurement &) { return true; },
+      [&](PreparedTask &prepared) -> std::unique_ptr<StagedRun> {
+        const std::string &candidate = prepared.task.candidate_id;
+        const int run = ++runs_of[candidate];
+        // Every task is prepared (one worker: in order) before the first calibration ends, so
+        // each run has the next task to set up beside it.
+        const std::function<void()> hold = [&] {
+          std::unique_lock lock(started_mutex);
+          started.wait(lock, [&] { return running != nullptr; });
+          while (static_cast<int>(running->ready_to_run() + runs_of.size()) < kTasks)
+            std::this_thread::sleep_for(1ms);
+        };
+        // c1's set-up fails beside c0 only; c3's fails every time (alone too).
+        const bool fails = (candidate == "c1" && run == 1) || candidate == "c3";
+        return std::make_unique<FakeStagedRun>(log, candidate + "#" + std::to_string(run), hold, fails);
+      });
+  for (int i = 0; i < kTasks; ++i) pipeline.submit(task(i, "ok"));
+  {
+    std::lock_guard lock(started_mutex);
+    running = &pipeline;
+  }
+  started.notify_all();
+  const std::vector<BenchResult> results = run_all(pipeline, kTasks);
+  ASSERT_EQ(results.size(), static_cast<std::size_t>(kTasks));
+  std::string all;
+  for (const std::string &event : log.events()) all += event + "; ";
+  std::map<std::int64_t, Measurement> by_sequence;
+  for (const BenchResult &result : results) by_sequence[result.sequence] = result.measurement;
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(by_sequence[i].status, Status::ok) << "c" << i << ": " << all;
+  EXPECT_EQ(by_sequence[3].status, Status::runtime_error) << "a set-up that fails alone is answered: " << all;
+  EXPECT_NE(by_sequence[3].reason.find("out of memory"), std::string::npos) << by_sequence[3].reason;
+
+  // c1: failed beside c0, never went; made again after c0 ended, before c2 went.
+  ASSERT_GE(log.at("set-up failed c1#1"), 0) << all;
+  EXPECT_LT(log.at("calibrated c0#1"), log.at("set-up failed c1#1")) << all;
+  EXPECT_EQ(log.at("go c1#1"), -1) << "a run whose set-up failed never goes: " << all;
+  EXPECT_LT(log.at("ended c0#1"), log.at("prepare c1#2")) << "set up again alone: " << all;
+  EXPECT_LT(log.at("ready c1#2"), log.at("go c1#2")) << all;
+  EXPECT_LT(log.at("finish c1#2"), log.at("go c2#1")) << "it keeps its place: " << all;
+  // c3: failed beside c2, made again alone, failed again: answered, not made a third time.
+  EXPECT_LT(log.at("ended c2#1"), log.at("prepare c3#2")) << all;
+  EXPECT_GE(log.at("go c3#2"), 0) << all;
+  EXPECT_EQ(log.at("prepare c3#3"), -1) << all;
+  EXPECT_EQ(pipeline.setups_made_again(), 2);
 }
 
 TEST_F(GpuTaskPipelineTest, ChildrenStartedAheadLiveUntilTheirTurnEnds) {

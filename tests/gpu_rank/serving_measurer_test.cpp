@@ -159,6 +159,24 @@ TEST_F(ServingMeasurerTest, AMeasurerIsRetiredAfterItsShareOfRuns) {
   EXPECT_NE(run_alone(runner, "ok").pid, first);
 }
 
+// The pipeline sets such a run up again (gpu_task_pipeline.hpp): it must learn that the set-up
+// failed, not wait out the run's time, and the run it drops must not leave its measurer serving.
+TEST_F(ServingMeasurerTest, ASetUpThatFailsIsToldAndItsRunDroppedWithItsMeasurer) {
+  GpuSandboxedRunner runner(options_);
+  const std::string first = run_alone(runner, "ok").pid;
+  {
+    std::unique_ptr<StagedRun> failed = start(runner, "set-up-fails");
+    failed->prepare();
+    EXPECT_FALSE(failed->await_ready());
+  }
+  const Served after = run_alone(runner, "ok");
+  EXPECT_EQ(after.measurement.status, Status::ok) << after.measurement.reason;
+  EXPECT_NE(after.pid, first);
+  std::unique_ptr<StagedRun> ready = start(runner, "ok");
+  ready->prepare();
+  EXPECT_TRUE(ready->await_ready());
+}
+
 TEST_F(ServingMeasurerTest, ARunDroppedUnfinishedStopsItsMeasurer) {
   GpuSandboxedRunner runner(options_);
   const std::string first = run_alone(runner, "ok").pid;
