@@ -159,6 +159,31 @@ class ShellStagedRun : public StagedRun {
   RunningChild child_;
 };
 
+// A run's stage (on the GPU thread) waiting for the pipeline it belongs to, which a test can
+// name only once it is constructed: so that whether the next task is ready when a run
+// calibrates is made certain rather than left to the threads' timing.
+class PipelineWaits {
+ public:
+  void publish(GpuTaskPipeline &pipeline) {
+    {
+      std::lock_guard lock(mutex_);
+      pipeline_ = &pipeline;
+    }
+    published_.notify_all();
+  }
+  // Until `tasks` tasks are prepared and waiting for the GPU or among the `started` ones.
+  void await_prepared(int tasks, std::size_t started) {
+    std::unique_lock lock(mutex_);
+    published_.wait(lock, [&] { return pipeline_ != nullptr; });
+    while (static_cast<int>(pipeline_->ready_to_run() + started) < tasks) std::this_thread::sleep_for(1ms);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable published_;
+  GpuTaskPipeline *pipeline_ = nullptr;
+};
+
 class GpuTaskPipelineTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -226,30 +251,18 @@ TEST_F(GpuTaskPipelineTest, TheNextRunPreparesOnlyWhileTheCurrentOneVerifies) {
   Scorer scorer(options, std::make_unique<SlowCompiler>(0ms), std::make_unique<TimedRunner>(0ms));
   StageLog log;
   constexpr int kTasks = 4;
-  GpuTaskPipeline *running = nullptr;
-  std::atomic<int> started_runs{0};
-  std::mutex started_mutex;
-  std::condition_variable started;
+  PipelineWaits waits;
+  std::size_t started_runs = 0;  // the GPU thread's only: it starts runs one at a time
   GpuTaskPipeline pipeline(
       scorer, 2, [](const BenchTask &t, Measurement m) { return BenchResult{t.sequence, std::move(m), 1, "h", "gpu"}; },
       [](const BenchTask &, const Measurement &) { return true; },
       [&](PreparedTask &prepared) -> std::unique_ptr<StagedRun> {
         std::function<void()> hold;
-        if (++started_runs == 1)  // the GPU thread starts runs one at a time
-          hold = [&] {
-            std::unique_lock lock(started_mutex);
-            started.wait(lock, [&] { return running != nullptr; });
-            while (static_cast<int>(running->ready_to_run()) + started_runs < kTasks) std::this_thread::sleep_for(1ms);
-          };
+        if (++started_runs == 1) hold = [&] { waits.await_prepared(kTasks, started_runs); };
         return std::make_unique<FakeStagedRun>(log, prepared.task.candidate_id, hold);
       });
-  pipeline.submit(task(0, "ok"));
-  for (int i = 1; i < kTasks; ++i) pipeline.submit(task(i, "ok"));
-  {
-    std::lock_guard lock(started_mutex);
-    running = &pipeline;
-  }
-  started.notify_all();
+  for (int i = 0; i < kTasks; ++i) pipeline.submit(task(i, "ok"));
+  waits.publish(pipeline);
   ASSERT_EQ(run_all(pipeline, kTasks).size(), static_cast<std::size_t>(kTasks));
   std::string all;
   std::vector<std::string> order;  // the runs in the order they went
@@ -286,9 +299,7 @@ TEST_F(GpuTaskPipelineTest, ASetUpThatFailsBesideARunIsMadeAgainAloneOnce) {
   Scorer scorer(options, std::make_unique<SlowCompiler>(0ms), std::make_unique<TimedRunner>(0ms));
   StageLog log;
   constexpr int kTasks = 4;
-  GpuTaskPipeline *running = nullptr;
-  std::mutex started_mutex;
-  std::condition_variable started;
+  PipelineWaits waits;
   std::map<std::string, int> runs_of;  // runs started, by candidate: the GPU thread's only
   GpuTaskPipeline pipeline(
       scorer, 1, [](const BenchTask &t, Measurement m) { return BenchResult{t.sequence, std::move(m), 1, "h", "gpu"}; },
@@ -298,22 +309,13 @@ TEST_F(GpuTaskPipelineTest, ASetUpThatFailsBesideARunIsMadeAgainAloneOnce) {
         const int run = ++runs_of[candidate];
         // Every task is prepared (one worker: in order) before the first calibration ends, so
         // each run has the next task to set up beside it.
-        const std::function<void()> hold = [&] {
-          std::unique_lock lock(started_mutex);
-          started.wait(lock, [&] { return running != nullptr; });
-          while (static_cast<int>(running->ready_to_run() + runs_of.size()) < kTasks)
-            std::this_thread::sleep_for(1ms);
-        };
+        const std::function<void()> hold = [&] { waits.await_prepared(kTasks, runs_of.size()); };
         // c1's set-up fails beside c0 only; c3's fails every time (alone too).
         const bool fails = (candidate == "c1" && run == 1) || candidate == "c3";
         return std::make_unique<FakeStagedRun>(log, candidate + "#" + std::to_string(run), hold, fails);
       });
   for (int i = 0; i < kTasks; ++i) pipeline.submit(task(i, "ok"));
-  {
-    std::lock_guard lock(started_mutex);
-    running = &pipeline;
-  }
-  started.notify_all();
+  waits.publish(pipeline);
   const std::vector<BenchResult> results = run_all(pipeline, kTasks);
   ASSERT_EQ(results.size(), static_cast<std::size_t>(kTasks));
   std::string all;
