@@ -5,8 +5,9 @@
 // time, in the order they became ready. With staged runs (staged_run.hpp) the next
 // candidate's processes are set up while the current one verifies, between its calibration
 // and its timed calls; a set-up that fails meanwhile is made again once the current run has
-// ended (the candidate running beside it may have caused it). No MPI here: the rank's main thread feeds tasks in and takes results
-// out (gpu_rank.cpp), so this is tested with fake runners.
+// ended (the candidate running beside it may have caused it). No MPI here: the rank's main
+// thread feeds tasks in and takes results out (gpu_rank.cpp), so this is tested with fake
+// runners.
 #include <condition_variable>
 #include <deque>
 #include <functional>
