@@ -192,8 +192,12 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
       start_run = [&](PreparedTask &prepared) {
         return staged_runner.start({prepared.object, prepared.directory->path(), &prepared.task});
       };
-    const SetupTurns turns(gpu.setup_turns && gpu.prepare_ahead ? default_setup_turns_name() : std::string(),
+    const SetupTurns turns(setup_turns_wanted(gpu.setup_turns, placement.kind_count) && gpu.prepare_ahead
+                               ? default_setup_turns_name()
+                               : std::string(),
                            "[gpu " + std::to_string(rank) + "] ");
+    std::fprintf(stderr, "[gpu %d] set-up turns %s (--gpu-setup-turns %s, %d GPU rank(s) on this node)\n", rank,
+                 turns.active() ? "on" : "off", gpu.setup_turns.c_str(), placement.kind_count);
     GpuTaskPipeline pipeline(scorer, gpu.compile_workers, finish, after_run, start_run, &turns);
     // Each problem's yardsticks, measured at its first task while the GPU is idle.
     gpu::YardstickQueue queue(

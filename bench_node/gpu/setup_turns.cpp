@@ -97,4 +97,9 @@ SetupTurns::Turn::~Turn() {
 
 std::string default_setup_turns_name() { return "hpcreward-gpu-setup-turns." + std::to_string(::getuid()); }
 
+bool setup_turns_wanted(const std::string &setting, int gpu_ranks_on_node) {
+  if (setting == "auto") return gpu_ranks_on_node <= kMostGpuRanksTakingTurns;
+  return setting == "1";
+}
+
 }  // namespace hpcreward

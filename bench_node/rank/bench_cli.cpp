@@ -124,7 +124,9 @@ po::options_description bench_options(BenchOptions &o) {
        "context, cuBLAS and the checks' GPU code (1), or one measurer per candidate (0)")
       ("gpu-setup-turns", po::value(&g.setup_turns)->default_value(g.setup_turns),
        "the GPU ranks of a node take turns creating a candidate's CUDA contexts (1): made at once on two "
-       "GPUs they slow each other, and the set-up is on each rank's critical path; 0: each at once")
+       "GPUs they slow each other, and the set-up is on each rank's critical path; 0: each at once (with "
+       "four GPU ranks the turns themselves became the bound); auto: 1 while the node has at most two "
+       "GPU ranks, 0 with more")
       ("gpu-connections", po::value(&g.connections)->default_value(g.connections),
        "CUDA_DEVICE_MAX_CONNECTIONS (1 to 32) of every process the rank starts on the GPU: the work "
        "queues a candidate's streams share. Fewer make each candidate's executor context quicker to "
@@ -160,6 +162,8 @@ BenchCommandLine parse_bench_command_line(int argc, const char *const *argv) {
   require(!o.cc.empty(), "--cc must name a compiler");
   require(o.gpu.rank_cores >= 0, "--gpu-rank-cores must be 0 (the default share) or more");
   require(o.gpu.connections >= 1 && o.gpu.connections <= 32, "--gpu-connections must be 1 to 32 (CUDA's range)");
+  require(o.gpu.setup_turns == "auto" || o.gpu.setup_turns == "1" || o.gpu.setup_turns == "0",
+          "--gpu-setup-turns must be auto, 1 or 0, not '" + o.gpu.setup_turns + "'");
   require(o.gpu.compile_workers >= 0, "--compile-workers must be 0 (one per CPU of the rank, less two) or more");
   require(o.gpu.slots >= 0 && o.gpu.slots <= 64, "--gpu-slots must be 0 (automatic) to 64");
   require(o.gpu.device == "auto" || (!o.gpu.device.empty() &&

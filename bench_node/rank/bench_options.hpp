@@ -46,8 +46,9 @@ struct GpuRankOptions {
   // With prepare_ahead: measurers that serve one candidate after another, their CUDA context,
   // cuBLAS and the checks' GPU code kept (bench_node/gpu/README.md); off: one per candidate.
   bool serving_measurers = true;
-  // The node's GPU ranks take turns setting a candidate's contexts up (gpu/setup_turns.hpp).
-  bool setup_turns = true;
+  // The node's GPU ranks take turns setting a candidate's contexts up (gpu/setup_turns.hpp):
+  // "1", "0", or "auto" (turns while the node has at most kMostGpuRanksTakingTurns GPU ranks).
+  std::string setup_turns = "auto";
   // CUDA_DEVICE_MAX_CONNECTIONS of every GPU child (gpu/gpu_child.hpp): fewer work queues make
   // each candidate's executor context quicker to create and tear down.
   int connections = kDefaultGpuConnections;

@@ -97,8 +97,9 @@ Placement place_bench_rank(bool apply, bool gpu_rank, int gpu_rank_cores) {
   int mine_ask = gpu_rank ? std::max(gpu_rank_cores, 0) : kCpuRank;
   MPI_Allgather(&mine_ask, 1, MPI_INT, asks.data(), 1, MPI_INT, node);
   const auto is_gpu = [](int ask) { return ask != kCpuRank; };
-  placement.kind_index = static_cast<int>(std::count_if(
-      asks.begin(), asks.begin() + placement.local_index, [&](int ask) { return is_gpu(ask) == gpu_rank; }));
+  const auto same_kind = [&](int ask) { return is_gpu(ask) == gpu_rank; };
+  placement.kind_index = static_cast<int>(std::count_if(asks.begin(), asks.begin() + placement.local_index, same_kind));
+  placement.kind_count = static_cast<int>(std::count_if(asks.begin(), asks.end(), same_kind));
 
   const auto index = static_cast<std::size_t>(placement.local_index);
   std::vector<std::vector<int>> sets = gather_cpus(node, placement.cpus);

@@ -19,6 +19,7 @@ struct Placement {
   bool exclusive = true;  // no other benchmark rank of the node has a CPU on any of its cores
   int kind_index = 0;     // among the benchmark ranks of this node of the same kind (CPU or GPU):
                           // a GPU rank's device when --gpu-device is auto
+  int kind_count = 1;     // the benchmark ranks of this node of that kind
   // Cores of the rank whose SMT siblings lie outside every benchmark rank's CPUs (another
   // job, or the coordinator, may run there).
   int cores_with_siblings_outside = 0;

@@ -145,6 +145,14 @@ TEST(BenchCli, GpuWorkQueues) {
   EXPECT_NE(bench_usage().find("--gpu-connections"), std::string::npos);
 }
 
+TEST(BenchCli, GpuSetUpTurns) {
+  EXPECT_EQ(parse({}).options.gpu.setup_turns, "auto");
+  EXPECT_EQ(parse({"--gpu", "--gpu-setup-turns", "0"}).options.gpu.setup_turns, "0");
+  EXPECT_EQ(parse({"--gpu", "--gpu-setup-turns", "1"}).options.gpu.setup_turns, "1");
+  EXPECT_ANY_THROW(parse({"--gpu", "--gpu-setup-turns", "yes"}));
+  EXPECT_NE(bench_usage().find("--gpu-setup-turns"), std::string::npos);
+}
+
 TEST(BenchCli, TaskTimeLimitIsTheCompileAndRunLimits) {
   // What the rank reports in its hello; the coordinator adds its margin for the deadline.
   EXPECT_EQ(task_time_limit_s(parse({}).options), 30 + 60 + kTaskCheckAllowanceS);

@@ -59,6 +59,17 @@ bool free_now(const std::string &name) {
   return true;
 }
 
+// "auto" takes turns where they were measured to help (two GPU ranks on a node) and not where
+// they became the bound (four).
+TEST(SetupTurns, AutoTakesTurnsWithAtMostTwoGpuRanksOnTheNode) {
+  EXPECT_TRUE(setup_turns_wanted("auto", 1));
+  EXPECT_TRUE(setup_turns_wanted("auto", 2));
+  EXPECT_FALSE(setup_turns_wanted("auto", 3));
+  EXPECT_FALSE(setup_turns_wanted("auto", 4));
+  EXPECT_TRUE(setup_turns_wanted("1", 8));
+  EXPECT_FALSE(setup_turns_wanted("0", 2));
+}
+
 TEST(SetupTurns, ATurnExcludesEveryOtherHolderUntilItEnds) {
   const std::string name = test_name("excludes");
   SetupTurns turns(name), other_rank(name);
