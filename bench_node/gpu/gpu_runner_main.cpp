@@ -152,12 +152,13 @@ Measurement run_candidate(const RunnerArgs &args, const gpu::StartGate &gate, Me
   if (!gate.await(gpu::kGateGo)) return stopped();
   if (phases) phases->start();  // the wait for 'g' is no phase of this run
 
-  // The run before this one has handed its result over and killed its executor: a GPU it
-  // broke is not blamed on this candidate.
-  if (std::string canary = gpu::run_canary(); !canary.empty())
-    return failed_measurement(Status::runtime_error, "the GPU failed its check before the candidate: " + canary);
-  phase_ended("canary");
-  config.quiet = [&gate] { return gate.poll(gpu::kGateQuiet); };
+  bool quiet = false;  // the run before has ended ('q'): its executor is reaped
+  config.quiet = [&gate, &quiet] {
+    if (quiet) return gpu::GateWord::arrived;
+    const gpu::GateWord word = gate.poll(gpu::kGateQuiet);
+    quiet = word == gpu::GateWord::arrived;
+    return word;
+  };
   config.calibrated = [&gate] { gate.say(gpu::kGateCalibrated); };
   config.may_time = [&gate, &made] {
     const gpu::GateWord word = gate.poll(gpu::kGateTime);
@@ -165,7 +166,25 @@ Measurement run_candidate(const RunnerArgs &args, const gpu::StartGate &gate, Me
     return word;
   };
   config.phase_ended = phase_ended;
-  return gpu::run_gpu_harness(executor, pool, config, cublas);
+  // Until 'q' the run before may still be ending, and a candidate that took the GPU's memory
+  // holds it until its executor is reaped: an allocation that fails then is not this
+  // candidate's, which is loaded only after the calibration. It goes once more after 'q'.
+  for (bool once_more = true;; once_more = false) {
+    try {
+      // The run before this one has handed its result over and killed its executor: a GPU it
+      // broke is not blamed on this candidate.
+      if (std::string canary = gpu::run_canary(); !canary.empty())
+        return failed_measurement(Status::runtime_error, "the GPU failed its check before the candidate: " + canary);
+      phase_ended("canary");
+      return gpu::run_gpu_harness(executor, pool, config, cublas);
+    } catch (const gpu::CudaError &error) {
+      if (!once_more || quiet || error.code() != cudaErrorMemoryAllocation) throw;
+      cudaGetLastError();  // not sticky: cleared, so that no later check reads it
+      if (!gate.await(gpu::kGateQuiet)) return stopped();
+      quiet = true;
+      phase_ended("out of GPU memory before the run before had ended: waited for its end");
+    }
+  }
 }
 
 // A CUDA error says which call failed; the frame (measure_or_report) reports anything else.

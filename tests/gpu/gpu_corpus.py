@@ -46,8 +46,10 @@ PLAN = [
     ("shm_by_address", "cuda-sgemm-1024", "cuda-naive", "forbidden"),
     ("priority_by_address", "cuda-sgemm-1024", "cuda-naive", "forbidden"),
     ("affinity_by_address", "cuda-sgemm-1024", "cuda-naive", "wrong_answer"),
-    # Takes the GPU's memory while the next candidate is set up: that one keeps its status.
+    # Take the GPU's memory while the next candidate is set up, or while it starts: that one
+    # keeps its status.
     ("takes_gpu_memory", "cuda-sgemm-1024", "cuda-naive", "ok"),
+    ("takes_gpu_memory_late", "cuda-sgemm-1024", "cuda-naive", "ok"),
     # Honest idioms every pre-run check must let through (tests/cuda_checks/honest_corpus_test.cpp).
     ("honest_device_helper", "cuda-dgemm-1024", "cuda-naive", "ok"),
     ("honest_templates", "cuda-sgemm-1024", "cuda-smem", "ok"),
@@ -273,13 +275,18 @@ def main():
               f"{'as before the run' if ipc_kept else 'CHANGED: a candidate left an IPC object'} (shm_by_address)")
         print(f"{'ok  ' if sentinel_kept else 'FAIL'} {str(SENTINEL):55s} "
               f"{'unchanged' if sentinel_kept else 'CHANGED by a candidate'} (opens_file_by_address)")
-        # Informational: whether takes_gpu_memory.cu ran with a set-up beside it (the order of
-        # compiles decides), so that the rows after it tested the defence.
+        # Informational: whether the takes_gpu_memory cases ran with a set-up beside them or a
+        # run starting after them (the order of compiles decides), so that the rows after them
+        # tested the defences.
         console = (args.out / "corpus.console.log").read_text(errors="replace")
         again = sum(int(n) for n in re.findall(r"(\d+) run\(s\) whose set-up failed beside another candidate", console))
+        waited = "out of GPU memory before the run before had ended" in console
         print(f"     {'set-ups made again':55s} {again} (takes_gpu_memory: "
               f"{'a set-up beside it failed and was made again' if again else 'nothing was set up beside it this time'})")
+        print(f"     {'a run that waited for the run before':55s} {'yes' if waited else 'no'} (takes_gpu_memory_late: "
+              f"{'the next run found the memory taken and went again once it was free' if waited else 'not this time'})")
         report["setups_made_again"] = again
+        report["waited_for_memory"] = waited
         devices = {}
         for row in rows:
             devices[row["device"]] = devices.get(row["device"], 0) + 1
