@@ -166,25 +166,23 @@ Measurement run_candidate(const RunnerArgs &args, const gpu::StartGate &gate, Me
     return word;
   };
   config.phase_ended = phase_ended;
-  // Until 'q' the run before may still be ending, and a candidate that took the GPU's memory
-  // holds it until its executor is reaped: an allocation that fails then is not this
-  // candidate's, which is loaded only after the calibration. It goes once more after 'q'.
-  for (bool once_more = true;; once_more = false) {
-    try {
-      // The run before this one has handed its result over and killed its executor: a GPU it
-      // broke is not blamed on this candidate.
-      if (std::string canary = gpu::run_canary(); !canary.empty())
-        return failed_measurement(Status::runtime_error, "the GPU failed its check before the candidate: " + canary);
-      phase_ended("canary");
-      return gpu::run_gpu_harness(executor, pool, config, cublas);
-    } catch (const gpu::CudaError &error) {
-      if (!once_more || quiet || error.code() != cudaErrorMemoryAllocation) throw;
-      cudaGetLastError();  // not sticky: cleared, so that no later check reads it
-      if (!gate.await(gpu::kGateQuiet)) return stopped();
-      quiet = true;
-      phase_ended("out of GPU memory before the run before had ended: waited for its end");
-    }
-  }
+  const auto steps = [&] {
+    // The run before this one has handed its result over and killed its executor: a GPU it
+    // broke is not blamed on this candidate.
+    if (std::string canary = gpu::run_canary(); !canary.empty())
+      return failed_measurement(Status::runtime_error, "the GPU failed its check before the candidate: " + canary);
+    phase_ended("canary");
+    return gpu::run_gpu_harness(executor, pool, config, cublas);
+  };
+  // A candidate that took the GPU's memory holds it until its executor is reaped, while this
+  // run's canary and references already run.
+  const auto out_of_memory = [&phase_ended](const gpu::CudaError &error) {
+    if (error.code() != cudaErrorMemoryAllocation) return false;
+    cudaGetLastError();  // not sticky: cleared, so that no later check reads it
+    phase_ended("out of GPU memory before the run before had ended (attempted again after it)");
+    return true;
+  };
+  return gpu::attempt_again_after_quiet<gpu::CudaError>(gate, quiet, steps, out_of_memory, stopped);
 }
 
 // A CUDA error says which call failed; the frame (measure_or_report) reports anything else.

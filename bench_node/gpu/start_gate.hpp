@@ -110,4 +110,24 @@ class StartGate {
   int fd_;
 };
 
+// A staged run's steps from 'g' on, through `attempt`. Until 'q' the run before may still be
+// ending and hold what the GPU has (its candidate's memory is freed only once its executor is
+// reaped): an `Error` that `held_back` says came from that is not this run's, whose candidate is
+// loaded only after its calibration, after 'q'. Once, then, this waits for 'q' and attempts
+// again; anything else, a second failure, or one after 'q', is the caller's. `quiet` says
+// whether 'q' has come (the caller's polls set it too); `closed` answers a gate the rank closed.
+template <typename Error, typename Attempt, typename HeldBack, typename Closed>
+auto attempt_again_after_quiet(const StartGate &gate, bool &quiet, Attempt attempt, HeldBack held_back,
+                               Closed closed) -> decltype(attempt()) {
+  for (bool once_more = true;; once_more = false) {
+    try {
+      return attempt();
+    } catch (const Error &error) {
+      if (!once_more || quiet || !held_back(error)) throw;
+    }
+    if (!gate.await(kGateQuiet)) return closed();
+    quiet = true;
+  }
+}
+
 }  // namespace hpcreward::gpu
