@@ -114,8 +114,10 @@ class StartGate {
 // ending and hold what the GPU has (its candidate's memory is freed only once its executor is
 // reaped): an `Error` that `held_back` says came from that is not this run's, whose candidate is
 // loaded only after its calibration, after 'q'. Once, then, this waits for 'q' and attempts
-// again; anything else, a second failure, or one after 'q', is the caller's. `quiet` says
-// whether 'q' has come (the caller's polls set it too); `closed` answers a gate the rank closed.
+// again; anything else, a second failure, or one after 'q', is the caller's. `held_back` is
+// asked only when the attempt would go again, so it may prepare for it (clear an error, mark a
+// phase). `quiet` says whether 'q' has come (the caller's polls set it too); `closed` answers a
+// gate the rank closed.
 template <typename Error, typename Attempt, typename HeldBack, typename Closed>
 auto attempt_again_after_quiet(const StartGate &gate, bool &quiet, Attempt attempt, HeldBack held_back,
                                Closed closed) -> decltype(attempt()) {
