@@ -191,13 +191,14 @@ def run_pipeline(out, candidates, np_, gpu_args, gpus=1):
 
 
 def scaling_runs(out, candidates, gpus, gpu_args):
-    """`candidates` honest CUDA candidates with one GPU rank, then with `gpus`: each run's rates
-    and the ratio (steady, with start-up, and of the ranks' own rates summed). Returns the report
-    and whether a run failed or lost rows."""
+    """`candidates` honest CUDA candidates with one GPU rank, then with `gpus` (and with two between
+    them, so that a 4-GPU machine records 1, 2 and 4): each run's rates, each run's steady rate
+    against one rank's, and the ratio of `gpus` to one (steady, with start-up, and of the ranks' own
+    rates summed). Returns the report and whether a run failed or lost rows."""
     batch = out / "scaling.jsonl"
     batch.write_text("".join(json.dumps(line) + "\n" for line in batch_lines(candidates, "scaling", "s")))
     runs, failed = {}, False
-    for count in (1, gpus):
+    for count in sorted({1, min(2, gpus), gpus}):
         rc_s, wall_s = run_pipeline(out / f"scaling-{count}", batch, 0, gpu_args, count)
         log = out / f"scaling-{count}" / "rewards.h5"
         rows_s = read_rows(log) if log.exists() else []
@@ -213,6 +214,8 @@ def scaling_runs(out, candidates, gpus, gpu_args):
               f"rows per device {devices}, each rank's own steady rate "
               + ", ".join(f"{device} {per_s:.3f}/s" for device, per_s in sorted(runs[count]["per_device_per_s"].items())))
     one, many = runs[1], runs[gpus]
+    for run in runs.values():
+        run["vs_one_rank"] = run["steady_per_s"] / one["steady_per_s"] if one["steady_per_s"] and run["steady_per_s"] else None
     ratio = (many["steady_per_s"] / one["steady_per_s"]) if one["steady_per_s"] and many["steady_per_s"] else None
     ratio_wall = (many["with_startup_per_s"] / one["with_startup_per_s"]
                   if one["with_startup_per_s"] and many["with_startup_per_s"] else None)

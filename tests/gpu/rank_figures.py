@@ -5,7 +5,8 @@ on a GPU machine (about 6 minutes on two H200s).
   python3 tests/gpu/rank_figures.py --out DIR [--gpus G] [--scaling N] [--skip NAME ...] [--gpu-arg ARG ...]
 
   scaling  N honest CUDA candidates (default 128) with one GPU rank, then with G (default: every
-           GPU, at least 2): the steady rates and each rank's own (gpu_corpus.py --scaling).
+           GPU, at least 2; with two as well when G is more): the steady rates and each rank's own
+           (gpu_corpus.py --scaling).
            Target: G ranks at least 0.95 G times one.
   main     the generator's CUDA search alone: `jobs/local.sh --np 0 --gpus 1 --cuda-evaluations
            64`, then `--gpus G --cuda-evaluations 48G`, first to last row. Target as above.

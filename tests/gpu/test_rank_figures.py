@@ -49,3 +49,26 @@ def test_scaling_runs_compare_one_rank_with_g(tmp_path, monkeypatch):
     assert report["ranks_ratio"] == 2.0
     assert report["with_startup_ratio"] == 1.0
     assert (tmp_path / "scaling.jsonl").read_text().count("\n") == 8
+    assert report["runs"][2]["vs_one_rank"] == 7 / 3
+
+
+def test_scaling_runs_on_four_gpus_record_two_ranks_too(tmp_path, monkeypatch):
+    import gpu_corpus
+    counts = []
+
+    def fake_pipeline(out, candidates, np_, gpu_args, gpus=1):
+        counts.append(gpus)
+        (out / "rewards.h5").parent.mkdir(parents=True)
+        (out / "rewards.h5").write_text(str(gpus))
+        return 0, 10.0
+
+    def fake_rows(log):  # G ranks side by side, a row a second each
+        gpus = int(log.read_text())
+        return [{"status": "ok", "device": f"cuda:{i % gpus}", "time": float(i // gpus)} for i in range(16)]
+
+    monkeypatch.setattr(gpu_corpus, "run_pipeline", fake_pipeline)
+    monkeypatch.setattr(gpu_corpus, "read_rows", fake_rows)
+    report, failed = gpu_corpus.scaling_runs(tmp_path, 16, 4, [])
+    assert not failed and counts == [1, 2, 4]
+    assert report["runs"][2]["vs_one_rank"] == (15 / 7) / (15 / 15)
+    assert report["steady_ratio"] == (15 / 3) / (15 / 15)
