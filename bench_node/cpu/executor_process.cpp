@@ -111,7 +111,7 @@ Verdict ExecutorProcess::resume(double &seconds) {
 
 Verdict ExecutorProcess::start() {
   pid_ = spawn_executor({options_.program, "--region-bytes", std::to_string(region_.bytes()), "--object",
-                         options_.object},
+                         options_.object, "--threads", options_.threads ? "allowed" : "none"},
                         {region_.fd()});
   // The first stop: started, region mapped. Then the handshake, with no candidate loaded.
   if (next_change().si_code != CLD_STOPPED) {

@@ -26,6 +26,7 @@ struct ExecutorOptions {
   std::string object;   // the candidate's shared object
   std::size_t element_bytes = 8;
   bool batched = false;  // the candidate's signature: Layout::batched
+  bool threads = true;   // false: the executor's filter kills any new thread (no OpenMP in the stage)
   std::size_t operand_bytes = 0;  // of the shared region
   int calibration_rounds = 16;
 };

@@ -1,5 +1,6 @@
 #include "bench_node/cpu/runner_args.hpp"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -42,6 +43,7 @@ po::options_description runner_options() {
       ("element-tolerance", po::value<double>()->default_value(0), "GPU: bound on |C-Cref|_ij/(|A||B|)_ij")
       ("ring-bytes", po::value<std::uint64_t>()->default_value(0), "GPU: device memory for the timing ring")
       ("l2-bytes", po::value<std::uint64_t>()->default_value(0), "GPU: the device's L2 size")
+      ("no-threads", po::bool_switch(), "CPU: the candidate may start no thread (a stage without OpenMP)")
       ("gated", po::bool_switch(), "GPU: started ahead of its turn, waits at the gate (fd 7)");
   return options;
 }
@@ -53,6 +55,12 @@ Shape shape_option(const std::string &text) {
 }
 
 }  // namespace
+
+bool compiler_flags_offer_threads(const std::vector<std::string> &flags) {
+  return std::any_of(flags.begin(), flags.end(), [](const std::string &flag) {
+    return flag == "-fopenmp" || flag == "-pthread";
+  });
+}
 
 RunnerArgs runner_args_for(const std::string &object_path, const Problem &problem, const TimingOptions &timing) {
   RunnerArgs args;
@@ -94,6 +102,7 @@ std::vector<std::string> to_arguments(const RunnerArgs &args) {
   if (args.ring_bytes > 0) out.insert(out.end(), {"--ring-bytes", std::to_string(args.ring_bytes)});
   if (args.l2_bytes > 0) out.insert(out.end(), {"--l2-bytes", std::to_string(args.l2_bytes)});
   if (args.gated) out.push_back("--gated");
+  if (!args.threads) out.push_back("--no-threads");
   for (const Shape &shape : args.check_shapes) {
     out.push_back("--check");
     out.push_back(to_string(shape));
@@ -134,6 +143,7 @@ RunnerArgs parse_runner_args(int argc, const char *const *argv) {
   args.ring_bytes = values["ring-bytes"].as<std::uint64_t>();
   args.l2_bytes = values["l2-bytes"].as<std::uint64_t>();
   args.gated = values["gated"].as<bool>();
+  args.threads = !values["no-threads"].as<bool>();
   return args;
 }
 

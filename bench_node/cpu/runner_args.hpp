@@ -21,6 +21,9 @@ struct RunnerArgs {
   int result_fd = 3;  // the runner writes its one result object here
   int token_fd = 4;   // and reads the rank's token from here first
   bool gated = false;  // GPU: started ahead of its turn (bench_node/gpu/start_gate.hpp)
+  // CPU: whether the candidate may start threads (a stage compiled for OpenMP); without, the
+  // executor's filter kills every new thread (sandbox/seccomp_filter.hpp).
+  bool threads = true;
   int progress_fd = -1;  // marks progress here before calls into the candidate (progress_marks.hpp); -1: none
   // The GPU runner only (hpcreward-gpu-runner reads the same command line); 0: unused.
   double element_tolerance = 0;   // Problem::element_tolerance
@@ -30,6 +33,10 @@ struct RunnerArgs {
 
 // What every runner (CPU and GPU) is told of a task: its object, problem and timing.
 RunnerArgs runner_args_for(const std::string &object_path, const Problem &problem, const TimingOptions &timing);
+
+// Whether a stage compiled with these flags offers threads: OpenMP (-fopenmp) or POSIX threads
+// (-pthread). -fopenmp-simd starts none.
+bool compiler_flags_offer_threads(const std::vector<std::string> &flags);
 
 // Arguments after the program name.
 std::vector<std::string> to_arguments(const RunnerArgs &args);

@@ -31,6 +31,7 @@ Measurement measure(const RunnerArgs &args, const HarnessConfig &config) {
                             .object = args.object_path,
                             .element_bytes = sizeof(T),
                             .batched = args.layout.batched,
+                            .threads = args.threads,
                             .operand_bytes = harness_operand_bytes<T>(config)});
   if (Verdict verdict = executor.start(); !verdict.ok()) return failed_measurement(verdict.status, verdict.reason);
   return run_harness<T>(executor, config);

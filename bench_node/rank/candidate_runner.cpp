@@ -34,6 +34,7 @@ RunTimeLimit SandboxedRunner::silence_limit(const BenchTask &task) const {
 ChildSpec SandboxedRunner::child_spec(const RunRequest &request, const std::string &token) const {
   const BenchTask &task = *request.task;
   RunnerArgs args = runner_args_for(request.object.string(), task.problem, options_.timing);
+  args.threads = compiler_flags_offer_threads(task.compiler_flags);
   const RunTimeLimit silence = silence_limit(task);
   if (silence.seconds > 0) args.progress_fd = kChildProgressFd;
 

@@ -42,7 +42,9 @@
 //                                                          would move pages other processes share
 //   threads     clone        only with CLONE_THREAD|CLONE_VM|CLONE_SIGHAND set and none of
 //                            CLONE_VFORK, CLONE_PARENT, CLONE_PTRACE, CLONE_NEW* (a thread of
-//                            this process, never a new process or namespace)
+//                            this process, never a new process or namespace), and only when
+//                            CandidateFilter::threads (a stage compiled for OpenMP): elsewhere
+//                            every clone kills
 //               futex, set_robust_list, rseq, exit, gettid, getpid
 //               sched_yield, sched_getaffinity, getcpu
 //   signals     rt_sigprocmask, rt_sigreturn, restart_syscall
@@ -187,7 +189,7 @@ SeccompContext build_filter(const CandidateFilter &filter) {
   constexpr std::uint64_t kNever = CLONE_VFORK | CLONE_PARENT | CLONE_PTRACE | CLONE_UNTRACED |
                                    CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC |
                                    CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET;
-  b.allow("clone", {SCMP_A0(SCMP_CMP_MASKED_EQ, kThread | kNever, kThread)});
+  if (filter.threads) b.allow("clone", {SCMP_A0(SCMP_CMP_MASKED_EQ, kThread | kNever, kThread)});
   b.rule(SCMP_ACT_ERRNO(ENOSYS), "clone3");
   for (const char *name : {"futex", "set_robust_list", "rseq", "exit", "gettid", "getpid",
                            "sched_yield", "sched_getaffinity", "getcpu"})

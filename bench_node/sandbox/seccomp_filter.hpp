@@ -32,6 +32,10 @@ struct CandidateFilter {
   int result_fd = 3;  // writable besides stdout (1) and stderr (2); -1: none (the executor)
   int progress_fd = -1;  // writable too when >= 0 (the rank's watchdog: progress_marks.hpp)
   pid_t self = 0;     // the process allowed to signal itself (abort, raise); 0: getpid()
+  // New threads (clone of a thread of this process): only in stages compiled for OpenMP. The
+  // team libgomp starts before the filter (openmp_team.hpp) needs none; a candidate whose
+  // prompt says it runs single-threaded gets no second CPU.
+  bool threads = true;
 };
 
 // Sets no_new_privs and loads the filter on every thread of the calling process, for good.

@@ -42,8 +42,9 @@ namespace {
 
 using namespace hpcreward::testing;
 
-enum class Filter { cpu, gpu };
-enum class Outcome { killed, harmless };
+// cpu: a stage with OpenMP (threads allowed); cpu_one_thread: a stage without.
+enum class Filter { cpu, cpu_one_thread, gpu };
+enum class Outcome { killed, harmless, as_on_cpu };
 
 // One hostile call. `attempt` returns 0 when, seen from inside, nothing changed (a call the
 // filter makes a no-op); anything else means the call did what it asked.
@@ -52,6 +53,7 @@ struct Hostile {
   std::function<int()> attempt;
   Outcome cpu;
   Outcome gpu;
+  Outcome cpu_one_thread = Outcome::as_on_cpu;  // differs only for calls that start a thread
 };
 
 std::ostream &operator<<(std::ostream &out, const Hostile &h) { return out << h.name; }
@@ -117,9 +119,9 @@ std::vector<Hostile> hostile_calls() {
          pthread_t thread;
          if (::pthread_create(&thread, nullptr, [](void *) -> void * { return nullptr; }, nullptr) != 0) return 0;
          ::pthread_join(thread, nullptr);
-         return 0;  // allowed on CPUs, where the measurer stops the whole process
+         return 0;  // allowed on CPUs with OpenMP, where the measurer stops the whole process
        },
-       harmless, killed},
+       harmless, killed, killed},
       // CPUs: its own, and another process's.
       {"sched_setaffinity_widen_own",
        [] {
@@ -145,7 +147,7 @@ std::vector<Hostile> hostile_calls() {
          ::pthread_join(thread, nullptr);
          return result;
        },
-       harmless, killed},
+       harmless, killed, killed},
       {"sched_setaffinity_victim",
        [] {
          ::sched_setaffinity(g_victim, sizeof g_one_cpu, &g_one_cpu);
@@ -310,12 +312,15 @@ TEST_P(HostileCall, IsKilledOrChangesNothing) {
   const Ended ended = run_filtered([&] { return hostile.attempt(); },
                                    {.before_install = {}, .install = [filter] {
                                      set_up_as_executor(filter);
-                                     if (filter == Filter::cpu)
-                                       install_candidate_filter({.result_fd = -1, .self = 0});
-                                     else
+                                     if (filter == Filter::gpu)
                                        install_gpu_candidate_filter({.result_fd = -1, .self = 0});
+                                     else
+                                       install_candidate_filter(
+                                           {.result_fd = -1, .self = 0, .threads = filter == Filter::cpu});
                                    }});
-  const Outcome expected = filter == Filter::cpu ? hostile.cpu : hostile.gpu;
+  Outcome expected = filter == Filter::gpu ? hostile.gpu : hostile.cpu;
+  if (filter == Filter::cpu_one_thread && hostile.cpu_one_thread != Outcome::as_on_cpu)
+    expected = hostile.cpu_one_thread;
   if (expected == Outcome::killed)
     expect_sigsys(ended);
   else
@@ -325,10 +330,13 @@ TEST_P(HostileCall, IsKilledOrChangesNothing) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Executors, HostileCall,
-                         ::testing::Combine(::testing::Values(Filter::cpu, Filter::gpu),
+                         ::testing::Combine(::testing::Values(Filter::cpu, Filter::cpu_one_thread, Filter::gpu),
                                             ::testing::ValuesIn(hostile_calls())),
                          [](const auto &info) {
-                           return std::string(std::get<0>(info.param) == Filter::cpu ? "cpu_" : "gpu_") +
+                           const Filter filter = std::get<0>(info.param);
+                           return std::string(filter == Filter::cpu              ? "cpu_"
+                                              : filter == Filter::cpu_one_thread ? "cpu_one_thread_"
+                                                                                 : "gpu_") +
                                   std::get<1>(info.param).name;
                          });
 
