@@ -1,5 +1,8 @@
 #include "stages/qd_archive.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace hpcreward {
 
 std::string_view to_string(ArchiveChange change) {
@@ -11,20 +14,32 @@ std::string_view to_string(ArchiveChange change) {
   return "no_change";
 }
 
+double elite_margin(double challenger_spread, double elite_spread) {
+  // A spread that is not a finite non-negative number says nothing: the floor alone.
+  auto usable = [](double spread) { return std::isfinite(spread) && spread > 0 ? spread : 0.0; };
+  return std::max(kMinEliteMargin, usable(challenger_spread) + usable(elite_spread));
+}
+
 ArchiveUpdate QdArchive::update(const ArchiveEntry &entry) {
-  Niches &niches = cells_[{entry.problem, entry.stage}];
+  const Cell cell{entry.problem, entry.stage};
+  Niches &niches = cells_[cell];
   ArchiveUpdate result;
+  const std::string &source = entry.candidate.source_sha256;
+  result.repeated_source = !source.empty() && !sources_[cell].insert(source).second;
   auto it = niches.find(entry.descriptor_key);
+  double bonus = 0;
   if (it == niches.end()) {
     niches.emplace(entry.descriptor_key, entry.candidate);
     result.change = ArchiveChange::new_niche;
-    if (shaping_.enabled) result.bonus = shaping_.new_niche_bonus;
-  } else if (entry.candidate.gflops > it->second.gflops) {
+    bonus = shaping_.new_niche_bonus;
+  } else if (entry.candidate.gflops >
+             it->second.gflops * (1 + elite_margin(entry.candidate.spread, it->second.spread))) {
     result.previous = it->second;
     it->second = entry.candidate;
     result.change = ArchiveChange::new_elite;
-    if (shaping_.enabled) result.bonus = shaping_.new_elite_bonus;
+    bonus = shaping_.new_elite_bonus;
   }
+  if (shaping_.enabled && !result.repeated_source) result.bonus = bonus;
   return result;
 }
 

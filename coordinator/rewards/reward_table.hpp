@@ -28,6 +28,10 @@ class RewardTable {
   // GFLOPS defaults over 100, so that they keep their order and weigh against rewards near 1
   // as the defaults weigh against GFLOPS.
   static constexpr double kRatioPenaltyScale = 0.01;
+  // What the archive's shaping bonuses (ladder file, written against GFLOPS rewards) are
+  // multiplied by: kRatioPenaltyScale in the ratio modes, 1 in gflops. A bonus must weigh
+  // against the mode's rewards as the penalties do, or +5 swamps rewards near 1.
+  double shaping_scale() const { return mode_.kind() == RewardMode::Kind::gflops ? 1.0 : kRatioPenaltyScale; }
 
  private:
   std::map<Status, double> penalties_;

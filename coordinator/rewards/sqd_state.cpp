@@ -66,7 +66,7 @@ ArchiveOutcome SqdState::update_archive(const RewardRow &row, const TechniqueSum
   if (row.status != "ok" || !techniques.detected) return outcome;
   const std::string key = descriptor_key(techniques);
   const ArchiveUpdate update =
-      archive_.update({row.problem, row.stage, key, {row.candidate_id, row.gflops, row.source_sha256}});
+      archive_.update({row.problem, row.stage, key, {row.candidate_id, row.gflops, row.source_sha256, row.cv}});
   if (update.change == ArchiveChange::no_change) return outcome;
   outcome.change = std::string(to_string(update.change));
   outcome.bonus = update.bonus;

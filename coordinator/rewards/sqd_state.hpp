@@ -20,7 +20,8 @@
 namespace hpcreward {
 
 // What one row did to the archive: the change (for the row's `archive` column), the
-// record to log and the shaping bonus (0 unless shaping is on).
+// record to log and the shaping bonus in the ladder's units (0 unless shaping is on, and for
+// a source the cell was offered before); the row writer scales it with the reward mode.
 struct ArchiveOutcome {
   std::string change;  // "new_niche", "new_elite" or ""
   std::optional<ArchiveRecord> record;

@@ -106,8 +106,9 @@ RewardRow RowWriter::write(RewardRow row, const PreparedCandidate &candidate, co
                            double *bonus) {
   ArchiveOutcome archive = sqd_.update_archive(row, measurement.techniques, rows_in_log_, row.time);
   row.archive = archive.change;
-  row.reward += archive.bonus;
-  if (bonus) *bonus = archive.bonus;
+  const double scaled = archive.bonus * rewards_.shaping_scale();  // in the mode's units
+  row.reward += scaled;
+  if (bonus) *bonus = scaled;
   sink_.append(row, candidate.code);
   if (archive.record) sink_.append_archive(*archive.record);
   return counted(std::move(row));

@@ -32,8 +32,9 @@ class RowWriter {
   // The row of a candidate the coordinator decided alone (its verdict), on `host`.
   RewardRow decided_row(const PreparedCandidate &candidate, const Measurement &decided, const std::string &host) const;
 
-  // Offers a measured row to the archive (its shaping bonus goes into the reward and, if asked,
-  // `*bonus`), then writes it. Returns it as written.
+  // Offers a measured row to the archive (its shaping bonus, scaled with the reward mode:
+  // RewardTable::shaping_scale, goes into the reward and, if asked, `*bonus`), then writes it.
+  // Returns it as written.
   RewardRow write(RewardRow row, const PreparedCandidate &candidate, const Measurement &measurement,
                   double *bonus = nullptr);
   // Writes a row that reuses `origin`'s measurement under `key`, with `bonus` added to its

@@ -138,6 +138,37 @@ TEST(RowWriter, EveryRowKeepsItsYardsticksAndItsRewardFollowsTheMode) {
   EXPECT_EQ(wrong.reason, "row 3 wrong");
 }
 
+TEST(RowWriter, ShapingBonusesAreScaledInTheRatioModesAsThePenaltiesAre) {
+  for (const char *mode : {"gflops", "fraction", "speedup:openblas"}) {
+    Harness h;
+    h.rewards.set_mode(RewardMode::parse(mode));
+    const double scale = std::string(mode) == "gflops" ? 1.0 : RewardTable::kRatioPenaltyScale;
+    EXPECT_EQ(h.rewards.shaping_scale(), scale) << mode;
+    BenchResult result = answer(1, 30.0);
+    result.measurement.yardsticks = {.openblas = 40};
+    const PreparedCandidate first = candidate("c0");
+    double bonus = 0;
+    const RewardRow row = h.writer.write(h.writer.measured_row(first, result, 0), first, result.measurement, &bonus);
+    EXPECT_EQ(row.archive, "new_niche") << mode;
+    EXPECT_DOUBLE_EQ(bonus, 5 * scale) << mode;
+    const double raw = std::string(mode) == "gflops" ? 30.0 : 0.75;
+    EXPECT_DOUBLE_EQ(row.reward, raw + 5 * scale) << mode;
+  }
+}
+
+TEST(RowWriter, ARepeatedSourceEarnsNoBonusEvenWhenItTimesFaster) {
+  Harness h;
+  const PreparedCandidate first = candidate("c0"), twin = candidate("c1");  // the same code
+  double bonus = -1;
+  h.writer.write(h.writer.measured_row(first, answer(1, 18.44), 0), first, answer(1, 18.44).measurement, &bonus);
+  EXPECT_EQ(bonus, 5);
+  const RewardRow again =
+      h.writer.write(h.writer.measured_row(twin, answer(1, 30.0), 0), twin, answer(1, 30.0).measurement, &bonus);
+  EXPECT_EQ(again.archive, "new_elite") << "the archive keeps the better timing";
+  EXPECT_EQ(bonus, 0);
+  EXPECT_EQ(again.reward, 30.0);
+}
+
 TEST(RowWriter, ProgressCountsRowsWrittenAndRowsAlreadyLogged) {
   Harness h;
   h.writer.expect(3);

@@ -94,5 +94,48 @@ TEST(SqdState, ALogRowIsObservedWithItsStatus) {
   EXPECT_THROW(observation_from_row(row), std::invalid_argument);
 }
 
+RewardRow ok_row(const std::string &id, double gflops, double cv, char source) {
+  RewardRow row;
+  row.candidate_id = id;
+  row.problem = "dgemm-256";
+  row.stage = "o3";
+  row.status = "ok";
+  row.gflops = gflops;
+  row.cv = cv;
+  row.source_sha256 = std::string(64, source);
+  row.techniques = "plain";
+  row.loop_order = "ikj";
+  return row;
+}
+
+TEST(SqdState, AResumeReplaysTheMarginAndTheSourcesSoNothingIsPaidTwice) {
+  LadderConfig config = default_ladder();
+  config.shaping = {true, 5.0, 2.0};
+  // Live: a kernel, its re-timing (noise), the same kernel re-sent and timed faster, a rival.
+  const std::vector<RewardRow> rows = {ok_row("a", 18.44, 0.002, 'a'), ok_row("b", 18.45, 0.002, 'b'),
+                                       ok_row("c", 25, 0.002, 'a'), ok_row("d", 30, 0.002, 'd')};
+  SqdState live(config, true);
+  std::vector<ArchiveRecord> logged;
+  std::vector<double> bonuses;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    ArchiveOutcome outcome = live.update_archive(rows[i], summary_from_row(rows[i]), i, 1);
+    bonuses.push_back(outcome.bonus);
+    if (outcome.record) logged.push_back(*outcome.record);
+  }
+  EXPECT_EQ(bonuses, (std::vector<double>{5.0, 0, 0, 2.0}));
+  ASSERT_EQ(logged.size(), 3u) << "b changed nothing";
+
+  std::vector<ArchiveRecord> missing;
+  SqdState resumed = SqdState::rebuild(config, true, rows, {}, logged, [](const RewardRow &) {
+    return std::optional<double>();
+  }, missing);
+  EXPECT_EQ(resumed.archive(), live.archive());
+  EXPECT_TRUE(missing.empty()) << "every record was logged: none is written again";
+  // After the resume, the twin re-sent once more earns nothing, as it would have live.
+  RewardRow again = ok_row("e", 40, 0.002, 'a');
+  EXPECT_EQ(resumed.update_archive(again, summary_from_row(again), rows.size(), 2).bonus, 0);
+  EXPECT_EQ(live.update_archive(again, summary_from_row(again), rows.size(), 2).bonus, 0);
+}
+
 }  // namespace
 }  // namespace hpcreward
