@@ -1,6 +1,11 @@
 #include "techniques/loop_nest.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <climits>
+#include <cstdlib>
+#include <limits>
+#include <optional>
 #include <set>
 
 namespace hpcreward::techniques {
@@ -184,6 +189,186 @@ std::string find_loop_order(const std::vector<Loop> &loops, unsigned *line) {
     if (order_in(loop, stack, order, line)) return order;
   }
   return {};
+}
+
+namespace {
+
+// An integer range a (sub)expression's value lies in; nullopt: not understood.
+struct Range {
+  long double lo, hi;
+};
+using Value = std::optional<Range>;
+
+// Recursive descent over the tokens, C's precedence; a boolean is a range within [0, 1].
+class ConditionEval {
+ public:
+  ConditionEval(const std::vector<std::string> &tokens, const std::set<std::string> &dimensions,
+                const std::map<std::string, long> &constants)
+      : tokens_(tokens), dimensions_(dimensions), constants_(constants) {}
+
+  Value whole() {
+    Value value = logical_or();
+    return at_end() ? value : std::nullopt;
+  }
+
+ private:
+  bool at_end() const { return pos_ >= tokens_.size(); }
+  bool take(const char *token) {
+    if (at_end() || tokens_[pos_] != token) return false;
+    ++pos_;
+    return true;
+  }
+  static Value checked(Range r) {  // beyond an int (or NaN): C would overflow or convert; give up
+    if (!(r.lo >= INT_MIN && r.hi <= INT_MAX)) return std::nullopt;
+    return r;
+  }
+  static Range boolean(bool can_be_false, bool can_be_true) {
+    return {can_be_false ? 0.0L : 1.0L, can_be_true ? 1.0L : 0.0L};
+  }
+  static bool can_be_zero(Range r) { return r.lo <= 0 && r.hi >= 0; }
+  static bool can_be_nonzero(Range r) { return r.lo != 0 || r.hi != 0; }
+
+  Value logical_or() {
+    Value left = logical_and();
+    while (left && take("||")) {
+      Value right = logical_and();
+      if (!right) return std::nullopt;
+      left = boolean(can_be_zero(*left) && can_be_zero(*right), can_be_nonzero(*left) || can_be_nonzero(*right));
+    }
+    return left;
+  }
+  Value logical_and() {
+    Value left = equality();
+    while (left && take("&&")) {
+      Value right = equality();
+      if (!right) return std::nullopt;
+      left = boolean(can_be_zero(*left) || can_be_zero(*right), can_be_nonzero(*left) && can_be_nonzero(*right));
+    }
+    return left;
+  }
+  Value equality() {
+    Value left = relational();
+    while (left) {
+      const bool equal = take("==");
+      if (!equal && !take("!=")) break;
+      Value right = relational();
+      if (!right) return std::nullopt;
+      const bool may_meet = left->lo <= right->hi && right->lo <= left->hi;
+      const bool must_meet = left->lo == left->hi && right->lo == right->hi && left->lo == right->lo;
+      left = equal ? boolean(!must_meet, may_meet) : boolean(may_meet, !must_meet);
+    }
+    return left;
+  }
+  Value relational() {
+    Value left = additive();
+    while (left) {
+      std::string op;
+      for (const char *candidate : {"<=", ">=", "<", ">"})
+        if (take(candidate)) {
+          op = candidate;
+          break;
+        }
+      if (op.empty()) break;
+      Value right = additive();
+      if (!right) return std::nullopt;
+      Range a = *left, b = *right;
+      if (op == ">" || op == ">=") std::swap(a, b);  // a > b is b < a
+      const bool strict = op == "<" || op == ">";
+      const bool always = strict ? a.hi < b.lo : a.hi <= b.lo;
+      const bool never = strict ? a.lo >= b.hi : a.lo > b.hi;
+      left = boolean(!always, !never);
+    }
+    return left;
+  }
+  Value additive() {
+    Value left = multiplicative();
+    while (left) {
+      const bool plus = take("+");
+      if (!plus && !take("-")) break;
+      Value right = multiplicative();
+      if (!right) return std::nullopt;
+      left = checked(plus ? Range{left->lo + right->lo, left->hi + right->hi}
+                          : Range{left->lo - right->hi, left->hi - right->lo});
+    }
+    return left;
+  }
+  Value multiplicative() {
+    Value left = unary();
+    while (left && take("*")) {
+      Value right = unary();
+      if (!right) return std::nullopt;
+      const long double p[4] = {left->lo * right->lo, left->lo * right->hi, left->hi * right->lo,
+                                left->hi * right->hi};
+      left = checked({*std::min_element(p, p + 4), *std::max_element(p, p + 4)});
+    }
+    return left;
+  }
+  Value unary() {
+    if (take("-")) {
+      Value v = unary();
+      return v ? checked({-v->hi, -v->lo}) : std::nullopt;
+    }
+    if (take("+")) return unary();
+    if (take("!")) {
+      Value v = unary();
+      return v ? std::optional(boolean(can_be_nonzero(*v), can_be_zero(*v))) : std::nullopt;
+    }
+    return primary();
+  }
+  Value primary() {
+    if (take("(")) {
+      Value v = logical_or();
+      return v && take(")") ? v : std::nullopt;
+    }
+    if (at_end()) return std::nullopt;
+    const std::string &token = tokens_[pos_++];
+    if (dimensions_.count(token) != 0) return Range{1, static_cast<long double>(kMaxDimension)};
+    if (const auto known = constants_.find(token); known != constants_.end())
+      return checked({static_cast<long double>(known->second), static_cast<long double>(known->second)});
+    if (token.empty()) return std::nullopt;
+    if (std::isalpha(static_cast<unsigned char>(token[0])) || token[0] == '_')  // any other name: any value
+      return Range{-std::numeric_limits<long double>::infinity(), std::numeric_limits<long double>::infinity()};
+    if (!std::isdigit(static_cast<unsigned char>(token[0]))) return std::nullopt;
+    char *end = nullptr;
+    const long value = std::strtol(token.c_str(), &end, 0);
+    for (; *end != '\0'; ++end)
+      if (std::string("uUlL").find(*end) == std::string::npos) return std::nullopt;
+    return checked({static_cast<long double>(value), static_cast<long double>(value)});
+  }
+
+  const std::vector<std::string> &tokens_;
+  const std::set<std::string> &dimensions_;
+  const std::map<std::string, long> &constants_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace
+
+Truth condition_truth(const std::vector<std::string> &tokens, const std::set<std::string> &dimensions,
+                      const std::map<std::string, long> &constants) {
+  if (tokens.empty()) return Truth::unknown;
+  const Value value = ConditionEval(tokens, dimensions, constants).whole();
+  if (!value) return Truth::unknown;
+  if (value->lo == 0 && value->hi == 0) return Truth::never;
+  if (value->lo > 0 || value->hi < 0) return Truth::always;
+  return Truth::unknown;
+}
+
+std::set<std::string> reachable_functions(const Functions &functions, const std::string &entry) {
+  std::set<std::string> reached;
+  if (functions.count(entry) == 0) {
+    for (const auto &[name, function] : functions) reached.insert(name);
+    return reached;
+  }
+  std::vector<std::string> pending = {entry};
+  while (!pending.empty()) {
+    const std::string name = pending.back();
+    pending.pop_back();
+    const auto it = functions.find(name);
+    if (it == functions.end() || !reached.insert(name).second) continue;
+    for (const std::string &callee : it->second.callees) pending.push_back(callee);
+  }
+  return reached;
 }
 
 }  // namespace hpcreward::techniques

@@ -3,6 +3,7 @@
 // loop order. Pure data and pure functions: the libclang side (source_techniques.cpp) fills
 // a forest of Loops; nothing here knows libclang.
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,12 +43,34 @@ struct Loop {
   std::vector<Local> locals;             // integer locals declared directly in its body
 };
 
-// A function the file defines: its parameters in order and its outermost loops.
+// A function the file defines: its parameters in order, its outermost loops, and the
+// functions it calls in code that may run (not under a condition that never holds).
 struct Function {
   std::vector<std::string> parameters;
   std::vector<Loop> loops;
+  std::set<std::string> callees;
 };
 using Functions = std::map<std::string, Function>;
+
+// Code that never runs must not describe a candidate (a loop nest under `if (m < 0)` opened
+// archive niches for its twin's work). These decide, from the source alone, what cannot run.
+//
+// What a condition is over every shape the harness runs: `never` true, `always` true, or
+// `unknown`. `dimensions` are names known to be a matrix dimension (matmul's int parameters:
+// every harness shape, nominal or check, has each in [1, kMaxDimension]); `constants` are
+// names with a known value; any other name may hold any value. Only integer literals, names,
+// parentheses, unary - + !, binary + - *, comparisons, && and || are understood; anything else
+// (a call, a subscript, a division, a cast, ?:, a value that could overflow an int) makes the
+// condition `unknown`, and such code is taken to run.
+enum class Truth { never, always, unknown };
+inline constexpr long kMaxDimension = 1L << 20;
+Truth condition_truth(const std::vector<std::string> &tokens, const std::set<std::string> &dimensions,
+                      const std::map<std::string, long> &constants = {});
+
+// The functions of `functions` that `entry` reaches through calls that may run, itself
+// included; every function when `entry` is not defined (nothing to start from). C candidates
+// cannot call through a pointer (a source check), so direct calls are all there is.
+std::set<std::string> reachable_functions(const Functions &functions, const std::string &entry);
 
 // A loop is a tile loop when it steps by more than 1 (or by a name) and some loop with a
 // smaller step runs over the tile:

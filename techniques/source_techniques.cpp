@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "c_analysis/clang_parse.hpp"
@@ -85,7 +86,13 @@ struct Walk {
   int omp = 0, avx = 0, simd = 0;
   std::string omp_evidence, avx_evidence, simd_evidence;
   std::vector<Loop> roots;
+  std::vector<std::string> root_function;  // the function each root is in
   Functions functions;  // by name, for following tiles into callees
+  // The function being walked: its dimension parameters (matmul's), the calls that may run,
+  // and how many conditions that never hold the walk is under.
+  std::set<std::string> dimensions;
+  std::set<std::string> callees;
+  int dead = 0;
 
   static void note(std::string &evidence, const std::string &what, unsigned line) {
     if (!evidence.empty()) evidence += "; ";
@@ -220,16 +227,82 @@ bool integer_type(CXType type) {
   return kind >= CXType_Char_U && kind <= CXType_LongLong && kind != CXType_Char16 && kind != CXType_Char32;
 }
 
+constexpr const char *kEntryPoint = "matmul";
+
+// matmul's integer parameters that its body never writes (no assignment, ++, -- or &): every
+// harness shape gives each a value in [1, kMaxDimension]. A written one could hold anything.
+std::set<std::string> dimension_parameters(const Walk &walk, CXCursor function) {
+  std::set<std::string> names;
+  for (int i = 0; i < clang_Cursor_getNumArguments(function); ++i) {
+    const CXCursor parameter = clang_Cursor_getArgument(function, i);
+    if (integer_type(clang_getCursorType(parameter))) names.insert(ca::spelling(parameter));
+  }
+  const Tokens tokens = tokens_of(walk.unit, function);
+  static const std::set<std::string> writes = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
+                                               "<<=", ">>=", "++", "--"};
+  // Past the parameter list: the first '{' opens the body.
+  std::size_t body = 0;
+  while (body < tokens.size() && tokens[body].text != "{") ++body;
+  for (std::size_t i = body; i < tokens.size(); ++i) {
+    if (names.count(tokens[i].text) == 0) continue;
+    const bool before = i > 0 && (tokens[i - 1].text == "++" || tokens[i - 1].text == "--" || tokens[i - 1].text == "&");
+    const bool after = i + 1 < tokens.size() && writes.count(tokens[i + 1].text) != 0;
+    if (before || after) names.erase(tokens[i].text);
+  }
+  return names;
+}
+
 // A function definition: its loops become roots as before, and are also kept under its name
 // with its parameters, for the tile loops that call it.
 void walk_function(Walk &walk, CXCursor function) {
   const std::size_t first = walk.roots.size();
+  const std::string name = ca::spelling(function);
+  walk.dimensions = name == kEntryPoint ? dimension_parameters(walk, function) : std::set<std::string>{};
+  walk.callees.clear();
   walk_children(walk, function, nullptr);
   Function recorded;
   for (int i = 0; i < clang_Cursor_getNumArguments(function); ++i)
     recorded.parameters.push_back(ca::spelling(clang_Cursor_getArgument(function, i)));
   recorded.loops.assign(walk.roots.begin() + static_cast<std::ptrdiff_t>(first), walk.roots.end());
-  walk.functions[ca::spelling(function)] = std::move(recorded);
+  recorded.callees = std::move(walk.callees);
+  walk.root_function.resize(walk.roots.size(), name);
+  walk.functions[name] = std::move(recorded);
+  walk.dimensions.clear();
+}
+
+// Walks code that never runs: what it holds still counts as source evidence of a technique
+// (OpenMP, intrinsics: both need the object's too), but its loops, updates and calls describe
+// nothing, so they go into a scratch loop that is dropped.
+void walk_dead(Walk &walk, CXCursor cursor) {
+  ++walk.dead;
+  Loop scratch;
+  walk_cursor(walk, cursor, &scratch);
+  --walk.dead;
+}
+
+std::vector<std::string> texts(const Tokens &tokens, std::size_t from, std::size_t to) {
+  std::vector<std::string> out;
+  for (std::size_t i = from; i < to && i < tokens.size(); ++i) out.push_back(tokens[i].text);
+  return out;
+}
+
+Truth truth_of(const Walk &walk, CXCursor condition) {
+  const Tokens tokens = tokens_of(walk.unit, condition);
+  return condition_truth(texts(tokens, 0, tokens.size()), walk.dimensions, walk.constants);
+}
+
+// for ( init ; cond ; inc ): the condition's tokens; empty when not found or absent.
+std::vector<std::string> for_condition(const Tokens &tokens) {
+  if (tokens.size() < 2 || tokens[0].text != "for" || tokens[1].text != "(") return {};
+  std::size_t semi[2] = {0, 0}, found = 0;
+  int depth = 0;
+  for (std::size_t i = 1; i < tokens.size() && found < 2; ++i) {
+    const std::string &t = tokens[i].text;
+    if (t == "(" || t == "[" || t == "{") ++depth;
+    if ((t == ")" || t == "]" || t == "}") && --depth == 0) break;
+    if (t == ";" && depth == 1) semi[found++] = i;
+  }
+  return found == 2 ? texts(tokens, semi[0] + 1, semi[1]) : std::vector<std::string>{};
 }
 
 // What a loop body holds for following a tile: calls with their arguments' names, and integer
@@ -277,15 +350,39 @@ void walk_cursor(Walk &walk, CXCursor cursor, Loop *loop) {
     walk_function(walk, cursor);
     return;
   }
+  if (kind == CXCursor_CallExpr && walk.dead == 0) walk.callees.insert(name);
   if (loop != nullptr) note_call_or_local(walk, cursor, kind, *loop);
+  if (kind == CXCursor_IfStmt || kind == CXCursor_WhileStmt) {
+    // A branch whose condition no harness shape satisfies never runs (`if (m < 0)`), nor the
+    // else of one every shape satisfies. C's children: condition, then, else (if any).
+    const std::vector<CXCursor> parts = ca::children(cursor);
+    if (parts.size() < 2) {
+      walk_children(walk, cursor, loop);
+      return;
+    }
+    const Truth truth = truth_of(walk, parts[0]);
+    walk_cursor(walk, parts[0], loop);
+    if (truth == Truth::never) walk_dead(walk, parts[1]);
+    else walk_cursor(walk, parts[1], loop);
+    for (std::size_t i = 2; i < parts.size(); ++i) {
+      if (truth == Truth::always) walk_dead(walk, parts[i]);
+      else walk_cursor(walk, parts[i], loop);
+    }
+    return;
+  }
   if (kind == CXCursor_ForStmt) {
-    Loop header = loop_header(walk, tokens_of(walk.unit, cursor));
+    const Tokens tokens = tokens_of(walk.unit, cursor);
+    Loop header = loop_header(walk, tokens);
     header.line = line_of(cursor);
     const std::vector<CXCursor> parts = ca::children(cursor);
     // The body is the last child. The header's parts are walked too (for OpenMP/AVX uses),
     // first, as part of the enclosing loop, so nothing is added to `siblings` while `self`
     // points into it.
     for (std::size_t i = 0; i + 1 < parts.size(); ++i) walk_cursor(walk, parts[i], loop);
+    if (condition_truth(for_condition(tokens), walk.dimensions, walk.constants) == Truth::never) {
+      if (!parts.empty()) walk_dead(walk, parts.back());  // its body never runs: no loop at all
+      return;
+    }
     std::vector<Loop> &siblings = loop != nullptr ? loop->inner : walk.roots;
     siblings.push_back(std::move(header));
     Loop *self = &siblings.back();
@@ -305,7 +402,7 @@ void walk_cursor(Walk &walk, CXCursor cursor, Loop *loop) {
 }
 
 Walk walk_unit(CXTranslationUnit unit) {
-  Walk walk{unit, {}, 0, 0, 0, {}, {}, {}, {}};
+  Walk walk{unit};
   walk_children(walk, clang_getTranslationUnitCursor(unit), nullptr);
   return walk;
 }
@@ -344,12 +441,18 @@ SourceTechniques detect_in_units(CXTranslationUnit as_compiled,
   append(out.evidence, serial.avx_evidence);
   out.simd_uses = serial.simd;
   append(out.evidence, serial.simd_evidence);
-  const BlockingFacts blocking = find_blocking(serial.roots, serial.functions);
+  // Only loops of functions that matmul reaches through calls that may run describe it.
+  const std::set<std::string> reached = reachable_functions(serial.functions, kEntryPoint);
+  std::vector<Loop> roots;
+  for (std::size_t i = 0; i < serial.roots.size(); ++i)
+    if (i >= serial.root_function.size() || reached.count(serial.root_function[i]) != 0)
+      roots.push_back(serial.roots[i]);
+  const BlockingFacts blocking = find_blocking(roots, serial.functions);
   out.blocking = blocking.blocking;
   out.tile_sizes = blocking.tile_sizes;
   append(out.evidence, blocking.evidence);
   unsigned line = 0;
-  out.loop_order = find_loop_order(serial.roots, &line);
+  out.loop_order = find_loop_order(roots, &line);
   if (!out.loop_order.empty())
     append(out.evidence, "loop order " + out.loop_order + " for the update at line " +
                              std::to_string(line));

@@ -89,6 +89,84 @@ TEST(SourceTechniques, NoBlockingInPlainOrUnrolledLoops) {
   EXPECT_FALSE(detect_in_source(kAvx512, kAvx).blocking);
 }
 
+// The red team's twin: the work is an untiled i-k-j nest; a j-k-i tiled nest under a
+// condition no harness shape satisfies set the descriptor and opened niches.
+constexpr const char *kDeadTiledTwin = R"(
+void matmul(int m, int n, int k, const double *A, const double *B, double *C) {
+  if (m < 0) {
+    for (int jj = 0; jj < n; jj += 64)
+      for (int j = jj; j < jj + 64 && j < n; ++j)
+        for (int p = 0; p < k; ++p)
+          for (int i = 0; i < m; ++i) C[i * n + j] += A[i * k + p] * B[p * n + j];
+  }
+  for (int i = 0; i < m; ++i)
+    for (int p = 0; p < k; ++p)
+      for (int j = 0; j < n; ++j) C[i * n + j] += A[i * k + p] * B[p * n + j];
+}
+)";
+
+constexpr const char *kDeadElseAndForAndCallee = R"(
+static void variant(int m, int n, int k, const double *A, const double *B, double *C) {
+  for (int ii = 0; ii < m; ii += 32)
+    for (int i = ii; i < ii + 32 && i < m; ++i)
+      for (int j = 0; j < n; ++j)
+        for (int p = 0; p < k; ++p) C[i * n + j] += A[i * k + p] * B[p * n + j];
+}
+static void unused(int m, int n, int k, const double *A, const double *B, double *C) {
+  for (int jj = 0; jj < n; jj += 16)
+    for (int j = jj; j < jj + 16; ++j)
+      for (int p = 0; p < k; ++p)
+        for (int i = 0; i < m; ++i) C[i * n + j] += A[i * k + p] * B[p * n + j];
+}
+void matmul(int m, int n, int k, const double *A, const double *B, double *C) {
+  for (int jj = 0; m == 0 && jj < n; jj += 8)
+    for (int j = jj; j < jj + 8; ++j)
+      for (int p = 0; p < k; ++p)
+        for (int i = 0; i < m; ++i) C[i * n + j] += A[i * k + p] * B[p * n + j];
+  while (n < 1) variant(m, n, k, A, B, C);
+  if (k > 0) {
+    for (int i = 0; i < m; ++i)
+      for (int p = 0; p < k; ++p)
+        for (int j = 0; j < n; ++j) C[i * n + j] += A[i * k + p] * B[p * n + j];
+  } else {
+    variant(m, n, k, A, B, C);
+  }
+}
+)";
+
+// Branches that may run keep counting: a fast path for multiples of the tile, and a
+// parameter the body writes (so its value is no longer the shape's).
+constexpr const char *kLiveBranches = R"(
+void matmul(int m, int n, int k, const double *A, const double *B, double *C) {
+  const int rows = m;
+  m = -1;
+  if (m < 0) {
+    for (int ii = 0; ii < rows; ii += 64)
+      for (int i = ii; i < ii + 64 && i < rows; ++i)
+        for (int p = 0; p < k; ++p)
+          for (int j = 0; j < n; ++j) C[i * n + j] += A[i * k + p] * B[p * n + j];
+  }
+  if (n % 64 == 0 && n < 0) { }
+}
+)";
+
+TEST(SourceTechniques, CodeThatNeverRunsDescribesNothing) {
+  const SourceTechniques twin = detect_in_source(kDeadTiledTwin, kO3);
+  EXPECT_EQ(twin.loop_order, "ikj") << twin.evidence;
+  EXPECT_FALSE(twin.blocking) << twin.evidence;
+  EXPECT_TRUE(twin.tile_sizes.empty()) << twin.evidence;
+  const SourceTechniques others = detect_in_source(kDeadElseAndForAndCallee, kO3);
+  EXPECT_EQ(others.loop_order, "ikj") << others.evidence;
+  EXPECT_FALSE(others.blocking) << others.evidence;
+}
+
+TEST(SourceTechniques, CodeThatMayRunStillDescribes) {
+  const SourceTechniques found = detect_in_source(kLiveBranches, kO3);
+  EXPECT_TRUE(found.blocking) << found.evidence;
+  EXPECT_EQ(found.tile_sizes, (std::vector<int>{64})) << found.evidence;
+  EXPECT_EQ(found.loop_order, "ikj") << found.evidence;
+}
+
 TEST(SourceTechniques, BrokenSourceDetectsNothing) {
   const SourceTechniques found = detect_in_source(kBroken, kOmp);
   EXPECT_EQ(found.omp_directives, 0);
