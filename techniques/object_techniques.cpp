@@ -38,13 +38,31 @@ void read_symbols(Elf *elf, Elf_Scn *section, const GElf_Shdr &header, ObjectTec
 
 bool uses_zmm(const cs_insn *insn) { return std::strstr(insn->op_str, "zmm") != nullptr; }
 
-// What a hidden kernel would be made of: vector arithmetic, loads and stores on zmm (an fma,
-// add, mul, mov or broadcast), not any stray byte pattern that happens to name a zmm.
-bool zmm_arithmetic(const cs_insn *insn) {
-  if (!uses_zmm(insn)) return false;
+// What a hidden kernel would be made of: vector arithmetic, loads and stores on zmm (or ymm:
+// an fma, add, mul, mov or broadcast), not any stray byte pattern that happens to name one.
+bool vector_arithmetic(const cs_insn *insn, const char *registers) {
+  if (std::strstr(insn->op_str, registers) == nullptr) return false;
   for (const char *family : {"vfmadd", "vfmsub", "vfnmadd", "vfnmsub", "vmul", "vadd", "vsub", "vmov", "vbroadcast"})
     if (starts(insn->mnemonic, family)) return true;
   return false;
+}
+
+bool zmm_arithmetic(const cs_insn *insn) { return vector_arithmetic(insn, "zmm"); }
+
+// The first byte after the prefixes a VEX or EVEX instruction may carry (segment, 0x67).
+std::size_t skip_prefixes(const std::uint8_t *bytes, std::size_t size) {
+  std::size_t at = 0;
+  while (at < size && (bytes[at] == 0x26 || bytes[at] == 0x2e || bytes[at] == 0x36 || bytes[at] == 0x3e ||
+                       bytes[at] == 0x64 || bytes[at] == 0x65 || bytes[at] == 0x67))
+    ++at;
+  return at;
+}
+
+// In 64-bit mode 0xc5 and 0xc4 always begin a VEX prefix (LDS and LES are gone); 0xc4's map
+// must be 1 to 3.
+bool valid_vex_prefix(const std::uint8_t *bytes, std::size_t size) {
+  if (size >= 4 && bytes[0] == 0xc5) return true;
+  return size >= 5 && bytes[0] == 0xc4 && (bytes[1] & 0x1f) >= 1 && (bytes[1] & 0x1f) <= 3;
 }
 
 // Every AVX-512 instruction starts with the four-byte EVEX prefix: 0x62, then P0 with its two
@@ -74,19 +92,33 @@ void scan_code(csh handle, const GElf_Shdr &header, Elf_Data *data, ObjectTechni
   cs_insn *insn = cs_malloc(handle);
   while (size > 0) {
     if (!cs_disasm_iter(handle, &bytes, &size, &address, insn)) {
+      if (valid_evex_prefix(bytes, size) && out.avx512_instructions++ == 0) {
+        out.first_avx512_address = address;
+        out.first_avx512_instruction = "an EVEX instruction the disassembler cannot decode";
+      }
       ++bytes, --size, ++address;
       continue;
     }
     instruction_start[insn->address - header.sh_addr] = true;
     if (uses_zmm(insn)) note(out.zmm_instructions, out.first_zmm_address, out.first_zmm_instruction, insn);
+    const std::size_t opcode = skip_prefixes(insn->bytes, insn->size);
+    const bool evex = opcode < insn->size && insn->bytes[opcode] == 0x62;
+    if (evex || uses_zmm(insn)) note(out.avx512_instructions, out.first_avx512_address, out.first_avx512_instruction, insn);
+    else if (valid_vex_prefix(insn->bytes + opcode, insn->size - opcode))
+      note(out.vex_instructions, out.first_vex_address, out.first_vex_instruction, insn);
   }
   for (std::size_t offset = 0; offset < total; ++offset) {
-    if (instruction_start[offset] || !valid_evex_prefix(start + offset, total - offset)) continue;
+    if (instruction_start[offset]) continue;
+    const bool evex = valid_evex_prefix(start + offset, total - offset);
+    if (!evex && !valid_vex_prefix(start + offset, total - offset)) continue;
     bytes = start + offset;
     size = total - offset;
     address = header.sh_addr + offset;
-    if (cs_disasm_iter(handle, &bytes, &size, &address, insn) && zmm_arithmetic(insn))
+    if (!cs_disasm_iter(handle, &bytes, &size, &address, insn)) continue;
+    if (evex && zmm_arithmetic(insn))
       note(out.hidden_zmm_instructions, out.first_hidden_zmm_address, out.first_hidden_zmm_instruction, insn);
+    else if (!evex && vector_arithmetic(insn, "ymm"))
+      note(out.hidden_ymm_instructions, out.first_hidden_ymm_address, out.first_hidden_ymm_instruction, insn);
   }
   cs_free(insn, 1);
 }

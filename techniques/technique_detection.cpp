@@ -5,13 +5,26 @@
 
 namespace hpcreward::techniques {
 
-TechniqueDescriptor combine(const SourceTechniques &source, const ObjectTechniques &object) {
+namespace {
+
+std::string at_text(std::uint64_t address, const std::string &instruction) {
+  std::ostringstream text;
+  text << "first at 0x" << std::hex << address << std::dec << ": " << instruction;
+  return text.str();
+}
+
+}  // namespace
+
+TechniqueDescriptor combine(const SourceTechniques &source, const ObjectTechniques &object, VectorIsa target) {
   TechniqueDescriptor out;
   out.openmp = source.omp_directives > 0 && !object.omp_imports.empty();
-  // Hidden zmm code counts without the source: no source shows it, and it runs if jumped to.
-  // Only in an object with no zmm code in sight: inside real AVX-512 code, whose bytes are
-  // dense with EVEX prefixes, decodes at other offsets are common and hide nothing new.
-  const bool hides_zmm = object.zmm_instructions == 0 && object.hidden_zmm_instructions >= kHiddenZmmRefused;
+  // AVX-512 code in an object whose flags do not target it is not gcc's (its clones for other
+  // ISAs were disabled before): any of it counts, in the sweep or hidden, without the source.
+  // Where the flags target AVX-512, hidden zmm code counts only in an object with no zmm code
+  // in sight: inside real AVX-512 code, dense with EVEX prefixes, other decodes are common.
+  const bool beyond_flags = target < VectorIsa::avx512 &&
+                            (object.avx512_instructions > 0 || object.hidden_zmm_instructions > 0);
+  const bool hides_zmm = beyond_flags || (object.zmm_instructions == 0 && object.hidden_zmm_instructions >= kHiddenZmmRefused);
   out.avx512 = (source.avx512_uses > 0 && object.zmm_instructions > 0) || hides_zmm;
   out.blocking = source.blocking;
   out.simd = source.simd_uses > 0 && !out.avx512;
@@ -35,9 +48,30 @@ TechniqueDescriptor combine(const SourceTechniques &source, const ObjectTechniqu
                << " zmm instructions hidden inside other instructions' bytes (first at 0x" << std::hex
                << object.first_hidden_zmm_address << std::dec << ": " << object.first_hidden_zmm_instruction
                << (hides_zmm ? "; counted as avx512)" : ")");
+    if (beyond_flags && object.avx512_instructions > 0)
+      evidence << ", " << object.avx512_instructions << " AVX-512 instructions beyond the flags' "
+               << vector_isa_name(target) << " (" << at_text(object.first_avx512_address, object.first_avx512_instruction)
+               << "; counted as avx512)";
+    if (!object.disabled_simd_clones.empty())
+      evidence << ", " << object.disabled_simd_clones.size() << " simd clones for wider ISAs than the flags' made unreachable ("
+               << object.disabled_simd_clones.front() << ", ...)";
   }
   out.evidence = evidence.str();
   return out;
+}
+
+std::optional<std::string> code_beyond_flags(const ObjectTechniques &object, VectorIsa target) {
+  if (target != VectorIsa::sse2) return std::nullopt;
+  std::string found;
+  if (object.vex_instructions > 0)
+    found = std::to_string(object.vex_instructions) + " VEX-encoded (AVX) instructions (" +
+            at_text(object.first_vex_address, object.first_vex_instruction) + ")";
+  else if (object.hidden_ymm_instructions >= kHiddenYmmRefused)
+    found = std::to_string(object.hidden_ymm_instructions) + " ymm instructions inside other instructions' bytes (" +
+            at_text(object.first_hidden_ymm_address, object.first_hidden_ymm_instruction) + ")";
+  if (found.empty()) return std::nullopt;
+  return "the stage's flags compile for " + std::string(vector_isa_name(target)) + ", and the object holds " + found +
+         ": use SSE2 (_mm_* intrinsics up to SSE2) or plain C, and no 64-bit constants that encode AVX instructions";
 }
 
 void discount_whole_problem_tiles(TechniqueDescriptor &descriptor, const Shape &timed) {
@@ -52,8 +86,8 @@ void discount_whole_problem_tiles(TechniqueDescriptor &descriptor, const Shape &
 }
 
 TechniqueSummary summarise(const SourceTechniques &source, const ObjectTechniques &object,
-                           const Shape &timed) {
-  TechniqueDescriptor descriptor = combine(source, object);
+                           const Shape &timed, VectorIsa target) {
+  TechniqueDescriptor descriptor = combine(source, object, target);
   discount_whole_problem_tiles(descriptor, timed);
   TechniqueSummary summary;
   summary.detected = true;

@@ -11,9 +11,12 @@
 //   avx512   an _mm512_* call or macro use, or a __m512* type named (a declaration, a cast,
 //            sizeof), in the candidate's file AND at least one instruction with a zmm operand
 //            in the object's executable sections (from anywhere: the auto-vectorizer's count);
-//            or, with no source evidence needed, an object with no zmm instruction in sight
-//            but kHiddenZmmRefused or more zmm arithmetic instructions hidden inside other
-//            instructions' bytes (object_techniques.hpp).
+//            or, with no source evidence needed: where the stage's flags do not target
+//            AVX-512, any AVX-512 instruction (EVEX or zmm) in the sweep or one zmm arithmetic
+//            instruction hidden inside other instructions' bytes; where they do, an object with
+//            no zmm instruction in sight but kHiddenZmmRefused or more hidden ones
+//            (object_techniques.hpp). gcc's simd clones for wider ISAs than the flags' are made
+//            unreachable before (simd_clones.hpp).
 //   blocking a tiled loop nest in the syntax tree: a for loop stepping by more than 1 with a
 //            for loop nested in it whose start is the outer loop's variable (i = ii), and at
 //            least one constant tile smaller than the timed shape (runtime-sized tiles count);
@@ -24,6 +27,7 @@
 //            object. No stage of the default ladder requires or refuses it; it tells SSE and
 //            AVX2 kernels from plain loops in the archive's niches.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +37,7 @@
 #include "common/technique_summary.hpp"
 #include "techniques/object_techniques.hpp"
 #include "techniques/source_techniques.hpp"
+#include "techniques/vector_isa.hpp"
 
 namespace hpcreward::techniques {
 
@@ -46,8 +51,14 @@ struct TechniqueDescriptor {
   std::string evidence;          // what was found where (lines, addresses)
 };
 
-// Both halves' evidence joined under the rules above (all but the timed shape's).
-TechniqueDescriptor combine(const SourceTechniques &source, const ObjectTechniques &object);
+// Both halves' evidence joined under the rules above (all but the timed shape's); `target` is
+// the widest ISA the stage's flags compile for.
+TechniqueDescriptor combine(const SourceTechniques &source, const ObjectTechniques &object, VectorIsa target);
+
+// AVX code (VEX-encoded, in the sweep; or kHiddenYmmRefused hidden ymm instructions) in an
+// object whose flags compile for SSE2: the reason a stage refuses it, telling what to change;
+// nullopt otherwise. There is no technique for AVX2: the flags exclude it.
+std::optional<std::string> code_beyond_flags(const ObjectTechniques &object, VectorIsa target);
 
 // Tiles at least as large as the timed shape split nothing: one 256-wide tile over a 256^3
 // problem is the untiled loop with extra bookkeeping, and must not satisfy a blocking stage.
@@ -57,7 +68,7 @@ void discount_whole_problem_tiles(TechniqueDescriptor &descriptor, const Shape &
 // What a rank reports for a C candidate both of whose halves were read (source.parsed,
 // object.read): combine, then discount_whole_problem_tiles, as the Measurement's summary.
 TechniqueSummary summarise(const SourceTechniques &source, const ObjectTechniques &object,
-                           const Shape &timed);
+                           const Shape &timed, VectorIsa target);
 
 // The subset of {"openmp", "avx512", "blocking", "simd"} the descriptor uses, in that order.
 std::vector<std::string> technique_names(const TechniqueDescriptor &descriptor);

@@ -27,7 +27,17 @@ json to_json(const ObjectTechniques &object) {
           {"first_zmm_instruction", object.first_zmm_instruction},
           {"hidden_zmm_instructions", object.hidden_zmm_instructions},
           {"first_hidden_zmm_address", object.first_hidden_zmm_address},
-          {"first_hidden_zmm_instruction", object.first_hidden_zmm_instruction}};
+          {"first_hidden_zmm_instruction", object.first_hidden_zmm_instruction},
+          {"avx512_instructions", object.avx512_instructions},
+          {"first_avx512_address", object.first_avx512_address},
+          {"first_avx512_instruction", object.first_avx512_instruction},
+          {"vex_instructions", object.vex_instructions},
+          {"first_vex_address", object.first_vex_address},
+          {"first_vex_instruction", object.first_vex_instruction},
+          {"hidden_ymm_instructions", object.hidden_ymm_instructions},
+          {"first_hidden_ymm_address", object.first_hidden_ymm_address},
+          {"first_hidden_ymm_instruction", object.first_hidden_ymm_instruction},
+          {"disabled_simd_clones", object.disabled_simd_clones}};
 }
 
 SourceTechniques source_techniques_from_json(const json &s) {
@@ -54,6 +64,16 @@ ObjectTechniques object_techniques_from_json(const json &o) {
   object.hidden_zmm_instructions = o.at("hidden_zmm_instructions").get<int>();
   object.first_hidden_zmm_address = o.at("first_hidden_zmm_address").get<std::uint64_t>();
   object.first_hidden_zmm_instruction = o.at("first_hidden_zmm_instruction").get<std::string>();
+  object.avx512_instructions = o.at("avx512_instructions").get<int>();
+  object.first_avx512_address = o.at("first_avx512_address").get<std::uint64_t>();
+  object.first_avx512_instruction = o.at("first_avx512_instruction").get<std::string>();
+  object.vex_instructions = o.at("vex_instructions").get<int>();
+  object.first_vex_address = o.at("first_vex_address").get<std::uint64_t>();
+  object.first_vex_instruction = o.at("first_vex_instruction").get<std::string>();
+  object.hidden_ymm_instructions = o.at("hidden_ymm_instructions").get<int>();
+  object.first_hidden_ymm_address = o.at("first_hidden_ymm_address").get<std::uint64_t>();
+  object.first_hidden_ymm_instruction = o.at("first_hidden_ymm_instruction").get<std::string>();
+  object.disabled_simd_clones = o.at("disabled_simd_clones").get<std::vector<std::string>>();
   return object;
 }
 

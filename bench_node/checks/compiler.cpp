@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 #include "bench_node/process/child_process.hpp"
@@ -123,9 +124,12 @@ CompileOutcome GccCompiler::compile(const CompileRequest &request) {
   return outcome;
 }
 
-std::string query_compiler(const std::string &cc, const std::vector<std::string> &arguments) {
+namespace {
+
+// cc's whole output (up to 1 MiB) as a limited child; nullopt when it fails.
+std::optional<std::string> run_compiler_query(const std::string &cc, const std::vector<std::string> &arguments) {
   const auto program = find_executable(cc);
-  if (!program) return {};
+  if (!program) return std::nullopt;
   ChildSpec spec;
   spec.program = *program;
   spec.arguments = arguments;
@@ -134,9 +138,24 @@ std::string query_compiler(const std::string &cc, const std::vector<std::string>
   spec.limits.address_space_bytes = 1ULL << 30;
   spec.limits.cpu_seconds = 10;
   spec.deadline_s = 10;
+  spec.output_limit = 1 << 20;
   const ChildOutcome child = run_child(spec);
-  if (!child.started || !child.exited || child.exit_code != 0) return {};
-  return first_line(child.output, 4096);
+  if (!child.started || !child.exited || child.exit_code != 0) return std::nullopt;
+  return child.output;
+}
+
+}  // namespace
+
+std::string query_compiler(const std::string &cc, const std::vector<std::string> &arguments) {
+  const std::optional<std::string> output = run_compiler_query(cc, arguments);
+  return output ? first_line(*output, 4096) : std::string();
+}
+
+std::string predefined_macros(const std::string &cc, const std::vector<std::string> &flags) {
+  std::vector<std::string> arguments = {"-std=gnu11"};
+  arguments.insert(arguments.end(), flags.begin(), flags.end());
+  arguments.insert(arguments.end(), {"-dM", "-E", "-x", "c", "/dev/null"});
+  return run_compiler_query(cc, arguments).value_or("");
 }
 
 std::string compiler_version(const std::string &cc) { return query_compiler(cc, {"--version"}); }

@@ -69,6 +69,10 @@ std::string first_error_lines(const std::string &log, std::size_t count);
 // The first line `cc ARGUMENTS...` prints (run as a limited child); empty when it fails.
 std::string query_compiler(const std::string &cc, const std::vector<std::string> &arguments);
 
+// What `cc -std=gnu11 FLAGS -dM -E -x c /dev/null` prints: the predefined macros under a
+// stage's flags (which ISA they target: __AVX__, __AVX512F__); empty when it fails.
+std::string predefined_macros(const std::string &cc, const std::vector<std::string> &flags);
+
 // The first line of `cc --version`; empty when it fails.
 std::string compiler_version(const std::string &cc);
 

@@ -6,11 +6,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_node/checks/compiler.hpp"
 #include "bench_node/source_checks/forked_call.hpp"
 #include "bench_node/source_checks/omp_header.hpp"
 #include "common/number_text.hpp"
 #include "stages/ladder_config.hpp"
 #include "techniques/technique_detection.hpp"
+#include "techniques/simd_clones.hpp"
 #include "techniques/technique_json.hpp"
 
 namespace hpcreward {
@@ -52,15 +54,29 @@ std::optional<source_checks::SourceTechniqueFindings> TechniqueCheck::remembered
   return options_.source_memo->recall(task);
 }
 
+tq::VectorIsa TechniqueCheck::target_isa(const std::vector<std::string> &flags) {
+  const std::lock_guard lock(isa_mutex_);
+  if (auto found = isa_by_flags_.find(flags); found != isa_by_flags_.end()) return found->second;
+  const std::string macros = predefined_macros(options_.cc, flags);
+  if (macros.find("#define __x86_64__ ") == std::string::npos)
+    throw std::runtime_error("technique detection: " + options_.cc + " -dM -E does not say what the stage's flags target");
+  return isa_by_flags_.emplace(flags, tq::vector_isa_from_macros(macros)).first->second;
+}
+
 TechniqueAssessment TechniqueCheck::assess(const BenchTask &task,
                                            const std::filesystem::path &object) {
   const std::optional<source_checks::SourceTechniqueFindings> from_checks = remembered(task);
   if (from_checks && from_checks->failure) return detection_failed(*from_checks->failure);
+  const tq::VectorIsa target = target_isa(task.compiler_flags);
   const source_checks::ForkOutcome detected = source_checks::run_forked(
       [&] {
         std::optional<tq::SourceTechniques> source;
         if (!from_checks) source = tq::detect_in_source(task.source, task.compiler_flags, include_dir_);
-        return encode(source, tq::detect_in_object(object));
+        const tq::DisabledClones disabled = tq::disable_simd_clones_beyond(object, target);
+        tq::ObjectTechniques found = tq::detect_in_object(object);
+        if (!disabled.done) found.read = false, found.error = disabled.error;
+        found.disabled_simd_clones = disabled.names;
+        return encode(source, found);
       },
       {options_.timeout_s, options_.memory_bytes});
   switch (detected.end) {
@@ -91,8 +107,11 @@ TechniqueAssessment TechniqueCheck::assess(const BenchTask &task,
   if (!object_found.read) return detection_failed("the object could not be read (" + object_found.error + ")");
 
   TechniqueAssessment assessment;
-  assessment.summary = tq::summarise(source, object_found, task.problem.nominal);
+  assessment.summary = tq::summarise(source, object_found, task.problem.nominal, target);
   assessment.verdict = check_constraints(task, assessment.summary.techniques);
+  if (assessment.verdict.ok())
+    if (const std::optional<std::string> beyond = tq::code_beyond_flags(object_found, target))
+      assessment.verdict = {Status::constraint_violation, "stage " + task.stage + ": " + *beyond};
   return assessment;
 }
 

@@ -14,6 +14,9 @@
 // half is normally not parsed here at all: the source checks' child read it from their own
 // parse (source_checks/technique_memo.hpp), so only the object is read in this child.
 //
+// Before the object is read, gcc's simd clones for wider ISAs than the stage's flags are made
+// unreachable in the file (techniques/simd_clones.hpp): the runner then loads what was read.
+//
 // When detection cannot finish (the child runs past its deadline, runs out of memory or
 // crashes; libclang gives no translation unit; the object can't be read), the candidate is
 // a constraint_violation, "technique detection failed: ...", in every stage: the stage's
@@ -22,12 +25,16 @@
 // so breaking the detector can never pay better than obeying the stage.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "bench_node/checks/candidate_check.hpp"
 #include "bench_node/source_checks/technique_memo.hpp"
 #include "bench_node/process/work_dir.hpp"
+#include "techniques/vector_isa.hpp"
 
 namespace hpcreward {
 
@@ -61,10 +68,15 @@ class TechniqueCheck : public TechniqueStep {
  private:
   // What the source checks found for this task, if they hold it.
   std::optional<source_checks::SourceTechniqueFindings> remembered(const BenchTask &task) const;
+  // The widest ISA the stage's flags compile for (gcc's predefined macros), asked once per set
+  // of flags; throws std::runtime_error when the compiler can't say (the rank's failure).
+  techniques::VectorIsa target_isa(const std::vector<std::string> &flags);
 
   TechniqueCheckOptions options_;
   std::unique_ptr<WorkDir> owned_root_;  // the check's private directory, removed with it
   std::filesystem::path include_dir_;    // holds omp.h; empty when the compiler has none
+  std::mutex isa_mutex_;
+  std::map<std::vector<std::string>, techniques::VectorIsa> isa_by_flags_;
 };
 
 }  // namespace hpcreward

@@ -133,8 +133,21 @@ std::map<std::string, Expected> plain_c() {
           {"avx512", kNeedsAvx512}, {"blocking", kNeedsBlocking}, {"open", kOk}};
 }
 
+// A public simd helper: gcc exports its variants for every ISA (SSE2 to AVX-512) at any flags;
+// those beyond the stage's are made unreachable, so it is plain C wherever it is.
+constexpr const char *kSimdHelper = R"(
+__attribute__((simd)) double scaled(double a, double b, double c) { return a * b + c; }
+void matmul(int m, int n, int k, const double *A, const double *B, double *C) {
+  for (long x = 0; x < (long)m * n; ++x) C[x] = 0.0;
+  for (int i = 0; i < m; ++i)
+    for (int p = 0; p < k; ++p)
+      for (int j = 0; j < n; ++j) C[i * n + j] = scaled(A[i * k + p], B[p * n + j], C[i * n + j]);
+}
+)";
+
 std::vector<Row> table() {
   return {
+      {"simd_helper", kSimdHelper, false, plain_c()},
       // No technique at all.
       {"plain", as_matmul(kernels::kPlainIkj), false, plain_c()},
       // OpenMP: a `#pragma omp parallel for` that gcc ignores without -fopenmp (o0, o3) is no
@@ -221,6 +234,43 @@ BenchTask blocked3_task(const std::string &stage) {
   BenchTask task = task_in_stage(stage, "blocked", as_matmul(kernels::kBlocked3));
   task.problem.nominal = {256, 256, 256};
   return task;
+}
+
+// Two AVX-512 FMAs in 64-bit constants (techniques' detection test), beside an unused simd
+// helper whose AVX-512 clone used to switch the hidden-instruction scan off.
+constexpr const char *kHiddenZmmBesideSimdHelper = R"(
+__attribute__((simd)) double unused(double x) { return x + 1.0; }
+__attribute__((noinline)) unsigned long long hidden_a(void) { return 0x02EBC2B848F5F262ULL; }
+__attribute__((noinline)) unsigned long long hidden_b(void) { return 0x02EBDAB848F5F262ULL; }
+void matmul(int m, int n, int k, const double *A, const double *B, double *C) {
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double s = 0;
+      for (int p = 0; p < k; ++p) s += A[i * k + p] * B[p * n + j];
+      C[i * n + j] = s + (double)(hidden_a() == hidden_b());
+    }
+}
+)";
+
+TEST_F(TechniqueCheckTest, HiddenZmmBesideASimdHelperIsAvx512) {
+  const Measurement m = score(task_in_stage("o3", "hidden_zmm", kHiddenZmmBesideSimdHelper));
+  EXPECT_EQ(m.status, Status::constraint_violation) << m.reason;
+  EXPECT_EQ(m.reason, "stage o3 does not allow avx512") << m.techniques.evidence;
+  EXPECT_TRUE(contains(m.techniques.evidence, "made unreachable")) << m.techniques.evidence;
+}
+
+TEST_F(TechniqueCheckTest, HiddenYmmIsBeyondSse2Flags) {
+  const std::string source = std::string(R"(
+__attribute__((noinline)) unsigned long long hidden_a(void) { return 0x02EBC2B8F5E2C490ULL; }
+__attribute__((noinline)) unsigned long long hidden_b(void) { return 0x02EBDAB8F5E2C490ULL; }
+)") + "void matmul(int m, int n, int k, const double *A, const double *B, double *C) {\n"
+      "  for (int i = 0; i < m * n; ++i) C[i] = (double)(hidden_a() == hidden_b());\n"
+      "  for (int i = 0; i < m; ++i) for (int p = 0; p < k; ++p) for (int j = 0; j < n; ++j)\n"
+      "    C[i * n + j] += A[i * k + p] * B[p * n + j];\n}\n";
+  const Measurement m = score(task_in_stage("o3", "hidden_ymm", source));
+  EXPECT_EQ(m.status, Status::constraint_violation) << m.reason;
+  EXPECT_TRUE(contains(m.reason, "stage o3: the stage's flags compile for SSE2")) << m.reason;
+  EXPECT_TRUE(contains(m.reason, "vfmadd231pd ymm")) << m.reason;
 }
 
 TEST_F(TechniqueCheckTest, DescriptorReachesAnOkMeasurement) {
