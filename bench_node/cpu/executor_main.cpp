@@ -8,6 +8,7 @@
 // The seccomp filter goes on right after the candidate is loaded and before its first call,
 // with no writable descriptor but stdout and stderr; stopping itself (tgkill to itself) is
 // allowed. Not meant to be run by hand.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -23,6 +24,7 @@
 #include "bench_node/cpu/executor_protocol.hpp"
 #include "bench_node/sandbox/candidate_loader.hpp"
 #include "bench_node/sandbox/capabilities.hpp"
+#include "bench_node/sandbox/read_only_view.hpp"
 #include "bench_node/sandbox/seccomp_filter.hpp"
 
 namespace hpcreward {
@@ -70,7 +72,19 @@ int main(int argc, char **argv) {
     std::fputs("hpcreward-executor: started by hpcreward-runner, not by hand\n", stderr);
     return 2;
   }
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlives its measurer
+  // Every mount read-only to it, and under root an id that owns nothing (sandbox/read_only_view.hpp),
+  // before anything starts a thread. That id cannot enter the rank's private directory, so the
+  // object is opened first and loaded by its descriptor's name (the file itself must be readable
+  // to others: a umask of 022). A view that could not be made refuses the candidate at load.
+  std::string path = object;
+  const uid_t id = executor_id_under_root();
+  const int object_fd = ::geteuid() == 0 ? ::open(object, O_RDONLY | O_CLOEXEC) : -1;
+  if (object_fd >= 0) object = (path = "/proc/self/fd/" + std::to_string(object_fd)).c_str();
+  std::string no_view = enter_read_only_view({.root_becomes = id});
+  if (no_view.empty() && object_fd >= 0 && ::access(object, R_OK) != 0)
+    no_view = "read-only view: the object is not readable by id " + std::to_string(id) +
+              " (the rank's umask must leave it readable to others; HPCREWARD_EXECUTOR_ID names the id)";
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlives its measurer (after the id: a new one clears it)
   if (!drop_all_capabilities()) return 3;  // sandbox/capabilities.hpp
   void *mapped = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, kExecutorRegionFd, 0);
   if (mapped == MAP_FAILED) return 3;
@@ -85,6 +99,11 @@ int main(int argc, char **argv) {
     switch (control.command) {
       case ExecutorCommand::none: break;
       case ExecutorCommand::load:
+        if (!no_view.empty()) {
+          std::snprintf(control.message, sizeof control.message, "%s", no_view.c_str());
+          control.load_status = LoadStatus::no_sandbox;
+          break;
+        }
         symbol = load_candidate(object, install_filter, control.load_status, control.message, sizeof control.message);
         break;
       case ExecutorCommand::call:

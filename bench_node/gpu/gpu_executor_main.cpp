@@ -39,6 +39,7 @@
 #include "bench_node/sandbox/descriptor_passing.hpp"
 #include "bench_node/sandbox/file_writes.hpp"
 #include "bench_node/sandbox/gpu_seccomp_filter.hpp"
+#include "bench_node/sandbox/read_only_view.hpp"
 #include "bench_node/cpu/shared_region.hpp"
 #include "common/problem.hpp"
 
@@ -95,8 +96,16 @@ void call_as(void *symbol, const GpuExecutorControl &control, std::byte *pool) {
                                                                                 b, c);
 }
 
+// Why the read-only view could not be made ("" when it was); main's first step.
+std::string no_view;
+
 // The candidate the measurer names in the control page, loaded from the run's directory.
 void *load_named(GpuExecutorControl &control) {
+  if (!no_view.empty()) {  // fail closed: no candidate runs where it could change files' metadata
+    set_message(control, no_view.c_str());
+    control.load_status = LoadStatus::no_sandbox;
+    return nullptr;
+  }
   char object[sizeof control.object], directory[sizeof control.directory];
   std::memcpy(object, control.object, sizeof object);
   std::memcpy(directory, control.directory, sizeof directory);
@@ -231,6 +240,9 @@ int main(int argc, char **argv) {
     std::fputs("hpcreward-gpu-executor: started by hpcreward-gpu-runner, not by hand\n", stderr);
     return 2;
   }
+  // Every mount read-only to it (sandbox/read_only_view.hpp), before the driver starts a thread.
+  // It keeps root's id under a root rank: the run's directory it loads from is root's alone.
+  no_view = enter_read_only_view();
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlives its measurer
   // Non-dumpable, then without capabilities, in that order, so there is no moment when it is
   // both dumpable and as powerless as a candidate: other executors beside this one (the next

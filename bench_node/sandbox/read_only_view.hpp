@@ -1,0 +1,46 @@
+#pragma once
+// An executor's own view of the file system, every mount of it read-only, and (under root) an
+// identity that owns nothing. A seccomp filter can miss a call (the GPU's deny-list did:
+// fchmodat2, setxattr, utimensat), and Landlock does not cover metadata; an executor keeps the
+// rank's uid, so it owns the job's files (under root, every root-owned file). Here the kernel
+// refuses the change itself: chmod, chown, setxattr (ACLs too), utimensat and truncate take a
+// write on the mount first and fail with EROFS whatever the caller's uid or capabilities;
+// opening a device file read-write needs no write on its mount, so the GPU's /dev/nvidia*
+// stay usable and cannot be changed.
+//
+// How: a user and mount namespace of the process's own (no privilege needed), its ids mapped
+// to themselves, then every mount of the private namespace made read-only; a candidate without
+// capabilities cannot make one writable again, nor in a namespace it makes itself (the kernel
+// locks the flag). unshare(CLONE_NEWUSER) refuses a process with threads, so this comes first,
+// before the CUDA driver, OpenMP or anything that starts one. The new namespace gives every
+// capability inside it: the caller drops them after (capabilities.hpp).
+//
+// Not covered (the namespace does not move them): descriptors open before it (their mounts are
+// the original ones; executors keep only pipes, memfds and sockets), /proc/self/exe, and
+// /proc/<pid>/{root,cwd,fd} of another dumpable process of the same uid. Under root the switch
+// to an id that owns nothing closes these too; under a user's uid they are left to the filter
+// and, on the GPU, to the Landlock domain (no ptrace-style access to processes outside it).
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+
+namespace hpcreward {
+
+struct ReadOnlyView {
+  // Under euid 0, the uid and gid to become first (all groups dropped); unset keeps root's,
+  // as for an executor that must still open files only root may read.
+  std::optional<uid_t> root_becomes;
+  // Per-mount remounts instead of mount_setattr (Linux 5.12+): the fallback, for tests.
+  bool remount_each = false;
+};
+
+// The id an executor under root becomes: HPCREWARD_EXECUTOR_ID when set (a number), else
+// 65534 (nobody), which should own no file of the node.
+uid_t executor_id_under_root();
+
+// Enters the view; "" when done, else what failed and what to fix (the caller fails closed:
+// refuses every candidate with that reason). The process's dumpable state is kept.
+std::string enter_read_only_view(const ReadOnlyView &view = {});
+
+}  // namespace hpcreward
