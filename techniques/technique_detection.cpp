@@ -60,6 +60,20 @@ TechniqueDescriptor combine(const SourceTechniques &source, const ObjectTechniqu
   return out;
 }
 
+std::optional<std::string> avx512_beyond_flags(const ObjectTechniques &object, VectorIsa target) {
+  if (target >= VectorIsa::avx512) return std::nullopt;
+  std::string found;
+  if (object.avx512_instructions > 0)
+    found = std::to_string(object.avx512_instructions) + " AVX-512 instructions (" +
+            at_text(object.first_avx512_address, object.first_avx512_instruction) + ")";
+  else if (object.hidden_zmm_instructions > 0)
+    found = std::to_string(object.hidden_zmm_instructions) + " zmm instructions inside other instructions' bytes (" +
+            at_text(object.first_hidden_zmm_address, object.first_hidden_zmm_instruction) + ")";
+  if (found.empty()) return std::nullopt;
+  return "the object holds " + found + " though the stage's flags compile for " + vector_isa_name(target) +
+         ": use no AVX-512 (no vector_size(64) types or builtins) and no 64-bit constants that encode AVX-512 instructions";
+}
+
 std::optional<std::string> code_beyond_flags(const ObjectTechniques &object, VectorIsa target) {
   if (target != VectorIsa::sse2) return std::nullopt;
   std::string found;

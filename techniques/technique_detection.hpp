@@ -60,6 +60,10 @@ TechniqueDescriptor combine(const SourceTechniques &source, const ObjectTechniqu
 // nullopt otherwise. There is no technique for AVX2: the flags exclude it.
 std::optional<std::string> code_beyond_flags(const ObjectTechniques &object, VectorIsa target);
 
+// Where the flags do not target AVX-512 and the object holds some (so it counts as avx512
+// without the source): where it is and what to change, for the refusal's reason.
+std::optional<std::string> avx512_beyond_flags(const ObjectTechniques &object, VectorIsa target);
+
 // Tiles at least as large as the timed shape split nothing: one 256-wide tile over a 256^3
 // problem is the untiled loop with extra bookkeeping, and must not satisfy a blocking stage.
 // Runtime-sized tiles (no constants found) keep counting: their size is unknown here.

@@ -109,6 +109,10 @@ TechniqueAssessment TechniqueCheck::assess(const BenchTask &task,
   TechniqueAssessment assessment;
   assessment.summary = tq::summarise(source, object_found, task.problem.nominal, target);
   assessment.verdict = check_constraints(task, assessment.summary.techniques);
+  const bool avx512_refused = !assessment.verdict.ok() && assessment.verdict.reason.find("does not allow avx512") != std::string::npos;
+  if (avx512_refused && source.avx512_uses == 0)
+    if (const std::optional<std::string> where = tq::avx512_beyond_flags(object_found, target))
+      assessment.verdict.reason += " (" + *where + ")";
   if (assessment.verdict.ok())
     if (const std::optional<std::string> beyond = tq::code_beyond_flags(object_found, target))
       assessment.verdict = {Status::constraint_violation, "stage " + task.stage + ": " + *beyond};
