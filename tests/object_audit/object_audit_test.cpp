@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "techniques/simd_clones.hpp"
 #include "tests/object_audit/audit_support.hpp"
 
 namespace hpcreward::testing {
@@ -393,6 +394,31 @@ INSTANTIATE_TEST_SUITE_P(ObjectAudit, ForbiddenCandidate, ::testing::ValuesIn(kF
                          case_name);
 
 // --- the entry point --------------------------------------------------------------------
+
+// The technique step overwrites gcc's simd clones for wider ISAs than the flags' with int3
+// (techniques/simd_clones.hpp); their symbols stay, so the audit judges the object as before,
+// whichever of the two runs first.
+TEST(ObjectAudit, SimdClonesMadeUnreachableStillPass) {
+  WorkDir directory(test_root(), "clones");
+  GccCompiler compiler(GccOptions{});
+  const std::vector<std::string> flags = {"-O3", "-fopenmp"};
+  const CompileOutcome compiled = compiler.compile(
+      {"#pragma omp declare simd notinbranch\n"
+       "double scaled(double a, double b) { return a * b; }\n" SIGNATURE "{\n"
+       "  #pragma omp simd\n"
+       "  for (int i = 0; i < m; i++) C[i] = scaled(A[i], B[i]) + k + n;\n"
+       "}\n",
+       flags, directory.path()});
+  ASSERT_TRUE(compiled.verdict.ok()) << compiled.verdict.reason;
+  const techniques::DisabledClones disabled =
+      techniques::disable_simd_clones_beyond(compiled.object, techniques::VectorIsa::sse2);
+  ASSERT_TRUE(disabled.done) << disabled.error;
+  EXPECT_EQ(disabled.names.size(), 3u) << "_ZGVcN4vv_scaled, _ZGVdN4vv_scaled, _ZGVeN8vv_scaled";
+  BenchTask task;
+  task.compiler_flags = flags;
+  const Verdict verdict = shared_audit().check_object(task, compiled.object);
+  EXPECT_TRUE(verdict.ok()) << to_string(verdict.status) << ": " << verdict.reason;
+}
 
 TEST(ObjectAudit, MissingMatmulIsFormatError) {
   for (const char *source : {
