@@ -80,7 +80,7 @@ int main(int argc, char **argv) {
   const uid_t id = executor_id_under_root();
   const int object_fd = ::geteuid() == 0 ? ::open(object, O_RDONLY | O_CLOEXEC) : -1;
   if (object_fd >= 0) object = (path = "/proc/self/fd/" + std::to_string(object_fd)).c_str();
-  std::string no_view = enter_read_only_view({.root_becomes = id});
+  std::string no_view = enter_read_only_view({.root_becomes = id, .remount_each = false, .left_writable = {}});
   if (no_view.empty() && object_fd >= 0 && ::access(object, R_OK) != 0)
     no_view = "read-only view: the object is not readable by id " + std::to_string(id) +
               " (the rank's umask must leave it readable to others; HPCREWARD_EXECUTOR_ID names the id)";

@@ -240,9 +240,9 @@ int main(int argc, char **argv) {
     std::fputs("hpcreward-gpu-executor: started by hpcreward-gpu-runner, not by hand\n", stderr);
     return 2;
   }
-  // Every mount read-only to it (sandbox/read_only_view.hpp), before the driver starts a thread.
-  // It keeps root's id under a root rank: the run's directory it loads from is root's alone.
-  no_view = enter_read_only_view();
+  // Every mount but /proc read-only to it (sandbox/read_only_view.hpp), before the driver starts
+  // a thread. It keeps root's id under a root rank: the run's directory it loads from is root's.
+  no_view = enter_read_only_view({.root_becomes = std::nullopt, .remount_each = false, .left_writable = {"/proc"}});
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlives its measurer
   // Non-dumpable, then without capabilities, in that order, so there is no moment when it is
   // both dumpable and as powerless as a candidate: other executors beside this one (the next

@@ -71,14 +71,21 @@ std::vector<Mount> mounts() {
   return found;
 }
 
+bool beneath(const std::string &point, const std::vector<std::string> &points) {
+  for (const std::string &top : points)
+    if (point == top || point.rfind(top + "/", 0) == 0) return true;
+  return false;
+}
+
 bool has_option(const std::string &options, const std::string &option) {
   return ("," + options + ",").find("," + option + ",") != std::string::npos;
 }
 
 // A bind remount changes only this mount's flags, and must restate the ones the kernel locked
 // when the namespace was made (nosuid, nodev, noexec, the atime rule), or it is refused.
-std::string remount_each_read_only() {
+std::string remount_each_read_only(const std::vector<std::string> &left_writable) {
   for (const Mount &mount : mounts()) {
+    if (beneath(mount.point, left_writable)) continue;
     unsigned long flags = MS_BIND | MS_REMOUNT | MS_RDONLY;
     if (has_option(mount.options, "nosuid")) flags |= MS_NOSUID;
     if (has_option(mount.options, "nodev")) flags |= MS_NODEV;
@@ -117,7 +124,12 @@ std::string enter(const ReadOnlyView &view) {
   if (view.remount_each ||
       ::syscall(SYS_mount_setattr, -1, "/", AT_RECURSIVE, &read_only, sizeof read_only) != 0) {
     if (!view.remount_each && errno != ENOSYS && errno != EINVAL) return failed("mount_setattr read-only");
-    if (std::string why = remount_each_read_only(); !why.empty()) return why;
+    if (std::string why = remount_each_read_only(view.left_writable); !why.empty()) return why;
+  } else {
+    MountAttributes writable{0, MOUNT_ATTR_RDONLY, 0, 0};  // what this call made read-only, undone
+    for (const std::string &point : view.left_writable)
+      if (::syscall(SYS_mount_setattr, -1, point.c_str(), AT_RECURSIVE, &writable, sizeof writable) != 0)
+        return failed("leaving " + point + " writable");
   }
   // Whichever way it was done. A mount covered by another on its own root (/dev/shm mounted
   // twice) is out of reach of every path, and out of reach of a remount by path too.
@@ -125,7 +137,7 @@ std::string enter(const ReadOnlyView &view) {
   for (const Mount &mount : now) {
     bool covered = false;
     for (const Mount &other : now) covered |= other.parent == mount.id && other.point == mount.point;
-    if (!covered && !has_option(mount.options, "ro")) return "read-only view: " + mount.point + " is still writable";
+    if (!covered && !beneath(mount.point, view.left_writable) && !has_option(mount.options, "ro")) return "read-only view: " + mount.point + " is still writable";
   }
   return "";
 }

@@ -18,12 +18,14 @@
 // Not covered (the namespace does not move them): descriptors open before it (their mounts are
 // the original ones; executors keep only pipes, memfds and sockets), /proc/self/exe, and
 // /proc/<pid>/{root,cwd,fd} of another dumpable process of the same uid. Under root the switch
-// to an id that owns nothing closes these too; under a user's uid they are left to the filter
-// and, on the GPU, to the Landlock domain (no ptrace-style access to processes outside it).
+// to an id that owns nothing closes these too (the CPU executor's; the GPU executor loads from
+// root's private directory by name, later); otherwise they are left to the filter and, on the
+// GPU, to the Landlock domain (no ptrace-style access to processes outside it).
 #include <sys/types.h>
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace hpcreward {
 
@@ -33,6 +35,10 @@ struct ReadOnlyView {
   std::optional<uid_t> root_becomes;
   // Per-mount remounts instead of mount_setattr (Linux 5.12+): the fallback, for tests.
   bool remount_each = false;
+  // Mount points left writable, with the mounts beneath them: the GPU executor's /proc (the
+  // CUDA driver fails to start with a read-only /proc on the H200 machine, under gVisor; proc
+  // refuses mode changes of its process entries and has no xattrs).
+  std::vector<std::string> left_writable;
 };
 
 // The id an executor under root becomes: HPCREWARD_EXECUTOR_ID when set (a number), else
