@@ -1,10 +1,12 @@
 #pragma once
 // What a compiled candidate object shows, read with libelf (never mapped or loaded):
-// imported OpenMP runtime symbols, and zmm register operands in its executable sections
-// (capstone x86-64 disassembly, linear sweep), and zmm instructions hidden inside other
-// instructions' bytes (decoded at every byte offset that is not an instruction start of the
-// sweep): a candidate that takes over its own control flow can jump into a constant's bytes,
-// so code the sweep never sees can still run.
+// imported OpenMP runtime symbols, and zmm register operands, EVEX-encoded (AVX-512) and
+// VEX-encoded (AVX, AVX2) instructions in its executable sections (capstone x86-64
+// disassembly, linear sweep), and zmm and ymm instructions hidden inside other instructions'
+// bytes (decoded at every byte offset that is not an instruction start of the sweep): a
+// candidate that takes over its own control flow can jump into a constant's bytes, so code the
+// sweep never sees can still run. Which of it a stage refuses depends on the ISA its flags
+// target (technique_detection.hpp).
 #include <cstdint>
 #include <filesystem>
 #include <string>
