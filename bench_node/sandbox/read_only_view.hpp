@@ -16,11 +16,11 @@
 // capability inside it: the caller drops them after (capabilities.hpp).
 //
 // Not covered (the namespace does not move them): descriptors open before it (their mounts are
-// the original ones; executors keep only pipes, memfds and sockets), /proc/self/exe, and
-// /proc/<pid>/{root,cwd,fd} of another dumpable process of the same uid. Under root the switch
-// to an id that owns nothing closes these too (the CPU executor's; the GPU executor loads from
-// root's private directory by name, later); otherwise they are left to the filter and, on the
-// GPU, to the Landlock domain (no ptrace-style access to processes outside it).
+// the original ones; executors keep only pipes, memfds and sockets) and /proc/self/exe (chmod of
+// the executor's own binary, when its uid owns it). Other processes' /proc/<pid>/{root,cwd,fd}
+// do not open from inside (no CAP_SYS_PTRACE over processes outside the user namespace). Under
+// root the CPU executor's switch to an id that owns nothing closes the rest; the GPU executor
+// keeps root's id (it loads from root's private directory by name, after the set-up).
 #include <sys/types.h>
 
 #include <optional>
