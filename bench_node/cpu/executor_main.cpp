@@ -3,7 +3,10 @@
 // memory (execv), not its pipes (closed), not its secrets. The protocol is in
 // executor_protocol.hpp: stop, take the command the measurer wrote, do it, stop again.
 //
-//   hpcreward-executor --region-bytes N --object FILE
+//   hpcreward-executor --region-bytes N --object FILE --threads allowed|none
+//
+// --threads none (a stage without OpenMP): the filter kills any thread the candidate starts,
+// so code that runs single-threaded by its prompt cannot take the rank's other CPUs.
 //
 // The seccomp filter goes on right after the candidate is loaded and before its first call,
 // with no writable descriptor but stdout and stderr; stopping itself (tgkill to itself) is
@@ -47,7 +50,11 @@ void call_as(const ExecutorControl &control, std::byte *a, std::byte *b, std::by
     reinterpret_cast<Matmul<T>>(symbol)(control.m, control.n, control.k, a_given, b_given, c_given);
 }
 
-void install_filter() { install_candidate_filter({.result_fd = -1, .progress_fd = -1, .self = 0}); }
+bool g_threads = false;  // --threads allowed
+
+void install_filter() {
+  install_candidate_filter({.result_fd = -1, .progress_fd = -1, .self = 0, .threads = g_threads});
+}
 
 void call(const ExecutorControl &control, std::byte *region, void *symbol) {
   std::byte *a = region + control.a, *b = region + control.b, *c = region + control.c;
@@ -67,6 +74,7 @@ int main(int argc, char **argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--region-bytes") == 0) bytes = std::strtoull(argv[i + 1], nullptr, 10);
     if (std::strcmp(argv[i], "--object") == 0) object = argv[i + 1];
+    if (std::strcmp(argv[i], "--threads") == 0) g_threads = std::strcmp(argv[i + 1], "allowed") == 0;
   }
   if (bytes == 0 || object == nullptr) {
     std::fputs("hpcreward-executor: started by hpcreward-runner, not by hand\n", stderr);
