@@ -6,7 +6,8 @@
 # hwloc (headers and link; device-build.sh links the image's own libhwloc15, which its Open MPI
 # uses, and keeps Debian's only where the image lacks one), and libclang's C headers (the image has libclang-16's library but not its headers; the C
 # API is stable, so 14's headers serve); the pinned nvidia-cutlass wheel (CuTe) into
-# .gpu-deps/cutlass/; Slurm and munge into .gpu-deps/slurm/.
+# .gpu-deps/cutlass/; Slurm and munge into .gpu-deps/slurm/; strace (with libunwind) unpacked
+# into .gpu-deps/strace/ for syscall_census.sh (the image has no strace).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p .gpu-deps/debs
@@ -31,4 +32,9 @@ rm -rf ../cutlass && mkdir -p ../cutlass && download_cutlass_wheel ../cutlass
 mkdir -p ../slurm && cd ../slurm && rm -f ./*.deb
 apt-get download slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge libmunge2 libjson-c5 liblua5.1-0 \
   liblz4-1 libnuma1 libyaml-0-2 libhwloc15 libpmix2
+# strace for syscall_census.sh, unpacked (the image has neither it nor libunwind8).
+cd .. && rm -rf strace && mkdir -p strace && cd strace
+apt-get download strace libunwind8
+for deb in ./*.deb; do dpkg -x "$deb" .; done
+rm -f ./*.deb
 du -sh ..
