@@ -11,13 +11,21 @@ patterns (ioctl's device and request, mmap's and mprotect's protection and flags
 and path, ...).
 
   python3 tests/gpu/syscall_census.py TRACE... [--json OUT]
+  python3 tests/gpu/syscall_census.py --collect DIR --socket PATH   (syscall_census.sh's collector)
+  python3 tests/gpu/syscall_census.py --send PATH                   (stdin to the collector)
+
+The rank limits its runner's file size (RLIMIT_FSIZE, one page), and strace runs within that
+limit; so strace writes to a pipe, --send forwards it over a UNIX socket (not a file: no limit),
+and the collector, started outside the rank, writes one log per connection.
 """
 import argparse
 import collections
 import json
 import pathlib
 import re
+import socket
 import sys
+import threading
 
 # "PID  name(args" or "PID  <... name resumed>rest"; strace -f prefixes each line with the tid.
 START = re.compile(r"^(\d+)\s+(\w+)\((.*)$")
@@ -189,11 +197,46 @@ def census(paths):
     return report
 
 
+def collect(directory, path):
+    directory.mkdir(parents=True, exist_ok=True)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen(64)
+    count = 0
+
+    def keep(connection, target):
+        with connection, open(target, "wb") as log:
+            while chunk := connection.recv(1 << 16):
+                log.write(chunk)
+                log.flush()
+
+    while True:
+        connection, _ = server.accept()
+        count += 1
+        threading.Thread(target=keep, args=(connection, directory / f"runner.{count}"), daemon=True).start()
+
+
+def send(path):
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+        connection.connect(str(path))
+        while chunk := sys.stdin.buffer.read1(1 << 16):
+            connection.sendall(chunk)
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("traces", nargs="+", type=pathlib.Path)
+    parser.add_argument("traces", nargs="*", type=pathlib.Path)
     parser.add_argument("--json", type=pathlib.Path)
+    parser.add_argument("--collect", type=pathlib.Path, metavar="DIR")
+    parser.add_argument("--socket", type=pathlib.Path)
+    parser.add_argument("--send", type=pathlib.Path, metavar="SOCKET")
     args = parser.parse_args()
+    if args.send:
+        return send(args.send)
+    if args.collect:
+        collect(args.collect, args.socket)
+        return 0
     report = census(args.traces)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1) + "\n")
