@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -69,7 +70,8 @@ double row_residual_roundoff() {
 
 template <typename T>
 RowResidual row_residual(const Shape &shape, const T *a, const T *b, const T *c,
-                         std::span<const double> weights, const ResidualBound &bound) {
+                         std::span<const double> weights, const ResidualBound &bound, int single_columns,
+                         std::uint64_t secret) {
   using Acc = Accumulator<T>;
   const std::size_t m = shape.m, n = shape.n, k = shape.k;
   RowResidual result;
@@ -87,7 +89,7 @@ RowResidual row_residual(const Shape &shape, const T *a, const T *b, const T *c,
     x_sq[j] = x[j] * x[j];
   }
   int classes = 0;
-  const std::vector<int> column_class = residual_column_classes(norm, classes);
+  const std::vector<int> column_class = residual_column_classes(norm, classes, single_columns, secret);
   const std::size_t g = static_cast<std::size_t>(classes);
   std::vector<Acc> bx(k * g, 0), bx_sq(k * g, 0);  // B x and B^2 x^2, per class
   for (std::size_t p = 0; p < k; ++p)
@@ -143,9 +145,9 @@ template double normwise_error<double>(std::span<const double>, std::span<const 
 template double normwise_error<float>(std::span<const float>, std::span<const float>, double,
                                       double);
 template RowResidual row_residual<double>(const Shape &, const double *, const double *, const double *,
-                                         std::span<const double>, const ResidualBound &);
+                                         std::span<const double>, const ResidualBound &, int, std::uint64_t);
 template RowResidual row_residual<float>(const Shape &, const float *, const float *, const float *,
-                                        std::span<const double>, const ResidualBound &);
+                                        std::span<const double>, const ResidualBound &, int, std::uint64_t);
 template double row_residual_roundoff<double>();
 template double row_residual_roundoff<float>();
 

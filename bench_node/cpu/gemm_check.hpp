@@ -4,6 +4,7 @@
 #include <span>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "bench_node/measure/residual_bound.hpp"
 #include "common/problem.hpp"
@@ -42,9 +43,12 @@ struct RowResidual {
   void add(const RowResidual &next, std::size_t row_offset);
 };
 
+// `single_columns` columns drawn from `secret` are tested each on its own (residual_bound.hpp):
+// CUDA sgemm's inputs.
 template <typename T>
 RowResidual row_residual(const Shape &shape, const T *a, const T *b, const T *c,
-                         std::span<const double> weights, const ResidualBound &bound);
+                         std::span<const double> weights, const ResidualBound &bound, int single_columns = 0,
+                         std::uint64_t secret = 0);
 
 // The unit roundoff of row_residual's accumulation for operands of type T.
 template <typename T>

@@ -310,10 +310,13 @@ std::optional<Failure> Harness::residual_check(const Shape &shape, Private &own,
     const void *a = own.product_a(batch), *b = own.product_b(batch), *c = own.product_c(batch);
     column_norms(config_.precision, b, shape.k, shape.n, norm);
     fill_vector(x, x_sq, norm, shape.n, kernel_random_u64());
-    // The columns' classes from their norms, on the host (n numbers), then one test per class.
+    // The columns' classes from their norms, on the host (n numbers), then one test per class;
+    // on the patterned inputs a fresh secret choice of columns are classes of one each.
     cuda_call(cudaMemcpy(host_norm.data(), norm, sizeof(double) * shape.n, cudaMemcpyDeviceToHost), "column norms");
     int classes = 0;
-    const std::vector<int> column_class = residual_column_classes(host_norm, classes);
+    const int singles = patterned_inputs(config_.precision) ? kResidualSingleColumns : 0;
+    const std::vector<int> column_class =
+        residual_column_classes(host_norm, classes, singles, singles ? kernel_random_u64() : 0);
     cuda_call(cudaMemcpy(work.classes(), column_class.data(), sizeof(int) * shape.n, cudaMemcpyHostToDevice),
               "column classes");
     for (int target = 0; target < classes; ++target) {

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <utility>
+
+#include "bench_node/measure/random_fill.hpp"
 
 namespace hpcreward {
 
@@ -46,16 +49,35 @@ int ResidualPool::calls_needed() const {
   return pairs > 0 ? static_cast<int>(std::ceil(kResidualPoolPairs * calls / pairs)) : 0;
 }
 
-std::vector<int> residual_column_classes(std::span<const double> column_norms, int &count) {
-  std::vector<int> band(column_norms.size());
-  for (std::size_t j = 0; j < band.size(); ++j)
+std::vector<int> residual_column_classes(std::span<const double> column_norms, int &count, int single_columns,
+                                         std::uint64_t secret) {
+  const std::size_t n = column_norms.size();
+  const std::size_t singles = std::min(n, static_cast<std::size_t>(std::max(0, single_columns)));
+  // The single columns: the first `singles` of a partial Fisher-Yates shuffle.
+  std::vector<int> single(n, -1);
+  if (singles > 0) {
+    std::vector<std::size_t> order(n);
+    for (std::size_t j = 0; j < n; ++j) order[j] = j;
+    Rng rng(secret);
+    for (std::size_t t = 0; t < singles; ++t) {
+      std::swap(order[t], order[t + rng.next() % (n - t)]);
+      single[order[t]] = static_cast<int>(t);
+    }
+  }
+  std::vector<int> band(n);
+  for (std::size_t j = 0; j < n; ++j)
     band[j] = column_norms[j] > 0 ? static_cast<int>(std::floor(std::log2(column_norms[j]) / kResidualClassBinades))
                                   : INT_MIN;
-  std::vector<int> bands = band;
+  std::vector<int> bands;
+  for (std::size_t j = 0; j < n; ++j)
+    if (single[j] < 0) bands.push_back(band[j]);
   std::sort(bands.begin(), bands.end());
   bands.erase(std::unique(bands.begin(), bands.end()), bands.end());
-  for (int &b : band) b = static_cast<int>(std::lower_bound(bands.begin(), bands.end(), b) - bands.begin());
-  count = static_cast<int>(bands.size());
+  const int banded = static_cast<int>(bands.size());
+  for (std::size_t j = 0; j < n; ++j)
+    band[j] = single[j] >= 0 ? banded + single[j]
+                             : static_cast<int>(std::lower_bound(bands.begin(), bands.end(), band[j]) - bands.begin());
+  count = banded + static_cast<int>(singles);
   return band;
 }
 

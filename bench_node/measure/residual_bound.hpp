@@ -28,6 +28,14 @@
 // not separable (CUDA sgemm, input_values.hpp), one x over all columns weighs each row's
 // columns of large products up to 2^100 times its balanced ones, so their loss (fp16) hid;
 // within a class they weigh alike to a few binades. Inputs of one scale make one class.
+//
+// Single columns: with CUDA sgemm's inputs a row's columns of one norm still differ by their
+// points' direction, and the few farthest from the row's point decide s_ic, hiding a loss in
+// the columns near it (where every product counts: fp16 with row classes). So a secret,
+// fresh choice of kResidualSingleColumns columns are classes of one each: there r_ij / s_ij
+// is element (i, j)'s own error against sqrt(sum_p (A_ip B_pj)^2), and an honest error stays
+// under it as in any class.
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -38,6 +46,7 @@ namespace hpcreward {
 inline constexpr double kResidualRowFactor = 6;
 inline constexpr double kResidualNormwiseFactor = 1;
 inline constexpr double kResidualClassBinades = 4;
+inline constexpr int kResidualSingleColumns = 16;
 
 struct ResidualBound {
   double error_scale = 0;  // eps above
@@ -82,6 +91,9 @@ struct ResidualPool {
 
 // The class of each column from its norm, numbered 0, 1, ... in increasing scale, with no
 // empty class; `count` gets the number of classes. Zero norms form a class of their own.
-std::vector<int> residual_column_classes(std::span<const double> column_norms, int &count);
+// `single_columns` columns (all, if there are fewer), drawn from `secret`, are instead classes
+// of their own, numbered after the norms' classes.
+std::vector<int> residual_column_classes(std::span<const double> column_norms, int &count, int single_columns = 0,
+                                         std::uint64_t secret = 0);
 
 }  // namespace hpcreward

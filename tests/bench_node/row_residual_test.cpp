@@ -2,6 +2,7 @@
 // products computed the way honest and dishonest kernels compute them (simulated_products.hpp):
 // the precisions a problem allows must pass with a wide margin, zeros, partial work and lower
 // precisions must fail, checked in double as the device's check is.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -264,6 +265,26 @@ TEST(ResidualBound, NormwiseBoundLoosensOnlyForFewPairs) {
   // The bf16 operands of CUDA sgemm read 1.64 to 1.77 eps (Fp16Range): still caught from
   // about 200 (row, class) pairs on, one timed call at the nominal shapes.
   EXPECT_LT(normwise_bound(bound, 200) / eps, 1.64);
+}
+
+// Single columns: drawn from the secret, each a class of its own after the norms' classes,
+// which stay numbered without gaps; every column single where there are fewer.
+TEST(ResidualColumnClasses, SingleColumnsAreClassesOfTheirOwnAfterTheBands) {
+  const std::vector<double> norms = {1, 1, 1, 1e6, 1e6, 1e6, 1e12, 1e12, 1e12};
+  int count = 0;
+  const std::vector<int> plain = residual_column_classes(norms, count);
+  EXPECT_EQ(count, 3);
+  const std::vector<int> classes = residual_column_classes(norms, count, 2, 99);
+  EXPECT_EQ(count, 5);  // two singles cannot empty a band of three
+  std::vector<int> members(count, 0);
+  for (int c : classes) ++members.at(c);
+  EXPECT_EQ(members[3], 1);
+  EXPECT_EQ(members[4], 1);
+  for (std::size_t j = 0; j < norms.size(); ++j)  // the rest keep their bands
+    if (classes[j] < 3) EXPECT_EQ(classes[j], plain[j]);
+  EXPECT_NE(residual_column_classes(norms, count, 2, 100), classes);  // another secret, other columns (here)
+  residual_column_classes(norms, count, 20, 1);
+  EXPECT_EQ(count, 9);
 }
 
 TEST(RowResidual, NanAndInfinityFail) {

@@ -53,9 +53,12 @@ struct Product {
   std::vector<T> a, b;
   std::vector<double> weights;
   std::uint64_t pattern_seed = 0;
+  int single_columns = 0;  // the residual's classes of one column (the CUDA sgemm inputs')
 
-  // The measurer's CUDA sgemm inputs from `seed`, as its device fill draws them.
-  Product(Shape s, HarnessInputs, std::uint64_t seed) : shape(s), pattern_seed(seed) {
+  // The measurer's CUDA sgemm inputs from `seed`, as its device fill draws them, and its
+  // residual check with columns tested on their own.
+  Product(Shape s, HarnessInputs, std::uint64_t seed)
+      : shape(s), pattern_seed(seed), single_columns(kResidualSingleColumns) {
     a.resize(static_cast<std::size_t>(s.m) * s.k);
     b.resize(static_cast<std::size_t>(s.k) * s.n);
     for (std::size_t i = 0; i < a.size(); ++i) a[i] = harness_value(Operand::a, s.k, i);
@@ -108,7 +111,8 @@ struct Product {
   }
 
   RowResidual check(const std::vector<T> &c, const ResidualBound &bound) const {
-    return row_residual(shape, a.data(), b.data(), c.data(), std::span<const double>(weights), bound);
+    return row_residual(shape, a.data(), b.data(), c.data(), std::span<const double>(weights), bound, single_columns,
+                        78);
   }
 };
 
