@@ -81,6 +81,7 @@ PLAN = [
     ("modifies_input", "cuda-sgemm-1024", "cuda-naive", "wrong_answer"),
     ("fp16_shortcut_sgemm", "cuda-sgemm-1024", "cuda-naive", "wrong_answer"),
     ("fp16_rescaled_sgemm", "cuda-sgemm-1024", "cuda-naive", "wrong_answer"),
+    ("fp16_row_classes_sgemm", "cuda-sgemm-1024", "cuda-naive", "wrong_answer"),
     ("timed_zeros_hgemm", "cuda-hgemm-1024", "cuda-tensor", "wrong_answer"),
     ("fp16_accumulate_hgemm", "cuda-hgemm-1024", "cuda-tensor", "wrong_answer"),
     ("timed_large_columns_sgemm", "cuda-sgemm-1024", "cuda-naive", "wrong_answer"),
@@ -123,14 +124,19 @@ C_PLAN = [
 ]
 
 
-def corpus_lines():
+def corpus_lines(only=None):
+    """Every case of PLAN and C_PLAN, or with `only` (case names) just those."""
     lines, expected = [], {}
     for index, (case, problem, stage, status) in enumerate(PLAN):
+        if only and case not in only:
+            continue
         cid = f"{case}@{problem}@{stage}#{index}"
         lines.append({"id": cid, "problem": problem, "stage": stage, "batch_id": "gpu-corpus",
                       "source": (CASES / f"{case}.cu").read_text()})
         expected[cid] = status
     for case, problem, stage, status in C_PLAN:
+        if only and case not in only:
+            continue
         cid = f"c:{case}@{problem}@{stage}"
         lines.append({"id": cid, "problem": problem, "stage": stage, "batch_id": "gpu-corpus",
                       "source": (C_SAMPLES / f"{case}.c").read_text()})
@@ -237,6 +243,8 @@ def main():
                         help="score N honest CUDA candidates with 1 GPU rank, then with --gpus")
     parser.add_argument("--skip-corpus", action="store_true", help="only --batch64 and --scaling")
     parser.add_argument("--gpu-arg", action="append", default=[])
+    parser.add_argument("--only", action="append", default=[], metavar="CASE",
+                        help="run only these cases of the corpus (repeatable), e.g. the fp16 ones")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     for old in ("corpus", "batch64", "scaling-1", f"scaling-{args.gpus}"):  # local.sh refuses an existing log
@@ -245,7 +253,7 @@ def main():
 
     failures, rc = 0, 0
     if not args.skip_corpus:
-        lines, expected = corpus_lines()
+        lines, expected = corpus_lines(set(args.only))
         candidates = args.out / "corpus.jsonl"
         candidates.write_text("".join(json.dumps(line) + "\n" for line in lines))
         SENTINEL.write_text(SENTINEL_TEXT)

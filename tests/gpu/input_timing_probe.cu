@@ -2,12 +2,16 @@
 // cuBLAS SGEMM (fp32, and TF32 tensor cores) and a plain 32x32-tiled kernel on five input
 // distributions of the same shape, interleaved round by round so clock drift hits all alike:
 //   uniform   u in [-1, 1)                     (hgemm/dgemm inputs, most hand-written runners)
-//   separable u 2^e, e in [-20, 20] per row of A and column of B   (the earlier sgemm inputs)
-//   pattern   the sgemm inputs now (bench_node/measure/input_values.hpp: 2^-100 .. 2^100)
+//   separable u 2^e, e in [-20, 20] per row of A and column of B   (the earliest sgemm inputs)
+//   rank-one  u 2^e, e(A_ip) = round(100 x_i y_p), e(B_pj) = round(-100 y_p z_j)   (the next)
+//   pattern   the sgemm inputs now (bench_node/measure/input_values.hpp: elements within
+//             2^+-50, products within 2^+-100, exponents from points in 6 dimensions)
 //   runner    +-(r + 0.01 s), r, s in 0..4     (siboehm/SGEMM_CUDA's randomize_matrix: 20% zeros)
 //   zeros     all zero                          (least bit toggling: a power floor)
 // Each line gives the median of `reps` calls (events around each) and the distribution's share
-// of zero and subnormal elements. Clocks and power: `nvidia-smi dmon -s pc` beside it.
+// of zero and subnormal elements; first, each distribution's device fill of A and B (the
+// measurer's fill runs outside the clock, once per call). Clocks and power:
+// `nvidia-smi dmon -s pc` beside it.
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I. -o /tmp/input_timing_probe tests/gpu/input_timing_probe.cu -lcublas
 //   /tmp/input_timing_probe [SIZE=4096] [REPS=50]
 #include <cublas_v2.h>
@@ -30,8 +34,13 @@ void check(cudaError_t e, const char *what) {
   }
 }
 
-enum Kind { kUniform, kSeparable, kPattern, kRunner, kZeros, kKinds };
-const char *const kNames[kKinds] = {"uniform", "separable", "pattern", "runner", "zeros"};
+enum Kind { kUniform, kSeparable, kRankOne, kPattern, kRunner, kZeros, kKinds };
+const char *const kNames[kKinds] = {"uniform", "separable", "rank-one", "pattern", "runner", "zeros"};
+
+// The rank-one pattern's factors: x_i, z_j in [0, 1), y_p in [-1, 1).
+__device__ double rank_one_factor(std::uint64_t seed, std::uint64_t stream, std::uint64_t index) {
+  return hpcreward::input_unit(hpcreward::input_mix(hpcreward::input_mix(seed ^ (stream * 0x9e3779b97f4a7c15ULL)) + index));
+}
 
 __global__ void fill(float *data, int rows, int cols, std::uint64_t seed, hpcreward::Operand which, Kind kind) {
   const std::size_t count = static_cast<std::size_t>(rows) * cols;
@@ -40,7 +49,15 @@ __global__ void fill(float *data, int rows, int cols, std::uint64_t seed, hpcrew
     const double u = hpcreward::input_mantissa(seed, which, cols, i, kind == kPattern, &e);
     const std::uint64_t bits = hpcreward::input_mix(seed * 31 + i);
     double v = ldexp(u, e);
-    if (kind == kSeparable) {  // e per row of A, per column of B
+    if (kind == kRankOne) {
+      const std::size_t row = i / cols, col = i % cols;
+      const double v_row = which == hpcreward::Operand::a ? 0.5 * rank_one_factor(seed, 11, row) + 0.5
+                                                          : rank_one_factor(seed, 12, row);
+      const double v_col = which == hpcreward::Operand::a ? rank_one_factor(seed, 12, col)
+                                                          : -(0.5 * rank_one_factor(seed, 13, col) + 0.5);
+      const double exponent = 100 * v_row * v_col;
+      v = ldexp(u, static_cast<int>(exponent < 0 ? exponent - 0.5 : exponent + 0.5));
+    } else if (kind == kSeparable) {  // e per row of A, per column of B
       const std::size_t line = which == hpcreward::Operand::a ? i / cols : i % cols;
       v = ldexp(u, static_cast<int>(hpcreward::input_mix(seed ^ (0x5bd1e995ULL + line)) % 41) - 20);
     } else if (kind == kRunner) {
@@ -86,20 +103,31 @@ int main(int argc, char **argv) {
   if (n % 32 != 0) return std::fprintf(stderr, "SIZE must be a multiple of 32\n"), 2;
   const std::size_t count = static_cast<std::size_t>(n) * n;
   float *a[kKinds], *b[kKinds], *c = nullptr;
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
   for (int k = 0; k < kKinds; ++k) {
     check(cudaMalloc(&a[k], count * 4), "cudaMalloc");
     check(cudaMalloc(&b[k], count * 4), "cudaMalloc");
-    fill<<<4096, 256>>>(a[k], n, n, 12345, hpcreward::Operand::a, static_cast<Kind>(k));
-    fill<<<4096, 256>>>(b[k], n, n, 12345, hpcreward::Operand::b, static_cast<Kind>(k));
+    std::vector<float> fill_ms;
+    for (int r = 0; r < 5; ++r) {  // the first also warms up
+      cudaEventRecord(start);
+      fill<<<4096, 256>>>(a[k], n, n, 12345, hpcreward::Operand::a, static_cast<Kind>(k));
+      fill<<<4096, 256>>>(b[k], n, n, 12345, hpcreward::Operand::b, static_cast<Kind>(k));
+      cudaEventRecord(stop);
+      check(cudaEventSynchronize(stop), "fill");
+      float t = 0;
+      cudaEventElapsedTime(&t, start, stop);
+      if (r > 0) fill_ms.push_back(t);
+    }
+    std::sort(fill_ms.begin(), fill_ms.end());
+    std::printf("fill of A and B  %-10s %8.3f ms (median of 4)\n", kNames[k], fill_ms[fill_ms.size() / 2]);
   }
   check(cudaMalloc(&c, count * 4), "cudaMalloc");
   unsigned long long *special = nullptr;
   check(cudaMallocManaged(&special, 2 * sizeof *special), "cudaMallocManaged");
   cublasHandle_t handle;
   cublasCreate(&handle);
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
   const float one = 1, zero = 0;
   const auto call = [&](Gemm g, int k) {
     if (g == kTiled) {
