@@ -435,6 +435,24 @@ TEST(Fp16Range, DISABLED_HonestAtEveryCatalogShape) {
   }
 }
 
+// By hand: the row-class attackers at the check shapes and at catalog shapes of small k or n
+// (64 rows of each where it has more).
+TEST(Fp16Range, DISABLED_RowClassesAtCheckAndCatalogShapes) {
+  for (Shape shape : std::vector<Shape>{{129, 127, 135}, {31, 17, 23}, {1025, 1023, 1031}, {32768, 32768, 64},
+                                        {1048576, 768, 256}, {2048, 1, 1048576}}) {
+    shape.m = std::min(shape.m, 64);
+    const Sgemm s(shape, 5);
+    s.figures(s.dot(tf32_truncated), "TF32 truncated");
+    s.figures(s.dot(bf16), "bf16");
+    for (int classes : {1, 3, 6, 12, 24}) {
+      if (classes >= shape.m) continue;
+      s.figures(s.fp16_secret_classes(classes), ("fp16, " + std::to_string(classes) + " secret classes").c_str());
+      s.figures(s.fp16_data_classes(classes), ("fp16, " + std::to_string(classes) + " data classes").c_str());
+    }
+    std::fflush(stdout);
+  }
+}
+
 // By hand: HPCREWARD_SWEEP_ROWS=256 HPCREWARD_SWEEP_SEEDS=6 prints truncated TF32 and bf16 at
 // rows x 4096 x 4096 over seeds 1..n, to see how the normwise figure spreads with the rows.
 TEST(Fp16Range, DISABLED_TruncatedTf32AndBf16Sweep) {
