@@ -436,10 +436,11 @@ TEST(Fp16Range, DISABLED_HonestAtEveryCatalogShape) {
 }
 
 // By hand: the row-class attackers at the check shapes and at catalog shapes of small k or n
-// (64 rows of each where it has more).
+// (64 rows of each where it has more). Not the matrix-vector shape (n = 1): memory-bound, where
+// fp16 operands buy no speed.
 TEST(Fp16Range, DISABLED_RowClassesAtCheckAndCatalogShapes) {
   for (Shape shape : std::vector<Shape>{{129, 127, 135}, {31, 17, 23}, {1025, 1023, 1031}, {32768, 32768, 64},
-                                        {1048576, 768, 256}, {2048, 1, 1048576}}) {
+                                        {1048576, 768, 256}}) {
     shape.m = std::min(shape.m, 64);
     const Sgemm s(shape, 5);
     s.figures(s.dot(tf32_truncated), "TF32 truncated");
