@@ -213,6 +213,56 @@ class Sgemm {
     return fp16_classes(row_class, inner);
   }
 
+  // Row classes as fp16_secret_classes and the inner dimension in `blocks` blocks of like y_p
+  // (k-means on the secret y_p), each block with its own scale per row of A and per column of
+  // B, its fp32 partial sum scaled back before it is added (as block-scaled fp8 GEMMs do): an
+  // extra fp32 multiply-add per element of C per block.
+  std::vector<float> fp16_blocked_classes(int classes, int blocks) const {
+    const ExponentPattern pattern{p_.pattern_seed};
+    constexpr int D = kPatternDimensions;
+    std::vector<double> points(static_cast<std::size_t>(s_.m) * D), inner_points(static_cast<std::size_t>(s_.k) * D);
+    for (int i = 0; i < s_.m; ++i) pattern.row(i, &points[static_cast<std::size_t>(i) * D]);
+    for (int q = 0; q < s_.k; ++q) pattern.inner(q, &inner_points[static_cast<std::size_t>(q) * D]);
+    std::vector<double> centres, block_centres;
+    const std::vector<int> row_class = k_means(points, D, classes, centres);
+    const std::vector<int> block = k_means(inner_points, D, blocks, block_centres);
+    std::vector<float> c(static_cast<std::size_t>(s_.m) * s_.n, 0);
+    std::vector<int> in(s_.k), col_scale(static_cast<std::size_t>(blocks) * s_.n), row_scale(blocks);
+    std::vector<float> hb(static_cast<std::size_t>(s_.n) * s_.k), ha(s_.k), partial(blocks);
+    for (int g = 0; g < classes; ++g) {
+      if (std::find(row_class.begin(), row_class.end(), g) == row_class.end()) continue;
+      for (int q = 0; q < s_.k; ++q)
+        in[q] = ExponentPattern::rounded(kExponentSpan * ExponentPattern::dot(&centres[g * D], &inner_points[q * D]));
+      std::fill(col_scale.begin(), col_scale.end(), -10000);
+      for (int q = 0; q < s_.k; ++q)
+        for (int j = 0; j < s_.n; ++j)
+          if (p_.b[q * s_.n + j] != 0)
+            col_scale[block[q] * s_.n + j] = std::max(col_scale[block[q] * s_.n + j], std::ilogb(p_.b[q * s_.n + j]) + in[q]);
+      for (int &t : col_scale) t = 15 - t;
+      for (int q = 0; q < s_.k; ++q)
+        for (int j = 0; j < s_.n; ++j)
+          hb[j * s_.k + q] = to_fp16(std::ldexp(static_cast<double>(p_.b[q * s_.n + j]), in[q] + col_scale[block[q] * s_.n + j]));
+      for (int i = 0; i < s_.m; ++i) {
+        if (row_class[i] != g) continue;
+        std::fill(row_scale.begin(), row_scale.end(), -10000);
+        for (int q = 0; q < s_.k; ++q)
+          if (p_.a[i * s_.k + q] != 0) row_scale[block[q]] = std::max(row_scale[block[q]], std::ilogb(p_.a[i * s_.k + q]) - in[q]);
+        for (int &t : row_scale) t = 15 - t;
+        for (int q = 0; q < s_.k; ++q)
+          ha[q] = to_fp16(std::ldexp(static_cast<double>(p_.a[i * s_.k + q]), row_scale[block[q]] - in[q]));
+        for (int j = 0; j < s_.n; ++j) {
+          std::fill(partial.begin(), partial.end(), 0.0f);
+          for (int q = 0; q < s_.k; ++q) partial[block[q]] += ha[q] * hb[j * s_.k + q];
+          float sum = 0;
+          for (int b = 0; b < blocks; ++b)
+            sum += static_cast<float>(std::ldexp(static_cast<double>(partial[b]), -row_scale[b] - col_scale[b * s_.n + j]));
+          c[i * s_.n + j] = sum;
+        }
+      }
+    }
+    return c;
+  }
+
   // One class per row, each scaled by its own point: the limit, G = m copies of B.
   std::vector<float> fp16_row_classes() const {
     const ExponentPattern pattern{p_.pattern_seed};
@@ -427,6 +477,19 @@ TEST(Fp16Range, DISABLED_ClassesNeeded) {
       std::fflush(stdout);
     }
   }
+}
+
+// By hand: row classes with the inner dimension in blocks of like y_p, each block scaled on
+// its own (HPCREWARD_BLOCK_ROWS rows, 64 by default; k = 1024).
+TEST(Fp16Range, DISABLED_BlockScaledRowClasses) {
+  const char *rows = std::getenv("HPCREWARD_BLOCK_ROWS");
+  const Sgemm s({rows ? std::atoi(rows) : 64, 512, 1024}, 1);
+  for (int classes : {1, 6, 24})
+    for (int blocks : {8, 32, 128}) {
+      const std::string name = "fp16, " + std::to_string(classes) + " classes, " + std::to_string(blocks) + " blocks";
+      s.figures(s.fp16_blocked_classes(classes, blocks), name.c_str());
+      std::fflush(stdout);
+    }
 }
 
 // By hand: honest kernels (and bf16) at 16 rows of every CUDA f32 catalog shape and its check
