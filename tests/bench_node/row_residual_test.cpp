@@ -81,7 +81,7 @@ TEST(RowResidual, FloatSequentialAccumulationPassesBf16Fails) {
   }), bound);
 }
 
-// CUDA sgemm: the measurer's inputs (input_values.hpp: 2^-100 .. 2^100, not separable).
+// CUDA sgemm: the measurer's inputs (input_values.hpp: products within 2^+-100, not separable).
 class CudaSgemm : public ::testing::Test {
  protected:
   const Product<float> product{{64, 128, 1024}, test::HarnessInputs{}, 20261124};

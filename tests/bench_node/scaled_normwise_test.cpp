@@ -1,5 +1,5 @@
 // The CUDA checks' scaled normwise error (scaled_normwise.hpp) on f32 products with the
-// harness's inputs (input_values.hpp: element scales from 2^-100 to 2^100), over many
+// harness's inputs (input_values.hpp: element scales from 2^-50 to 2^50), over many
 // fixed seeds: every honest TF32 product passes the problem's tolerance with a margin, rounded
 // or truncated; every bf16 one fails it. The plain ||e|| / ||r|| of the same products is
 // heavy-tailed at the small check shape: the reason for the weights.
