@@ -1,5 +1,6 @@
 #include "prompts/model_feedback.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <regex>
 #include <vector>
@@ -127,6 +128,25 @@ std::string model_feedback(const FeedbackInputs &in) {
     text = std::string(in.status) + ": " + reason + ".";
   }
   return bounded(std::move(text), kMaxFeedbackBytes);
+}
+
+namespace {
+constexpr std::string_view kJudgedOpening = "Judged ";
+constexpr std::string_view kJudgedEnd = ". ";
+}  // namespace
+
+std::string with_judged_part(std::string_view judged, std::string_view feedback) {
+  if (judged.empty()) return std::string(feedback);
+  std::string note(judged.substr(0, kMaxFeedbackBytes / 2));
+  std::replace(note.begin(), note.end(), '.', ',');  // its first full stop is where it ends
+  note = std::string(kJudgedOpening) + note + std::string(kJudgedEnd);
+  return note + bounded(std::string(feedback), kMaxFeedbackBytes - note.size());
+}
+
+std::string_view without_judged_part(std::string_view feedback) {
+  if (!feedback.starts_with(kJudgedOpening)) return feedback;
+  const std::size_t end = feedback.find(kJudgedEnd);
+  return end == std::string_view::npos ? feedback : feedback.substr(end + kJudgedEnd.size());
 }
 
 }  // namespace hpcreward::prompts

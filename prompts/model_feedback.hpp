@@ -31,6 +31,15 @@ struct FeedbackInputs {
 
 std::string model_feedback(const FeedbackInputs &inputs);
 
+// The feedback on a candidate taken from a model's answer, opened with which part of the
+// answer was judged: "Judged block 2 of 3 (```c, lines 14-60), the one that defines matmul. "
+// then `feedback`, within kMaxFeedbackBytes (the feedback's end is cut to fit, never the note).
+// `judged` empty: `feedback` as it is.
+std::string with_judged_part(std::string_view judged, std::string_view feedback);
+// `feedback` without the note with_judged_part put before it: the measurement's own feedback,
+// which a row that reuses the measurement opens with its own note.
+std::string_view without_judged_part(std::string_view feedback);
+
 // `reason` without what a model must not or need not see (paths to their last part, addresses,
 // pids, seeds, --options).
 std::string scrubbed(std::string_view reason);

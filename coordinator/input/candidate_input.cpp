@@ -95,15 +95,15 @@ Verdict fill_fields(const json &object, const CandidateDefaults &defaults,
   const bool has_completion = object.contains("completion") && !object["completion"].is_null();
   if (has_source == has_completion)
     return reject("give exactly one of \"source\" (C code) or \"completion\" (model output)");
-  if (has_completion) {
-    auto extracted = extract_from_completion(completion);
-    if (auto *verdict = std::get_if<Verdict>(&extracted)) return *verdict;
-    source = std::get<std::string>(std::move(extracted));
-  }
-  Verdict text = check_source_text(source, defaults.max_source_bytes ? defaults.max_source_bytes
-                                                                      : kDefaultMaxSourceBytes);
+  auto extracted = has_completion ? extract_from_completion(completion, problem->language)
+                                  : code_from_source(source, problem->language);
+  if (auto *verdict = std::get_if<Verdict>(&extracted)) return *verdict;
+  ExtractedCode &code = std::get<ExtractedCode>(extracted);
+  Verdict text = check_source_text(code.code, defaults.max_source_bytes ? defaults.max_source_bytes
+                                                                         : kDefaultMaxSourceBytes);
   if (!text.ok()) return text;
-  candidate->code = std::move(source);
+  candidate->code = std::move(code.code);
+  candidate->judged = std::move(code.judged);
   return {};
 }
 

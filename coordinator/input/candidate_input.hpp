@@ -38,7 +38,10 @@ struct PreparedCandidate {
   // this candidate is; "" and 0 outside an episode. Labels for the log: they change no score.
   std::string episode;
   int turn = 0;
-  std::string code;  // the C source to benchmark; empty when the verdict is not ok
+  std::string code;  // the C or CUDA source to benchmark; empty when the verdict is not ok
+  // Which part of a model's answer `code` is (ExtractedCode::judged), for its feedback; empty
+  // for a plain source.
+  std::string judged;
   std::string code_sha256;  // of `code`, set once by the scoring run (row and measurement key share it)
   Verdict verdict;   // ok: benchmark it; otherwise this is its row's status and reason
 };

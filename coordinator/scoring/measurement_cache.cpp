@@ -4,6 +4,7 @@
 
 #include "common/node_failure.hpp"
 #include "coordinator/rewards/sqd_state.hpp"
+#include "prompts/model_feedback.hpp"
 #include "results/row_fields.hpp"
 #include "results/utf8_truncate.hpp"
 
@@ -46,7 +47,8 @@ const CachedMeasurement *MeasurementCache::find(const std::string &key) {
 void MeasurementCache::remember(const std::string &key, CachedMeasurement entry) {
   if (capacity_ == 0 || !reusable(entry.measurement)) return;
   // The log keeps 256 bytes of a reason and no evidence: an entry keeps no more, so its
-  // size is bounded and a resumed run's entries equal the live ones.
+  // size is bounded and a resumed run's entries equal the live ones. Its feedback, made from
+  // the whole reason, is whole (512 bytes at most, as the log keeps it).
   static const std::size_t reason_bytes = column_bytes("reason");
   entry.measurement.reason = std::string(truncate_utf8(entry.measurement.reason, reason_bytes));
   entry.measurement.techniques.evidence.clear();
@@ -72,8 +74,8 @@ void MeasurementCache::recall(const std::vector<RewardRow> &rows) {
     }
     std::optional<Measurement> measurement = measurement_from_row(row);
     if (!measurement) continue;
-    remember(row.measurement_key,
-             {std::move(*measurement), row.candidate_id, row.batch_id, row.rank, row.host, row.device, row.seed});
+    remember(row.measurement_key, {std::move(*measurement), row.candidate_id, row.batch_id, row.rank, row.host,
+                                   row.device, row.seed, std::string(prompts::without_judged_part(row.feedback))});
   }
 }
 

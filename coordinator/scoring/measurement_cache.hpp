@@ -28,10 +28,10 @@
 
 namespace hpcreward {
 
-// --repeat-cache-entries' default: a few MB of rank 0's memory (an entry is about 1 KB),
+// --repeat-cache-entries' default: a few MB of rank 0's memory (an entry is 1-2 KB),
 // enough for the distinct candidates of several GRPO steps.
 inline constexpr std::size_t kDefaultRepeatCacheEntries = 4096;
-// The most it may be given: about 1 GB.
+// The most it may be given: 1-2 GB.
 inline constexpr std::size_t kMaxRepeatCacheEntries = 1000000;
 
 // A measurement and the row that holds it.
@@ -43,6 +43,10 @@ struct CachedMeasurement {
   std::string host;
   std::string device;
   std::uint64_t seed = 0;  // its inputs
+  // What the model was told about it (RowWriter::feedback_on: made from the whole reason, at
+  // most 512 bytes), kept whole so a row that reuses it tells the same; "": made again from
+  // `measurement`.
+  std::string feedback;
 };
 
 class MeasurementCache {

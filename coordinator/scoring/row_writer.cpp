@@ -49,8 +49,25 @@ RewardRow RowWriter::decided_row(const PreparedCandidate &candidate, const Measu
   return make_row(candidate, decided, 0, 0, host, "");
 }
 
+std::string RowWriter::feedback_on(const PreparedCandidate &candidate, const Measurement &m) const {
+  prompts::FeedbackInputs feedback;
+  const std::string techniques = m.techniques.detected ? techniques_text(m.techniques) : "";
+  const std::string tiles = m.techniques.detected ? tile_sizes_text(m.techniques.tile_sizes) : "";
+  feedback.status = to_string(m.status);
+  feedback.reason = m.reason;  // whole: the row keeps 256 bytes of it
+  feedback.problem = find_problem(candidate.problem);
+  feedback.stage = sqd_.config().find(candidate.stage);
+  feedback.gflops = m.gflops;
+  feedback.yardsticks = m.yardsticks;
+  feedback.techniques = techniques;
+  if (m.techniques.detected) feedback.loop_order = m.techniques.loop_order;
+  feedback.tile_sizes = tiles;
+  return prompts::model_feedback(feedback);
+}
+
 RewardRow RowWriter::make_row(const PreparedCandidate &candidate, const Measurement &m, std::uint64_t seed, int rank,
-                              const std::string &host, const std::string &device) const {
+                              const std::string &host, const std::string &device,
+                              const std::string &measurement_feedback) const {
   RewardRow row;
   row.candidate_id = candidate.id;
   row.batch_id = candidate.batch_id;
@@ -88,17 +105,8 @@ RewardRow RowWriter::make_row(const PreparedCandidate &candidate, const Measurem
     row.loop_order = m.techniques.loop_order;
     row.tile_sizes = tile_sizes_text(m.techniques.tile_sizes);
   }
-  prompts::FeedbackInputs feedback;
-  feedback.status = row.status;
-  feedback.reason = m.reason;  // whole: the row keeps 256 bytes of it
-  feedback.problem = find_problem(candidate.problem);
-  feedback.stage = sqd_.config().find(candidate.stage);
-  feedback.gflops = m.gflops;
-  feedback.yardsticks = m.yardsticks;
-  feedback.techniques = row.techniques;
-  feedback.loop_order = row.loop_order;
-  feedback.tile_sizes = row.tile_sizes;
-  row.feedback = prompts::model_feedback(feedback);
+  row.feedback = prompts::with_judged_part(
+      candidate.judged, measurement_feedback.empty() ? feedback_on(candidate, m) : measurement_feedback);
   return row;
 }
 
@@ -117,7 +125,8 @@ RewardRow RowWriter::write(RewardRow row, const PreparedCandidate &candidate, co
 RewardRow RowWriter::write_reused(const PreparedCandidate &candidate, const std::string &key,
                                   const CachedMeasurement &origin, double bonus) {
   // The measurement was offered to the archive once, with its own row: not again.
-  RewardRow row = make_row(candidate, origin.measurement, origin.seed, origin.rank, origin.host, origin.device);
+  RewardRow row =
+      make_row(candidate, origin.measurement, origin.seed, origin.rank, origin.host, origin.device, origin.feedback);
   row.reward += bonus;
   row.measurement_key = key;
   row.measured_as = origin.candidate_id;

@@ -32,6 +32,11 @@ class RowWriter {
   // The row of a candidate the coordinator decided alone (its verdict), on `host`.
   RewardRow decided_row(const PreparedCandidate &candidate, const Measurement &decided, const std::string &host) const;
 
+  // What the model is told about `measurement` (prompts::model_feedback, from its whole reason),
+  // before the note of which part of the answer was judged, which every row adds for its own
+  // candidate: a cached measurement keeps this, so a row that reuses it says what this one did.
+  std::string feedback_on(const PreparedCandidate &candidate, const Measurement &measurement) const;
+
   // Offers a measured row to the archive (its shaping bonus, scaled with the reward mode:
   // RewardTable::shaping_scale, goes into the reward and, if asked, `*bonus`), then writes it.
   // Returns it as written.
@@ -55,8 +60,10 @@ class RowWriter {
   std::size_t rows_written() const { return rows_written_; }
 
  private:
+  // `measurement_feedback`: feedback_on's text when already known (a reused measurement), else "".
   RewardRow make_row(const PreparedCandidate &candidate, const Measurement &measurement, std::uint64_t seed, int rank,
-                     const std::string &host, const std::string &device) const;
+                     const std::string &host, const std::string &device,
+                     const std::string &measurement_feedback = "") const;
   // Counts a written row toward its stage and reports it; returns it.
   RewardRow counted(RewardRow row);
 

@@ -297,7 +297,8 @@ void ScoringRun::record_result(const BenchResult &result) {
   RewardRow written = rows_.write(std::move(row), candidate, result.measurement, &bonus);
   forget_code(candidate);
   CachedMeasurement origin{result.measurement, written.candidate_id, written.batch_id, written.rank,
-                           written.host,       written.device,       written.seed};
+                           written.host,       written.device,       written.seed,
+                           rows_.feedback_on(candidate, result.measurement)};
   set_row(*flight, index, std::move(written));
   // The batch's identical candidates share this answer, whatever it is, and its bonus.
   for (std::int64_t waiting : shared.waiting) {

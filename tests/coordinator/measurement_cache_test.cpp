@@ -167,6 +167,16 @@ TEST(MeasurementCache, RecallRebuildsFromTheLogsMeasuredRows) {
   EXPECT_EQ(a->measurement.techniques.techniques, std::vector<std::string>{"openmp"});
   EXPECT_EQ(a->measurement.techniques.tile_sizes, (std::vector<int>{64, 32}));
 
+  EXPECT_EQ(a->feedback, "");  // a row with no feedback: the reused row makes it again
+
+  // The log's feedback is the measurement's, opened with the note of the row's own answer.
+  std::vector<RewardRow> noted = {row("n", "kn", "compile_error", 0)};
+  noted[0].feedback = "Judged block 2 of 2 (```c, lines 4-30), the one that defines matmul. It did not compile: x.";
+  MeasurementCache from_log(2);
+  from_log.recall(noted);
+  ASSERT_NE(from_log.find("kn"), nullptr);
+  EXPECT_EQ(from_log.find("kn")->feedback, "It did not compile: x.");
+
   // The reused row refreshed "ka" after "kb" was remembered: a third key evicts "kb".
   MeasurementCache refreshed(2);
   refreshed.recall(rows);

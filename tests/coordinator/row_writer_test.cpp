@@ -103,6 +103,27 @@ TEST(RowWriter, AReusedRowNamesItsOriginAndIsNotOfferedToTheArchiveAgain) {
   EXPECT_EQ(h.sink.rows.size(), 1u);
 }
 
+TEST(RowWriter, TheFeedbackSaysWhichPartOfTheAnswerWasJudged) {
+  Harness h;
+  PreparedCandidate from_completion = candidate("c0");
+  from_completion.judged = "block 2 of 3 (```c, lines 14-60), the one that defines matmul";
+  const RewardRow row = h.writer.measured_row(from_completion, answer(1, 3.0), 0);
+  EXPECT_EQ(row.feedback.rfind("Judged block 2 of 3 (```c, lines 14-60), the one that defines matmul. Correct at every "
+                               "checked shape. 3 GFLOPS",
+                               0),
+            0u)
+      << row.feedback;
+  EXPECT_EQ(h.writer.measured_row(candidate("c1"), answer(1, 3.0), 0).feedback.rfind("Correct at every", 0), 0u)
+      << "a plain source has no note";
+
+  CachedMeasurement origin;
+  origin.measurement = answer(1, 3.0).measurement;
+  origin.feedback = "It did not compile: the whole text, kept as the measuring row had it.";
+  EXPECT_EQ(h.writer.write_reused(from_completion, "key", origin, 0).feedback,
+            "Judged " + from_completion.judged + ". " + origin.feedback)
+      << "a reused measurement's feedback is the one kept with it, not made again";
+}
+
 TEST(RowWriter, ADecidedRowHasNoRankAndAGpuRowNamesItsKindWhenTheRankNamedNoDevice) {
   Harness h;
   PreparedCandidate bad = candidate("c0");

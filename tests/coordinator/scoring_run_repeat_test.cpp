@@ -6,6 +6,7 @@
 #include <map>
 
 #include "coordinator/scoring/scoring_run.hpp"
+#include "prompts/model_feedback.hpp"
 #include "fake_transport.hpp"
 
 namespace hpcreward {
@@ -58,11 +59,13 @@ class StatusOverride : public BenchTransport {
       if (auto it = status.find(ids_[result->sequence]); it != status.end()) {
         result->measurement.status = it->second;
         result->measurement.gflops = 0;
-        result->measurement.reason = "made up by the test";
+        auto given = reason.find(ids_[result->sequence]);
+        result->measurement.reason = given != reason.end() ? given->second : "made up by the test";
       }
     return result;
   }
   std::map<std::string, Status> status;
+  std::map<std::string, std::string> reason;  // for ids in `status`; default "made up by the test"
 
  private:
   FakeTransport &inner_;
@@ -226,6 +229,43 @@ TEST(ScoringRunRepeat, AResumeRebuildsTheCacheFromTheLog) {
   EXPECT_EQ(batch[0].measured_as, "a");
   EXPECT_EQ(batch[0].measured_batch, "b1");
   EXPECT_EQ(batch[0].reward, 8);
+}
+
+// A compiler's errors as a rank reports them, longer than the log's 256-byte reason column.
+std::string long_compile_error() {
+  std::string reason = "compiler failed (exit 1): cand.c:3:45: error: expected ';' before '}' token";
+  for (int line = 4; line < 9; ++line)
+    reason += "; cand.c:" + std::to_string(line) + ":9: error: 'tile' undeclared (first use in this function)";
+  return reason + "; the last words";
+}
+
+TEST(ScoringRunRepeat, AReusedMeasurementCarriesItsWholeFeedbackWithItsOwnNote) {
+  Harness h;
+  h.overriding.status["a"] = Status::compile_error;
+  h.overriding.reason["a"] = long_compile_error();
+  ASSERT_GT(long_compile_error().size(), 256u);
+  PreparedCandidate later = candidate("a2", "A", "b2");
+  later.judged = "block 2 of 2 (```c, lines 5-40), the one that defines matmul";
+  auto rows = by_id(test_support::rows_written_by(h.sink, [&] { h.run().score({candidate("a", "A"), later}); }));
+  ASSERT_EQ(rows["a2"].measured_as, "a");
+  EXPECT_TRUE(rows["a"].feedback.find("the last words") != std::string::npos) << rows["a"].feedback;
+  // What a fresh measurement of a2 would say: its own note, then the measurement's feedback
+  // (within the feedback's 512 bytes), made from the whole reason, not the log's 256 bytes.
+  EXPECT_EQ(rows["a2"].feedback, prompts::with_judged_part(later.judged, rows["a"].feedback));
+  EXPECT_TRUE(rows["a2"].feedback.find("the last words") != std::string::npos) << rows["a2"].feedback;
+
+  // After a restart the cache has only the log: a reason cut to its column, the feedback whole.
+  std::vector<RewardRow> logged = h.sink.rows;
+  for (RewardRow &row : logged) row.reason.resize(std::min<std::size_t>(row.reason.size(), 256));
+  Harness after;
+  after.run().continue_log(logged);
+  PreparedCandidate again = candidate("q0", "A", "step-9");
+  again.judged = "the whole answer as code (no fenced block, lines 1-9)";
+  auto batch = after.run().score_one_batch({again});
+  ASSERT_EQ(batch.size(), 1u);
+  EXPECT_EQ(batch[0].measured_as, "a");
+  EXPECT_EQ(batch[0].feedback, prompts::with_judged_part(again.judged, rows["a"].feedback))
+      << "the note of a2's answer is a2's, not the measurement's";
 }
 
 TEST(ScoringRunRepeat, AResumeWithOtherStageFlagsMeasuresAgain) {

@@ -97,5 +97,20 @@ TEST_F(Feedback, EveryFeedbackIsBounded) {
   EXPECT_TRUE(contains(model_feedback(unknown), "no problem zgemm-9"));
 }
 
+TEST_F(Feedback, TheJudgedPartOpensTheFeedbackAndComesOffAgain) {
+  const std::string feedback = model_feedback(inputs("wrong_answer", "wrong result at 256x256x256"));
+  const std::string noted = with_judged_part("block 2 of 3 (```c, lines 14-60), the one that defines matmul", feedback);
+  EXPECT_EQ(noted, "Judged block 2 of 3 (```c, lines 14-60), the one that defines matmul. " + feedback);
+  EXPECT_EQ(without_judged_part(noted), feedback);
+  EXPECT_EQ(with_judged_part("", feedback), feedback);
+  EXPECT_EQ(without_judged_part(feedback), feedback);
+  // Within the column, the note kept whole; a full stop inside the note would end it early.
+  const std::string long_feedback = model_feedback(inputs("compile_error", std::string(5000, 'x')));
+  const std::string bounded = with_judged_part("block 1 of 1 (```c, lines 1-9) v1.2", long_feedback);
+  EXPECT_LE(bounded.size(), kMaxFeedbackBytes);
+  EXPECT_EQ(bounded.rfind("Judged block 1 of 1 (```c, lines 1-9) v1,2. It did not compile: xxx", 0), 0u) << bounded;
+  EXPECT_EQ(without_judged_part(bounded).substr(0, 20), "It did not compile: ");
+}
+
 }  // namespace
 }  // namespace hpcreward::prompts
