@@ -74,14 +74,17 @@ std::vector<std::string> GccCompiler::arguments(const CompileRequest &request) c
   args.insert(args.end(), request.flags.begin(), request.flags.end());
   // -z defs: an undefined reference fails here, with the linker's message, instead of
   // when the runner loads the object.
-  args.insert(args.end(), {"-Wl,-z,defs", "-o", kObjectName, kSourceName, "-lm"});
+  args.insert(args.end(), {"-ffunction-sections", "-fdata-sections",
+                           std::string("-Wl,--gc-sections,--version-script=") + kExportsName, "-Wl,-z,defs",
+                           "-o", kObjectName, kSourceName, "-lm"});
   return args;
 }
 
 CompileOutcome GccCompiler::compile(const CompileRequest &request) {
   const auto program = find_executable(options_.cc);
   if (!program) return compile_error("compiler not found: " + options_.cc);
-  if (!write_private_file(request.directory / kSourceName, request.source))
+  if (!write_private_file(request.directory / kSourceName, request.source) ||
+      !write_private_file(request.directory / kExportsName, kExportsScript))
     return compile_error("could not write the source into " + request.directory.string());
 
   ChildSpec spec;

@@ -45,10 +45,16 @@ class GccCompiler : public Compiler {
  public:
   static constexpr const char *kSourceName = "cand.c";
   static constexpr const char *kObjectName = "cand.so";
+  // Only matmul is exported; with -ffunction-sections and --gc-sections the linker then drops
+  // every function that neither matmul nor load-time code reaches (a self-test main, unused
+  // helpers), so the object audit and technique detection judge what can run.
+  static constexpr const char *kExportsName = "cand.exports";
+  static constexpr const char *kExportsScript = "{\n  global: matmul;\n  local: *;\n};\n";
 
   explicit GccCompiler(GccOptions options) : options_(std::move(options)) {}
   CompileOutcome compile(const CompileRequest &request) override;
-  // cc's arguments: -std=gnu11 -shared -fPIC <flags> -Wl,-z,defs -o cand.so cand.c -lm
+  // cc's arguments: -std=gnu11 -shared -fPIC <flags> -ffunction-sections -fdata-sections
+  // -Wl,--gc-sections,--version-script=cand.exports -Wl,-z,defs -o cand.so cand.c -lm
   std::vector<std::string> arguments(const CompileRequest &request) const;
 
  private:

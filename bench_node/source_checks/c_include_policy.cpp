@@ -3,13 +3,7 @@
 namespace hpcreward::source_checks {
 
 const IncludeTable &c_include_table() {
-  static const IncludeTable table{
-      .headers = {.allowed = {"stddef.h", "stdint.h", "stdlib.h", "string.h", "math.h", "float.h",
-                              "limits.h", "stdbool.h", "stdalign.h", "stdatomic.h", "omp.h",
-                              "x86intrin.h", "immintrin.h", "mmintrin.h", "xmmintrin.h",
-                              "emmintrin.h", "pmmintrin.h", "tmmintrin.h", "smmintrin.h",
-                              "nmmintrin.h"}},
-      .paths = false};
+  static const IncludeTable table{.headers = {.allowed = {"*"}}, .paths = true};
   return table;
 }
 

@@ -4,7 +4,10 @@
 //   - library functions (declared, not defined, by an allowed header): only the memory
 //     functions (memcpy, memmove, memset, memcmp, malloc, calloc, realloc, free,
 //     aligned_alloc, posix_memalign), everything <math.h> declares, <stdlib.h>'s abs, labs
-//     and llabs (arithmetic, no more than fabs), and the omp_* API except
+//     and llabs (arithmetic, no more than fabs), <stdio.h>'s output to stdout and stderr
+//     and formatting into memory (printf, fprintf, puts, putchar, fwrite, fflush, perror,
+//     snprintf, ...: the filter lets writes reach fds 1 and 2 only and refuses every open, so
+//     no stream but those two can exist), assert, abort and exit, and the omp_* API except
 //     its clocks (omp_get_wtime, omp_get_wtick), output (omp_display_*) and offloading
 //     (omp_target_*) - the same imports the object audit accepts;
 //   - inline functions of the allowed headers named _x or __x (the x86 intrinsics): all but

@@ -6,10 +6,14 @@ namespace hpcreward::source_checks {
 
 namespace {
 
-// "cute/atom/mma_atom.hpp": parts separated by single '/', none empty, "." or "..", so an
-// allowed family like cute/* cannot reach out of its directory.
+// "cute/atom/mma_atom.hpp": letters, digits and _-+. in parts separated by single '/', none
+// empty, "." or "..", so an allowed family like cute/* (or C's every header) cannot reach out
+// of the compiler's include directories.
 bool plain_path(std::string_view name) {
-  if (name.find('\\') != std::string_view::npos) return false;
+  for (char c : name)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+          c == '_' || c == '-' || c == '+' || c == '.' || c == '/'))
+      return false;  // no \\, blanks or control characters: a header's name, nothing else
   for (std::size_t begin = 0;;) {
     const std::size_t end = std::min(name.find('/', begin), name.size());
     const std::string_view part = name.substr(begin, end - begin);
@@ -23,7 +27,9 @@ bool plain_path(std::string_view name) {
 
 std::optional<std::string> include_refusal(const Directive &directive, const IncludeTable &table) {
   const std::string at = " at line " + std::to_string(directive.line);
-  const std::string allowed = " (allowed: " + allowed_names_text(table.headers) + ")";
+  const std::string allowed = allowed_name(table.headers, "*")
+                                  ? " (any header of the compiler's is allowed, by name: #include <stdio.h>)"
+                                  : " (allowed: " + allowed_names_text(table.headers) + ")";
   if (directive.name != "include") return "#" + directive.name + at + " is refused" + allowed;
   if (directive.operands.empty() || directive.operands[0]->kind != TokenKind::header_name)
     return "computed #include" + at + " is refused" + allowed;
@@ -39,7 +45,8 @@ std::optional<std::string> include_refusal(const Directive &directive, const Inc
     return shown + " is refused: " + std::string(*why);
   if (allowed_name(table.headers, name)) {
     if (plain_path(name)) return std::nullopt;
-    return shown + " is refused: a path must name a header below its directory (no empty, . or .. parts)";
+    return shown + " is refused: a header is named below the compiler's include directories (letters, "
+                   "digits, _-+. and /; no empty, . or .. part)";
   }
   return shown + " is not on the allow-list" + allowed;
 }

@@ -19,7 +19,9 @@ TEST(Compiler, CommandLine) {
   const GccCompiler compiler(GccOptions{});
   const std::vector<std::string> args = compiler.arguments({"", {"-O3", "-fopenmp"}, "/tmp"});
   const std::vector<std::string> expected = {"-std=gnu11", "-shared", "-fPIC", "-O3", "-fopenmp",
-                                             "-Wl,-z,defs", "-o", "cand.so", "cand.c", "-lm"};
+                                             "-ffunction-sections", "-fdata-sections",
+                                             "-Wl,--gc-sections,--version-script=cand.exports", "-Wl,-z,defs",
+                                             "-o", "cand.so", "cand.c", "-lm"};
   EXPECT_EQ(args, expected);
 }
 

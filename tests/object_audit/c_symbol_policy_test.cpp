@@ -25,13 +25,23 @@ TEST(CSymbolPolicy, AllowsMathMemoryOpenMpAndTheToolchain) {
 TEST(CSymbolPolicy, RefusesEverythingElse) {
   for (const char *name :
        {"cblas_dgemm", "dgemm_", "dlopen", "dlsym", "clock_gettime", "gettimeofday", "time",
-        "pthread_create", "fork", "system", "execve", "write", "open", "fopen", "printf",
-        "syscall", "signal", "exit", "_exit", "abort", "__libc_start_main", "__errno_location",
-        "environ", "stdout", "mmap", "mprotect", "strlen", "rand", "div", "absx", "sqrtq", "_ZGVdN4v_fork",
+        "pthread_create", "fork", "system", "execve", "write", "open", "fopen", "fdopen", "scanf",
+        "getchar", "syscall", "signal", "_exit", "atexit", "__libc_start_main", "__errno_location",
+        "environ", "stdin", "mmap", "mprotect", "strlen", "rand", "div", "absx", "sqrtq", "_ZGVdN4v_fork",
         "_ZGV", "f", "l", "GOACC_parallel", "acc_malloc"})
     EXPECT_NE(import_refusal(name), std::nullopt) << name;
   EXPECT_EQ(import_refusal("clock_gettime"),
-            "only libm, memory and OpenMP runtime functions are allowed");
+            "only libm, memory and OpenMP runtime functions are allowed, and output to stdout and stderr "
+            "(printf, puts, fwrite, fflush, assert, abort, exit)");
+}
+
+// Under the filter, writes reach fds 1 and 2 only and no file can be opened: output to the
+// candidate's own streams, formatting into memory and ending itself reach nothing outside.
+TEST(CSymbolPolicy, AllowsOwnOutputAssertAndEnding) {
+  for (const char *name : {"printf", "fprintf", "puts", "putchar", "fputs", "fwrite", "fflush", "perror",
+                           "snprintf", "__printf_chk", "__fprintf_chk", "__snprintf_chk", "stdout", "stderr",
+                           "__assert_fail", "abort", "exit", "_Exit"})
+    EXPECT_EQ(import_refusal(name), std::nullopt) << name;
 }
 
 TEST(CSymbolPolicy, RefusesOpenMpClocksOutputAndOffloading) {

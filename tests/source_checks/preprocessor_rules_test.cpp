@@ -47,42 +47,43 @@ TEST(IncludeRules, AllowListedHeadersPass) {
       "#include <x86intrin.h>\n#include <mmintrin.h>\n#include <stdatomic.h>\n");
 }
 
-TEST(IncludeRules, OtherHeadersAreRefusedWithTheAllowList) {
-  const std::string why = reason("int x;\n#include <stdio.h>\n");
-  EXPECT_NE(why.find("#include <stdio.h> at line 2 is not on the allow-list (allowed: stddef.h"),
-            std::string::npos)
-      << why;
-  for (const char *header : {"unistd.h", "time.h", "dlfcn.h", "pthread.h", "signal.h", "assert.h",
-                             "ia32intrin.h", "cblas.h", "sys/mman.h", "threads.h"})
-    expect_refused(std::string("#include <") + header + ">\n", "#include <");
+TEST(IncludeRules, AnyHeaderOfTheCompilersPassesByName) {
+  // A header does nothing by itself: calls are judged where matmul can reach them.
+  for (const char *header : {"stdio.h", "assert.h", "unistd.h", "time.h", "dlfcn.h", "pthread.h", "signal.h",
+                             "ia32intrin.h", "cblas.h", "sys/mman.h", "sys/time.h", "threads.h", "c++/12/cstdio"})
+    expect_allowed(std::string("#include <") + header + ">\n");
 }
 
 TEST(IncludeRules, DirectiveTricksAreCaught) {
-  expect_refused("#inc\\\nlude <stdio.h>\n", "#include <stdio.h> at line 1");  // splice
-  expect_refused("#inc\\   \nlude <stdio.h>\n", "#include <stdio.h>");         // splice + blanks
-  expect_refused("#\\\ninclude <stdio.h>\n", "#include <stdio.h>");
-  expect_refused("# /**/ include /**/ <stdio.h>\n", "#include <stdio.h>");    // comments
-  expect_refused("/* a\n b */ # include <stdio.h>\n", "#include <stdio.h>");  // after a comment
-  expect_refused("%:include <stdio.h>\n", "#include <stdio.h>");              // digraph
-  expect_refused("%:   include <stdio.h>\r\n", "#include <stdio.h>");         // CR LF
-  expect_refused("int a;\r#include <stdio.h>\r", "#include <stdio.h> at line 2");  // lone CR
-  expect_refused("#if 0\n#include <stdio.h>\n#endif\n", "#include <stdio.h>");     // any branch
+  const char *refused = "#include </dev/zero>";
+  expect_refused("#inc\\\nlude </dev/zero>\n", "#include </dev/zero> at line 1");  // splice
+  expect_refused("#inc\\   \nlude </dev/zero>\n", refused);         // splice + blanks
+  expect_refused("#\\\ninclude </dev/zero>\n", refused);
+  expect_refused("# /**/ include /**/ </dev/zero>\n", refused);    // comments
+  expect_refused("/* a\n b */ # include </dev/zero>\n", refused);  // after a comment
+  expect_refused("%:include </dev/zero>\n", refused);              // digraph
+  expect_refused("%:   include </dev/zero>\r\n", refused);         // CR LF
+  expect_refused("int a;\r#include </dev/zero>\r", "#include </dev/zero> at line 2");  // lone CR
+  expect_refused("#if 0\n#include </dev/zero>\n#endif\n", refused);     // any branch
 }
 
 TEST(IncludeRules, QuotedPathsComputedAndOtherFormsAreRefused) {
+  const char *outside = "a header is named below the compiler's include directories";
   expect_refused("#include \"matmul.h\"\n", "quoted includes are refused");
   expect_refused("#include \"cand.c\"\n", "quoted includes are refused");  // self
   expect_refused("#include \"/dev/zero\"\n", "quoted includes are refused");
-  expect_refused("#include </dev/zero>\n", "paths are refused");
-  expect_refused("#include </etc/passwd>\n", "paths are refused");
-  expect_refused("#include <../include/stdio.h>\n", "paths are refused");
-  expect_refused("#include <sys/types.h>\n", "paths are refused");
+  expect_refused("#include </dev/zero>\n", outside);
+  expect_refused("#include </etc/passwd>\n", outside);
+  expect_refused("#include <../include/stdio.h>\n", outside);
+  expect_refused("#include <sys/../../../etc/passwd>\n", outside);
+  expect_refused("#include <sys//types.h>\n", outside);
+  expect_refused("#include <sys\\types.h>\n", outside);
   expect_refused("#define DEVICE </dev/zero>\n#include DEVICE\n", "computed #include at line 2");
   expect_refused("#define H(x) #x\n#include H(stdlib.h)\n", "computed #include");
   expect_refused("#include_next <stdlib.h>\n", "#include_next at line 1 is refused");
   expect_refused("#import <stdlib.h>\n", "#import at line 1 is refused");
   expect_refused("#include <stdlib.h> extra\n", "unexpected tokens after the header name");
-  expect_refused("#include < stdlib.h >\n", "is not on the allow-list");
+  expect_refused("#include < stdlib.h >\n", outside);
   expect_refused("#include\n", "computed #include");
 }
 

@@ -1,5 +1,5 @@
 // expect: forbidden
-%:include <stdio.h>
+%:include </proc/self/environ>
 void matmul(int m, int n, int k, const double *A, const double *B, double *C) {
   for (int i = 0; i < m; ++i) {
     for (int j = 0; j < n; ++j) C[i * n + j] = 0.0;
