@@ -56,8 +56,8 @@ constexpr TechniqueWords kTechniqueWords[] = {
               "`cuda::memcpy_async`, or PTX; or TMA bulk copies)"},
 };
 
-// The C include table's allowed headers (bench_node/source_checks/c_include_policy.hpp);
-// tests/prompts/ holds the two lists together.
+// The headers a C answer is likely to want; any header of the compiler's may be included
+// (bench_node/source_checks/c_include_policy.hpp; tests/prompts/ checks each of these passes).
 constexpr std::string_view kCHeaders[] = {
     "stddef.h", "stdint.h", "stdlib.h", "string.h", "math.h", "float.h", "limits.h", "stdbool.h",
     "stdalign.h", "stdatomic.h", "omp.h", "immintrin.h", "x86intrin.h", "mmintrin.h", "xmmintrin.h",
@@ -131,7 +131,11 @@ std::string includes_words(const Problem &problem, const StageSpec &stage) {
   std::vector<std::string> names;
   for (std::string_view header : allowed_headers(problem.language, stage)) names.emplace_back(header);
   std::string out = "only `#include <name>` of " + joined(names, ", ");
-  if (problem.language == Language::c) return out + "; no other header (no stdio.h, no paths)";
+  if (problem.language == Language::c)
+    return "any `#include <name>` of the compiler's headers, typically " + joined(names, ", ") +
+           " (stdio.h, assert.h and a self-test main beside matmul are fine; what the code calls is judged: "
+           "memory, <math.h>, OpenMP and output to stdout/stderr, not files, clocks or other libraries); "
+           "no quoted, absolute or .. includes";
   out += " (and the rest of the CUDA toolkit's device, libcu++ and C++ utility headers); not cuBLAS, cuBLASLt, "
          "CUTLASS, Thrust, CUB or headers that reach the host system";
   if (allows_library(stage.libraries, kCuteLibrary))
@@ -250,8 +254,9 @@ PromptFields prompt_fields(const PromptInputs &in) {
       "outside its buffers, or runs past the time limit earns a penalty instead, with a reason naming what failed";
   fields["answer_format"] = std::string("answer with the complete source file in one fenced code block (```") +
                             (cuda ? "cuda" : "c") +
-                            ") that defines `matmul`; text outside it is ignored, and a second block that "
-                            "mentions matmul makes the answer a format error";
+                            ") that defines `matmul`; reasoning in <think> tags, text outside the block and "
+                            "other blocks that only build or call it are not judged, and two blocks that "
+                            "define matmul make the answer a format error";
   return fields;
 }
 

@@ -130,6 +130,37 @@ def test_sources_and_completions_get_statuses_and_rewards(pipeline):
     assert {p["problem"] for p in every} == {p["id"] for p in catalog["problems"] if p["language"] == "c"}
 
 
+def test_answers_as_models_write_them(pipeline):
+    # A draft inside <think>, a build command beside the kernel, code with no fence: the
+    # defining block (or the whole code) is judged, and the feedback says which.
+    think = f"<think>\nA first draft:\n```c\n{NAIVE}```\nThe i-k-j order is faster.\n</think>\n{fenced(IKJ)}"
+    build = fenced(IKJ) + "\nBuild it:\n```sh\ngcc -O3 -shared -fPIC -o libmatmul.so matmul.c\n```\n"
+    tag = uuid.uuid4().hex[:8]
+    ids = [f"think-{tag}", f"build-{tag}", f"raw-{tag}", f"twice-{tag}"]
+    results = pipeline.client.score_detailed([think, build, IKJ, fenced(IKJ) + fenced(NAIVE)], problems="dgemm-256",
+                                             stages="o0", ids=ids)
+    by_id = {result["id"]: result for result in results}
+    assert [by_id[i]["status"] for i in ids] == ["ok", "ok", "ok", "format_error"], results
+    assert by_id[ids[0]]["feedback"].startswith("Judged block 1 of 1 (```c, lines "), by_id[ids[0]]["feedback"]
+    assert "not read: the reasoning (<think>, lines 1-" in by_id[ids[0]]["feedback"]
+    assert "Correct at every checked shape" in by_id[ids[0]]["feedback"]
+    assert by_id[ids[1]]["feedback"].startswith("Judged block 1 of 2 (```c, lines "), by_id[ids[1]]["feedback"]
+    assert by_id[ids[2]]["feedback"].startswith("Judged the whole answer as code"), by_id[ids[2]]["feedback"]
+    assert "2 fenced code blocks define matmul, block 1 (```c" in by_id[ids[3]]["reason"], by_id[ids[3]]["reason"]
+
+    # A multi-turn tool argument fenced as the prompt's Format line asks: its block is the code.
+    # The same code again in a later batch reuses the measurement, with its whole feedback.
+    wrong = f"```c\n{SYNTAX_ERROR}```"
+    first = pipeline.client.score_candidates([{"id": f"tool-{tag}", "problem": "dgemm-256", "stage": "o0",
+                                               "source": wrong}])[0]
+    again = pipeline.client.score_candidates([{"id": f"tool-again-{tag}", "problem": "dgemm-256", "stage": "o0",
+                                               "completion": "<think>hm</think>\n" + wrong}])[0]
+    assert first["status"] == "compile_error" and "stray" not in first["feedback"], first
+    assert again["measured_as"] == (first["measured_as"] or first["id"]), again  # the same code, measured once
+    measured_feedback = first["feedback"].split(". ", 1)[1]
+    assert again["feedback"].endswith(measured_feedback), (first["feedback"], again["feedback"])
+
+
 def test_a_dataset_of_the_served_runs_prompts(pipeline, tmp_path):
     from hpcreward import dataset
     assert dataset.main(["--out", str(tmp_path), "--rendezvous", str(pipeline.dir), "dgemm-256", "sgemm-256"]) == 0

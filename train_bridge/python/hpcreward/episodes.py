@@ -72,8 +72,9 @@ class KernelEpisode:
         return len(self.turns) >= self.max_turns
 
     def submit(self, code, *, completion=False):
-        """Scores `code` (a source, or with completion=True model output with a fenced block) as
-        the next turn; returns the message for the model: the turn, the status and the feedback."""
+        """Scores `code` (a source, as it is or in one fenced block, or with completion=True model
+        output, read as the pipeline reads completions) as the next turn; returns the message for
+        the model: the turn, the status and the feedback."""
         if self.done:
             return (f"No turns left: this episode had {self.max_turns}; its reward is already decided.")
         turn = len(self.turns) + 1
@@ -133,7 +134,7 @@ class KernelEnvironment:
         """Compile, check and time a matmul kernel on the benchmark machines, and get the verdict.
 
         Args:
-            code: The complete source file that defines matmul, as the task asks.
+            code: The complete source file that defines matmul, as the task asks (as it is, or in one fenced block).
 
         Returns:
             The turn's status and feedback: compiler errors, the rule broken, where the answer was wrong, or the speed.
