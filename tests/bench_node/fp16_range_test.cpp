@@ -480,12 +480,15 @@ TEST(Fp16Range, DISABLED_ClassesNeeded) {
 }
 
 // By hand: row classes with the inner dimension in blocks of like y_p, each block scaled on
-// its own (HPCREWARD_BLOCK_ROWS rows, 64 by default; k = 1024).
+// its own (HPCREWARD_BLOCK_ROWS rows, 64 by default; HPCREWARD_BLOCK_K inner, 1024).
 TEST(Fp16Range, DISABLED_BlockScaledRowClasses) {
-  const char *rows = std::getenv("HPCREWARD_BLOCK_ROWS");
-  const Sgemm s({rows ? std::atoi(rows) : 64, 512, 1024}, 1);
+  const char *rows = std::getenv("HPCREWARD_BLOCK_ROWS"), *inner = std::getenv("HPCREWARD_BLOCK_K");
+  const int k = inner ? std::atoi(inner) : 1024;
+  const Sgemm s({rows ? std::atoi(rows) : 64, 512, k}, 1);
   for (int classes : {1, 6, 24})
-    for (int blocks : {8, 32, 128}) {
+    for (int blocks : {8, 32, 128, k / 16}) {
+      if (blocks > 128 && blocks != k / 16) continue;
+      if (blocks == k / 16 && k / 16 <= 128) continue;
       const std::string name = "fp16, " + std::to_string(classes) + " classes, " + std::to_string(blocks) + " blocks";
       s.figures(s.fp16_blocked_classes(classes, blocks), name.c_str());
       std::fflush(stdout);
