@@ -6,7 +6,8 @@
 #include <set>
 #include <string>
 
-#include "bench_node/source_checks/c_include_policy.hpp"
+#include "bench_node/source_checks/c_preprocessor_policy.hpp"
+#include "bench_node/source_checks/preprocessor_rules.hpp"
 #include "common/builtin_catalogs.hpp"
 #include "common/problem_catalog.hpp"
 #include "stages/builtin_ladder.hpp"
@@ -76,14 +77,18 @@ TEST(PromptFields, EveryTechniqueTheDetectorsKnowHasWords) {
   for (std::string_view name : techniques::kCudaTechniques) EXPECT_NE(technique_words(name), name);
 }
 
-// What the prompt says a C candidate may include is what the source checks allow: no header
-// the checks refuse is offered, and none they allow is withheld.
-TEST(PromptFields, TheCHeadersAreTheIncludeTablesExactly) {
-  const StageSpec &o3 = *default_ladder().find("o3");
-  std::set<std::string> prompt, table;
-  for (std::string_view header : allowed_headers(Language::c, o3)) prompt.emplace(header);
-  for (std::string_view header : source_checks::c_include_table().headers.allowed) table.emplace(header);
-  EXPECT_EQ(prompt, table);
+// Every header the prompt names for C passes the source checks' directive rules.
+TEST(PromptFields, TheCHeadersNamedPassTheIncludeRule) {
+  const LadderConfig ladder = default_ladder();
+  const StageSpec &o3 = *ladder.find("o3");
+  for (std::string_view header : allowed_headers(Language::c, o3)) {
+    const std::string line = "#include <" + std::string(header) + ">\n";
+    const auto tokens = source_checks::lex_c(line);
+    EXPECT_TRUE(source_checks::preprocessor_findings(tokens, source_checks::c_preprocessor_table()).empty()) << line;
+  }
+  const ProblemCatalog catalog = load_problem_catalog("default");
+  const PromptFields fields = prompt_fields({*catalog.find("dgemm-256"), o3, {}, "GFLOPS"});
+  EXPECT_TRUE(contains(fields.at("includes"), "stdio.h")) << fields.at("includes");
 }
 
 TEST(PromptFields, TheToleranceAndTheRewardAreTheRunsOwn) {
