@@ -83,7 +83,7 @@ po::options_description describe_options() {
        "seconds to answer what they hold; then the log is closed and the coordinator exits 75")
       ("repeat-cache-entries", po::value<std::size_t>()->default_value(kDefaultRepeatCacheEntries),
        "an identical candidate (same code, problem, stage and stage rules) is answered from an earlier "
-       "measurement, its row naming that one (measured_as); rank 0 keeps this many measurements (about 1 KB "
+       "measurement, its row naming that one (measured_as); rank 0 keeps this many measurements (1-2 KB "
        "each), evicting the least recently used. In one batch identical candidates are always measured once. "
        "0: off, every candidate is measured (coordinator/README.md, \"Identical candidates\")");
   po::options_description rewards(

@@ -64,6 +64,25 @@ TEST(PrepareCandidate, CompletionIsExtracted) {
   EXPECT_EQ(candidate.code, std::string(kSource) + "\n");
 }
 
+TEST(PrepareCandidate, AnAnswerAsModelsWriteItKeepsWhichBlockWasJudged) {
+  auto thought = prepare(std::string(R"({"id":"c1","completion":"<think>\n```c\nvoid matmul(){}\n```\n</think>\n```c\n)") +
+                         kSource + R"(\n```\n```sh\ngcc -shared -o libmatmul.so matmul.c\n```"})");
+  ASSERT_TRUE(thought.verdict.ok()) << thought.verdict.reason;
+  EXPECT_EQ(thought.code, std::string(kSource) + "\n");
+  EXPECT_EQ(thought.judged, "block 1 of 2 (```c, lines 6-8), the one that defines matmul; not read: the reasoning "
+                            "(<think>, lines 1-5)");
+  // A fenced source (a tool call's argument) is its block; a plain one has no note.
+  auto fenced = prepare(std::string(R"({"id":"c2","source":"```c\n)") + kSource + R"(\n```"})");
+  ASSERT_TRUE(fenced.verdict.ok()) << fenced.verdict.reason;
+  EXPECT_EQ(fenced.code, std::string(kSource) + "\n");
+  EXPECT_EQ(fenced.judged, "block 1 of 1 (```c, lines 1-3), the one that defines matmul");
+  EXPECT_EQ(prepare(std::string(R"({"id":"c3","source":")") + kSource + "\"}").judged, "");
+  // A CUDA problem's reasons name its fence.
+  auto cuda = prepare(R"({"id":"c4","problem":"cuda-sgemm-1024","stage":"cuda-naive","completion":"Tile it."})");
+  EXPECT_EQ(cuda.verdict.status, Status::format_error);
+  EXPECT_NE(cuda.verdict.reason.find("```cuda ... ```"), std::string::npos) << cuda.verdict.reason;
+}
+
 void expect_format_error(const std::string &line, const std::string &reason_part,
                          const std::string &id = "line-7") {
   auto candidate = prepare(line);
