@@ -252,9 +252,10 @@ PromptFields prompt_fields(const PromptInputs &in) {
       "a candidate that does not compile, breaks the stage's or the sandbox's rules, differs from the reference "
       "beyond the tolerance at any checked shape (or gives NaN or Inf, or modifies its inputs), crashes, writes "
       "outside its buffers, or runs past the time limit earns a penalty instead, with a reason naming what failed";
+  // No literal reasoning tag here: a query that still holds its prompt would open a section.
   fields["answer_format"] = std::string("answer with the complete source file in one fenced code block (```") +
                             (cuda ? "cuda" : "c") +
-                            ") that defines `matmul`; reasoning in <think> tags, text outside the block and "
+                            ") that defines `matmul`; your reasoning (in think tags), text outside the block and "
                             "other blocks that only build or call it are not judged, and two blocks that "
                             "define matmul make the answer a format error";
   return fields;

@@ -209,12 +209,21 @@ std::string block_text(const Block &block, std::size_t number) {
          ")";
 }
 
-// "the reasoning (<think>, lines 1-12)", or "" when there was none.
+// A tag by its name, without the brackets: a reason or feedback that quotes a tag would open a
+// reasoning section in any text that holds it later (a conversation, a query with its prompt).
+std::string tag_name(std::string_view tag) {
+  std::string name;
+  for (char c : tag)
+    if (c != '<' && c != '>' && c != '|') name += c;
+  return name;
+}
+
+// "the reasoning (think, lines 1-12)", or "" when there was none.
 std::string reasoning_text(const std::vector<Section> &sections) {
   if (sections.empty()) return "";
   std::string text = "the reasoning (";
   for (std::size_t i = 0; i < sections.size() && i < 3; ++i)
-    text += (i ? "; " : "") + std::string(sections[i].tag) + ", " + lines_text(sections[i].first_line, sections[i].last_line) +
+    text += (i ? "; " : "") + tag_name(sections[i].tag) + ", " + lines_text(sections[i].first_line, sections[i].last_line) +
             (sections[i].closed ? "" : ", never closed");
   if (sections.size() > 3) text += "; " + std::to_string(sections.size() - 3) + " more";
   return text + ")";

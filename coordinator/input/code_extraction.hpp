@@ -28,7 +28,8 @@ inline constexpr std::size_t kDefaultMaxSourceBytes = 64 * 1024;
 struct ExtractedCode {
   std::string code;
   // Which part of the answer `code` is, for the model's feedback, without a full stop:
-  // "block 2 of 3 (```c, lines 14-60), the one that defines matmul". Empty for a plain source.
+  // "block 2 of 3 (```c, lines 14-60), the one that defines matmul; not read: the reasoning
+  // (think, lines 1-12)". Empty for a plain source.
   std::string judged;
 };
 

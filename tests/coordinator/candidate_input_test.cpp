@@ -70,7 +70,7 @@ TEST(PrepareCandidate, AnAnswerAsModelsWriteItKeepsWhichBlockWasJudged) {
   ASSERT_TRUE(thought.verdict.ok()) << thought.verdict.reason;
   EXPECT_EQ(thought.code, std::string(kSource) + "\n");
   EXPECT_EQ(thought.judged, "block 1 of 2 (```c, lines 6-8), the one that defines matmul; not read: the reasoning "
-                            "(<think>, lines 1-5)");
+                            "(think, lines 1-5)");
   // A fenced source (a tool call's argument) is its block; a plain one has no note.
   auto fenced = prepare(std::string(R"({"id":"c2","source":"```c\n)") + kSource + R"(\n```"})");
   ASSERT_TRUE(fenced.verdict.ok()) << fenced.verdict.reason;

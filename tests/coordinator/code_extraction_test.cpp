@@ -74,7 +74,9 @@ TEST(ExtractFromCompletion, ThinkDraftThenFinalKernel) {
                              "Better to block it.\n</think>\n\nHere is the kernel:\n" + fenced(kKernel);
   EXPECT_EQ(code_of(answer), kKernel);
   EXPECT_EQ(judged_of(answer),
-            "block 1 of 1 (```c, lines 10-20), the one that defines matmul; not read: the reasoning (<think>, lines 1-7)");
+            "block 1 of 1 (```c, lines 10-20), the one that defines matmul; not read: the reasoning (think, lines 1-7)");
+  // The feedback names the tag without its brackets: a later text holding it opens no section.
+  EXPECT_EQ(code_of("Last time: " + judged_of(answer) + "\n" + fenced(kKernel)), kKernel);
 }
 
 TEST(ExtractFromCompletion, ReasoningOpenedByTheChatTemplate) {
@@ -82,7 +84,7 @@ TEST(ExtractFromCompletion, ReasoningOpenedByTheChatTemplate) {
   const std::string answer = "Let me draft it.\n" + fenced("void matmul(){ /* draft */ }\n") + "</think>\n" +
                              fenced(kKernel);
   EXPECT_EQ(code_of(answer), kKernel);
-  EXPECT_TRUE(contains(judged_of(answer), "(<think>, lines 1-5)")) << judged_of(answer);
+  EXPECT_TRUE(contains(judged_of(answer), "(think, lines 1-5)")) << judged_of(answer);
 }
 
 TEST(ExtractFromCompletion, EveryUsualReasoningTagAnyCase) {
@@ -106,7 +108,7 @@ TEST(ExtractFromCompletion, TagsInsideACodeBlockAreCode) {
 TEST(ExtractFromCompletion, ReasoningThatNeverClosesIsNotTheAnswer) {
   const std::string reason = error_of("<think>\nI will write\n" + fenced(kKernel));
   EXPECT_TRUE(contains(reason, "only reasoning")) << reason;
-  EXPECT_TRUE(contains(reason, "<think>, lines 1-13, never closed")) << reason;
+  EXPECT_TRUE(contains(reason, "think, lines 1-13, never closed")) << reason;
 }
 
 TEST(ExtractFromCompletion, BuildCommandBesideTheKernel) {

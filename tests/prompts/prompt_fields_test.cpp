@@ -101,6 +101,8 @@ TEST(PromptFields, TheToleranceAndTheRewardAreTheRunsOwn) {
   EXPECT_TRUE(contains(fields.at("reward"), "over the best yardstick"));
   EXPECT_TRUE(contains(fields.at("abi"), "B given as its transpose"));
   EXPECT_TRUE(contains(fields.at("answer_format"), "```cuda"));
+  // A query that still holds its prompt (OpenRLHF without prompts) must not open a reasoning section.
+  EXPECT_FALSE(contains(fields.at("answer_format"), "<"));
 }
 
 TEST(PromptFields, TheNodeIsTheRanksOwnHardware) {

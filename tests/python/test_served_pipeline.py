@@ -142,7 +142,7 @@ def test_answers_as_models_write_them(pipeline):
     by_id = {result["id"]: result for result in results}
     assert [by_id[i]["status"] for i in ids] == ["ok", "ok", "ok", "format_error"], results
     assert by_id[ids[0]]["feedback"].startswith("Judged block 1 of 1 (```c, lines "), by_id[ids[0]]["feedback"]
-    assert "not read: the reasoning (<think>, lines 1-" in by_id[ids[0]]["feedback"]
+    assert "not read: the reasoning (think, lines 1-" in by_id[ids[0]]["feedback"]
     assert "Correct at every checked shape" in by_id[ids[0]]["feedback"]
     assert by_id[ids[1]]["feedback"].startswith("Judged block 1 of 2 (```c, lines "), by_id[ids[1]]["feedback"]
     assert by_id[ids[2]]["feedback"].startswith("Judged the whole answer as code"), by_id[ids[2]]["feedback"]
