@@ -187,12 +187,16 @@ class Lexer {
   Lexed out_;
 };
 
+// A parameter list or attribute longer than this is no definition's: the bound keeps a text
+// full of `matmul(` from costing rank 0 a scan to the end for each.
+constexpr std::size_t kMaxGroupTokens = 512;
+
 // The index of the token that closes the group opened at `open` ("(" or "["), or npos.
 std::size_t closing_of(const std::vector<Token> &tokens, std::size_t open) {
   const std::string_view opener = tokens[open].text;
   const std::string_view closer = opener == "(" ? ")" : "]";
   int depth = 0;
-  for (std::size_t i = open; i < tokens.size(); ++i) {
+  for (std::size_t i = open; i < tokens.size() && i - open < kMaxGroupTokens; ++i) {
     if (tokens[i].is(opener)) ++depth;
     if (tokens[i].is(closer) && --depth == 0) return i;
   }
@@ -209,7 +213,7 @@ bool defines_at(const std::vector<Token> &tokens, std::size_t at) {
   if (at + 1 >= tokens.size() || !tokens[at + 1].is("(")) return false;
   std::size_t i = closing_of(tokens, at + 1);
   if (i == std::string_view::npos) return false;
-  for (++i; i < tokens.size(); ++i) {
+  for (const std::size_t end = std::min(tokens.size(), i + kMaxGroupTokens); ++i < end;) {
     const Token &token = tokens[i];
     if (token.is("{")) return true;
     if (token.is("(") || token.is("[")) {

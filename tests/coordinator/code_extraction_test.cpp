@@ -240,6 +240,10 @@ TEST(CodeShape, DefinitionsNotCallsPrototypesCommentsOrMembers) {
     EXPECT_EQ(read_code_shape(definition).definition_lines.size(), 1u) << definition;
   }
   EXPECT_TRUE(read_code_shape("int matmul_ref(int m) {}").definition_lines.empty());
+  // Many unclosed calls: each is looked at within a bound, none is a definition.
+  std::string calls;
+  for (int i = 0; i < 20000; ++i) calls += "matmul(";
+  EXPECT_TRUE(read_code_shape(calls).definition_lines.empty());
   EXPECT_FALSE(read_code_shape("// matmul\n").mentions_entry);
 }
 
