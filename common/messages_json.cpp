@@ -1,5 +1,7 @@
 #include "common/messages_json.hpp"
 
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace hpcreward {
@@ -59,11 +61,34 @@ void from_json(const json &in, TechniqueSummary &summary) {
   summary.evidence = in.at("evidence").get<std::string>();
 }
 
+namespace {
+
+// JSON has no infinity or NaN (nlohmann writes null, which reads back as no number): a wrong
+// answer's error can be any of them, so a measurement's numbers that are not finite travel as
+// the text "inf", "-inf" or "nan".
+json number_json(double value) {
+  if (std::isfinite(value)) return value;
+  return std::isnan(value) ? "nan" : value > 0 ? "inf" : "-inf";
+}
+
+double number_from(const json &in) {
+  if (in.is_number()) return in.get<double>();
+  const std::string text = in.get<std::string>();  // throws for anything but a string
+  if (text == "inf") return std::numeric_limits<double>::infinity();
+  if (text == "-inf") return -std::numeric_limits<double>::infinity();
+  if (text == "nan") return std::numeric_limits<double>::quiet_NaN();
+  throw std::invalid_argument("not a number: " + in.dump());
+}
+
+}  // namespace
+
 void to_json(json &out, const Measurement &m) {
-  out = json{{"status", to_string(m.status)}, {"reason", m.reason},     {"gflops", m.gflops},
-             {"median_s", m.median_s},        {"min_s", m.min_s},       {"iqr_s", m.iqr_s},
-             {"cv", m.cv},                    {"reps", m.reps},         {"max_error", m.max_error},
-             {"compile_s", m.compile_s},      {"verify_s", m.verify_s}, {"time_s", m.time_s},
+  out = json{{"status", to_string(m.status)},      {"reason", m.reason},
+             {"gflops", number_json(m.gflops)},      {"median_s", number_json(m.median_s)},
+             {"min_s", number_json(m.min_s)},        {"iqr_s", number_json(m.iqr_s)},
+             {"cv", number_json(m.cv)},              {"reps", m.reps},
+             {"max_error", number_json(m.max_error)}, {"compile_s", number_json(m.compile_s)},
+             {"verify_s", number_json(m.verify_s)},  {"time_s", number_json(m.time_s)},
              {"techniques", m.techniques},
              {"yardsticks", {{"openblas", m.yardsticks.openblas}, {"cublas", m.yardsticks.cublas},
                              {"cublaslt", m.yardsticks.cublaslt}}}};
@@ -74,16 +99,16 @@ void from_json(const json &in, Measurement &m) {
   if (!status) throw std::invalid_argument("bad status: " + in.at("status").dump());
   m.status = *status;
   m.reason = in.at("reason").get<std::string>();
-  m.gflops = in.at("gflops").get<double>();
-  m.median_s = in.at("median_s").get<double>();
-  m.min_s = in.at("min_s").get<double>();
-  m.iqr_s = in.at("iqr_s").get<double>();
-  m.cv = in.at("cv").get<double>();
+  m.gflops = number_from(in.at("gflops"));
+  m.median_s = number_from(in.at("median_s"));
+  m.min_s = number_from(in.at("min_s"));
+  m.iqr_s = number_from(in.at("iqr_s"));
+  m.cv = number_from(in.at("cv"));
   m.reps = in.at("reps").get<int>();
-  m.max_error = in.at("max_error").get<double>();
-  m.compile_s = in.at("compile_s").get<double>();
-  m.verify_s = in.at("verify_s").get<double>();
-  m.time_s = in.at("time_s").get<double>();
+  m.max_error = number_from(in.at("max_error"));
+  m.compile_s = number_from(in.at("compile_s"));
+  m.verify_s = number_from(in.at("verify_s"));
+  m.time_s = number_from(in.at("time_s"));
   m.techniques = in.at("techniques").get<TechniqueSummary>();
   if (in.contains("yardsticks")) {  // a runner's measurement has none: its rank adds them
     const json &yardsticks = in.at("yardsticks");

@@ -2,7 +2,8 @@
 // JSON encoding of the rank's hello (RankInfo) and of a runner's measurement on its result pipe
 // (bench_node/result_envelope), with the pieces they hold (nlohmann::json ADL hooks). Tasks and
 // results between the ranks are binary (messages_binary.hpp). Decoding a malformed message
-// throws nlohmann::json::exception: messages come from our own processes.
+// throws nlohmann::json::exception: messages come from our own processes. A measurement's
+// numbers may be infinite or NaN (a wrong answer's error): they travel as "inf", "-inf", "nan".
 #include <nlohmann/json.hpp>
 
 #include "common/messages.hpp"

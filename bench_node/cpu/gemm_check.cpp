@@ -38,12 +38,33 @@ template <typename T>
 double normwise_error(std::span<const T> c, std::span<const T> c_ref, double norm_a, double norm_b) {
   if (c.size() != c_ref.size()) return std::numeric_limits<double>::quiet_NaN();
   if (!all_finite(c)) return std::numeric_limits<double>::quiet_NaN();
+  // Scaled by the largest difference, so that huge but finite values (a read past A) give a
+  // huge error, not one whose squares overflowed to infinity.
+  double largest = 0;
+  for (std::size_t i = 0; i < c.size(); ++i)
+    largest = std::max(largest, std::fabs(static_cast<double>(c[i]) - static_cast<double>(c_ref[i])));
+  if (largest == 0 || !std::isfinite(largest)) return safe_ratio(largest, norm_a * norm_b);
   double sum = 0;
   for (std::size_t i = 0; i < c.size(); ++i) {
-    const double difference = static_cast<double>(c[i]) - static_cast<double>(c_ref[i]);
+    const double difference = (static_cast<double>(c[i]) - static_cast<double>(c_ref[i])) / largest;
     sum += difference * difference;
   }
-  return safe_ratio(std::sqrt(sum), norm_a * norm_b);
+  return safe_ratio(largest * std::sqrt(sum), norm_a * norm_b);
+}
+
+template <typename T>
+std::size_t most_wrong_element(std::span<const T> c, std::span<const T> c_ref) {
+  std::size_t worst = 0;
+  double worst_difference = -1;
+  for (std::size_t i = 0; i < c.size() && i < c_ref.size(); ++i) {
+    const double difference = std::fabs(static_cast<double>(c[i]) - static_cast<double>(c_ref[i]));
+    if (std::isnan(difference)) return i;  // NaN, or inf - inf: first, whatever comes after
+    if (difference > worst_difference) {
+      worst = i;
+      worst_difference = difference;
+    }
+  }
+  return worst;
 }
 
 namespace {
@@ -144,6 +165,8 @@ template double normwise_error<double>(std::span<const double>, std::span<const 
                                        double);
 template double normwise_error<float>(std::span<const float>, std::span<const float>, double,
                                       double);
+template std::size_t most_wrong_element<double>(std::span<const double>, std::span<const double>);
+template std::size_t most_wrong_element<float>(std::span<const float>, std::span<const float>);
 template RowResidual row_residual<double>(const Shape &, const double *, const double *, const double *,
                                          std::span<const double>, const ResidualBound &, int, std::uint64_t);
 template RowResidual row_residual<float>(const Shape &, const float *, const float *, const float *,

@@ -17,10 +17,16 @@ double frobenius_norm(std::span<const T> values);
 template <typename T>
 bool all_finite(std::span<const T> values);
 
-// Full check against a reference: ||C - C_ref||_F / (||A||_F ||B||_F). NaN when C holds a
-// NaN or an infinity (so any `error <= tolerance` comparison fails).
+// Full check against a reference: ||C - C_ref||_F / (||A||_F ||B||_F), without overflow for
+// any finite C (it may still be infinite). NaN when C holds a NaN or an infinity (so any
+// `error <= tolerance` comparison fails).
 template <typename T>
 double normwise_error(std::span<const T> c, std::span<const T> c_ref, double norm_a, double norm_b);
+
+// The index of the element of C farthest from C_ref: the first NaN (in C, or an infinity where
+// C_ref has the same one) if there is one, else the largest |C - C_ref| (an infinity ranks first).
+template <typename T>
+std::size_t most_wrong_element(std::span<const T> c, std::span<const T> c_ref);
 
 // The randomized O(mn + nk + mk) residual check of one output (Freivalds, row by row; the
 // bound and its argument: residual_bound.hpp). `weights` are the secret w_j in +-[0.25, 1],

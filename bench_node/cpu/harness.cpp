@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 
 #include "bench_node/cpu/gemm_check.hpp"
@@ -21,6 +22,14 @@ constexpr Precision precision_of() {
   return std::is_same_v<T, double> ? Precision::f64 : Precision::f32;
 }
 
+// "C[i][j]: <got> instead of <expected>" for element `index` of a product of `shape`: a wrong
+// answer names where it is wrong, for whoever fixes the code (the model's feedback too).
+template <typename T>
+std::string element_text(std::size_t index, const Shape &shape, T got, T expected) {
+  return element_name(index, shape) + ": " + number_text(double(got), 4) + " instead of " +
+         number_text(double(expected), 4);
+}
+
 template <typename T>
 class Harness {
  public:
@@ -38,6 +47,8 @@ class Harness {
   // Every output passes on its own; a timed one's (row, class) ratios also join `timed` (null
   // for warm-up calls, which decide no reward, so an honest warm-up cannot dilute them).
   Verdict check_residual(Operands<T> &operands, const std::string &what, ResidualPool *timed);
+  // The most wrong element of the output, against OpenBLAS's product: only once a check failed.
+  std::string most_wrong(Operands<T> &operands);
 
   CandidateCalls &calls_;
   const HarnessConfig &config_;
@@ -71,19 +82,44 @@ Verdict Harness<T>::check_residual(Operands<T> &operands, const std::string &wha
                               std::span<const double>(weights), bound_),
                  static_cast<std::size_t>(batch) * shape.m);
   }
-  if (!residual.finite) return {Status::wrong_answer, what + " left NaN or Inf in C"};
+  // Not finite: a NaN or an infinity in C, or values so large that C x overflowed.
+  if (!residual.finite)
+    return {Status::wrong_answer, what + " left values in C that are NaN, infinite or too large to check; most wrong at " +
+                                      most_wrong(operands)};
   if (residual.failing_rows > 0)
     return {Status::wrong_answer, what + " gave a wrong result: " + std::to_string(residual.failing_rows) +
                                       " rows fail the residual check (first " +
                                       row_name(residual.first_failing_row, operands.shape()) + ", worst " +
                                       number_text(residual.worst_ratio, 3) + " > " + number_text(bound_.row, 3) +
-                                      " of an honest error's scale)"};
+                                      " of an honest error's scale); most wrong at " + most_wrong(operands)};
   if (residual.normwise > residual.normwise_bound(bound_))
     return {Status::wrong_answer, what + " gave a wrong result (normwise residual " +
                                       number_text(residual.normwise, 3) + " > " +
-                                      number_text(residual.normwise_bound(bound_), 3) + ")"};
+                                      number_text(residual.normwise_bound(bound_), 3) + "); most wrong at " +
+                                      most_wrong(operands)};
   if (timed) timed->add(residual.ratio_sq, residual.pairs);
   return {};
+}
+
+template <typename T>
+std::string Harness<T>::most_wrong(Operands<T> &operands) {
+  const Shape &shape = operands.shape();
+  std::vector<T> reference(c_elements(shape));
+  std::string text;
+  double worst = -1;
+  for (int batch = 0; batch < shape.batch; ++batch) {
+    reference_gemm(shape, operands.a(batch).data(), operands.b(batch).data(), reference.data());
+    const std::span<const T> c = operands.c(batch);
+    const std::size_t i = most_wrong_element(c, std::span<const T>(reference));
+    double difference = std::fabs(double(c[i]) - double(reference[i]));
+    if (std::isnan(difference)) difference = std::numeric_limits<double>::infinity();
+    if (difference > worst) {
+      worst = difference;
+      text = element_text(static_cast<std::size_t>(batch) * c.size() + i, shape, c[i], reference[i]);
+    }
+    if (std::isinf(worst)) break;  // the first NaN or infinity
+  }
+  return text;
 }
 
 template <typename T>
@@ -100,24 +136,22 @@ Verdict Harness<T>::verify_shape(const Shape &shape, double &max_error) {
     for (int batch = 0; batch < shape.batch; ++batch) {
       const std::string product = shape.batch > 1 ? " (product " + std::to_string(batch) + ")" : "";
       reference_gemm(shape, operands.a(batch).data(), operands.b(batch).data(), reference.data());
-      if (!all_finite(operands.c(batch))) return {Status::wrong_answer, "output contains NaN or Inf " + which + product};
-      const double error = normwise_error(operands.c(batch), std::span<const T>(reference), operands.norm_a(batch),
+      const std::span<const T> c = operands.c(batch);
+      Shape one = shape;
+      one.batch = 1;  // the product is named already
+      const std::size_t worst = most_wrong_element(c, std::span<const T>(reference));
+      if (!all_finite(c)) {
+        max_error = std::numeric_limits<double>::infinity();
+        return {Status::wrong_answer, "output contains NaN or Inf " + which + product + ": " +
+                                          element_text(worst, one, c[worst], reference[worst])};
+      }
+      const double error = normwise_error(c, std::span<const T>(reference), operands.norm_a(batch),
                                           operands.norm_b(batch));
       max_error = std::max(max_error, error);
-      if (!within_tolerance(error, config_.tolerance)) {
-        // Where it is most wrong, for whoever fixes the code (the model's feedback too).
-        const std::span<const T> c = operands.c(batch);
-        std::size_t worst = 0;
-        for (std::size_t i = 1; i < c.size(); ++i)
-          if (std::abs(double(c[i]) - double(reference[i])) > std::abs(double(c[worst]) - double(reference[worst])))
-            worst = i;
-        Shape one = shape;
-        one.batch = 1;  // the product is named already
+      if (!within_tolerance(error, config_.tolerance))
         return {Status::wrong_answer, "wrong result " + which + product + ": relative error " + number_text(error, 3) +
                                           " > tolerance " + number_text(config_.tolerance, 3) + "; most wrong at " +
-                                          element_name(worst, one) + ": " + number_text(double(c[worst]), 4) +
-                                          " instead of " + number_text(double(reference[worst]), 4)};
-      }
+                                          element_text(worst, one, c[worst], reference[worst])};
     }
   }
   return {};

@@ -2,6 +2,8 @@
 
 #include <signal.h>
 
+#include <cmath>
+
 
 #include "bench_node/process/result_envelope.hpp"
 #include "common/number_text.hpp"
@@ -53,9 +55,9 @@ Measurement classify_run(const ChildOutcome &outcome, const RunExpectations &exp
   if (outcome.result_overflow)
     return failed_measurement(Status::runtime_error, "malformed result from the runner (too large)");
   auto decoded = decode_result(outcome.result);
-  if (!decoded)
-    return failed_measurement(Status::runtime_error,
-                   "malformed result from the runner (something else wrote to its result pipe?)");
+  // Only the runner holds the pipe (the executor gets neither it nor the token), and every
+  // value it sends encodes: nothing says who wrote this, so no accusation, and no reward.
+  if (!decoded) return failed_measurement(Status::runtime_error, "malformed result from the runner (not one envelope)");
   if (decoded->token != expected.token)
     return failed_measurement(Status::forbidden, "tampering detected: forged result on the result pipe");
   Measurement measurement = decoded->measurement;
@@ -64,9 +66,11 @@ Measurement classify_run(const ChildOutcome &outcome, const RunExpectations &exp
       (measurement.reason.starts_with("killed by signal") || measurement.reason.starts_with("exited with code")))
     measurement.reason += output_hint(outcome);
   // The runner's clock can't have counted more time than the child was alive.
+  // Written so that a NaN or an infinity (which decode) fails every test.
   if (measurement.status == Status::ok &&
-      (measurement.reps <= 0 || measurement.min_s < 0 || measurement.median_s <= 0 ||
-       measurement.min_s * measurement.reps > outcome.wall_s))
+      (!(measurement.reps > 0) || !(measurement.min_s >= 0) || !(measurement.median_s > 0) ||
+       !(measurement.min_s * measurement.reps <= outcome.wall_s) || !std::isfinite(measurement.median_s) ||
+       !std::isfinite(measurement.gflops) || !(measurement.gflops >= 0)))
     return failed_measurement(Status::forbidden, "tampering detected: timings inconsistent with the wall clock");
   return measurement;
 }

@@ -9,7 +9,8 @@ namespace hpcreward {
 std::string encode_result(const std::string &token, const Measurement &measurement, const PhaseSeconds &phases) {
   nlohmann::json body{{"token", token}, {"measurement", measurement}};
   if (!phases.empty()) body["phases"] = phases;
-  return body.dump();
+  // Reasons are our own text, but one that quotes bytes that are not UTF-8 must still be sent.
+  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::optional<DecodedResult> decode_result(const std::string &text) {

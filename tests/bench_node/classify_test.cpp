@@ -2,6 +2,10 @@
 
 #include <signal.h>
 
+#include <cmath>
+#include <limits>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "bench_node/process/result_envelope.hpp"
@@ -69,6 +73,87 @@ TEST(Classify, MalformedResultIsARuntimeError) {
     const Measurement m = classify_run(exited(0, text), kExpected);
     EXPECT_EQ(m.status, Status::runtime_error) << text;
     EXPECT_NE(m.reason.find("malformed"), std::string::npos);
+  }
+}
+
+// A wrong answer's error can be any double: every value travels, and none breaks the channel.
+TEST(ResultEnvelope, CarriesNumbersOfAnyMagnitude) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  for (double value : {1e308, std::numeric_limits<double>::max(), -std::numeric_limits<double>::max(), inf, -inf,
+                       nan, 5e-324, 0.0}) {
+    Measurement wrong;
+    wrong.status = Status::wrong_answer;
+    wrong.reason = "wrong result at 64x64x64: relative error inf > tolerance 1e-12; most wrong at C[63][0]: 1e+308 "
+                   "instead of 0.5";
+    wrong.max_error = value;
+    wrong.cv = value;  // mixed: another field beside it, the rest finite
+    wrong.verify_s = 0.25;
+    const std::optional<DecodedResult> decoded = decode_result(encode_result("token123", wrong));
+    ASSERT_TRUE(decoded) << value;
+    for (double got : {decoded->measurement.max_error, decoded->measurement.cv}) {
+      if (std::isnan(value))
+        EXPECT_TRUE(std::isnan(got));
+      else
+        EXPECT_EQ(got, value);
+    }
+    EXPECT_EQ(decoded->measurement.verify_s, 0.25);
+    const Measurement m = classify_run(exited(0, encode_result("token123", wrong)), kExpected);
+    EXPECT_EQ(m.status, Status::wrong_answer) << value;
+    EXPECT_EQ(m.reason, wrong.reason);
+  }
+}
+
+TEST(ResultEnvelope, EveryNumberOfAMeasurementMayBeNonFinite) {
+  Measurement all;
+  all.status = Status::wrong_answer;
+  all.gflops = all.median_s = all.min_s = all.iqr_s = std::numeric_limits<double>::infinity();
+  all.cv = all.max_error = std::numeric_limits<double>::quiet_NaN();
+  all.compile_s = all.verify_s = all.time_s = -std::numeric_limits<double>::infinity();
+  const std::optional<DecodedResult> decoded = decode_result(encode_result("token123", all));
+  ASSERT_TRUE(decoded);
+  EXPECT_TRUE(std::isinf(decoded->measurement.median_s));
+  EXPECT_TRUE(std::isnan(decoded->measurement.max_error));
+  EXPECT_EQ(decoded->measurement.time_s, -std::numeric_limits<double>::infinity());
+}
+
+TEST(ResultEnvelope, ReasonsThatAreNotUtf8StillEncode) {
+  Measurement wrong;
+  wrong.status = Status::wrong_answer;
+  wrong.reason = "bytes \xff\xfe";
+  const std::optional<DecodedResult> decoded = decode_result(encode_result("token123", wrong));
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(decoded->measurement.status, Status::wrong_answer);
+}
+
+// Nothing gets looser: a truncated or altered envelope is still malformed, a forged token still
+// forbidden, and an ok result with times that are not finite still refused.
+TEST(Classify, TruncatedOrUnreadableNumbersAreStillMalformed) {
+  Measurement wrong;
+  wrong.status = Status::wrong_answer;
+  wrong.max_error = std::numeric_limits<double>::infinity();
+  const std::string good = encode_result("token123", wrong);
+  ASSERT_NE(good.find("\"max_error\":\"inf\""), std::string::npos) << good;
+  std::vector<std::string> bad;
+  for (std::size_t cut : {good.size() / 3, good.size() / 2, good.size() - 1}) bad.push_back(good.substr(0, cut));
+  for (const char *other : {"null", "\"infinity\"", "\"Inf\"", "\"\"", "true", "[1]"}) {
+    std::string text = good;
+    text.replace(text.find("\"inf\""), 5, other);
+    bad.push_back(text);
+  }
+  for (const std::string &text : bad) {
+    const Measurement m = classify_run(exited(0, text), kExpected);
+    EXPECT_EQ(m.status, Status::runtime_error) << text;
+    EXPECT_NE(m.reason.find("malformed"), std::string::npos) << m.reason;
+    EXPECT_EQ(m.reason.find("something else"), std::string::npos) << m.reason;
+  }
+  EXPECT_EQ(classify_run(exited(0, encode_result("guess", wrong)), kExpected).status, Status::forbidden);
+  for (double value : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+    for (int field = 0; field < 3; ++field) {
+      Measurement odd = ok_measurement();
+      (field == 0 ? odd.median_s : field == 1 ? odd.min_s : odd.gflops) = value;
+      EXPECT_EQ(classify_run(exited(0, encode_result("token123", odd)), kExpected).status, Status::forbidden)
+          << field << " " << value;
+    }
   }
 }
 

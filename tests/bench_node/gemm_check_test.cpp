@@ -78,5 +78,38 @@ TEST(NormwiseError, NanOrInfinityFails) {
   EXPECT_FALSE(all_finite(std::span<const double>(wrong)));
 }
 
+// A read past A puts huge but finite values in C: the error is huge, not an overflow to inf.
+TEST(NormwiseError, HugeFiniteValuesGiveAHugeFiniteError) {
+  Case test;
+  std::vector<double> wrong = test.c;
+  for (double &value : wrong) value *= 1e300;  // every square overflows
+  const double error = normwise_error(std::span<const double>(wrong), std::span<const double>(test.c),
+                                      test.norm_a, test.norm_b);
+  EXPECT_TRUE(std::isfinite(error)) << error;
+  EXPECT_GT(error, 1e290);
+  wrong = test.c;
+  wrong[77] = std::numeric_limits<double>::max();
+  const double one = normwise_error(std::span<const double>(wrong), std::span<const double>(test.c), 1.0, 1.0);
+  EXPECT_NEAR(one / std::numeric_limits<double>::max(), 1.0, 1e-12);
+}
+
+TEST(MostWrongElement, NamesTheFirstNanElseTheLargestDifference) {
+  Case test;
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  auto most_wrong = [&](const std::vector<double> &c) {
+    return most_wrong_element(std::span<const double>(c), std::span<const double>(test.c));
+  };
+  std::vector<double> wrong = test.c;
+  wrong[10] += 1;
+  wrong[300] += 1e300;
+  EXPECT_EQ(most_wrong(wrong), 300u);  // huge
+  wrong[200] = -inf;
+  EXPECT_EQ(most_wrong(wrong), 200u);  // infinite beats huge
+  wrong[400] = nan;
+  wrong[500] = nan;
+  EXPECT_EQ(most_wrong(wrong), 400u);  // the first NaN beats all
+  EXPECT_EQ(most_wrong(test.c), 0u);   // none wrong: the first
+}
+
 }  // namespace
 }  // namespace hpcreward

@@ -2,7 +2,12 @@
 // only ever run through the sandbox: score_task_test.cpp).
 #include "bench_node/cpu/harness.hpp"
 
+#include <cmath>
+#include <limits>
+
 #include <gtest/gtest.h>
+
+#include "bench_node/process/result_envelope.hpp"
 
 namespace hpcreward {
 namespace {
@@ -24,6 +29,16 @@ int calls_until_wrong = 0;
 void wrong_on_a_later_call(int m, int n, int k, const double *a, const double *b, double *c) {
   ikj(m, n, k, a, b, c);
   if (--calls_until_wrong == 0) c[(m - 1) * n + (n - 1)] += 1e-3;  // one element, once
+}
+
+// Correct except that C's last row is huge but finite (as a read past A would make it) from
+// call `huge_from` on: the full checks or, later, the residual check of every output.
+int huge_from = 1;
+double huge_value = 1e300;
+void huge_last_row(int m, int n, int k, const double *a, const double *b, double *c) {
+  ikj(m, n, k, a, b, c);
+  if (--huge_from <= 0)
+    for (int j = 0; j < n; ++j) c[(m - 1) * n + j] = huge_value;
 }
 
 HarnessConfig config() {
@@ -106,6 +121,29 @@ TEST(Harness, PointerKeyedCacheIsCaughtBeforeTiming) {
   const Measurement m = run_harness<double>(&replays_by_pointer, c);
   EXPECT_EQ(m.status, Status::wrong_answer);
   EXPECT_NE(m.reason.find("same buffers, new values"), std::string::npos) << m.reason;
+}
+
+// A wrong value of any magnitude is a wrong answer that names its element, and the
+// measurement (its error too) goes through the result channel.
+TEST(Harness, HugeOrInfiniteValuesAreWrongAnswersNamingTheElement) {
+  const double max = std::numeric_limits<double>::max(), inf = std::numeric_limits<double>::infinity();
+  // At call 1: the full checks; at call 8: a warm-up call (6 full-check calls come first).
+  for (int from : {1, 8}) {
+    for (double value : {1e300, max, -max, inf, std::numeric_limits<double>::quiet_NaN()}) {
+      huge_from = from;
+      huge_value = value;
+      const Measurement m = run_harness<double>(&huge_last_row, config());
+      EXPECT_EQ(m.status, Status::wrong_answer) << from << " " << value << ": " << m.reason;
+      EXPECT_NE(m.reason.find("C[31]["), std::string::npos) << m.reason;
+      EXPECT_NE(m.reason.find("instead of"), std::string::npos) << m.reason;
+      const std::optional<DecodedResult> decoded = decode_result(encode_result("t", m));
+      ASSERT_TRUE(decoded) << m.reason;
+      EXPECT_EQ(decoded->measurement.reason, m.reason);
+      if (from == 1) {
+        EXPECT_FALSE(decoded->measurement.max_error <= 1e-10) << decoded->measurement.max_error;
+      }
+    }
+  }
 }
 
 }  // namespace

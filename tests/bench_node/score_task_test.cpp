@@ -193,6 +193,18 @@ TEST_F(ScoreTask, NanOutputIsWrong) {
   EXPECT_TRUE(mentions(m, "NaN")) << m.reason;
 }
 
+// Bugs are wrong answers, whatever the size of the wrong values: the element is named and
+// the result channel carries the error (no malformed result, no hint of tampering).
+TEST_F(ScoreTask, HugeValuesAreWrongAnswersNamingTheElement) {
+  for (const char *file : {"huge_output.c", "reads_past_a.c"}) {
+    const Measurement m = score(file);
+    EXPECT_EQ(m.status, Status::wrong_answer) << file << ": " << m.reason;
+    EXPECT_TRUE(mentions(m, "C[")) << m.reason;
+    EXPECT_TRUE(mentions(m, "instead of")) << m.reason;
+    for (const char *never : {"malformed", "something else", "tamper"}) EXPECT_FALSE(mentions(m, never)) << m.reason;
+  }
+}
+
 TEST_F(ScoreTask, HalfTheWorkIsWrong) {
   const Measurement m = score("half_work.c");
   EXPECT_EQ(m.status, Status::wrong_answer);
