@@ -350,9 +350,10 @@ float tf32(float v) { return round_mantissa(v, 10); }
 float tf32_truncated(float v) { return truncate_mantissa(v, 10); }
 float bf16(float v) { return round_mantissa(v, 7); }
 
-// Truncated TF32's one-sided error reads about 0.7 eps (0.55 at k = 4096): a margin of 1.4
-// against eps, the normwise bound's limit at many pairs.
-constexpr double kTruncatedMargin = 1.35;
+// Truncated TF32's one-sided error reads 0.47 to 0.77 eps at the catalog's shapes (the most
+// where k is small and few products decide an element): a margin of 1.29 against eps, the
+// normwise bound's floor at many pairs.
+constexpr double kTruncatedMargin = 1.25;
 
 void expect_honest(const Figures &f, double margin = 2) {
   EXPECT_TRUE(f.timed_ok);
