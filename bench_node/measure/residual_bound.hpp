@@ -27,7 +27,7 @@
 // outside the class), and every (row, class) must pass. With inputs whose product scales are
 // not separable (CUDA sgemm, input_values.hpp), one x over all columns weighs each row's
 // columns of large products up to 2^100 times its balanced ones, so their loss (fp16) hid;
-// within a class they weigh alike to a few binades. Inputs of one scale make one class.
+// within a class they weigh more alike. Inputs of one scale make one class.
 //
 // Single columns: with CUDA sgemm's inputs a row's columns of one norm still differ by their
 // points' direction, and the few farthest from the row's point decide s_ic, hiding a loss in
