@@ -3,7 +3,10 @@
 // memory (execv), not its pipes (closed), not its secrets. The protocol is in
 // executor_protocol.hpp: stop, take the command the measurer wrote, do it, stop again.
 //
-//   hpcreward-executor --region-bytes N --object FILE --threads allowed|none
+//   hpcreward-executor --region-bytes N --object FILE --threads allowed|none [--openmp-threads N]
+//
+// --openmp-threads N: OMP_NUM_THREADS for the candidate's libgomp, which reads it when the
+// candidate is loaded (the measurer's executor of the full checks; runner_args.hpp).
 //
 // --threads none (a stage without OpenMP): the filter kills any thread the candidate starts,
 // so code that runs single-threaded by its prompt cannot take the rank's other CPUs.
@@ -75,6 +78,7 @@ int main(int argc, char **argv) {
     if (std::strcmp(argv[i], "--region-bytes") == 0) bytes = std::strtoull(argv[i + 1], nullptr, 10);
     if (std::strcmp(argv[i], "--object") == 0) object = argv[i + 1];
     if (std::strcmp(argv[i], "--threads") == 0) g_threads = std::strcmp(argv[i + 1], "allowed") == 0;
+    if (std::strcmp(argv[i], "--openmp-threads") == 0) ::setenv("OMP_NUM_THREADS", argv[i + 1], 1);
   }
   if (bytes == 0 || object == nullptr) {
     std::fputs("hpcreward-executor: started by hpcreward-runner, not by hand\n", stderr);

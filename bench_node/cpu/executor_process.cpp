@@ -110,9 +110,10 @@ Verdict ExecutorProcess::resume(double &seconds) {
 }
 
 Verdict ExecutorProcess::start() {
-  pid_ = spawn_executor({options_.program, "--region-bytes", std::to_string(region_.bytes()), "--object",
-                         options_.object, "--threads", options_.threads ? "allowed" : "none"},
-                        {region_.fd()});
+  std::vector<std::string> arguments = {options_.program, "--region-bytes", std::to_string(region_.bytes()),
+                                        "--object", options_.object, "--threads", options_.threads ? "allowed" : "none"};
+  if (options_.openmp_threads > 0) arguments.insert(arguments.end(), {"--openmp-threads", std::to_string(options_.openmp_threads)});
+  pid_ = spawn_executor(std::move(arguments), {region_.fd()});
   // The first stop: started, region mapped. Then the handshake, with no candidate loaded.
   if (next_change().si_code != CLD_STOPPED) {
     pid_ = -1;

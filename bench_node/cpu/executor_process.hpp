@@ -27,6 +27,9 @@ struct ExecutorOptions {
   std::size_t element_bytes = 8;
   bool batched = false;  // the candidate's signature: Layout::batched
   bool threads = true;   // false: the executor's filter kills any new thread (no OpenMP in the stage)
+  // > 0: the OpenMP team the candidate's libgomp starts with (OMP_NUM_THREADS in the executor,
+  // so placed before the filter as the timed team is); 0: OMP_NUM_THREADS as inherited.
+  int openmp_threads = 0;
   std::size_t operand_bytes = 0;  // of the shared region
   int calibration_rounds = 16;
 };

@@ -33,8 +33,9 @@ std::string element_text(std::size_t index, const Shape &shape, T got, T expecte
 template <typename T>
 class Harness {
  public:
-  Harness(CandidateCalls &calls, const HarnessConfig &config)
-      : calls_(calls),
+  Harness(CandidateCalls &checks, CandidateCalls &timed, const HarnessConfig &config)
+      : checks_(checks),
+        timed_(timed),
         config_(config),
         bound_(residual_bound(precision_of<T>(), Language::c, config.nominal, row_residual_roundoff<T>())) {}
 
@@ -43,24 +44,25 @@ class Harness {
  private:
   Verdict verify_shape(const Shape &shape, double &max_error);
   // Fresh input values and a poisoned output, one call, then guard zones and inputs checked.
-  Verdict call(Operands<T> &operands, const std::string &what, double *seconds);
+  Verdict call(CandidateCalls &calls, Operands<T> &operands, const std::string &what, double *seconds);
   // Every output passes on its own; a timed one's (row, class) ratios also join `timed` (null
   // for warm-up calls, which decide no reward, so an honest warm-up cannot dilute them).
   Verdict check_residual(Operands<T> &operands, const std::string &what, ResidualPool *timed);
   // The most wrong element of the output, against OpenBLAS's product: only once a check failed.
   std::string most_wrong(Operands<T> &operands);
 
-  CandidateCalls &calls_;
+  CandidateCalls &checks_;  // the full checks
+  CandidateCalls &timed_;   // warm-up and timed calls (the same object, or another executor)
   const HarnessConfig &config_;
   const ResidualBound bound_;
 };
 
 template <typename T>
-Verdict Harness<T>::call(Operands<T> &operands, const std::string &what, double *seconds) {
+Verdict Harness<T>::call(CandidateCalls &calls, Operands<T> &operands, const std::string &what, double *seconds) {
   Rng inputs(kernel_random_u64());  // known to no one before this call
   operands.refill(inputs);
   if (config_.progress) config_.progress->mark();
-  const CallOutcome outcome = calls_.call(operands.shape(), operands.a_given(), operands.b_given(), operands.c_given());
+  const CallOutcome outcome = calls.call(operands.shape(), operands.a_given(), operands.b_given(), operands.c_given());
   if (!outcome.verdict.ok()) return outcome.verdict;
   if (seconds) *seconds = outcome.seconds;
   return operands.check_memory(what);
@@ -124,13 +126,13 @@ std::string Harness<T>::most_wrong(Operands<T> &operands) {
 
 template <typename T>
 Verdict Harness<T>::verify_shape(const Shape &shape, double &max_error) {
-  Operands<T> operands(shape, config_.layout, calls_.memory());
+  Operands<T> operands(shape, config_.layout, checks_.memory());
   const std::string where = "at " + to_string(shape);
   // The second call reuses the buffers with fresh values: a candidate that keys a cache
   // on its pointers replays a stale result here, whatever the timing loop later does.
   for (int call = 1; call <= kVerifyCallsPerShape; ++call) {
     const std::string which = call == 1 ? where : where + " (same buffers, new values)";
-    if (Verdict verdict = this->call(operands, which, nullptr); !verdict.ok()) return verdict;
+    if (Verdict verdict = this->call(checks_, operands, which, nullptr); !verdict.ok()) return verdict;
     // Product by product: a batch that skips one product is as wrong as that product.
     std::vector<T> reference(c_elements(shape));
     for (int batch = 0; batch < shape.batch; ++batch) {
@@ -180,13 +182,13 @@ Measurement Harness<T>::run() {
   const double time_start = monotonic_seconds();
   std::vector<std::unique_ptr<Operands<T>>> ring;
   for (int i = 0; i < kTimingRingSize; ++i)
-    ring.push_back(std::make_unique<Operands<T>>(config_.nominal, config_.layout, calls_.memory()));
+    ring.push_back(std::make_unique<Operands<T>>(config_.nominal, config_.layout, timed_.memory()));
   std::size_t next = 0;
   ResidualPool timed_pool;
   auto timed_call = [&](const std::string &what, double &seconds, ResidualPool *pool) -> Verdict {
     Operands<T> &operands = *ring[next];
     next = (next + 1) % ring.size();
-    if (Verdict verdict = call(operands, "in " + what, &seconds); !verdict.ok()) return verdict;
+    if (Verdict verdict = call(timed_, operands, "in " + what, &seconds); !verdict.ok()) return verdict;
     return check_residual(operands, what, pool);
   };
 
@@ -239,22 +241,42 @@ Measurement Harness<T>::run() {
 }  // namespace
 
 template <typename T>
-std::size_t harness_operand_bytes(const HarnessConfig &config) {
-  std::size_t bytes = kTimingRingSize * Operands<T>::memory_bytes(config.nominal);
-  bytes += Operands<T>::memory_bytes(config.nominal);
+std::size_t harness_check_bytes(const HarnessConfig &config) {
+  std::size_t bytes = Operands<T>::memory_bytes(config.nominal);
   for (const Shape &shape : config.check_shapes) bytes += Operands<T>::memory_bytes(shape);
   return bytes;
 }
 
 template <typename T>
-Measurement run_harness(CandidateCalls &calls, const HarnessConfig &config) {
-  Harness<T> harness(calls, config);
+std::size_t harness_timed_bytes(const HarnessConfig &config) {
+  return kTimingRingSize * Operands<T>::memory_bytes(config.nominal);
+}
+
+template <typename T>
+std::size_t harness_operand_bytes(const HarnessConfig &config) {
+  return harness_check_bytes<T>(config) + harness_timed_bytes<T>(config);
+}
+
+template <typename T>
+Measurement run_harness(CandidateCalls &checks, CandidateCalls &timed, const HarnessConfig &config) {
+  Harness<T> harness(checks, timed, config);
   return harness.run();
+}
+
+template <typename T>
+Measurement run_harness(CandidateCalls &calls, const HarnessConfig &config) {
+  return run_harness<T>(calls, calls, config);
 }
 
 template Measurement run_harness<double>(CandidateCalls &, const HarnessConfig &);
 template Measurement run_harness<float>(CandidateCalls &, const HarnessConfig &);
+template Measurement run_harness<double>(CandidateCalls &, CandidateCalls &, const HarnessConfig &);
+template Measurement run_harness<float>(CandidateCalls &, CandidateCalls &, const HarnessConfig &);
 template std::size_t harness_operand_bytes<double>(const HarnessConfig &);
 template std::size_t harness_operand_bytes<float>(const HarnessConfig &);
+template std::size_t harness_check_bytes<double>(const HarnessConfig &);
+template std::size_t harness_check_bytes<float>(const HarnessConfig &);
+template std::size_t harness_timed_bytes<double>(const HarnessConfig &);
+template std::size_t harness_timed_bytes<float>(const HarnessConfig &);
 
 }  // namespace hpcreward

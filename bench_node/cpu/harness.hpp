@@ -36,9 +36,14 @@ struct HarnessConfig {
   ProgressMarks *progress = nullptr;  // marked before calls into the candidate; null: none
 };
 
-// The bytes of operand memory run_harness takes from `calls.memory()` for `config`.
+// The bytes of operand memory run_harness takes from `calls.memory()` for `config`: the full
+// checks' from `checks.memory()`, the timing ring's from `timed.memory()`, both with one object.
 template <typename T>
 std::size_t harness_operand_bytes(const HarnessConfig &config);
+template <typename T>
+std::size_t harness_check_bytes(const HarnessConfig &config);
+template <typename T>
+std::size_t harness_timed_bytes(const HarnessConfig &config);
 
 // The Measurement: ok with timings, or the first failure (wrong_answer, runtime_error, or the
 // verdict of a call the candidate did not come back from). verify_s and time_s are filled;
@@ -46,6 +51,10 @@ std::size_t harness_operand_bytes(const HarnessConfig &config);
 // buffers cannot be allocated.
 template <typename T>
 Measurement run_harness(CandidateCalls &calls, const HarnessConfig &config);
+// The full checks through `checks` (an executor whose OpenMP team is larger than the rank's
+// share: runner_args.hpp's check_threads), the warm-up and timed calls through `timed`.
+template <typename T>
+Measurement run_harness(CandidateCalls &checks, CandidateCalls &timed, const HarnessConfig &config);
 
 // The same on a function of this process (tests).
 template <typename T>
@@ -61,7 +70,13 @@ Measurement run_harness(BatchedMatmulFn<T> matmul, const HarnessConfig &config) 
 
 extern template Measurement run_harness<double>(CandidateCalls &, const HarnessConfig &);
 extern template Measurement run_harness<float>(CandidateCalls &, const HarnessConfig &);
+extern template Measurement run_harness<double>(CandidateCalls &, CandidateCalls &, const HarnessConfig &);
+extern template Measurement run_harness<float>(CandidateCalls &, CandidateCalls &, const HarnessConfig &);
 extern template std::size_t harness_operand_bytes<double>(const HarnessConfig &);
 extern template std::size_t harness_operand_bytes<float>(const HarnessConfig &);
+extern template std::size_t harness_check_bytes<double>(const HarnessConfig &);
+extern template std::size_t harness_check_bytes<float>(const HarnessConfig &);
+extern template std::size_t harness_timed_bytes<double>(const HarnessConfig &);
+extern template std::size_t harness_timed_bytes<float>(const HarnessConfig &);
 
 }  // namespace hpcreward

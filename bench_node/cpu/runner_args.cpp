@@ -43,6 +43,8 @@ po::options_description runner_options() {
       ("element-tolerance", po::value<double>()->default_value(0), "GPU: bound on |C-Cref|_ij/(|A||B|)_ij")
       ("ring-bytes", po::value<std::uint64_t>()->default_value(0), "GPU: device memory for the timing ring")
       ("l2-bytes", po::value<std::uint64_t>()->default_value(0), "GPU: the device's L2 size")
+      ("check-threads", po::value<int>()->default_value(0),
+       "CPU: the OpenMP team of the full checks, in an executor of their own (0: the timed calls' executor)")
       ("no-threads", po::bool_switch(), "CPU: the candidate may start no thread (a stage without OpenMP)")
       ("gated", po::bool_switch(), "GPU: started ahead of its turn, waits at the gate (fd 7)");
   return options;
@@ -60,6 +62,11 @@ bool compiler_flags_offer_threads(const std::vector<std::string> &flags) {
   return std::any_of(flags.begin(), flags.end(), [](const std::string &flag) {
     return flag == "-fopenmp" || flag == "-pthread";
   });
+}
+
+int check_threads_for(int share, const std::vector<std::string> &flags) {
+  const bool openmp = std::find(flags.begin(), flags.end(), "-fopenmp") != flags.end();
+  return openmp && share < kFewestCheckThreads ? kFewestCheckThreads : 0;
 }
 
 RunnerArgs runner_args_for(const std::string &object_path, const Problem &problem, const TimingOptions &timing) {
@@ -103,6 +110,7 @@ std::vector<std::string> to_arguments(const RunnerArgs &args) {
   if (args.l2_bytes > 0) out.insert(out.end(), {"--l2-bytes", std::to_string(args.l2_bytes)});
   if (args.gated) out.push_back("--gated");
   if (!args.threads) out.push_back("--no-threads");
+  if (args.check_threads > 0) out.insert(out.end(), {"--check-threads", std::to_string(args.check_threads)});
   for (const Shape &shape : args.check_shapes) {
     out.push_back("--check");
     out.push_back(to_string(shape));
@@ -144,6 +152,8 @@ RunnerArgs parse_runner_args(int argc, const char *const *argv) {
   args.l2_bytes = values["l2-bytes"].as<std::uint64_t>();
   args.gated = values["gated"].as<bool>();
   args.threads = !values["no-threads"].as<bool>();
+  args.check_threads = values["check-threads"].as<int>();
+  if (args.check_threads < 0) throw std::invalid_argument("--check-threads must not be negative");
   return args;
 }
 

@@ -24,6 +24,10 @@ struct RunnerArgs {
   // CPU: whether the candidate may start threads (a stage compiled for OpenMP); without, the
   // executor's filter kills every new thread (sandbox/seccomp_filter.hpp).
   bool threads = true;
+  // CPU, OpenMP stages: the OpenMP team of the full checks, run in an executor of their own so
+  // that a race shows on a rank of few cores (check_threads_for); the warm-up and timed calls
+  // keep the rank's share (OMP_NUM_THREADS). 0: the checks run in the timed calls' executor.
+  int check_threads = 0;
   int progress_fd = -1;  // marks progress here before calls into the candidate (progress_marks.hpp); -1: none
   // The GPU runner only (hpcreward-gpu-runner reads the same command line); 0: unused.
   double element_tolerance = 0;   // Problem::element_tolerance
@@ -37,6 +41,16 @@ RunnerArgs runner_args_for(const std::string &object_path, const Problem &proble
 // Whether a stage compiled with these flags offers threads: OpenMP (-fopenmp) or POSIX threads
 // (-pthread). -fopenmp-simd starts none.
 bool compiler_flags_offer_threads(const std::vector<std::string> &flags);
+
+// The full checks of an OpenMP stage run with at least this many threads, whatever the rank's
+// share: an unsynchronized update only loses values when threads interleave. More threads than
+// CPUs is fine for checks, which are untimed; they stay on the share's CPUs.
+inline constexpr int kFewestCheckThreads = 4;
+
+// RunnerArgs::check_threads for a rank whose candidates time with `share` OpenMP threads, in a
+// stage compiled with `flags`: kFewestCheckThreads where that is more than the share and the
+// stage compiles OpenMP, else 0 (the checks run as the timed calls do).
+int check_threads_for(int share, const std::vector<std::string> &flags);
 
 // Arguments after the program name.
 std::vector<std::string> to_arguments(const RunnerArgs &args);

@@ -27,14 +27,29 @@ std::string executor_program() {
 
 template <typename T>
 Measurement measure(const RunnerArgs &args, const HarnessConfig &config) {
-  ExecutorProcess executor({.program = executor_program(),
-                            .object = args.object_path,
-                            .element_bytes = sizeof(T),
-                            .batched = args.layout.batched,
-                            .threads = args.threads,
-                            .operand_bytes = harness_operand_bytes<T>(config)});
-  if (Verdict verdict = executor.start(); !verdict.ok()) return failed_measurement(verdict.status, verdict.reason);
-  return run_harness<T>(executor, config);
+  const ExecutorOptions options{.program = executor_program(),
+                                .object = args.object_path,
+                                .element_bytes = sizeof(T),
+                                .batched = args.layout.batched,
+                                .threads = args.threads};
+  auto with = [&](int openmp_threads, std::size_t operand_bytes) {
+    ExecutorOptions these = options;
+    these.openmp_threads = openmp_threads;
+    these.operand_bytes = operand_bytes;
+    return these;
+  };
+  if (args.check_threads == 0 || !args.threads) {
+    ExecutorProcess executor(with(0, harness_operand_bytes<T>(config)));
+    if (Verdict verdict = executor.start(); !verdict.ok()) return failed_measurement(verdict);
+    return run_harness<T>(executor, config);
+  }
+  // A larger OpenMP team for the full checks than the share the timed calls keep: an executor
+  // each, so that each team is started and placed before its filter (sandbox/openmp_team.hpp).
+  ExecutorProcess checks(with(args.check_threads, harness_check_bytes<T>(config)));
+  if (Verdict verdict = checks.start(); !verdict.ok()) return failed_measurement(verdict);
+  ExecutorProcess timed(with(0, harness_timed_bytes<T>(config)));
+  if (Verdict verdict = timed.start(); !verdict.ok()) return failed_measurement(verdict);
+  return run_harness<T>(checks, timed, config);
 }
 
 Measurement run_candidate(const RunnerArgs &args) {

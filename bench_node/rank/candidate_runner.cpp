@@ -35,6 +35,8 @@ ChildSpec SandboxedRunner::child_spec(const RunRequest &request, const std::stri
   const BenchTask &task = *request.task;
   RunnerArgs args = runner_args_for(request.object.string(), task.problem, options_.timing);
   args.threads = compiler_flags_offer_threads(task.compiler_flags);
+  const int share = options_.threads > 0 ? options_.threads : affinity_cpu_count();
+  args.check_threads = check_threads_for(share, task.compiler_flags);
   const RunTimeLimit silence = silence_limit(task);
   if (silence.seconds > 0) args.progress_fd = kChildProgressFd;
 
@@ -42,7 +44,7 @@ ChildSpec SandboxedRunner::child_spec(const RunRequest &request, const std::stri
   spec.program = options_.runner;
   spec.arguments = to_arguments(args);
   spec.environment = inherited_environment();
-  const std::string threads = std::to_string(options_.threads > 0 ? options_.threads : affinity_cpu_count());
+  const std::string threads = std::to_string(share);
   set_variable(spec.environment, "OMP_NUM_THREADS", threads, false);
   set_variable(spec.environment, "OPENBLAS_NUM_THREADS", threads, false);
   if (options_.pin_threads) {  // one thread per physical core of the rank, never two on SMT siblings

@@ -67,6 +67,24 @@ TEST(SandboxedRunner, OneThreadPerPhysicalCorePinnedToCores) {
   EXPECT_EQ(get_variable(spec.environment, "OMP_PLACES"), "cores");
 }
 
+// An OpenMP stage's full checks run with a few threads on a rank whose share is one thread.
+TEST(SandboxedRunner, OpenMPChecksGetAFewThreadsWhateverTheShare) {
+  SandboxOptions options{"/r", 5, 1ULL << 30, {}, true};
+  BenchTask t = task();
+  auto check_threads = [&](int share) {
+    options.threads = share;
+    const ChildSpec spec = SandboxedRunner(options).child_spec({"/w/cand.so", "/w", &t}, "tok");
+    std::vector<const char *> argv{"hpcreward-runner"};
+    for (const std::string &argument : spec.arguments) argv.push_back(argument.c_str());
+    return parse_runner_args(static_cast<int>(argv.size()), argv.data()).check_threads;
+  };
+  t.compiler_flags = {"-O3", "-fopenmp"};
+  EXPECT_EQ(check_threads(1), kFewestCheckThreads);
+  EXPECT_EQ(check_threads(kFewestCheckThreads), 0);
+  t.compiler_flags = {"-O3"};
+  EXPECT_EQ(check_threads(1), 0);
+}
+
 TEST(SandboxedRunner, DeadlineScalesWithTheProblemUpToTheTimeout) {
   SandboxOptions options{"/r", 12, 1ULL << 30, {}, true, {}};
   options.time_limit = {.factor = 100, .floor_s = 0.5, .cap_s = 999, .reference_gflops = 10};

@@ -227,6 +227,35 @@ TEST_F(ConfinedExecutorTest, OpenMPThreadsArePlacedBeforeTheFilter) {
   EXPECT_EQ(m.status, Status::ok) << m.reason;
 }
 
+// The executor of the full checks starts the candidate's OpenMP team with its own count; the
+// timed calls' executor keeps the inherited OMP_NUM_THREADS (the rank's share).
+TEST_F(ExecutorProcessTest, OpenMPThreadsOfTheChecksAreTheExecutorsOwn) {
+  ::setenv("OMP_NUM_THREADS", "1", 1);
+  const std::string source = std::string("#include <omp.h>\n") + kSignature +
+                             "{ int team = 0;\n"
+                             "#pragma omp parallel\n"
+                             "  {\n"
+                             "#pragma omp single\n"
+                             "    team = omp_get_num_threads(); }\n"
+                             "  C[0] = team; C[1] = omp_get_max_threads(); }";
+  const std::string object = compile("team", source, "-fopenmp");
+  for (int threads : {0, 4, 6}) {
+    ExecutorOptions these = options(object, 1 << 20);
+    these.openmp_threads = threads;
+    ExecutorProcess executor(these);
+    ASSERT_TRUE(executor.start().ok());
+    Operands<double> operands(Shape{4, 4, 4}, Layout{}, executor.memory());
+    Rng rng(kernel_random_u64());
+    operands.refill(rng);
+    for (int call = 0; call < 3; ++call) {
+      ASSERT_TRUE(executor.call(operands.shape(), operands.a_given(), operands.b_given(), operands.c_given()).verdict.ok());
+      EXPECT_EQ(operands.c(0)[0], threads > 0 ? threads : 1) << threads;
+      EXPECT_EQ(operands.c(0)[1], threads > 0 ? threads : 1) << threads;
+    }
+  }
+  ::unsetenv("OMP_NUM_THREADS");
+}
+
 TEST_F(ExecutorProcessTest, AnObjectWithoutMatmulIsAFormatError) {
   const Measurement m = measure(compile("nothing", "int not_matmul(void) { return 1; }"));
   EXPECT_EQ(m.status, Status::format_error) << m.reason;

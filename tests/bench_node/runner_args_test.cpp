@@ -30,6 +30,7 @@ TEST(RunnerArgs, RoundTripsExactly) {
   args.timing.warmup_min_s = 0.0625;
   args.timing.warmup_calls = 6;
   args.timing.warmup_settle = 0.03125;
+  args.check_threads = 4;
   const RunnerArgs back = parse(to_arguments(args));
   EXPECT_EQ(back.object_path, args.object_path);
   EXPECT_EQ(back.precision, Precision::f32);
@@ -48,6 +49,22 @@ TEST(RunnerArgs, RoundTripsExactly) {
   EXPECT_EQ(back.timing.warmup_settle, 0.03125);
   EXPECT_EQ(back.result_fd, 3);
   EXPECT_EQ(back.token_fd, 4);
+  EXPECT_EQ(back.check_threads, 4);
+  args.check_threads = 0;
+  EXPECT_EQ(parse(to_arguments(args)).check_threads, 0);
+}
+
+// The full checks of an OpenMP stage run with a few threads however small the share; other
+// stages, and shares that are few threads already, check as they time.
+TEST(RunnerArgs, ChecksOfAnOpenMPStageRunWithAFewThreads) {
+  const std::vector<std::string> openmp = {"-O3", "-fopenmp"};
+  EXPECT_EQ(check_threads_for(1, openmp), kFewestCheckThreads);
+  EXPECT_EQ(check_threads_for(kFewestCheckThreads - 1, openmp), kFewestCheckThreads);
+  EXPECT_EQ(check_threads_for(kFewestCheckThreads, openmp), 0);
+  EXPECT_EQ(check_threads_for(16, openmp), 0);
+  EXPECT_EQ(check_threads_for(1, {"-O3"}), 0);
+  EXPECT_EQ(check_threads_for(1, {"-O3", "-pthread"}), 0);  // its threads are its own to count
+  EXPECT_EQ(check_threads_for(1, {"-O3", "-fopenmp-simd"}), 0);
 }
 
 TEST(RunnerArgs, RejectsBadShapesAndMissingOptions) {

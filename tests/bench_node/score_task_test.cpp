@@ -205,6 +205,18 @@ TEST_F(ScoreTask, HugeValuesAreWrongAnswersNamingTheElement) {
   }
 }
 
+// A race is caught whatever the rank's cores: on a rank whose share is one thread, the full
+// checks of an OpenMP stage still run kFewestCheckThreads threads (omp_race.c is wrong with
+// any two, in any order), while an honest OpenMP candidate is timed as before.
+TEST_F(ScoreTask, AnOpenMPRaceIsWrongOnARankOfOneThread) {
+  options.threads = 1;
+  const Measurement race = score("omp_race.c", Precision::f64, {"-O2", "-fopenmp"});
+  EXPECT_EQ(race.status, Status::wrong_answer) << race.reason;
+  EXPECT_TRUE(mentions(race, "C[")) << race.reason;
+  const Measurement honest = score("correct_openmp.c", Precision::f64, {"-O2", "-fopenmp"});
+  EXPECT_EQ(honest.status, Status::ok) << honest.reason;
+}
+
 TEST_F(ScoreTask, HalfTheWorkIsWrong) {
   const Measurement m = score("half_work.c");
   EXPECT_EQ(m.status, Status::wrong_answer);
