@@ -17,14 +17,14 @@ double frobenius_norm(std::span<const T> values);
 template <typename T>
 bool all_finite(std::span<const T> values);
 
-// Full check against a reference: ||C - C_ref||_F / (||A||_F ||B||_F), without overflow for
-// any finite C (it may still be infinite). NaN when C holds a NaN or an infinity (so any
-// `error <= tolerance` comparison fails).
+// Full check against a reference: ||C - C_ref||_F / (||A||_F ||B||_F), its squares scaled so
+// that a finite C gives a finite error unless the error itself passes the largest double. NaN
+// when C holds a NaN or an infinity (so any `error <= tolerance` comparison fails).
 template <typename T>
 double normwise_error(std::span<const T> c, std::span<const T> c_ref, double norm_a, double norm_b);
 
-// The index of the element of C farthest from C_ref: the first NaN (in C, or an infinity where
-// C_ref has the same one) if there is one, else the largest |C - C_ref| (an infinity ranks first).
+// The index of the element of C farthest from C_ref: the first whose difference is NaN (a NaN
+// in C) if there is one, else the largest |C - C_ref| (an infinity first).
 template <typename T>
 std::size_t most_wrong_element(std::span<const T> c, std::span<const T> c_ref);
 
