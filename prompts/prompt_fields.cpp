@@ -136,8 +136,10 @@ std::string includes_words(const Problem &problem, const StageSpec &stage) {
            " (stdio.h, assert.h and a self-test main beside matmul are fine; what the code calls is judged: "
            "memory, <math.h>, OpenMP and output to stdout/stderr, not files, clocks or other libraries); "
            "no quoted, absolute or .. includes";
-  out += " (and the rest of the CUDA toolkit's device, libcu++ and C++ utility headers); not cuBLAS, cuBLASLt, "
-         "CUTLASS, Thrust, CUB or headers that reach the host system";
+  out += " and any other header of the toolkit's or the compiler's (cuda.h, cstdio, iostream, vector, string, "
+         "mutex, ...: what the host code calls is judged, and output to stdout/stderr, strings, exceptions and "
+         "locks pass while the driver API, files, clocks and threads do not); not cuBLAS, cuBLASLt, CUTLASS, "
+         "Thrust, CUB, the other CUDA libraries or the profiler";
   if (allows_library(stage.libraries, kCuteLibrary))
     out += "; in this stage also CuTe (cute/*) and CUTLASS's arch, pipeline and numeric headers, but not "
            "CUTLASS's ready-made GEMMs (cutlass/gemm/*, cutlass/epilogue/*, ...), and not TMA through CuTe's "

@@ -13,10 +13,13 @@
 //     per-thread-default-stream spellings (_ptsz, _ptds);
 //   - the C++ runtime glue nvcc and g++ emit (__cxa_atexit, __cxa_guard_*, the personality
 //     routine, _Unwind_Resume, operator new and delete, std::__throw_*, the stack
-//     protector), libm and the memory functions of the C audit (c_symbol_policy.hpp).
+//     protector), libm, the memory functions and the output to stdout and stderr (with
+//     assert, abort and exit) of the C audit (c_symbol_policy.hpp);
+//   - host-side error checks and set-up: std::cout and std::cerr with std::ostream's members,
+//     std::string, the standard exception classes, std::call_once and std::mutex.
 // Everything else is refused, with a reason of its own for these: libraries
 // (cuBLAS, cuBLASLt, cuDNN, ...), the driver API (cu*), the dynamic loader, processes, files,
-// the network, output, clocks, and the runtime calls whose effects reach past the call or
+// the network, thread creation, clocks, and the runtime calls whose effects reach past the call or
 // the harness's context: cudaDeviceReset, cudaSetDevice, device-wide limits and
 // configuration, L2 persistence (cudaStreamSetAttribute, cudaCtxResetPersistingL2Cache),
 // graphs and stream capture, host callbacks, managed and pinned host memory, IPC, peer

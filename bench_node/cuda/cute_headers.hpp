@@ -8,19 +8,6 @@
 
 namespace hpcreward {
 
-// CuTe's config.hpp includes <iostream> for its host-side printing, and g++ 12's <iostream>
-// gives every object that includes it a constructor (a static std::ios_base::Init), which
-// runs when the object is loaded, before the executor's filter: the object audit refuses
-// every constructor beyond the toolchain's own. So a CuTe compile finds this <iostream>
-// first (in the directory named below, inside the compile's own directory): the standard
-// streams declared, libstdc++ initializing them as it always does, no constructor.
-inline constexpr const char *kCuteIostreamDirectory = "cute-iostream";
-inline constexpr const char *kCuteIostream =
-    "#pragma once\n"
-    "// hpcreward: the standard streams without g++ 12's per-object constructor (bench_node/cuda/cute_headers.hpp)\n"
-    "#include <istream>\n#include <ostream>\n"
-    "namespace std {\nextern istream cin;\nextern ostream cout;\nextern ostream cerr;\nextern ostream clog;\n}\n";
-
 // Where configuration found them; "" when it did not.
 std::string default_cute_include();
 

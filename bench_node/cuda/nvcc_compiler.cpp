@@ -5,6 +5,7 @@
 
 #include "bench_node/process/child_process.hpp"
 #include "bench_node/cuda/cute_headers.hpp"
+#include "bench_node/cuda/iostream_shim.hpp"
 #include "bench_node/cuda/link_refusal.hpp"
 #include "bench_node/process/environment.hpp"
 #include "common/node_failure.hpp"
@@ -60,7 +61,8 @@ NvccCompiler::NvccCompiler(NvccOptions options) : options_(std::move(options)) {
 std::vector<std::string> NvccCompiler::arguments(const CompileRequest &request) const {
   std::vector<std::string> args = {"-shared", "-Xcompiler", "-fPIC", "-cudart", "shared",
                                    gencode_for(options_.arch)};
-  if (uses_cute(request)) args.insert(args.end(), {"-isystem", kCuteIostreamDirectory, "-isystem", options_.cute_include});
+  args.insert(args.end(), {"-isystem", kIostreamShimDirectory});
+  if (uses_cute(request)) args.insert(args.end(), {"-isystem", options_.cute_include});
   args.insert(args.end(), request.flags.begin(), request.flags.end());
   // After the stage's flags, so they hold whatever those say: every function in a section of
   // its own, only matmul exported, and what nothing exported or run at load refers to dropped.
@@ -83,12 +85,10 @@ CompileOutcome NvccCompiler::compile(const CompileRequest &request) {
   if (!write_private_file(request.directory / kSourceName, request.source) ||
       !write_private_file(request.directory / kExportsName, kExportsScript))
     return fail("could not write the source into " + request.directory.string());
-  if (uses_cute(request)) {
-    std::error_code error;
-    std::filesystem::create_directory(request.directory / kCuteIostreamDirectory, error);
-    if (error || !write_private_file(request.directory / kCuteIostreamDirectory / "iostream", kCuteIostream))
-      return fail("could not write CuTe's <iostream> into " + request.directory.string());
-  }
+  std::error_code shim_error;
+  std::filesystem::create_directory(request.directory / kIostreamShimDirectory, shim_error);
+  if (shim_error || !write_private_file(request.directory / kIostreamShimDirectory / "iostream", kIostreamShim))
+    return fail("could not write the <iostream> shim into " + request.directory.string());
 
   ChildSpec spec;
   spec.program = *program;

@@ -3,7 +3,7 @@
 // limited child (compiler.hpp's Compiler boundary), writing cand.cu and building cand.so:
 //
 //   nvcc -shared -Xcompiler -fPIC -cudart shared -gencode=arch=compute_90a,code=sm_90a
-//        [-isystem cute-iostream -isystem <CuTe headers>] <the stage's flags>
+//        -isystem iostream-shim [-isystem <CuTe headers>] <the stage's flags>
 //        -Xcompiler -ffunction-sections
 //        -Xlinker --gc-sections,--version-script=cand.exports -Xlinker -z,defs -o cand.so cand.cu
 //
@@ -15,8 +15,8 @@
 // and nothing else; with --gc-sections the linker then drops every function no export, load-
 // time code or kept function refers to: among them the host stubs nvcc gives __device__
 // functions, whose bodies call exit. The CuTe headers are on the include path only for a
-// stage whose libraries name CuTe (with cute_headers.hpp's <iostream> before them); the
-// source checks decide which of them may be included.
+// stage whose libraries name CuTe; iostream_shim.hpp's <iostream> comes before every other
+// header. The source checks decide which headers may be included.
 #include <cstdint>
 #include <string>
 #include <vector>

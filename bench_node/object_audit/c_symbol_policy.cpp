@@ -83,6 +83,8 @@ bool math_import(std::string_view name) { return math_function(name) || vector_m
 
 std::span<const std::string_view> memory_imports() { return kMemoryFunctions; }
 
+std::span<const std::string_view> own_output_imports() { return kOwnOutputAndEnd; }
+
 const ImportTable &c_import_table() {
   static const ImportTable table{
       .symbols = {.allowed = joined<std::string_view>({kMemoryFunctions, kOtherImports, kOwnOutputAndEnd,

@@ -9,6 +9,11 @@
 //     aligned_alloc, posix_memalign, and the _FORTIFY_SOURCE checked copies
 //     __memcpy_chk, __memmove_chk, __memset_chk;
 //   - <stdlib.h>'s abs, labs, llabs (arithmetic; gcc folds them inline unless -fno-builtin);
+//   - output to the candidate's own stdout and stderr and formatting into its memory (printf,
+//     fprintf, puts, putchar, fputs, fwrite, fflush, perror, snprintf, ..., their _chk
+//     forms, stdout, stderr), a failed assert (__assert_fail), abort and exit: the executor's
+//     filter lets writes reach fds 1 and 2 only and refuses every open, and the rank keeps
+//     the first 4 KiB of that output;
 //   - the OpenMP runtime: libgomp's GOMP_* entry points (what gcc -fopenmp emits for
 //     parallel, for, reduction, critical, atomic, single, sections, task, taskloop, ordered,
 //     barrier, teams) and the omp_* API, except the clocks (omp_get_wtime, omp_get_wtick),
@@ -40,8 +45,10 @@ const ImportTable &c_import_table();
 ExportTable c_export_table(std::shared_ptr<const LibrarySymbols> libraries);
 
 // Parts of the import list above, which CUDA's (bench_node/cuda/) shares: libm with its
-// libmvec variants, and the memory functions.
+// libmvec variants, the memory functions, and output to stdout and stderr with assert, abort
+// and exit.
 bool math_import(std::string_view name);
 std::span<const std::string_view> memory_imports();
+std::span<const std::string_view> own_output_imports();
 
 }  // namespace hpcreward

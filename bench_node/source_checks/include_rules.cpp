@@ -23,7 +23,20 @@ bool plain_path(std::string_view name) {
   }
 }
 
+// On the table's allow-list; a closed family's names only by an entry of their own.
+bool listed(const IncludeTable &table, std::string_view name) {
+  const bool closed = std::any_of(table.closed_families.begin(), table.closed_families.end(),
+                                  [&](std::string_view prefix) { return name.starts_with(prefix); });
+  if (!closed) return allowed_name(table.headers, name);
+  return std::any_of(table.headers.allowed.begin(), table.headers.allowed.end(),
+                     [&](std::string_view entry) { return entry != "*" && name_matches(entry, name); });
+}
+
 }  // namespace
+
+bool header_allowed(const IncludeTable &table, std::string_view name) {
+  return !refusal_reason(table.headers, name) && listed(table, name) && plain_path(name);
+}
 
 std::optional<std::string> include_refusal(const Directive &directive, const IncludeTable &table) {
   const std::string at = " at line " + std::to_string(directive.line);
@@ -35,15 +48,16 @@ std::optional<std::string> include_refusal(const Directive &directive, const Inc
     return "computed #include" + at + " is refused" + allowed;
   const std::string &spelled = directive.operands[0]->text;
   const std::string shown = "#include " + spelled + at;
-  if (spelled.size() < 2 || spelled.front() != '<' || spelled.back() != '>')
-    return shown + ": quoted includes are refused" + allowed;
+  const bool angled = spelled.size() >= 2 && spelled.front() == '<' && spelled.back() == '>';
+  const bool quoted = spelled.size() >= 2 && spelled.front() == '"' && spelled.back() == '"';
+  if (!angled && !(quoted && table.quoted)) return shown + ": quoted includes are refused" + allowed;
   const std::string name = spelled.substr(1, spelled.size() - 2);
   if (!table.paths && name.find_first_of("/\\") != std::string::npos)
     return shown + ": paths are refused" + allowed;
   if (directive.operands.size() > 1) return shown + ": unexpected tokens after the header name";
   if (std::optional<std::string_view> why = refusal_reason(table.headers, name))
     return shown + " is refused: " + std::string(*why);
-  if (allowed_name(table.headers, name)) {
+  if (listed(table, name)) {
     if (plain_path(name)) return std::nullopt;
     return shown + " is refused: a header is named below the compiler's include directories (letters, "
                    "digits, _-+. and /; no empty, . or .. part)";

@@ -40,27 +40,33 @@ TEST(CudaObjectAudit, ADeviceHelperFunctionPasses) {
 
 // cuda_runtime.h brings in stdlib.h, so host code can name these; the link keeps what host
 // code can reach, and the audit refuses it.
-TEST(CudaObjectAudit, HostCodeThatEndsTheProcessIsRefused) {
+// Ending the process from host code reaches nothing outside it (the measurer sees the executor
+// end: runtime_error); a hijacked candidate reaches exit through libc's address anyway.
+TEST(CudaObjectAudit, HostCodeThatEndsTheProcessPasses) {
   REQUIRE_NVCC();
-  for (const char *call : {"exit", "std::exit", "std::quick_exit", "_Exit", "abort"}) {
+  for (const char *call : {"exit", "std::exit", "_Exit", "abort"}) {
     const std::string name = std::string(call).substr(std::string(call).rfind(':') + 1);
     const std::string argument = name == "abort" ? "" : "0";
-    expect_forbidden(host_does("", "  if (m > 0) " + std::string(call) + "(" + argument + ");"),
-                     "the object calls " + name + " (ends the process)");
+    const Verdict verdict = audit(host_does("", "  if (m > 0) " + std::string(call) + "(" + argument + ");"));
+    EXPECT_TRUE(verdict.ok()) << call << ": " << verdict.reason;
   }
+  expect_forbidden(host_does("", "  if (m > 0) std::quick_exit(0);"), "the object calls quick_exit (ends the process)");
 }
 
 // nvcc lets host code reach a __device__ function's host stub (its body calls exit): through
 // a __host__ __device__ template whose call depends on a template parameter (checked only
-// when instantiated, and not then), or through the function's address. Such a stub is kept.
-TEST(CudaObjectAudit, HostCodeThatReachesADeviceFunctionsStubIsRefused) {
+// when instantiated, and not then), or through the function's address. Such a stub is kept,
+// and its exit, like any other, only ends the executor.
+TEST(CudaObjectAudit, HostCodeThatReachesADeviceFunctionsStubPasses) {
   REQUIRE_NVCC();
   const std::string helper = "__device__ double twice(const double *a) { return 2 * a[0]; }\n";
-  expect_forbidden(host_does(helper + "template <typename T> __host__ __device__ double both(const T *a) { return twice(a); }\n",
-                             "  if (m > 0) (void)both(A);"),
-                   "the object calls exit (ends the process)");
-  expect_forbidden(host_does(helper, "  auto f = &twice;\n  if (m > 0) (void)f(A);"),
-                   "the object calls exit (ends the process)");
+  for (const std::string &source :
+       {host_does(helper + "template <typename T> __host__ __device__ double both(const T *a) { return twice(a); }\n",
+                  "  if (m > 0) (void)both(A);"),
+        host_does(helper, "  auto f = &twice;\n  if (m > 0) (void)f(A);")}) {
+    const Verdict verdict = audit(source);
+    EXPECT_TRUE(verdict.ok()) << verdict.reason;
+  }
 }
 
 TEST(CudaObjectAudit, HostCodeOfAPassingObjectHasNoSystemCall) {

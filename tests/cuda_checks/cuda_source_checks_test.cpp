@@ -1,6 +1,13 @@
 // The CUDA source checks on text: no compiler is involved.
 #include "bench_node/cuda/cuda_source_checks.hpp"
 
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+
 #include <gtest/gtest.h>
 
 #include "bench_node/cuda/cuda_include_policy.hpp"
@@ -72,32 +79,34 @@ TEST(CudaSourceChecks, LibraryHeadersAreRefusedWithTheirReason) {
   expect_refused("#include <cute/tensor.hpp>\n" + std::string(kEntry), "CuTe");
   expect_refused("#include <cudnn.h>\n" + std::string(kEntry), "cuDNN");
   expect_refused("#include <curand_kernel.h>\n" + std::string(kEntry), "cuRAND");
-  expect_refused("#include <cuda.h>\n" + std::string(kEntry), "driver API");
   expect_refused("#include <cuda_profiler_api.h>\n" + std::string(kEntry), "profiler");
 }
 
-TEST(CudaSourceChecks, SystemHeadersAreRefused) {
-  expect_refused("#include <unistd.h>\n" + std::string(kEntry), "#include <unistd.h> at line 1 is refused: system calls");
-  expect_refused("#include <sys/mman.h>\n" + std::string(kEntry), "system calls");
-  expect_refused("#include <dlfcn.h>\n" + std::string(kEntry), "dynamic loader");
-  expect_refused("#include <stdio.h>\n" + std::string(kEntry), "output");
-  expect_refused("#include <iostream>\n" + std::string(kEntry), "output");
-  expect_refused("#include <fstream>\n" + std::string(kEntry), "files");
-  expect_refused("#include <stdlib.h>\n" + std::string(kEntry), "process control");
-  expect_refused("#include <thread>\n" + std::string(kEntry), "threads");
-  expect_refused("#include <chrono>\n" + std::string(kEntry), "clock");
-  expect_refused("#include <cuda/std/chrono>\n" + std::string(kEntry), "clock");
-  expect_refused("#include <vector>\n" + std::string(kEntry), "not on the allow-list");
+// A header does nothing by itself; what the host code calls is the object audit's to judge.
+TEST(CudaSourceChecks, HostAndDriverHeadersPass) {
+  for (const char *header : {"cuda.h", "unistd.h", "sys/mman.h", "dlfcn.h", "stdio.h", "cstdio", "iostream", "fstream",
+                             "stdlib.h", "cstdlib", "thread", "mutex", "chrono", "cuda/std/chrono", "vector", "string",
+                             "stdexcept", "cassert", "memory"}) {
+    const Verdict verdict = check("#include <" + std::string(header) + ">\n" + std::string(kEntry));
+    EXPECT_TRUE(verdict.ok()) << header << ": " << verdict.reason;
+  }
   expect_refused("#include <cuda/std/__cccl/config.h>\n" + std::string(kEntry), "internal header");
 }
 
 TEST(CudaSourceChecks, OnlyAngleIncludesOfListedNames) {
-  expect_refused("#include \"local.h\"\n" + std::string(kEntry), "quoted includes are refused");
-  expect_refused("#include \"cuda_runtime.h\"\n" + std::string(kEntry), "quoted includes are refused");
+  // Quoted names are judged like angled ones (nvcc alone resolves them, from the private compile
+  // directory): published kernels write "cute/tensor.hpp".
+  EXPECT_TRUE(check("#include \"cuda_runtime.h\"\n" + std::string(kEntry)).ok());
+  EXPECT_TRUE(check_in_cute_stage("#include \"cute/tensor.hpp\"\n#include \"cutlass/cutlass.h\"\n" +
+                                  std::string(kEntry)).ok());
+  expect_refused("#include \"cublas_v2.h\"\n" + std::string(kEntry), "cuBLAS");
+  expect_refused("#include \"/etc/passwd\"\n" + std::string(kEntry), "below the compiler's include directories");
+  expect_refused("#include \"../cand.cu\"\n" + std::string(kEntry), "below the compiler's include directories");
   expect_refused("#define H <cuda_runtime.h>\n#include H\n" + std::string(kEntry), "computed #include");
   expect_refused("#include_next <cuda_runtime.h>\n" + std::string(kEntry), "#include_next");
-  expect_refused("#include </etc/passwd>\n" + std::string(kEntry), "not on the allow-list");
-  expect_refused("#include <cuda/std/../../../../etc/passwd>\n" + std::string(kEntry), "not on the allow-list");
+  expect_refused("#include </etc/passwd>\n" + std::string(kEntry), "below the compiler's include directories");
+  expect_refused("#include <cuda/std/../../../../etc/passwd>\n" + std::string(kEntry),
+                 "below the compiler's include directories");
   // Splices, comments and digraphs cannot hide a directive from the lexer.
   expect_refused("#inc\\\nlude <cublas_v2.h>\n" + std::string(kEntry), "cuBLAS");
   expect_refused("/* x */ %: include <cublas_v2.h>\n" + std::string(kEntry), "cuBLAS");
@@ -177,7 +186,8 @@ TEST(CudaSourceChecks, CuteStageAllowsCutesBuildingBlocksAndNotCutlassGemms) {
   EXPECT_NE(other.reason.find("not on the allow-list"), std::string::npos) << other.reason;
   // Everything refused elsewhere stays refused.
   EXPECT_EQ(check_in_cute_stage("#include <cublas_v2.h>\n" + std::string(kEntry)).status, Status::forbidden);
-  EXPECT_EQ(check_in_cute_stage("#include <stdio.h>\n" + std::string(kEntry)).status, Status::forbidden);
+  EXPECT_EQ(check_in_cute_stage("#include <cutlass/util/host_tensor.h>\n" + std::string(kEntry)).status,
+            Status::forbidden);
 }
 
 // CuTe's placeholder `_` starts "_Pragma": allowed only where CuTe is, and there only in a
@@ -200,7 +210,7 @@ TEST(CudaSourceChecks, AnAllowedDirectoryCannotBeLeftByPath) {
     EXPECT_EQ(verdict.status, Status::forbidden) << path << ": " << verdict.reason;
   }
   const Verdict dots = check_in_cute_stage("#include <cute/../cutlass/gemm/device/gemm.h>\n" + std::string(kEntry));
-  EXPECT_NE(dots.reason.find("no empty, . or .. parts"), std::string::npos) << dots.reason;
+  EXPECT_NE(dots.reason.find("no empty, . or .. part"), std::string::npos) << dots.reason;
 }
 
 TEST(CudaSourceChecks, ACuteStageOnARankWithoutTheHeadersIsTheNodesFailure) {
@@ -218,6 +228,40 @@ TEST(CudaIncludePolicy, EveryListedHeaderExistsInTheToolkitOrIsStandard) {
     const NameTable &headers = cuda_source::cuda_include_table(cute).headers;
     for (std::string_view header : headers.allowed) EXPECT_FALSE(refusal_reason(headers, header)) << header;
   }
+}
+
+// By hand: published kernel files through the source checks of the CuTe stage, as published,
+// with a Python binding (from its first `#include <torch/`) replaced by a matmul that calls
+// nothing. HPCREWARD_PUBLISHED_CUDA_DIR names a directory of .cu files (CUDA-L2's
+// kernels/h100_F32F16F16F32 at dbe0177: docs/reports/answers.md); prints the tally by reason.
+TEST(CudaSourceChecks, DISABLED_PublishedKernelFiles) {
+  const char *directory = std::getenv("HPCREWARD_PUBLISHED_CUDA_DIR");
+  ASSERT_NE(directory, nullptr) << "set HPCREWARD_PUBLISHED_CUDA_DIR";
+  std::map<std::string, int> reasons;
+  int files = 0, passed = 0;
+  for (const auto &entry : std::filesystem::directory_iterator(directory)) {
+    if (entry.path().extension() != ".cu") continue;
+    std::ifstream in(entry.path());
+    std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (const std::size_t binding = source.find("#include <torch/"); binding != std::string::npos)
+      source = source.substr(0, binding);
+    source += "extern \"C\" void matmul(int m, int n, int k, const half *A, const half *B, half *C) {}\n";
+    BenchTask task;
+    task.problem = *find_problem("cuda-hgemm-4096");
+    task.stage = "cuda-cute";
+    task.libraries = {"cute"};
+    task.source = source;
+    const Verdict verdict = CudaSourceChecks(true).check_source(task);
+    ++files;
+    if (verdict.ok()) {
+      ++passed;
+      continue;
+    }
+    std::string reason = verdict.reason.substr(0, verdict.reason.find(" at line"));
+    ++reasons[std::string(to_string(verdict.status)) + ": " + reason];
+  }
+  std::printf("%d files, %d pass the source checks\n", files, passed);
+  for (const auto &[reason, count] : reasons) std::printf("%5d  %s\n", count, reason.c_str());
 }
 
 }  // namespace

@@ -49,14 +49,14 @@ bool complete(const fs::path &root, const fs::path &header, std::map<fs::path, b
 // Every header of the pinned tree the CuTe stage's table allows (families expanded) that
 // compiles on its own.
 std::vector<std::string> allowed_cute_headers(const fs::path &root) {
-  const NameTable &with = cuda_source::cuda_include_table(true).headers;
-  const NameTable &without = cuda_source::cuda_include_table(false).headers;
+  const source_checks::IncludeTable &with_table = cuda_source::cuda_include_table(true);
+  const source_checks::IncludeTable &without_table = cuda_source::cuda_include_table(false);
   std::vector<std::string> headers;
   std::map<fs::path, bool> known;
   for (const fs::directory_entry &entry : fs::recursive_directory_iterator(root)) {
     if (!entry.is_regular_file()) continue;
     const std::string name = entry.path().lexically_relative(root).generic_string();
-    if (allowed_name(with, name) && !refusal_reason(with, name) && !allowed_name(without, name) &&
+    if (source_checks::header_allowed(with_table, name) && !source_checks::header_allowed(without_table, name) &&
         complete(root, entry.path(), known))
       headers.push_back(name);
   }

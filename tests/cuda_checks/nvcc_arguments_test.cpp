@@ -13,7 +13,7 @@ TEST(NvccCompiler, CommandLine) {
   const NvccCompiler compiler(NvccOptions{});
   const std::vector<std::string> expected = {
       "-shared", "-Xcompiler", "-fPIC", "-cudart", "shared", "-gencode=arch=compute_90a,code=sm_90a",
-      "-O3", "--use_fast_math", "-Xcompiler", "-ffunction-sections",
+      "-isystem", "iostream-shim", "-O3", "--use_fast_math", "-Xcompiler", "-ffunction-sections",
       "-Xlinker", "--gc-sections,--version-script=cand.exports", "-Xlinker", "-z,defs", "-o", "cand.so", "cand.cu"};
   EXPECT_EQ(compiler.arguments({"", {"-O3", "--use_fast_math"}, "/tmp"}), expected);
 }
@@ -25,10 +25,10 @@ TEST(NvccCompiler, CuteHeadersAreOnThePathOnlyForAStageThatAllowsThem) {
   const std::vector<std::string> with = compiler.arguments({"", {"-O3"}, "/tmp", {"cute"}});
   const std::vector<std::string> expected_start = {"-shared", "-Xcompiler", "-fPIC", "-cudart", "shared",
                                                    "-gencode=arch=compute_90a,code=sm_90a", "-isystem",
-                                                   "cute-iostream", "-isystem", "/opt/cutlass/include", "-O3"};
+                                                   "iostream-shim", "-isystem", "/opt/cutlass/include", "-O3"};
   EXPECT_EQ(std::vector<std::string>(with.begin(), with.begin() + 11), expected_start);
   const std::vector<std::string> without = compiler.arguments({"", {"-O3"}, "/tmp"});
-  EXPECT_EQ(std::count(without.begin(), without.end(), "-isystem"), 0);
+  EXPECT_EQ(std::count(without.begin(), without.end(), "-isystem"), 1);  // the iostream shim
   EXPECT_EQ(std::count(without.begin(), without.end(), "/opt/cutlass/include"), 0);
 }
 

@@ -59,7 +59,7 @@ TEST(NvccBuild, EveryAllowedHeaderIsOneTheToolkitHas) {
   REQUIRE_NVCC();
   std::string source;
   for (std::string_view header : cuda_source::cuda_include_table().headers.allowed)
-    source += "#include <" + std::string(header) + ">\n";
+    if (!header.ends_with('*')) source += "#include <" + std::string(header) + ">\n";  // names, not families
   WorkDir directory(Nvcc::get().root(), "headers");
   ASSERT_TRUE(write_private_file(directory.path() / "headers.cu", source));
   ChildSpec spec;

@@ -58,6 +58,7 @@ PLAN = [
     ("honest_splitk_workspace", "cuda-dgemm-1024", "cuda-naive", "ok"),
     ("honest_constant_memory", "cuda-sgemm-1024", "cuda-naive", "ok"),
     ("honest_streams", "cuda-sgemm-1024", "cuda-naive", "ok"),
+    ("honest_host_error_checks", "cuda-sgemm-1024", "cuda-naive", "ok"),
     ("honest_coop_shuffle", "cuda-sgemm-1024", "cuda-naive", "ok"),
     ("honest_wmma_dgemm", "cuda-dgemm-1024", "cuda-tensor", "ok"),
     ("honest_wmma_hgemm", "cuda-hgemm-1024", "cuda-tensor", "ok"),
