@@ -121,9 +121,22 @@ std::string tolerance_words(const Problem &problem) {
          " of (|A| |B|) at its place (random zero-mean inputs, against an fp64 reference)";
 }
 
-std::vector<std::string> technique_list(const std::vector<std::string> &names) {
+// The SIMD intrinsics that compile with the stage's flags: without -mavx* or -march gcc targets
+// x86-64's baseline, SSE2, and any wider intrinsic fails to build (the rank refuses it with
+// this reason, bench_node/checks/compile_failure.hpp).
+std::string simd_words(const StageSpec &stage) {
+  auto has = [&](std::string_view prefix) {
+    return std::any_of(stage.compiler_flags.begin(), stage.compiler_flags.end(),
+                       [&](const std::string &flag) { return flag.starts_with(prefix); });
+  };
+  if (has("-mavx512") || has("-mavx2") || has("-march=")) return technique_words("simd");
+  return "SIMD intrinsics of SSE and SSE2 (`_mm_*` from `emmintrin.h`, `__m128d`, `__m128`, `__m128i`): this stage "
+         "compiles without -mavx, so SSE3 to AVX2 intrinsics such as `_mm256_*` do not build here and are refused";
+}
+
+std::vector<std::string> technique_list(const std::vector<std::string> &names, const StageSpec &stage) {
   std::vector<std::string> words;
-  for (const std::string &name : names) words.push_back(technique_words(name));
+  for (const std::string &name : names) words.push_back(name == "simd" ? simd_words(stage) : technique_words(name));
   return words;
 }
 
@@ -233,8 +246,8 @@ PromptFields prompt_fields(const PromptInputs &in) {
         stage.techniques_allowed.end())
       refused.emplace_back(name);
   fields["requires"] = required.empty() ? "nothing beyond a correct, fast kernel"
-                                        : "your code must use " + joined(technique_list(required), "; and ");
-  fields["allows"] = also_allowed.empty() ? "nothing else" : joined(technique_list(also_allowed), "; ");
+                                        : "your code must use " + joined(technique_list(required, stage), "; and ");
+  fields["allows"] = also_allowed.empty() ? "nothing else" : joined(technique_list(also_allowed, stage), "; ");
   // OpenMP directives in a stage compiled without -fopenmp are ignored by gcc: such code is
   // serial and scores as such, so the prompt says so instead of calling it refused.
   const bool openmp_inert =
@@ -242,7 +255,7 @@ PromptFields prompt_fields(const PromptInputs &in) {
       std::find(stage.compiler_flags.begin(), stage.compiler_flags.end(), "-fopenmp") == stage.compiler_flags.end();
   if (openmp_inert) refused.erase(std::find(refused.begin(), refused.end(), "openmp"));
   fields["forbids"] = (refused.empty() ? std::string("none of the techniques the stages know")
-                                       : joined(technique_list(refused), "; ")) +
+                                       : joined(technique_list(refused, stage), "; ")) +
                       (openmp_inert ? ". (OpenMP directives are ignored here, compiled without -fopenmp: they "
                                       "neither count nor parallelize)"
                                     : "");

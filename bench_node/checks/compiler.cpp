@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "bench_node/checks/compile_failure.hpp"
 #include "bench_node/process/child_process.hpp"
 #include "bench_node/process/environment.hpp"
 #include "common/node_failure.hpp"
@@ -115,6 +116,10 @@ CompileOutcome GccCompiler::compile(const CompileRequest &request) {
                 (child.output.empty() ? "" : ": " + first_error_line(child.output)));
   outcome.repeatable = true;  // the compiler ran to its end
   if (child.exit_code != 0) {
+    if (std::optional<Verdict> explained = explain_compile_failure(child.output, request.flags)) {
+      outcome.verdict = std::move(*explained);
+      return outcome;
+    }
     const std::string line = first_error_lines(child.output, 3);
     return fail("compiler failed (exit " + std::to_string(child.exit_code) + ")" +
                 (line.empty() ? "" : ": " + line));

@@ -54,6 +54,41 @@ TEST(Compiler, FirstErrorLines) {
   EXPECT_EQ(first_error_lines("\nld: something odd\n", 3), "ld: something odd");
 }
 
+// What a stage's prompt offers compiles; an intrinsic beyond its flags is refused in the stage's
+// terms, and so is an OpenMP runtime call where OpenMP is not linked.
+TEST(Compiler, FailuresSaidInTheStagesTerms) {
+  const std::filesystem::path root =
+      std::filesystem::path(::testing::TempDir()) / ("hpcreward-compiler-isa-" + std::to_string(::getpid()));
+  GccCompiler compiler(GccOptions{});
+  auto compile = [&](const std::string &body, const std::vector<std::string> &flags, const char *header) {
+    WorkDir directory(root, "isa");
+    return compiler.compile({std::string("#include <") + header + ">\n"
+                                 "void matmul(int m, int n, int k, const double *A, const double *B, double *C) {\n" +
+                                 body + "\n}\n",
+                             flags, directory.path()});
+  };
+  const std::string avx2 = "  _mm256_storeu_pd(C, _mm256_add_pd(_mm256_loadu_pd(A), _mm256_loadu_pd(B)));";
+  const CompileOutcome in_o3 = compile(avx2, {"-O3"}, "immintrin.h");
+  EXPECT_EQ(in_o3.verdict.status, Status::constraint_violation) << in_o3.verdict.reason;
+  EXPECT_NE(in_o3.verdict.reason.find("is AVX, which this stage does not compile for (-O3: x86-64's SSE2 baseline)"),
+            std::string::npos)
+      << in_o3.verdict.reason;
+  EXPECT_TRUE(compile(avx2, {"-O3", "-mavx2", "-mfma"}, "immintrin.h").verdict.ok());
+  const CompileOutcome sse3 =
+      compile("  _mm_storeu_pd(C, _mm_hadd_pd(_mm_loadu_pd(A), _mm_loadu_pd(B)));", {"-O3", "-fopenmp"}, "pmmintrin.h");
+  EXPECT_EQ(sse3.verdict.status, Status::constraint_violation) << sse3.verdict.reason;
+  EXPECT_NE(sse3.verdict.reason.find("_mm_hadd_pd is SSE3"), std::string::npos) << sse3.verdict.reason;
+  EXPECT_TRUE(compile("  _mm_storeu_pd(C, _mm_add_pd(_mm_loadu_pd(A), _mm_loadu_pd(B)));", {"-O3"}, "emmintrin.h")
+                  .verdict.ok());
+  const CompileOutcome omp = compile("  C[0] = omp_get_max_threads();", {"-O0"}, "omp.h");
+  EXPECT_EQ(omp.verdict.status, Status::compile_error);
+  EXPECT_NE(omp.verdict.reason.find("compiles without -fopenmp, so the OpenMP runtime is not linked and "
+                                    "omp_get_max_threads is undefined"),
+            std::string::npos)
+      << omp.verdict.reason;
+  EXPECT_TRUE(compile("  C[0] = omp_get_max_threads();", {"-O3", "-fopenmp"}, "omp.h").verdict.ok());
+}
+
 TEST(Compiler, CompilesAndFails) {
   const std::filesystem::path root =
       std::filesystem::path(::testing::TempDir()) / ("hpcreward-compiler-test-" + std::to_string(::getpid()));

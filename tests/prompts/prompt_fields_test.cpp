@@ -53,11 +53,14 @@ TEST(PromptFields, TheStageSaysWhatItRequiresAllowsAndRefusesInWords) {
   EXPECT_FALSE(contains(o0.at("forbids"), technique_words("openmp")));  // gcc ignores it without -fopenmp
   EXPECT_TRUE(contains(o0.at("forbids"), "OpenMP directives are ignored here, compiled without -fopenmp"));
   EXPECT_TRUE(contains(o0.at("forbids"), technique_words("avx512")));
-  EXPECT_TRUE(contains(o0.at("allows"), technique_words("simd")));
+  // SIMD as far as the stage's flags compile: SSE2 without -mavx, up to AVX2 with AVX-512's flags.
+  EXPECT_TRUE(contains(o0.at("allows"), "SIMD intrinsics of SSE and SSE2")) << o0.at("allows");
+  EXPECT_TRUE(contains(o0.at("allows"), "`_mm256_*` do not build here and are refused"));
   const PromptFields blocking = prompt_fields({dgemm, *ladder.find("blocking"), {}, "the measured GFLOPS"});
   EXPECT_TRUE(contains(blocking.at("requires"), technique_words("blocking")));
   EXPECT_FALSE(contains(blocking.at("allows"), technique_words("blocking")));
   EXPECT_EQ(blocking.at("forbids"), "none of the techniques the stages know");
+  EXPECT_TRUE(contains(blocking.at("allows"), technique_words("simd"))) << "-mavx512f compiles AVX2 too";
   const PromptFields openmp = prompt_fields({dgemm, *ladder.find("openmp"), {}, "the measured GFLOPS"});
   EXPECT_FALSE(contains(openmp.at("forbids"), "ignored")) << "compiled with -fopenmp";
 
