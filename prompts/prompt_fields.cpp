@@ -162,16 +162,18 @@ std::string includes_words(const Problem &problem, const StageSpec &stage) {
 
 std::string rules_words(const Problem &problem) {
   if (problem.language == Language::c)
-    return "Plain C, built by gcc into a shared object with no libraries but libm and OpenMP's. No output, "
+    return "Plain C (not C++), built by gcc into a shared object with no libraries but libm and OpenMP's. No "
            "files, processes, threads of your own, clocks, signals, environment, system calls or inline "
            "assembly; no BLAS or other library doing the multiplication; no code that runs at load time "
-           "(constructors); malloc, free, memcpy and memset are fine. Do not modify A or B; write every "
-           "element of C.";
+           "(constructors); malloc, free, memcpy, memset, assert and printing to stdout or stderr are fine, and "
+           "so is a test main beside matmul (it is not run). Do not modify A or B; write every element of C.";
   return "CUDA C++, built by nvcc into a shared object linked against the CUDA runtime only; export `matmul` "
          "with extern \"C\". Launch your own kernels (inline PTX is fine); no cuBLAS, cuBLASLt, CUTLASS "
          "GEMMs or other library doing the multiplication, no driver API, no cudaDeviceReset, cudaSetDevice, "
-         "device limits, graphs or managed memory, no output, files or processes, no code that runs at load "
-         "time. Do not modify A or B; write every element of C.";
+         "device limits, graphs or managed memory, no files, processes, threads or clocks on the host, no code "
+         "that runs at load time (a global object with a constructor); error checks that print to stderr or "
+         "throw are fine, and so is a test main beside matmul (it is not run). Do not modify A or B; write every "
+         "element of C.";
 }
 
 std::string node_words(const Problem &problem, const std::vector<NodeDescription> &nodes) {

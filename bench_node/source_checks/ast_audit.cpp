@@ -210,9 +210,11 @@ class Audit {
     }
     const Place declared = place_of(clang_getCanonicalCursor(function));
     if (declared.file == nullptr || same_file(declared.file, main_)) {
-      const auto category = function_category(name);
-      add(line, shown + (category ? " (" + std::string(*category) + ")" : "") +
-                    ": not defined in the file nor declared by an allowed header");
+      // Undeclared or declared by the file itself: a function of a known danger is refused here
+      // with its reason; any other is the linker's and the object audit's (one no library has
+      // fails the link, a compile_error; a library's is an import the audit judges).
+      if (const auto category = function_category(name))
+        add(line, shown + " (" + std::string(*category) + "): not defined in the file nor declared by a header");
       return;
     }
     // Intrinsics are inline functions of the compiler's headers, all named _x or __x; an

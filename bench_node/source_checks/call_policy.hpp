@@ -19,7 +19,10 @@
 //     the same clock and process-state ones), and the atomics (__atomic_*, __c11_atomic_*,
 //     __sync_*: what <stdatomic.h> expands to); not __builtin_frame_address,
 //     __builtin_return_address, __builtin_trap, __builtin_apply, __builtin_longjmp, ...;
-//   - anything else (a hand-written prototype, an undeclared function): never.
+//   - a function neither defined in the file nor declared by a header (a hand-written prototype,
+//     an undeclared call): refused here only when its name is a known danger (function_category);
+//     any other is the linker's and the object audit's (a helper the answer forgot fails the
+//     link, a compile_error; a library's function is an import the audit judges).
 // The categories below only name why a refused function is dangerous.
 #include <optional>
 #include <string>
