@@ -32,9 +32,34 @@ bool has_flag(const std::vector<std::string> &flags, std::string_view wanted) {
   return std::find(flags.begin(), flags.end(), wanted) != flags.end();
 }
 
+// The first line that only C++ would write, as "std:: at line 3"; nullopt for none.
+std::optional<std::string> cxx_marker(std::string_view source) {
+  static const std::regex marker(
+      R"re(^\s*(extern\s+"C"|template\s*<|namespace\s+\w|class\s+\w+\s*[{:]|using\s+namespace|#\s*include\s*<(vector|iostream|string|algorithm|array|memory|cstdio|cstdlib|cstring|cmath|cstdint|chrono|thread)>)|(std::|nullptr\b|static_cast<|reinterpret_cast<))re");
+  int line = 0;
+  std::size_t begin = 0;
+  while (begin < source.size()) {
+    const std::size_t end = std::min(source.find('\n', begin), source.size());
+    ++line;
+    const std::string text(source.substr(begin, end - begin));
+    std::smatch match;
+    // extern "C" under #ifdef __cplusplus is how C headers guard themselves: not C++.
+    const bool guarded = source.find("__cplusplus") != std::string_view::npos;
+    if (text.find("//") != 0 && std::regex_search(text, match, marker) &&
+        !(guarded && match[1].str().find("extern") != std::string::npos)) {
+      std::string found = match[1].matched ? match[1].str() : match[3].str();
+      found.erase(0, found.find_first_not_of(" \t"));
+      return found + " at line " + std::to_string(line);
+    }
+    begin = end + 1;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
-std::optional<Verdict> explain_compile_failure(std::string_view log, const std::vector<std::string> &flags) {
+std::optional<Verdict> explain_compile_failure(std::string_view log, const std::vector<std::string> &flags,
+                                              std::string_view source) {
   const std::string text(log);
   std::smatch match;
   static const std::regex mismatch(
@@ -56,6 +81,12 @@ std::optional<Verdict> explain_compile_failure(std::string_view log, const std::
                    "this stage compiles without -fopenmp, so the OpenMP runtime is not linked and " + match[1].str() +
                        " is undefined (OpenMP directives are ignored here): drop the omp_* call, or use a stage "
                        "that offers OpenMP"};
+  if (const std::optional<std::string> cxx = cxx_marker(source)) {
+    static const std::regex first_error(R"((cand\.c:\d+:\d+: (fatal )?error: [^\n]*))");
+    const std::string gcc = std::regex_search(text, match, first_error) ? "; gcc: " + match[1].str().substr(0, 200) : "";
+    return Verdict{Status::compile_error, "the answer is C++ (" + *cxx +
+                                              "); this problem is C, compiled by gcc -std=gnu11: write it in C" + gcc};
+  }
   return std::nullopt;
 }
 

@@ -116,7 +116,7 @@ CompileOutcome GccCompiler::compile(const CompileRequest &request) {
                 (child.output.empty() ? "" : ": " + first_error_line(child.output)));
   outcome.repeatable = true;  // the compiler ran to its end
   if (child.exit_code != 0) {
-    if (std::optional<Verdict> explained = explain_compile_failure(child.output, request.flags)) {
+    if (std::optional<Verdict> explained = explain_compile_failure(child.output, request.flags, request.source)) {
       outcome.verdict = std::move(*explained);
       return outcome;
     }

@@ -87,6 +87,18 @@ TEST(Compiler, FailuresSaidInTheStagesTerms) {
             std::string::npos)
       << omp.verdict.reason;
   EXPECT_TRUE(compile("  C[0] = omp_get_max_threads();", {"-O3", "-fopenmp"}, "omp.h").verdict.ok());
+  // A C++ answer to a C problem is told so, with gcc's first error after it.
+  WorkDir directory(root, "cxx");
+  const CompileOutcome cxx = compiler.compile(
+      {"#include <vector>\nextern \"C\" void matmul(int m, int n, int k, const double *A, const double *B, double *C) {\n"
+       "  std::vector<double> t(n);\n}\n",
+       {"-O3"}, directory.path()});
+  EXPECT_EQ(cxx.verdict.status, Status::compile_error);
+  EXPECT_NE(cxx.verdict.reason.find("the answer is C++ (#include <vector> at line 1); this problem is C"),
+            std::string::npos)
+      << cxx.verdict.reason;
+  EXPECT_NE(cxx.verdict.reason.find("gcc: cand.c:1:10: fatal error: vector: No such file"), std::string::npos)
+      << cxx.verdict.reason;
 }
 
 TEST(Compiler, CompilesAndFails) {
