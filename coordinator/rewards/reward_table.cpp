@@ -4,11 +4,15 @@
 
 namespace hpcreward {
 
+// Three tiers, by how far an answer is from a correct, allowed kernel (docs/design.md,
+// "Statuses and default rewards"): an honest failure of any kind costs the same, so form never
+// costs more than a wrong value and no failure is a safer bet than another; breaking the
+// stage's rules costs more; reaching past the harness's rules costs most.
 RewardTable::RewardTable()
-    : penalties_{{Status::format_error, -100},        {Status::forbidden, -100},
-                 {Status::constraint_violation, -100}, {Status::compile_error, -40},
-                 {Status::timeout, -30},               {Status::runtime_error, -20},
-                 {Status::wrong_answer, -10}} {}
+    : penalties_{{Status::format_error, -10},        {Status::compile_error, -10},
+                 {Status::timeout, -10},             {Status::runtime_error, -10},
+                 {Status::wrong_answer, -10},        {Status::constraint_violation, -50},
+                 {Status::forbidden, -100}} {}
 
 void RewardTable::set_penalty(Status status, double reward) {
   if (status == Status::ok)

@@ -25,7 +25,7 @@ TEST(CoordinatorOptions, DefaultsAndDerivedBatchId) {
   EXPECT_EQ(options->problem, "dgemm-256");
   EXPECT_EQ(options->batch_id, "run7");
   EXPECT_EQ(options->seed, 9u);
-  EXPECT_EQ(options->rewards.penalty(Status::timeout), -30);
+  EXPECT_EQ(options->rewards.penalty(Status::timeout), -10);
   EXPECT_EQ(options->as_json["seed"], "9");
 }
 
@@ -49,7 +49,8 @@ TEST(CoordinatorOptions, ARatioRewardModeScalesTheDefaultPenaltiesOnly) {
   auto fraction = parse({"--candidates", "c.jsonl", "--out", "o", "--reward-mode", "fraction", "--reward.timeout", "-3"});
   ASSERT_TRUE(fraction);
   EXPECT_EQ(fraction->rewards.mode().kind(), RewardMode::Kind::fraction);
-  EXPECT_DOUBLE_EQ(fraction->rewards.penalty(Status::format_error), -1);
+  EXPECT_DOUBLE_EQ(fraction->rewards.penalty(Status::forbidden), -1);
+  EXPECT_DOUBLE_EQ(fraction->rewards.penalty(Status::format_error), -0.1);
   EXPECT_DOUBLE_EQ(fraction->rewards.penalty(Status::wrong_answer), -0.1);
   EXPECT_EQ(fraction->rewards.penalty(Status::timeout), -3) << "a penalty given stays as given";
   EXPECT_EQ(fraction->as_json["reward_mode"], "fraction");

@@ -88,7 +88,7 @@ TEST(ScoringRun, EveryCandidateGetsExactlyOneRow) {
   auto rows_by_id = by_id(rows);
   ASSERT_EQ(rows_by_id.size(), 5u);
   EXPECT_EQ(rows_by_id["r1"].status, "format_error");
-  EXPECT_EQ(rows_by_id["r1"].reward, -100);
+  EXPECT_EQ(rows_by_id["r1"].reward, -10);
   EXPECT_EQ(rows_by_id["r1"].rank, 0);
   EXPECT_EQ(rows_by_id["r1"].host, "head");
   EXPECT_EQ(rows_by_id["r1"].source_sha256, "");

@@ -51,7 +51,7 @@ def test_concurrent_single_query_requests_are_one_batch(tmp_path):
         for (kind, _), (status, answer) in zip(cases, answers):
             assert status == 200, answer
             [reward] = answer["rewards"]
-            assert {"ok": reward > 0, "compile_error": reward == -40, "format_error": reward == -100}[kind], answer
+            assert {"ok": reward > 0, "compile_error": reward == -10, "format_error": reward == -10}[kind], answer
 
         batch_ids = ["openrlhf-" + hashlib.sha256(json.dumps(body).encode()).hexdigest()[:16] for body in bodies]
         rows = read_rows(run_dir / "rewards.h5")

@@ -92,8 +92,8 @@ def test_rows_carry_rewards_reasons_and_measurements(corpus_run):
     assert rows["segfault"]["openblas_gflops"] > 0, "on every row its rank measured, whatever the status"
     assert len(good["source_sha256"]) == 64
     assert good["batch_id"] == "corpus"
-    expected_penalty = {"format_error": -100, "forbidden": -100, "compile_error": -40, "timeout": -30,
-                        "runtime_error": -20, "wrong_answer": -10}
+    expected_penalty = {"format_error": -10, "forbidden": -100, "compile_error": -10, "timeout": -10,
+                        "runtime_error": -10, "wrong_answer": -10, "constraint_violation": -50}
     for row in rows.values():
         if row["status"] != "ok":
             assert row["reward"] == expected_penalty[row["status"]], row

@@ -114,7 +114,7 @@ def test_batch_retry_conflict_and_openrlhf(served):
     assert results["good"]["status"] == "ok" and results["good"]["reward"] == results["good"]["gflops"] > 0
     assert results["good"]["stage"] == "o3"
     assert results["fenced"]["status"] == "ok" and results["fenced"]["stage"] == "o0"
-    assert results["broken"]["status"] == "compile_error" and results["broken"]["reward"] == -40
+    assert results["broken"]["status"] == "compile_error" and results["broken"]["reward"] == -10
     assert results["prose"]["status"] == "format_error"
     assert results["bad-stage"]["status"] == "format_error" and "unknown stage" in results["bad-stage"]["reason"]
     rows_after_first = len(read_rows(log_path))
@@ -150,7 +150,7 @@ def test_batch_retry_conflict_and_openrlhf(served):
                       "labels": ["dgemm-256", ""]}
     status, rewards = served.request("POST", "/get_reward", reward_request)
     assert status == 200, rewards
-    assert len(rewards["rewards"]) == 2 and rewards["rewards"][0] > 0 and rewards["rewards"][1] == -100
+    assert len(rewards["rewards"]) == 2 and rewards["rewards"][0] > 0 and rewards["rewards"][1] == -10
     rows_before_retry = len(read_rows(log_path))
     status, again = served.request("POST", "/get_reward", reward_request)
     assert status == 200 and again == rewards
