@@ -143,13 +143,13 @@ std::vector<std::string> technique_list(const std::vector<std::string> &names, c
 std::string includes_words(const Problem &problem, const StageSpec &stage) {
   std::vector<std::string> names;
   for (std::string_view header : allowed_headers(problem.language, stage)) names.emplace_back(header);
-  std::string out = "only `#include <name>` of " + joined(names, ", ");
+  std::string out = "`#include <name>` of " + joined(names, ", ");
   if (problem.language == Language::c)
     return "any `#include <name>` of the compiler's headers, typically " + joined(names, ", ") +
            " (stdio.h, assert.h and a self-test main beside matmul are fine; what the code calls is judged: "
            "memory, <math.h>, OpenMP and output to stdout/stderr, not files, clocks or other libraries); "
            "no quoted, absolute or .. includes";
-  out += " and any other header of the toolkit's or the compiler's (cuda.h, cstdio, iostream, vector, string, "
+  out += ", or of any other header of the toolkit's or the compiler's (cuda.h, cstdio, iostream, vector, string, "
          "mutex, ...: what the host code calls is judged, and output to stdout/stderr, strings, exceptions and "
          "locks pass while the driver API, files, clocks and threads do not); not cuBLAS, cuBLASLt, CUTLASS, "
          "Thrust, CUB, the other CUDA libraries or the profiler";
