@@ -148,7 +148,10 @@ std::string includes_words(const Problem &problem, const StageSpec &stage) {
     return "any `#include <name>` of the compiler's headers, typically " + joined(names, ", ") +
            " (stdio.h, assert.h and a self-test main beside matmul are fine; what the code calls is judged: "
            "memory, <math.h>, OpenMP and output to stdout/stderr, not files, clocks or other libraries); "
-           "no quoted, absolute or .. includes";
+           "no quoted, absolute or .. includes" +
+           (std::find(stage.compiler_flags.begin(), stage.compiler_flags.end(), "-fopenmp") == stage.compiler_flags.end()
+                ? std::string("; omp.h's omp_* functions do not link here (this stage compiles without -fopenmp)")
+                : std::string());
   out += ", or of any other header of the toolkit's or the compiler's (cuda.h, cstdio, iostream, vector, string, "
          "mutex, ...: what the host code calls is judged, and output to stdout/stderr, strings, exceptions and "
          "locks pass while the driver API, files, clocks and threads do not); not cuBLAS, cuBLASLt, CUTLASS, "

@@ -32,26 +32,41 @@ bool has_flag(const std::vector<std::string> &flags, std::string_view wanted) {
   return std::find(flags.begin(), flags.end(), wanted) != flags.end();
 }
 
-// The first line that only C++ would write, as "std:: at line 3"; nullopt for none.
+// `text` from `at` on, blanks skipped, starts with `word`.
+bool starts_at(std::string_view text, std::size_t at, std::string_view word) {
+  while (at < text.size() && (text[at] == ' ' || text[at] == '\t')) ++at;
+  return text.substr(at).starts_with(word);
+}
+
+// The first line that only C++ would write, as "std:: at line 3"; nullopt for none. A plain
+// scan, no std::regex: the source is the candidate's (up to 64 KiB on one line), and this runs
+// in the rank.
 std::optional<std::string> cxx_marker(std::string_view source) {
-  static const std::regex marker(
-      R"re(^\s*(extern\s+"C"|template\s*<|namespace\s+\w|class\s+\w+\s*[{:]|using\s+namespace|#\s*include\s*<(vector|iostream|string|algorithm|array|memory|cstdio|cstdlib|cstring|cmath|cstdint|chrono|thread)>)|(std::|nullptr\b|static_cast<|reinterpret_cast<))re");
+  // extern "C" under #ifdef __cplusplus is how C headers guard themselves: not C++.
+  const bool guarded = source.find("__cplusplus") != std::string_view::npos;
+  constexpr std::string_view kHeaders[] = {"vector", "iostream", "string", "algorithm", "array", "memory",
+                                           "cstdio", "cstdlib", "cstring", "cmath", "cstdint", "chrono", "thread"};
   int line = 0;
-  std::size_t begin = 0;
-  while (begin < source.size()) {
+  for (std::size_t begin = 0; begin < source.size();) {
     const std::size_t end = std::min(source.find('\n', begin), source.size());
-    ++line;
-    const std::string text(source.substr(begin, end - begin));
-    std::smatch match;
-    // extern "C" under #ifdef __cplusplus is how C headers guard themselves: not C++.
-    const bool guarded = source.find("__cplusplus") != std::string_view::npos;
-    if (text.find("//") != 0 && std::regex_search(text, match, marker) &&
-        !(guarded && match[1].str().find("extern") != std::string::npos)) {
-      std::string found = match[1].matched ? match[1].str() : match[3].str();
-      found.erase(0, found.find_first_not_of(" \t"));
-      return found + " at line " + std::to_string(line);
-    }
+    const std::string_view text = source.substr(begin, end - begin);
     begin = end + 1;
+    ++line;
+    const std::size_t first = text.find_first_not_of(" \t");
+    if (first == std::string_view::npos || text.substr(first).starts_with("//")) continue;
+    const std::string_view rest = text.substr(first);
+    std::optional<std::string_view> found;
+    if (!guarded && rest.starts_with("extern") && starts_at(rest, 6, "\"C\"")) found = "extern \"C\"";
+    for (std::string_view word : {"template", "namespace", "class", "using namespace"})
+      if (!found && rest.starts_with(word) && rest.size() > word.size() &&
+          (rest[word.size()] == ' ' || rest[word.size()] == '<' || rest[word.size()] == '\t'))
+        found = word;
+    if (!found && rest.starts_with("#") && starts_at(rest, 1, "include"))
+      for (std::string_view header : kHeaders)
+        if (text.find("<" + std::string(header) + ">") != std::string_view::npos) found = header;
+    for (std::string_view token : {"std::", "nullptr", "static_cast<", "reinterpret_cast<"})
+      if (!found && text.find(token) != std::string_view::npos) found = token;
+    if (found) return std::string(*found) + " at line " + std::to_string(line);
   }
   return std::nullopt;
 }

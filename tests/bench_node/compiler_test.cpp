@@ -94,11 +94,19 @@ TEST(Compiler, FailuresSaidInTheStagesTerms) {
        "  std::vector<double> t(n);\n}\n",
        {"-O3"}, directory.path()});
   EXPECT_EQ(cxx.verdict.status, Status::compile_error);
-  EXPECT_NE(cxx.verdict.reason.find("the answer is C++ (#include <vector> at line 1); this problem is C"),
+  EXPECT_NE(cxx.verdict.reason.find("the answer is C++ (vector at line 1); this problem is C"),
             std::string::npos)
       << cxx.verdict.reason;
   EXPECT_NE(cxx.verdict.reason.find("gcc: cand.c:1:10: fatal error: vector: No such file"), std::string::npos)
       << cxx.verdict.reason;
+  // A C answer that fails to build is not called C++, guarded extern "C" or a 64 KiB line included.
+  WorkDir plain(root, "c");
+  const CompileOutcome c = compiler.compile(
+      {"#ifdef __cplusplus\nextern \"C\" {\n#endif\n" + std::string(64 << 10, ' ') +
+           "\nvoid matmul(int m, int n, int k, const double *A, const double *B, double *C) { C[0] = ; }\n",
+       {"-O3"}, plain.path()});
+  EXPECT_EQ(c.verdict.status, Status::compile_error);
+  EXPECT_EQ(c.verdict.reason.find("C++"), std::string::npos) << c.verdict.reason;
 }
 
 TEST(Compiler, CompilesAndFails) {

@@ -92,6 +92,9 @@ TEST(PromptFields, TheCHeadersNamedPassTheIncludeRule) {
   const ProblemCatalog catalog = load_problem_catalog("default");
   const PromptFields fields = prompt_fields({*catalog.find("dgemm-256"), o3, {}, "GFLOPS"});
   EXPECT_TRUE(contains(fields.at("includes"), "stdio.h")) << fields.at("includes");
+  EXPECT_TRUE(contains(fields.at("includes"), "omp_* functions do not link here")) << fields.at("includes");
+  const PromptFields openmp = prompt_fields({*catalog.find("dgemm-256"), *ladder.find("openmp"), {}, "GFLOPS"});
+  EXPECT_FALSE(contains(openmp.at("includes"), "do not link here")) << openmp.at("includes");
 }
 
 TEST(PromptFields, TheToleranceAndTheRewardAreTheRunsOwn) {
