@@ -3,106 +3,138 @@
 #include "bench_node/sandbox/seccomp_context.hpp"
 
 #include <fcntl.h>
+#include <linux/mempolicy.h>
 #include <seccomp.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
-#include <memory>
-#include <vector>
+#include <cstdint>
+
+// The policy, in one place: an allow-list, like the CPU executor's (seccomp_filter.cpp), of what
+// the CUDA driver and runtime were measured to call after the load, with what honest host code
+// calls (output, its own errors, leaving), plus calls of the same families the driver makes at
+// set-up that change nothing outside this process. Measured on an H200 (driver 580.159, CUDA 13)
+// by tests/gpu/syscall_census.sh over the GPU corpus: every thread of every executor, after
+// the filter was in. The executor keeps the rank's uid with no capabilities, in a read-only
+// view of every mount but /proc, and may open for writing nothing but the GPU's device files
+// (Landlock, file_writes.hpp); regular files it cannot grow (RLIMIT_FSIZE 0).
+//
+// ALLOWED (with the condition, if any):
+//   memory   brk, munmap, mremap; mmap and mprotect never with PROT_EXEC (file-backed mmap
+//            too: the driver maps /dev/nvidiactl and its UVM ranges MAP_SHARED); madvise only
+//            the CPU filter's advice and DONTFORK, DOFORK, WIPEONFORK, KEEPONFORK (pinned host
+//            memory); mbind not MPOL_MF_MOVE_ALL; get_mempolicy
+//   threads  futex, set_robust_list, rseq, exit, gettid, getpid, sched_yield (the runtime's
+//            yielding waits), sched_getaffinity, getcpu, sched_get_priority_min/max
+//   signals  rt_sigprocmask, rt_sigreturn, restart_syscall (the executor stops itself between
+//            rounds and its driver threads' polls restart); rt_sigaction only 32 and 33
+//            (glibc's own); tgkill only to this process (raise, abort)
+//   time     clock_gettime, clock_getres, gettimeofday, time, nanosleep, clock_nanosleep
+//   files    openat and open without O_CREAT, O_TRUNC, O_APPEND or O_TMPFILE (the driver opens
+//            /dev/nvidiactl read-write; Landlock decides what may be written); read, readv,
+//            pread64, write, writev on any descriptor (the driver's eventfds; regular files
+//            are capped at size 0 and on read-only mounts); close, dup, dup3; fcntl only
+//            F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_SETFD, F_GETFL, F_SETFL (no locks: a lock
+//            on a file read-only is still a lock others wait for); fstat, newfstatat, statx,
+//            lseek, getdents64, readlink, readlinkat, access, faccessat, faccessat2, getcwd
+//            (what the driver reads of /proc and /sys); poll, ppoll, epoll_create1, epoll_ctl,
+//            epoll_wait, epoll_pwait, eventfd2, pipe2 (the driver's threads' waits)
+//   ioctl    NVIDIA's requests only: type 'F' (the resource manager, /dev/nvidiactl and
+//            /dev/nvidiaN), UVM's plain numbers below 0x1000 and UVM_INITIALIZE/DEINITIALIZE
+//            (0x30000001/2); TCGETS and TIOCGWINSZ fail with ENOTTY (isatty)
+//   queries  getrandom, sysinfo, uname, getrlimit, getrusage, getuid, geteuid, getgid, getegid,
+//            prlimit64 only as getrlimit of this process, prctl only PR_SET_NAME/PR_GET_NAME;
+//            exit_group
+//
+// SUCCEEDS WITHOUT EFFECT: sched_setaffinity (errno 0): placement is the rank's, and seccomp
+// can't tell this process's thread ids from another process's.
+//
+// KILLED (SIGSYS, `forbidden`): everything else, in particular new processes and threads (fork,
+// vfork, execve, execveat, clone, clone3: the driver's threads start with the context, before
+// the filter, and a thread of the candidate's could rewrite what the executor reports after it
+// wrote it); pkey_mprotect; every metadata change (chmod family with fchmodat2, chown family,
+// the setxattr and removexattr families, utimensat, futimesat, ...), unlink, rename, mkdir,
+// link, symlink, truncate, mknod, creat, openat2; flock and fcntl locks; kill, tkill, tgkill to
+// another process, ptrace, process_vm_*, pidfd_*; setpriority, sched_setscheduler/param/attr,
+// ioprio_set, migrate_pages, move_pages, set_mempolicy; SysV IPC and POSIX message queues;
+// sockets; setsid, setpgid, setrlimit; mount, unshare, setns, bpf, perf_event_open, io_uring,
+// seccomp, landlock_*; every call of another ABI (x32, i386).
+//
+// LIMITS: ioctl type 'F' is also the framebuffer's (linux/fb.h): a /dev/fb* the rank's uid may
+// open (a root rank on a node with a console) takes its mode-setting ioctls. Read-only opens are
+// not confined: a candidate can read what the rank's uid can read.
+//
+// After a driver or CUDA upgrade, run syscall_census.sh again and compare; a call the driver
+// newly makes kills honest candidates as `forbidden` until it is added here (and to
+// tests/sandbox/every_system_call_test.cpp, which checks the list both ways).
 
 namespace hpcreward {
 
 namespace {
 
-[[noreturn]] void fail(const std::string &what, int rc) {
-  throw SandboxError("seccomp (GPU): " + what + ": " + ::strerror(rc < 0 ? -rc : rc));
-}
-
-void add(scmp_filter_ctx ctx, std::uint32_t action, const char *name,
-         std::initializer_list<scmp_arg_cmp> args = {}) {
-  const int number = seccomp_syscall_resolve_name(name);
-  if (number == __NR_SCMP_ERROR) return;  // not on this kernel's table: nothing to deny
-  const std::vector<scmp_arg_cmp> conditions(args);
-  const int rc = seccomp_rule_add_exact_array(ctx, action, number, static_cast<unsigned>(conditions.size()),
-                                              conditions.empty() ? nullptr : conditions.data());
-  if (rc != 0) fail(std::string("adding the rule for ") + name, rc);
-}
-
 SeccompContext build(const CandidateFilter &filter) {
-#if !defined(__x86_64__) || defined(__ILP32__)
-  (void)filter;
-  throw SandboxError("seccomp (GPU): the filter is written for x86_64 only");
-#else
-  SeccompContext ctx(SCMP_ACT_ALLOW, "seccomp (GPU)");
-  const auto raw = static_cast<scmp_filter_ctx>(ctx.get());
-  const std::uint32_t kill = SCMP_ACT_KILL_PROCESS;
+  SeccompContext ctx(SCMP_ACT_KILL_PROCESS, "seccomp (GPU)");
+  const SeccompContext &b = ctx;
   const pid_t self = filter.self != 0 ? filter.self : ::getpid();
 
-  for (const char *name :
-       {"fork", "vfork", "execve", "execveat", "socket", "socketpair", "connect", "bind", "listen", "accept",
-        "accept4", "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_open", "pidfd_getfd",
-        "pidfd_send_signal", "setsid", "setpgid", "setrlimit", "unlink", "unlinkat", "rename", "renameat",
-        "renameat2", "mkdir", "mkdirat", "rmdir", "link", "linkat", "symlink", "symlinkat", "chmod", "fchmod",
-        "fchmodat", "chown", "fchown", "lchown", "fchownat", "truncate", "mknod", "mknodat", "creat",
-        "name_to_handle_at", "open_by_handle_at", "openat2", "mount", "umount2", "unshare", "setns", "chroot",
-        "pivot_root", "reboot", "kexec_load", "kexec_file_load", "init_module", "finit_module",
-        "delete_module", "bpf", "perf_event_open", "keyctl", "add_key", "request_key", "personality",
-        "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register", "seccomp", "swapon",
-        "swapoff", "acct", "settimeofday", "clock_settime", "adjtimex", "sethostname", "setdomainname",
-        "iopl", "ioperm", "fanotify_init", "move_mount", "fsopen", "fsmount", "open_tree"})
-    add(raw, kill, name);
+  // Memory.
+  for (const char *name : {"brk", "munmap", "mremap", "get_mempolicy"}) b.allow(name);
+  b.allow("mmap", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)});
+  b.allow("mprotect", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)});
+  constexpr std::uint64_t kGuardInstall = 102, kGuardRemove = 103;  // Linux 6.13, not in glibc 2.36
+  b.allow_if_in("madvise", 2,
+                {MADV_NORMAL, MADV_RANDOM, MADV_SEQUENTIAL, MADV_WILLNEED, MADV_DONTNEED, MADV_FREE,
+                 MADV_HUGEPAGE, MADV_NOHUGEPAGE, MADV_DONTDUMP, MADV_DODUMP, kGuardInstall, kGuardRemove,
+                 MADV_DONTFORK, MADV_DOFORK, MADV_WIPEONFORK, MADV_KEEPONFORK});
+  b.allow("mbind", {SCMP_A5(SCMP_CMP_MASKED_EQ, MPOL_MF_MOVE_ALL, 0)});
 
-  // No new thread: the driver's were started with the context, before the filter. A thread
-  // of the candidate's could rewrite what the executor reports after it wrote it.
-  add(raw, kill, "clone");
-  add(raw, kill, "clone3");
+  // Threads, already there.
+  for (const char *name : {"futex", "set_robust_list", "rseq", "exit", "gettid", "getpid", "sched_yield",
+                           "sched_getaffinity", "getcpu", "sched_get_priority_min", "sched_get_priority_max"})
+    b.allow(name);
+  b.rule(SCMP_ACT_ERRNO(0), "sched_setaffinity");
 
-  // No code made after the load (file-backed or anonymous): what runs on the host is what the
-  // load mapped.
-  add(raw, kill, "mmap", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC)});
-  add(raw, kill, "mprotect", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC)});
-  add(raw, kill, "pkey_mprotect", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, PROT_EXEC)});
+  // Signals.
+  for (const char *name : {"rt_sigprocmask", "rt_sigreturn", "restart_syscall"}) b.allow(name);
+  b.allow_if_in("rt_sigaction", 0, {32, 33});
+  b.allow("tgkill", {SCMP_A0(SCMP_CMP_EQ, static_cast<std::uint64_t>(self))});
 
-  // Placement is the rank's; other processes' scheduling is none of the candidate's business.
-  // seccomp can't tell this process's thread ids from another's, so these go for every id.
-  add(raw, SCMP_ACT_ERRNO(0), "sched_setaffinity");
-  for (const char *name : {"setpriority", "sched_setscheduler", "sched_setparam", "sched_setattr", "ioprio_set",
-                           "migrate_pages", "move_pages", "process_madvise", "process_mrelease", "kcmp"})
-    add(raw, kill, name);
+  // Time.
+  for (const char *name : {"clock_gettime", "clock_getres", "gettimeofday", "time", "nanosleep", "clock_nanosleep"})
+    b.allow(name);
 
-  // Nothing that outlives the process: SysV IPC and POSIX message queues live in the kernel
-  // until removed (POSIX shared memory is a file, refused by file_writes.hpp).
-  for (const char *name : {"shmget", "shmat", "shmctl", "shmdt", "semget", "semop", "semtimedop", "semctl",
-                           "msgget", "msgsnd", "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend",
-                           "mq_timedreceive", "mq_notify", "mq_getsetattr"})
-    add(raw, kill, name);
+  // Files and descriptors.
+  constexpr std::uint64_t kTmpfileBit = O_TMPFILE & ~O_DIRECTORY;  // O_DIRECTORY alone is opendir
+  constexpr std::uint64_t kCreateOrChange = O_CREAT | O_TRUNC | O_APPEND | kTmpfileBit;
+  b.allow("open", {SCMP_A1(SCMP_CMP_MASKED_EQ, kCreateOrChange, 0)});
+  b.allow("openat", {SCMP_A2(SCMP_CMP_MASKED_EQ, kCreateOrChange, 0)});
+  for (const char *name : {"read", "readv", "pread64", "write", "writev", "close", "dup", "dup3", "fstat",
+                           "newfstatat", "statx", "lseek", "getdents64", "readlink", "readlinkat", "access",
+                           "faccessat", "faccessat2", "getcwd", "poll", "ppoll", "epoll_create1", "epoll_ctl",
+                           "epoll_wait", "epoll_pwait", "eventfd2", "pipe2"})
+    b.allow(name);
+  b.allow_if_in("fcntl", 1, {F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_SETFD, F_GETFL, F_SETFL});
 
-  // Signals to this process only.
-  add(raw, kill, "kill", {SCMP_A0(SCMP_CMP_NE, static_cast<std::uint64_t>(self))});
-  add(raw, kill, "tgkill", {SCMP_A0(SCMP_CMP_NE, static_cast<std::uint64_t>(self))});
-  add(raw, kill, "tkill");
-  add(raw, kill, "rt_sigqueueinfo", {SCMP_A0(SCMP_CMP_NE, static_cast<std::uint64_t>(self))});
-  add(raw, kill, "rt_tgsigqueueinfo", {SCMP_A0(SCMP_CMP_NE, static_cast<std::uint64_t>(self))});
+  // The driver's ioctls (see the policy above), and isatty's.
+  constexpr std::uint64_t kRmType = std::uint64_t{'F'} << 8, kTypeBits = 0xff00;
+  b.allow("ioctl", {SCMP_A1(SCMP_CMP_MASKED_EQ, kTypeBits, kRmType)});
+  b.allow("ioctl", {SCMP_A1(SCMP_CMP_MASKED_EQ, ~std::uint64_t{0xfff}, 0)});
+  b.allow_if_in("ioctl", 1, {0x30000001, 0x30000002});
+  for (std::uint64_t request : {std::uint64_t{TCGETS}, std::uint64_t{TIOCGWINSZ}})
+    b.rule(SCMP_ACT_ERRNO(ENOTTY), "ioctl", {SCMP_A1(SCMP_CMP_EQ, request)});
 
-  // Limits: reading is fine, setting is not.
-  add(raw, kill, "prlimit64", {SCMP_A2(SCMP_CMP_NE, 0)});
+  // Queries about this process, and leaving.
+  for (const char *name : {"getrandom", "sysinfo", "uname", "getrlimit", "getrusage", "getuid", "geteuid", "getgid",
+                           "getegid", "exit_group"})
+    b.allow(name);
+  b.allow("prlimit64", {SCMP_A0(SCMP_CMP_EQ, 0), SCMP_A2(SCMP_CMP_EQ, 0)});
+  b.allow_if_in("prctl", 0, {PR_SET_NAME, PR_GET_NAME});
 
-  // Opens that create, truncate or append.
-  constexpr std::uint64_t kTmpfileBit = O_TMPFILE & ~O_DIRECTORY;
-  for (std::uint64_t flag : {std::uint64_t{O_CREAT}, std::uint64_t{O_TRUNC}, std::uint64_t{O_APPEND}, kTmpfileBit}) {
-    add(raw, kill, "open", {SCMP_A1(SCMP_CMP_MASKED_EQ, flag, flag)});
-    add(raw, kill, "openat", {SCMP_A2(SCMP_CMP_MASKED_EQ, flag, flag)});
-  }
-  // Process-level prctl changes that loosen the sandbox.
-  for (std::uint64_t option : {std::uint64_t{PR_SET_DUMPABLE}, std::uint64_t{PR_SET_PTRACER},
-                               std::uint64_t{PR_SET_SECCOMP}, std::uint64_t{PR_SET_CHILD_SUBREAPER}})
-    add(raw, kill, "prctl", {SCMP_A0(SCMP_CMP_EQ, option)});
+  for (const char *name : {"ioctl", "futex", "poll", "sched_yield", "clock_gettime"}) b.hot(name);
   (void)filter.result_fd;
   return ctx;
-#endif
 }
 
 }  // namespace

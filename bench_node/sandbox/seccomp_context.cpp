@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include "bench_node/sandbox/seccomp_filter.hpp"  // SandboxError
 
@@ -36,6 +37,28 @@ SeccompContext::SeccompContext(std::uint32_t default_action, std::string filter)
 
 void SeccompContext::fail(const std::string &what, int rc) const {
   throw SandboxError(filter_ + ": " + what + ": " + ::strerror(rc < 0 ? -rc : rc));
+}
+
+void SeccompContext::rule(std::uint32_t action, const char *name, std::initializer_list<scmp_arg_cmp> args) const {
+  const int number = seccomp_syscall_resolve_name(name);
+  if (number == __NR_SCMP_ERROR) throw SandboxError(filter_ + ": unknown system call " + name);
+  const std::vector<scmp_arg_cmp> conditions(args);
+  const int rc = seccomp_rule_add_exact_array(static_cast<scmp_filter_ctx>(context_.get()), action, number,
+                                              static_cast<unsigned>(conditions.size()),
+                                              conditions.empty() ? nullptr : conditions.data());
+  if (rc != 0) fail(std::string("adding the rule for ") + name, rc);
+}
+
+void SeccompContext::allow(const char *name, std::initializer_list<scmp_arg_cmp> args) const {
+  rule(SCMP_ACT_ALLOW, name, args);
+}
+
+void SeccompContext::allow_if_in(const char *name, unsigned arg, const std::vector<std::uint64_t> &values) const {
+  for (std::uint64_t value : values) allow(name, {SCMP_CMP64(arg, SCMP_CMP_EQ, value)});
+}
+
+void SeccompContext::hot(const char *name) const {
+  seccomp_syscall_priority(static_cast<scmp_filter_ctx>(context_.get()), seccomp_syscall_resolve_name(name), 255);
 }
 
 void SeccompContext::load() const {

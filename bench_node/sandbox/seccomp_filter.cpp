@@ -119,36 +119,6 @@ namespace {
   throw SandboxError("seccomp: " + what + ": " + ::strerror(rc < 0 ? -rc : rc));
 }
 
-class FilterBuilder {
- public:
-  explicit FilterBuilder(scmp_filter_ctx ctx) : ctx_(ctx) {}
-
-  void rule(std::uint32_t action, const char *name, std::initializer_list<scmp_arg_cmp> args = {}) {
-    const int number = seccomp_syscall_resolve_name(name);
-    if (number == __NR_SCMP_ERROR)
-      throw SandboxError(std::string("seccomp: unknown system call ") + name);
-    const std::vector<scmp_arg_cmp> conditions(args);
-    const int rc = seccomp_rule_add_exact_array(ctx_, action, number,
-                                                static_cast<unsigned>(conditions.size()),
-                                                conditions.empty() ? nullptr : conditions.data());
-    if (rc != 0) fail(std::string("adding the rule for ") + name, rc);
-  }
-  void allow(const char *name, std::initializer_list<scmp_arg_cmp> args = {}) {
-    rule(SCMP_ACT_ALLOW, name, args);
-  }
-  // One rule per value: libseccomp ANDs the comparisons of one rule and refuses two on the
-  // same argument, so "argument in a set" is a rule for each member.
-  void allow_if_in(const char *name, unsigned arg, const std::vector<std::uint64_t> &values) {
-    for (std::uint64_t value : values) allow(name, {SCMP_CMP64(arg, SCMP_CMP_EQ, value)});
-  }
-  void hot(const char *name) {  // checked first: called in timed code (OpenMP barriers, clocks)
-    seccomp_syscall_priority(ctx_, seccomp_syscall_resolve_name(name), 255);
-  }
-
- private:
-  scmp_filter_ctx ctx_;
-};
-
 SeccompContext build_filter(const CandidateFilter &filter) {
 #if !defined(__x86_64__) || defined(__ILP32__)
   (void)filter;
@@ -170,7 +140,7 @@ SeccompContext build_filter(const CandidateFilter &filter) {
       std::find(output_fds.begin(), output_fds.end(), static_cast<std::uint64_t>(filter.progress_fd)) == output_fds.end())
     output_fds.push_back(static_cast<std::uint64_t>(filter.progress_fd));
 
-  FilterBuilder b(raw);
+  const SeccompContext &b = ctx;
 
   // Memory.
   for (const char *name : {"brk", "munmap", "mremap"}) b.allow(name);

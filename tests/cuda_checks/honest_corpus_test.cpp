@@ -18,7 +18,7 @@ const char *const kHonestCases[] = {
     "honest_device_helper", "honest_templates",  "honest_launch_bounds",  "honest_dynamic_smem",
     "honest_splitk_workspace", "honest_constant_memory", "honest_streams", "honest_coop_shuffle",
     "honest_wmma_dgemm", "honest_wmma_hgemm", "honest_async_alloc", "honest_tf32_truncated",
-    "honest_cute_hgemm", "honest_cute_bf16_nt", "honest_host_error_checks"};
+    "honest_cute_hgemm", "honest_cute_bf16_nt", "honest_host_error_checks", "honest_device_printf"};
 
 // Scores the case `name` through the rank's pre-run checks with the stage its first line names
 // (the runner is CountingRunner): what the checks say, and whether the runner was reached.
@@ -90,7 +90,12 @@ const SandboxOnlyCase kSandboxOnlyCases[] = {{"thread_by_address", "forbidden"},
                                              {"exec_memory_by_address", "forbidden"},
                                              {"shm_by_address", "forbidden"},
                                              {"priority_by_address", "forbidden"},
-                                             {"affinity_by_address", "wrong_answer"}};
+                                             {"affinity_by_address", "wrong_answer"},
+                                             {"metadata_by_address", "forbidden"},
+                                             // Bugs that end the process: the status is the run's.
+                                             {"exits_in_call", "runtime_error"},
+                                             {"aborts_in_call", "runtime_error"},
+                                             {"throws_in_call", "runtime_error"}};
 
 class SandboxOnlyCudaCase : public ::testing::TestWithParam<SandboxOnlyCase> {};
 

@@ -50,6 +50,12 @@ PLAN = [
     ("shm_by_address", "cuda-sgemm-1024", "cuda-naive", "forbidden"),
     ("priority_by_address", "cuda-sgemm-1024", "cuda-naive", "forbidden"),
     ("affinity_by_address", "cuda-sgemm-1024", "cuda-naive", "wrong_answer"),
+    ("metadata_by_address", "cuda-sgemm-1024", "cuda-naive", "forbidden"),
+    # Bugs that end the process from inside the call: the runtime's teardown runs under the
+    # filter, and the status is the bug's.
+    ("exits_in_call", "cuda-sgemm-1024", "cuda-naive", "runtime_error"),
+    ("aborts_in_call", "cuda-sgemm-1024", "cuda-naive", "runtime_error"),
+    ("throws_in_call", "cuda-sgemm-1024", "cuda-naive", "runtime_error"),
     # Take the GPU's memory while the next candidate is set up, or while it starts: that one
     # keeps its status.
     ("takes_gpu_memory", "cuda-sgemm-1024", "cuda-naive", "ok"),
@@ -63,6 +69,7 @@ PLAN = [
     ("honest_constant_memory", "cuda-sgemm-1024", "cuda-naive", "ok"),
     ("honest_streams", "cuda-sgemm-1024", "cuda-naive", "ok"),
     ("honest_host_error_checks", "cuda-sgemm-1024", "cuda-naive", "ok"),
+    ("honest_device_printf", "cuda-sgemm-1024", "cuda-naive", "ok"),
     ("honest_coop_shuffle", "cuda-sgemm-1024", "cuda-naive", "ok"),
     ("honest_wmma_dgemm", "cuda-dgemm-1024", "cuda-tensor", "ok"),
     ("honest_wmma_hgemm", "cuda-hgemm-1024", "cuda-tensor", "ok"),
@@ -108,8 +115,9 @@ PLAN = [
 # twin's (same kernel, same problem, the first row of PLAN) by at most TWIN_SLACK.
 TWINS = {"side_stream_early": "naive_sgemm", "scans_stack_for_clock": "naive_sgemm"}
 TWIN_SLACK = 1.10
-# A file opens_file_by_address.cu tries to overwrite through `open` and `write` reached by pointer arithmetic;
-# the executor's Landlock ruleset must leave it as it was.
+# A file opens_file_by_address.cu tries to overwrite through `open` and `write` reached by pointer arithmetic,
+# and metadata_by_address.cu to chmod: the executor's Landlock ruleset and allow-list must leave its
+# text and mode as they were.
 SENTINEL = pathlib.Path("/tmp/hpcreward-redteam-sentinel")
 SENTINEL_TEXT = "the harness's file: a candidate must not change it\n"
 # The node's SysV IPC objects (shm_by_address.cu tries to leave a segment behind): the same
@@ -279,9 +287,11 @@ def main():
         candidates = args.out / "corpus.jsonl"
         candidates.write_text("".join(json.dumps(line) + "\n" for line in lines))
         SENTINEL.write_text(SENTINEL_TEXT)
+        SENTINEL.chmod(0o644)
         ipc_before = sysv_objects()
         rc, wall = run_pipeline(args.out / "corpus", candidates, args.np, args.gpu_arg, args.gpus)
-        sentinel_kept = SENTINEL.exists() and SENTINEL.read_text() == SENTINEL_TEXT
+        sentinel_kept = (SENTINEL.exists() and SENTINEL.read_text() == SENTINEL_TEXT
+                         and (SENTINEL.stat().st_mode & 0o7777) == 0o644)
         ipc_kept = sysv_objects() == ipc_before
         rows = read_rows(args.out / "corpus" / "rewards.h5") if (args.out / "corpus" / "rewards.h5").exists() else []
         by_id = {row["candidate_id"]: row for row in rows}
@@ -310,7 +320,7 @@ def main():
         print(f"{'ok  ' if ipc_kept else 'FAIL'} {'/proc/sysvipc':55s} "
               f"{'as before the run' if ipc_kept else 'CHANGED: a candidate left an IPC object'} (shm_by_address)")
         print(f"{'ok  ' if sentinel_kept else 'FAIL'} {str(SENTINEL):55s} "
-              f"{'unchanged' if sentinel_kept else 'CHANGED by a candidate'} (opens_file_by_address)")
+              f"{'unchanged' if sentinel_kept else 'CHANGED by a candidate'} (opens_file_by_address, metadata_by_address)")
         # Informational: whether the takes_gpu_memory cases ran with a set-up beside them or a
         # run starting after them (the order of compiles decides), so that the rows after them
         # tested the defences.

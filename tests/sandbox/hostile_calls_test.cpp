@@ -14,6 +14,8 @@
 #include <sys/msg.h>
 #include <sys/resource.h>
 #include <sys/sem.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -60,6 +62,7 @@ std::ostream &operator<<(std::ostream &out, const Hostile &h) { return out << h.
 
 pid_t g_victim = 0;    // a process of the same user that must stay as it is
 int g_exe_fd = -1;     // a file opened before the filter (the executors hold such descriptors)
+std::string g_owned;   // a file this process owns, whose metadata must stay as it is
 cpu_set_t g_one_cpu;   // the child's CPUs: a single one
 
 cpu_set_t every_cpu() {
@@ -223,6 +226,15 @@ std::vector<Hostile> hostile_calls() {
                     : 0;
        },
        killed, killed},
+      // Metadata of a file the child's uid owns (Landlock covers writes, not metadata).
+      {"fchmodat2_owned_file",
+       [] { return ::syscall(452 /* fchmodat2, Linux 6.6 */, AT_FDCWD, g_owned.c_str(), 0777, 0) == 0 ? 1 : 0; },
+       killed, killed},
+      {"fchmodat_owned_file", [] { return ::fchmodat(AT_FDCWD, g_owned.c_str(), 0, 0) == 0 ? 1 : 0; }, killed, killed},
+      {"setxattr_owned_file",
+       [] { return ::setxattr(g_owned.c_str(), "user.hpcreward", "1", 1, 0) == 0 ? 1 : 0; }, killed, killed},
+      {"utimensat_owned_file", [] { return ::utimensat(AT_FDCWD, g_owned.c_str(), nullptr, 0) == 0 ? 1 : 0; },
+       killed, killed},
       // New namespaces (a way out of every process-wide limit above).
       {"unshare_user", [] { return ::unshare(CLONE_NEWUSER) == 0 ? 1 : 0; }, killed, killed},
       {"unshare_ipc", [] { return ::unshare(CLONE_NEWIPC) == 0 ? 1 : 0; }, killed, killed},
@@ -273,6 +285,19 @@ std::string sysv_objects() {
   return all;
 }
 
+// Mode, owner, times and extended attributes of a file.
+std::string metadata_of(const std::string &path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "missing";
+  char names[1024] = {};
+  const ssize_t listed = ::listxattr(path.c_str(), names, sizeof names);
+  std::ostringstream text;
+  text << "mode " << std::oct << st.st_mode << std::dec << " uid " << st.st_uid << " mtime " << st.st_mtim.tv_sec << "."
+       << st.st_mtim.tv_nsec << " ctime " << st.st_ctim.tv_sec << "." << st.st_ctim.tv_nsec << " xattrs "
+       << std::string(names, listed > 0 ? static_cast<std::size_t>(listed) : 0);
+  return text.str();
+}
+
 class HostileCall : public ::testing::TestWithParam<std::tuple<Filter, Hostile>> {
  protected:
   void SetUp() override {
@@ -295,6 +320,11 @@ class HostileCall : public ::testing::TestWithParam<std::tuple<Filter, Hostile>>
     g_victim = victim_;
     g_exe_fd = ::open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
     ASSERT_GE(g_exe_fd, 0);
+    char owned[] = "/tmp/hpcreward-hostile-owned-XXXXXX";
+    const int fd = ::mkstemp(owned);
+    ASSERT_GE(fd, 0);
+    ::close(fd);
+    g_owned = owned;
   }
   void TearDown() override {
     if (victim_ > 0) {
@@ -302,13 +332,14 @@ class HostileCall : public ::testing::TestWithParam<std::tuple<Filter, Hostile>>
       ::waitpid(victim_, nullptr, 0);
     }
     if (g_exe_fd >= 0) ::close(g_exe_fd);
+    if (!g_owned.empty()) ::unlink(g_owned.c_str());
   }
   pid_t victim_ = 0;
 };
 
 TEST_P(HostileCall, IsKilledOrChangesNothing) {
   const auto &[filter, hostile] = GetParam();
-  const std::string victim_before = state_of(victim_), ipc_before = sysv_objects();
+  const std::string victim_before = state_of(victim_), ipc_before = sysv_objects(), owned_before = metadata_of(g_owned);
   const Ended ended = run_filtered([&] { return hostile.attempt(); },
                                    {.before_install = {}, .install = [filter] {
                                      set_up_as_executor(filter);
@@ -327,6 +358,7 @@ TEST_P(HostileCall, IsKilledOrChangesNothing) {
     expect_clean_exit(ended);
   EXPECT_EQ(state_of(victim_), victim_before);
   EXPECT_EQ(sysv_objects(), ipc_before);
+  EXPECT_EQ(metadata_of(g_owned), owned_before);
 }
 
 INSTANTIATE_TEST_SUITE_P(Executors, HostileCall,
