@@ -1,7 +1,7 @@
 #pragma once
 // No file writable to a candidate but the ones it must write, by construction (Landlock). The
-// GPU executor's seccomp filter is a deny-list: the CUDA driver opens its device files
-// read-write, so opening a file for writing cannot be refused there, and RLIMIT_FSIZE 0 stops
+// CUDA driver opens its device files read-write, so the GPU executor's seccomp filter cannot
+// refuse opening a file for writing, and RLIMIT_FSIZE 0 stops
 // write(2) but not a store through a shared, writable mmap. Without this a CUDA candidate could
 // rewrite another candidate's compiled object, a compile-cache entry, the reward log or an MPI
 // shared-memory segment on the node.

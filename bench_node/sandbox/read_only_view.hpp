@@ -1,7 +1,7 @@
 #pragma once
 // An executor's own view of the file system, every mount of it read-only, and (under root) an
-// identity that owns nothing. A seccomp filter can miss a call (the GPU's deny-list did:
-// fchmodat2, setxattr, utimensat), and Landlock does not cover metadata; an executor keeps the
+// identity that owns nothing. A seccomp filter can miss a call (the GPU's, a deny-list
+// once, did: fchmodat2, setxattr, utimensat), and Landlock does not cover metadata; an executor keeps the
 // rank's uid, so it owns the job's files (under root, every root-owned file). Here the kernel
 // refuses the change itself: chmod, chown, setxattr (ACLs too), utimensat and truncate take a
 // write on the mount first and fail with EROFS whatever the caller's uid or capabilities;
