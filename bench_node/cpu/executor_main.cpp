@@ -4,9 +4,12 @@
 // executor_protocol.hpp: stop, take the command the measurer wrote, do it, stop again.
 //
 //   hpcreward-executor --region-bytes N --object FILE --threads allowed|none [--openmp-threads N]
+//                      [--forced-switches-us N]
 //
 // --openmp-threads N: OMP_NUM_THREADS for the candidate's libgomp, which reads it when the
 // candidate is loaded (the measurer's executor of the full checks; runner_args.hpp).
+// --forced-switches-us N: a thread switch every N microseconds (forced_switches.hpp), so that a
+// race shows however few CPUs the team shares (the full checks' executor).
 //
 // --threads none (a stage without OpenMP): the filter kills any thread the candidate starts,
 // so code that runs single-threaded by its prompt cannot take the rank's other CPUs.
@@ -28,6 +31,7 @@
 #include <string>
 
 #include "bench_node/cpu/executor_protocol.hpp"
+#include "bench_node/cpu/forced_switches.hpp"
 #include "bench_node/sandbox/candidate_loader.hpp"
 #include "bench_node/sandbox/capabilities.hpp"
 #include "bench_node/sandbox/read_only_view.hpp"
@@ -54,8 +58,12 @@ void call_as(const ExecutorControl &control, std::byte *a, std::byte *b, std::by
 }
 
 bool g_threads = false;  // --threads allowed
+int g_forced_switches_us = 0;
 
 void install_filter() {
+  if (g_forced_switches_us > 0)
+    if (const std::string failed = start_forced_switches(g_forced_switches_us); !failed.empty())
+      std::fprintf(stderr, "hpcreward-executor: no forced thread switches (%s); the checks run without\n", failed.c_str());
   install_candidate_filter({.result_fd = -1, .progress_fd = -1, .self = 0, .threads = g_threads});
 }
 
@@ -79,6 +87,7 @@ int main(int argc, char **argv) {
     if (std::strcmp(argv[i], "--object") == 0) object = argv[i + 1];
     if (std::strcmp(argv[i], "--threads") == 0) g_threads = std::strcmp(argv[i + 1], "allowed") == 0;
     if (std::strcmp(argv[i], "--openmp-threads") == 0) ::setenv("OMP_NUM_THREADS", argv[i + 1], 1);
+    if (std::strcmp(argv[i], "--forced-switches-us") == 0) g_forced_switches_us = std::atoi(argv[i + 1]);
   }
   if (bytes == 0 || object == nullptr) {
     std::fputs("hpcreward-executor: started by hpcreward-runner, not by hand\n", stderr);

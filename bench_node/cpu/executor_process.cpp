@@ -113,6 +113,8 @@ Verdict ExecutorProcess::start() {
   std::vector<std::string> arguments = {options_.program, "--region-bytes", std::to_string(region_.bytes()),
                                         "--object", options_.object, "--threads", options_.threads ? "allowed" : "none"};
   if (options_.openmp_threads > 0) arguments.insert(arguments.end(), {"--openmp-threads", std::to_string(options_.openmp_threads)});
+  if (options_.forced_switches_us > 0)
+    arguments.insert(arguments.end(), {"--forced-switches-us", std::to_string(options_.forced_switches_us)});
   pid_ = spawn_executor(std::move(arguments), {region_.fd()});
   // The first stop: started, region mapped. Then the handshake, with no candidate loaded.
   if (next_change().si_code != CLD_STOPPED) {

@@ -30,6 +30,9 @@ struct ExecutorOptions {
   // > 0: the OpenMP team the candidate's libgomp starts with (OMP_NUM_THREADS in the executor,
   // so placed before the filter as the timed team is); 0: OMP_NUM_THREADS as inherited.
   int openmp_threads = 0;
+  // > 0: a thread switch forced every this many microseconds (forced_switches.hpp): the full
+  // checks' executor, where a race must show on few CPUs. 0: none (the timed calls).
+  int forced_switches_us = 0;
   std::size_t operand_bytes = 0;  // of the shared region
   int calibration_rounds = 16;
 };

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "bench_node/cpu/executor_process.hpp"
+#include "bench_node/cpu/forced_switches.hpp"
 #include "bench_node/cpu/harness.hpp"
 #include "bench_node/cpu/runner_frame.hpp"
 #include "bench_node/process/progress_marks.hpp"
@@ -45,7 +46,9 @@ Measurement measure(const RunnerArgs &args, const HarnessConfig &config) {
   }
   // A larger OpenMP team for the full checks than the share the timed calls keep: an executor
   // each, so that each team is started and placed before its filter (sandbox/openmp_team.hpp).
-  ExecutorProcess checks(with(args.check_threads, harness_check_bytes<T>(config)));
+  ExecutorOptions check_options = with(args.check_threads, harness_check_bytes<T>(config));
+  check_options.forced_switches_us = kForcedSwitchPeriodUs;
+  ExecutorProcess checks(check_options);
   if (Verdict verdict = checks.start(); !verdict.ok()) return failed_measurement(verdict);
   ExecutorProcess timed(with(0, harness_timed_bytes<T>(config)));
   if (Verdict verdict = timed.start(); !verdict.ok()) return failed_measurement(verdict);

@@ -1,6 +1,7 @@
 // The measurer/executor separation on candidates compiled here (hostile ones included, which
 // therefore run only inside the built hpcreward-executor's sandbox).
 #include "bench_node/cpu/executor_process.hpp"
+#include "bench_node/cpu/forced_switches.hpp"
 
 #include <sched.h>
 #include <signal.h>
@@ -254,6 +255,53 @@ TEST_F(ExecutorProcessTest, OpenMPThreadsOfTheChecksAreTheExecutorsOwn) {
     }
   }
   ::unsetenv("OMP_NUM_THREADS");
+}
+
+// A lost-update race (threads splitting the inner dimension, each adding into the same C
+// without synchronization) on one CPU: the scheduler's time slices outlast each thread's share,
+// so without forced switches the team would run one thread after another and every sum would be
+// right. With them, threads interleave inside their load-add-store sequences, and the sums come
+// out short: hundreds of switches a call, most of them inside such a sequence.
+TEST_F(ExecutorProcessTest, ForcedSwitchesShowARaceOnOneCpu) {
+  cpu_set_t mine, one;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof mine, &mine), 0);
+  CPU_ZERO(&one);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &mine)) {
+      CPU_SET(cpu, &one);
+      break;
+    }
+  ASSERT_EQ(::sched_setaffinity(0, sizeof one, &one), 0);  // the executor inherits it
+  const std::string source = std::string(kSignature) +
+                             "{ for (int j = 0; j < n; ++j) C[j] = 0;\n"
+                             "#pragma omp parallel for\n"
+                             "  for (int p = 0; p < k; ++p)\n"
+                             "    for (int j = 0; j < n; ++j) C[j] += A[p] * B[(long)p * n + j]; }";
+  const std::string object = compile("race", source, "-fopenmp");
+  const Shape shape{1, 64, 50000};
+  ExecutorOptions these = options(object, Operands<double>::memory_bytes(shape) + (1 << 20));
+  these.openmp_threads = 4;
+  these.forced_switches_us = kForcedSwitchPeriodUs;
+  ExecutorProcess executor(these);
+  ASSERT_TRUE(executor.start().ok());
+  Operands<double> operands(shape, Layout{}, executor.memory());
+  Rng rng(kernel_random_u64());
+  operands.refill(rng);
+  std::vector<double> expected(shape.n, 0.0);
+  for (long p = 0; p < shape.k; ++p)
+    for (int j = 0; j < shape.n; ++j) expected[j] += operands.a(0)[p] * operands.b(0)[p * shape.n + j];
+  int short_calls = 0;
+  for (int call = 0; call < 3; ++call) {
+    operands.poison_output();
+    ASSERT_TRUE(executor.call(shape, operands.a_given(), operands.b_given(), operands.c_given()).verdict.ok());
+    for (int j = 0; j < shape.n; ++j)
+      if (!(std::fabs(operands.c_given()[j] - expected[j]) < 1e-6)) {  // a lost term is about 0.3
+        ++short_calls;
+        break;
+      }
+  }
+  EXPECT_EQ(short_calls, 3) << "no update was lost: the threads did not interleave";
+  ::sched_setaffinity(0, sizeof mine, &mine);
 }
 
 TEST_F(ExecutorProcessTest, AnObjectWithoutMatmulIsAFormatError) {
