@@ -1,8 +1,11 @@
 """A small stand-in for the served coordinator's HTTP endpoint, implementing the trainer contract.
 
 Scoring is deterministic and instant: a source with BROKEN is a compile_error, one with WRONG a
-wrong_answer, anything else ok with gflops = 1 + len(code) % 10; a completion without a fenced
-block that mentions matmul is a format_error. Fault injection: drop_posts (close the socket after
+wrong_answer, anything else ok with gflops = 1 + len(code) % 10. A completion is read as the
+served coordinator reads it (coordinator/input/code_extraction.hpp), in small: reasoning sections
+(<think>, <thinking>, <reasoning>) are skipped; the one fenced block that defines matmul is the
+code, or the whole completion when it has no fence and defines matmul itself; none, or two blocks
+that define it, is a format_error. Fault injection: drop_posts (close the socket after
 the batch is accepted, without answering), fail_503 (answer 503 first), sleep_first_post_s,
 sleep_each_post_s, forbid (403 for every request), polls_until_done (GETs before a non-waiting batch is done).
 With tls=(cert, key) it serves HTTPS with that certificate, and its rendezvous names it (tls_cert).
@@ -19,6 +22,22 @@ import urllib.parse
 PROBLEMS = {"dgemm-256", "dgemm-512", "dgemm-1024", "sgemm-256", "sgemm-512", "sgemm-1024"}
 PENALTY = {"format_error": -1.0, "compile_error": -0.5, "wrong_answer": -0.25}
 FENCE = re.compile(r"(```|~~~)[^\n]*\n(.*?)\1", re.S)
+REASONING = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S)
+DEFINES_MATMUL = re.compile(r"\bmatmul\s*\([^)]*\)\s*\{")
+
+
+def code_of(completion):
+    """(code, None) or (None, the format_error's reason)."""
+    text = REASONING.sub("", completion)
+    fenced = [match.group(2) for match in FENCE.finditer(text)]
+    defining = [block for block in fenced if DEFINES_MATMUL.search(block)]
+    if len(defining) == 1:
+        return defining[0], None
+    if len(defining) > 1:
+        return None, f"{len(defining)} fenced code blocks define matmul"
+    if not fenced and DEFINES_MATMUL.search(text):
+        return text, None
+    return None, "no fenced code block defines matmul (a definition: its signature, then its body in braces)"
 
 
 def score_candidate(candidate):
@@ -28,11 +47,9 @@ def score_candidate(candidate):
         return dict(base, status="format_error", reason=f"unknown problem {candidate.get('problem')!r}",
                     reward=PENALTY["format_error"])
     if "completion" in candidate:
-        blocks = [match.group(2) for match in FENCE.finditer(candidate["completion"]) if "matmul" in match.group(2)]
-        if len(blocks) != 1:
-            return dict(base, status="format_error", reason="no fenced code block mentions matmul",
-                        reward=PENALTY["format_error"])
-        code = blocks[0]
+        code, refused = code_of(candidate["completion"])
+        if refused:
+            return dict(base, status="format_error", reason=refused, reward=PENALTY["format_error"])
     else:
         code = candidate["source"]
     if "BROKEN" in code:
