@@ -261,7 +261,7 @@ TEST_F(ExecutorProcessTest, OpenMPThreadsOfTheChecksAreTheExecutorsOwn) {
 // without synchronization) on one CPU: the scheduler's time slices outlast each thread's share,
 // so without forced switches the team would run one thread after another and every sum would be
 // right. With them, threads interleave inside their load-add-store sequences, and the sums come
-// out short: hundreds of switches a call, most of them inside such a sequence.
+// out short in nearly every call (without them, none of 3 calls lost an update here).
 TEST_F(ExecutorProcessTest, ForcedSwitchesShowARaceOnOneCpu) {
   cpu_set_t mine, one;
   ASSERT_EQ(::sched_getaffinity(0, sizeof mine, &mine), 0);
@@ -291,7 +291,7 @@ TEST_F(ExecutorProcessTest, ForcedSwitchesShowARaceOnOneCpu) {
   for (long p = 0; p < shape.k; ++p)
     for (int j = 0; j < shape.n; ++j) expected[j] += operands.a(0)[p] * operands.b(0)[p * shape.n + j];
   int short_calls = 0;
-  for (int call = 0; call < 3; ++call) {
+  for (int call = 0; call < 5; ++call) {
     operands.poison_output();
     ASSERT_TRUE(executor.call(shape, operands.a_given(), operands.b_given(), operands.c_given()).verdict.ok());
     for (int j = 0; j < shape.n; ++j)
@@ -300,7 +300,7 @@ TEST_F(ExecutorProcessTest, ForcedSwitchesShowARaceOnOneCpu) {
         break;
       }
   }
-  EXPECT_EQ(short_calls, 3) << "no update was lost: the threads did not interleave";
+  EXPECT_GE(short_calls, 4) << "updates were lost in " << short_calls << " calls of 5: the threads did not interleave";
   ::sched_setaffinity(0, sizeof mine, &mine);
 }
 
