@@ -47,21 +47,45 @@ bool loop_over(const std::vector<Loop> &loops, const std::set<std::string> &name
   return false;
 }
 
-// A call in `loop`'s body (at any depth) passes a block name to a parameter that a loop of the
-// callee runs over.
-bool callee_runs_over(const Loop &loop, const std::set<std::string> &block, const Loop &tile,
-                      const Functions &functions) {
+bool calls_run_over(const Loop &loop, const std::set<std::string> &names, const Loop &tile, const Functions &functions,
+                    int depth);
+
+// `function` runs a loop over one of its parameters `names`, itself or through the functions it
+// passes them to, `depth` calls down at most (a blocked kernel's loop over the block is often a
+// packing or micro-kernel helper two calls below the tile loop).
+bool function_runs_over(const Function &function, const std::set<std::string> &names, const Loop &tile,
+                        const Functions &functions, int depth) {
+  if (loop_over(function.loops, names, tile)) return true;
+  if (depth <= 1) return false;
+  for (const Loop &loop : function.loops)
+    if (calls_run_over(loop, names, tile, functions, depth - 1)) return true;
+  return false;
+}
+
+// A call in `loop`'s body (at any depth) passes one of `names` to a parameter that the callee
+// runs a loop over (function_runs_over).
+bool calls_run_over(const Loop &loop, const std::set<std::string> &names, const Loop &tile, const Functions &functions,
+                    int depth) {
   for (const Call &call : loop.calls) {
     const auto callee = functions.find(call.callee);
     if (callee == functions.end()) continue;
     const Function &function = callee->second;
     for (std::size_t a = 0; a < call.arguments.size() && a < function.parameters.size(); ++a)
-      if (mentions(call.arguments[a], block) && loop_over(function.loops, {function.parameters[a]}, tile))
+      if (mentions(call.arguments[a], names) &&
+          function_runs_over(function, {function.parameters[a]}, tile, functions, depth))
         return true;
   }
   for (const Loop &inner : loop.inner)
-    if (callee_runs_over(inner, block, tile, functions)) return true;
+    if (calls_run_over(inner, names, tile, functions, depth)) return true;
   return false;
+}
+
+// Calls this many levels below a tile loop are followed (recursion is bounded by it too).
+constexpr int kCallDepthFollowed = 3;
+
+bool callee_runs_over(const Loop &loop, const std::set<std::string> &block, const Loop &tile,
+                      const Functions &functions) {
+  return calls_run_over(loop, block, tile, functions, kCallDepthFollowed);
 }
 
 bool starts_from(const Loop &loop, const Loop &tile) {

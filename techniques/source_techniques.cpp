@@ -322,6 +322,14 @@ void note_call_or_local(Walk &walk, CXCursor cursor, CXCursorKind kind, Loop &lo
         loop.locals.push_back({ca::spelling(cursor), identifiers(tokens, i + 1, tokens.size())});
         break;
       }
+  } else if (kind == CXCursor_BinaryOperator) {
+    // The same bound assigned to a variable declared earlier (`ib = min(m - i, mc);`, as
+    // textbooks write it): `name = ...` with an integer name on the left.
+    const std::vector<CXCursor> sides = ca::children(cursor);
+    const Tokens tokens = tokens_of(walk.unit, cursor);
+    if (sides.size() == 2 && clang_getCursorKind(sides[0]) == CXCursor_DeclRefExpr &&
+        integer_type(clang_getCursorType(sides[0])) && tokens.size() >= 3 && tokens[1].text == "=")
+      loop.locals.push_back({ca::spelling(sides[0]), identifiers(tokens, 2, tokens.size())});
   }
 }
 

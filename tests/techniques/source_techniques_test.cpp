@@ -69,6 +69,37 @@ TEST(SourceTechniques, BlockingAcrossFunctions) {
   EXPECT_FALSE(strip.blocking) << strip.evidence;
 }
 
+// A textbook's blocking (how-to-optimize-gemm's last steps): block bounds assigned to
+// variables declared earlier, and the loop over the k block two calls below the tile loop (the
+// tile loop calls a kernel, which calls the micro-kernel that runs over it). Without the tile
+// loop over k there is no blocking.
+TEST(SourceTechniques, BlockingWithAssignedBoundsTwoCallsDown) {
+  const std::string kernel = R"(
+#define min(a, b) ((a) < (b) ? (a) : (b))
+static void dot_block(int kb, const double *a, const double *b, int n, double *c) {
+  for (int p = 0; p < kb; ++p) *c += a[p] * b[(long)p * n];
+}
+static void inner(int mb, int n, int kb, const double *A, int k, const double *B, double *C) {
+  for (int i = 0; i < mb; ++i)
+    for (int j = 0; j < n; ++j) dot_block(kb, &A[(long)i * k], &B[j], n, &C[(long)i * n + j]);
+}
+void matmul(int m, int n, int k, const double *A, const double *B, double *C) {
+  int i, p, ib, pb;
+  for (int x = 0; x < m * n; ++x) C[x] = 0;
+  for (p = 0; p < k; p += 128) {
+    pb = min(k - p, 128);
+    for (i = 0; i < m; i += 64) {
+      ib = min(m - i, 64);
+      inner(ib, n, pb, &A[(long)i * k + p], k, &B[(long)p * n], &C[(long)i * n]);
+    }
+  }
+}
+)";
+  const SourceTechniques found = detect_in_source(kernel, kO3);
+  EXPECT_TRUE(found.blocking) << found.evidence;
+  EXPECT_EQ(found.tile_sizes, (std::vector<int>{128, 64})) << found.evidence;
+}
+
 TEST(SourceTechniques, TwoLevelBlocking) {
   const SourceTechniques found = detect_in_source(kBlocked2, kO3);
   EXPECT_TRUE(found.blocking) << found.evidence;
