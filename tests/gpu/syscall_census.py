@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
-"""What GPU executors ask of the kernel once their seccomp filter is in: a census of strace logs.
+"""What executors (GPU, CPU) ask of the kernel once their seccomp filter is in: a census of strace logs.
 
 Reads `strace -f -X raw -y` logs of hpcreward-gpu-runner (syscall_census.sh writes them, one a
 runner), finds each executor (the process that execve'd hpcreward-gpu-executor, with its
-threads), and counts the system calls its threads entered after the filter was installed
-(seccomp(SECCOMP_SET_MODE_FILTER) returning 0: the filter syncs to every thread). Executors
-are told apart by how they ended: by exit_group, or killed (the filter refused a call: a hostile
-case; or the runner's timeout), with the last call of the killed one's main thread. For the calls whose arguments gpu_seccomp_filter.cpp conditions, it keeps the argument
-patterns (ioctl's device and request, mmap's and mprotect's protection and flags, open's flags
-and path, ...).
+threads; --executor hpcreward-executor for hpcreward-runner's logs, which
+tests/honest/syscall_census_cpu.sh writes), and counts the system calls its threads entered
+after the filter was installed (seccomp(SECCOMP_SET_MODE_FILTER) returning 0: the filter syncs
+to every thread). Executors are told apart by how they ended: by exit_group; by a SIGKILL
+from their runner (the CPU runner ends every executor so, a GPU runner one past its timeout);
+or killed (the filter refused a call: a hostile case; or an end the log does not show), with
+the last call of the killed one's main thread. For the calls whose arguments
+gpu_seccomp_filter.cpp or seccomp_filter.cpp conditions, it keeps the argument patterns (ioctl's
+device and request, mmap's and mprotect's protection and flags, open's flags and path, clone's
+flags, ...).
 
-  python3 tests/gpu/syscall_census.py TRACE... [--json OUT]
+  python3 tests/gpu/syscall_census.py TRACE... [--json OUT] [--executor NAME]
   python3 tests/gpu/syscall_census.py --collect DIR --socket PATH   (syscall_census.sh's collector)
   python3 tests/gpu/syscall_census.py --send PATH                   (stdin to the collector)
 
@@ -32,18 +36,23 @@ START = re.compile(r"^(\d+)\s+(\w+)\((.*)$")
 RESUMED = re.compile(r"^(\d+)\s+<\.\.\. (\w+) resumed>(.*)$")
 ENDED = re.compile(r"^(\d+)\s+\+\+\+ (exited with (\d+)|killed by (\w+))")
 RESULT = re.compile(r"\)\s+=\s+(-?\w+)")
-EXECUTOR = "hpcreward-gpu-executor"
+# How a parent saw its child end: waitid's siginfo (CLD_KILLED 2, CLD_DUMPED 3) or wait4's status.
+WAITID_SIGNAL = re.compile(r"si_code=(?:0x)?[23], si_pid=(\d+),.*?si_status=(\w+)")
+WAIT4_SIGNAL = re.compile(r"WTERMSIG\(s\) == (\w+)")
+RUNNER_KILL = "SIGKILL from its runner"
+EXECUTOR = "hpcreward-gpu-executor"  # the default of --executor
 
 # Arguments worth keeping per call: (index, ...) into the comma-split argument list. Paths and
 # device names come from -y (fd<path>); numbers are raw (-X raw).
 KEEP = {
     "ioctl": (0, 1), "mmap": (2, 3, 4), "mprotect": (2,), "pkey_mprotect": (2,), "madvise": (2,),
-    "openat": (1, 2), "open": (0, 1), "fcntl": (1,), "prctl": (0,), "clone": (0,), "clone3": (),
+    "openat": (1, 2), "open": (0, 1), "fcntl": (1,), "prctl": (0,), "clone": (1,), "clone3": (),
     "futex": (1,), "rt_sigaction": (0,), "rt_sigprocmask": (0,), "tgkill": (2,), "kill": (1,),
-    "write": (0,), "read": (0,), "close": (), "prlimit64": (1, 2), "sched_setaffinity": (),
+    "write": (0,), "writev": (0,), "read": (0,), "close": (), "prlimit64": (1, 2), "sched_setaffinity": (),
     "socket": (0, 1), "mremap": (3,), "poll": (), "ppoll": (), "epoll_wait": (0,), "eventfd2": (1,),
     "newfstatat": (0, 1), "fstat": (0,), "readlink": (0,), "getdents64": (0,), "lseek": (0,),
     "pread64": (0,), "pwrite64": (0,), "membarrier": (0,), "exit": (), "exit_group": (0,),
+    "mbind": (2, 5),
 }
 
 
@@ -80,10 +89,20 @@ def split_arguments(text):
 
 
 def fd_target(argument):
-    """'3</dev/nvidiactl>' -> '/dev/nvidiactl'; numbered devices folded (/dev/nvidia0 -> /dev/nvidiaN)."""
+    """'3</dev/nvidiactl>' -> '/dev/nvidiactl'; numbered devices and pipes folded (/dev/nvidia0 ->
+    /dev/nvidiaN, pipe:[4242] -> pipe:[N]: one pattern however many runners)."""
     match = re.match(r"-?\d+<(.*)>$", argument)
     target = match.group(1) if match else argument
+    target = re.sub(r"^(pipe|socket|anon_inode):\[\d+\]$", r"\1:[N]", target)
     return re.sub(r"^(/dev/nvidia)\d+$", r"\1N", target)
+
+
+def signal_name(value):
+    """strace's signal number (31, 0x1f) or name -> 'SIGSYS' for SIGSYS, else 'signal N'."""
+    if value.startswith("SIG"):
+        return value
+    number = int(value, 0)
+    return "SIGSYS" if number == 31 else f"signal {number}"
 
 
 def pattern_of(name, arguments):
@@ -106,13 +125,19 @@ class Executor:
     def __init__(self, pid, trace):
         self.pid, self.trace = pid, trace
         self.filtered = False
-        self.ended = None  # "exit N" or "SIGNAL" of the process's main thread
+        self.ended = None  # "exit N", "SIGNAL" of the process's main thread, or RUNNER_KILL
         self.calls = collections.Counter()
         self.patterns = collections.defaultdict(collections.Counter)
         self.last_call = {}
 
 
-def read_trace(path):
+def is_executor(execve_text, executor):
+    """Whether execve's first argument (a quoted path) names `executor`, by its last component."""
+    program = execve_text.split(",", 1)[0].strip().strip('"')
+    return program.rsplit("/", 1)[-1] == executor
+
+
+def read_trace(path, executor=EXECUTOR):
     """Every executor in one strace log, with what its threads did after the filter."""
     owner = {}        # tid -> Executor (threads and children of an executor)
     executors = []
@@ -135,7 +160,7 @@ def read_trace(path):
                     finished_text = None
                 else:
                     finished_text = rest
-                arguments_text = rest
+                arguments_text = rest.removesuffix("<unfinished ...>").rstrip()
                 ex = owner.get(tid)
                 if ex is not None and name == "exit_group":
                     ex.ended = ex.ended or "exit_group"
@@ -155,7 +180,7 @@ def read_trace(path):
                 continue
             result = RESULT.search(finished_text)
             value = result.group(1) if result else None
-            if name == "execve" and value == "0" and EXECUTOR in finished_text.split(",", 1)[0]:
+            if name == "execve" and value == "0" and is_executor(finished_text, executor):
                 ex = Executor(tid, str(path))
                 executors.append(ex)
                 owner[tid] = ex
@@ -165,17 +190,33 @@ def read_trace(path):
                 first = split_arguments(arguments_text)[:1]
                 if first and first[0] in ("1", "0x1", "SECCOMP_SET_MODE_FILTER"):
                     owner[tid].filtered = True
+            elif name == "kill" and tid not in owner:
+                target, sig = (split_arguments(arguments_text) + ["", ""])[:2]
+                ex = owner.get(int(target)) if target.isdigit() else None
+                if ex is not None and ex.pid == int(target) and sig in ("9", "0x9", "SIGKILL"):
+                    ex.ended = ex.ended or RUNNER_KILL
+            elif name in ("waitid", "wait4", "waitpid") and tid not in owner:
+                # strace prints no end for a tracee killed while stopped; its parent saw it.
+                pid, sig = None, None
+                if (match := WAITID_SIGNAL.search(finished_text)) is not None:
+                    pid, sig = int(match.group(1)), match.group(2)
+                elif (match := WAIT4_SIGNAL.search(finished_text)) is not None and value and value.isdigit():
+                    pid, sig = int(value), match.group(1)
+                ex = owner.get(pid)
+                if ex is not None and ex.pid == pid:
+                    ex.ended = ex.ended or signal_name(sig)
     return executors
 
 
-def census(paths):
-    executors = [ex for path in paths for ex in read_trace(path)]
+def census(paths, executor=EXECUTOR):
+    executors = [ex for path in paths for ex in read_trace(path, executor)]
     filtered = [ex for ex in executors if ex.filtered]
-    # strace does not always print a process killed by the filter; one that never called
-    # exit_group was killed (by the filter, or by its runner on a timeout).
-    exited = lambda ex: ex.ended is not None and ex.ended != "SIGSYS"
+    # strace does not always print a process killed by the filter; one whose end neither the
+    # log nor its parent shows was killed.
+    exited = lambda ex: ex.ended is not None and ex.ended not in ("SIGSYS", RUNNER_KILL)
     groups = {"exited": [ex for ex in filtered if exited(ex)],
-              "killed": [ex for ex in filtered if not exited(ex)]}
+              "ended by its runner": [ex for ex in filtered if ex.ended == RUNNER_KILL],
+              "killed": [ex for ex in filtered if not exited(ex) and ex.ended != RUNNER_KILL]}
     report = {"executors": len(executors), "filtered": len(filtered), "groups": {}}
     for group, members in groups.items():
         calls = collections.Counter()
@@ -231,13 +272,16 @@ def main():
     parser.add_argument("--collect", type=pathlib.Path, metavar="DIR")
     parser.add_argument("--socket", type=pathlib.Path)
     parser.add_argument("--send", type=pathlib.Path, metavar="SOCKET")
+    parser.add_argument("--executor", default=EXECUTOR, metavar="NAME",
+                        help=f"the program whose processes are counted (default {EXECUTOR}; "
+                             "hpcreward-executor for hpcreward-runner's logs)")
     args = parser.parse_args()
     if args.send:
         return send(args.send)
     if args.collect:
         collect(args.collect, args.socket)
         return 0
-    report = census(args.traces)
+    report = census(args.traces, args.executor)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1) + "\n")
     print(f"executors {report['executors']}, with the filter installed {report['filtered']}")
