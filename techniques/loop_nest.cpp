@@ -83,11 +83,6 @@ bool calls_run_over(const Loop &loop, const std::set<std::string> &names, const 
 // Calls this many levels below a tile loop are followed (recursion is bounded by it too).
 constexpr int kCallDepthFollowed = 3;
 
-bool callee_runs_over(const Loop &loop, const std::set<std::string> &block, const Loop &tile,
-                      const Functions &functions) {
-  return calls_run_over(loop, block, tile, functions, kCallDepthFollowed);
-}
-
 bool starts_from(const Loop &loop, const Loop &tile) {
   for (const Loop &inner : loop.inner) {
     if (contains(inner.start_names, tile.var) && steps_less(inner, tile)) return true;
@@ -102,7 +97,7 @@ bool is_tile_loop(const Loop &loop, const Functions &functions) {
   std::set<std::string> block = block_names(loop);
   std::set<std::string> derived = block;
   derived.erase(loop.var);  // the variable itself bounds triangular loops, not tiles
-  return loop_over(loop.inner, derived, loop) || callee_runs_over(loop, block, loop, functions);
+  return loop_over(loop.inner, derived, loop) || calls_run_over(loop, block, loop, functions, kCallDepthFollowed);
 }
 
 // The root-to-leaf path with the most tile loops: {tile loops on it, in order}.

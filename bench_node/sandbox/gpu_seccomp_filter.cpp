@@ -76,64 +76,62 @@ namespace {
 
 SeccompContext build(const CandidateFilter &filter) {
   SeccompContext ctx(SCMP_ACT_KILL_PROCESS, "seccomp (GPU)");
-  const SeccompContext &b = ctx;
   const pid_t self = filter.self != 0 ? filter.self : ::getpid();
 
   // Memory.
-  for (const char *name : {"brk", "munmap", "mremap", "get_mempolicy"}) b.allow(name);
-  b.allow("mmap", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)});
-  b.allow("mprotect", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)});
+  for (const char *name : {"brk", "munmap", "mremap", "get_mempolicy"}) ctx.allow(name);
+  ctx.allow("mmap", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)});
+  ctx.allow("mprotect", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)});
   constexpr std::uint64_t kGuardInstall = 102, kGuardRemove = 103;  // Linux 6.13, not in glibc 2.36
-  b.allow_if_in("madvise", 2,
+  ctx.allow_if_in("madvise", 2,
                 {MADV_NORMAL, MADV_RANDOM, MADV_SEQUENTIAL, MADV_WILLNEED, MADV_DONTNEED, MADV_FREE,
                  MADV_HUGEPAGE, MADV_NOHUGEPAGE, MADV_DONTDUMP, MADV_DODUMP, kGuardInstall, kGuardRemove,
                  MADV_DONTFORK, MADV_DOFORK, MADV_WIPEONFORK, MADV_KEEPONFORK});
-  b.allow("mbind", {SCMP_A5(SCMP_CMP_MASKED_EQ, MPOL_MF_MOVE_ALL, 0)});
+  ctx.allow("mbind", {SCMP_A5(SCMP_CMP_MASKED_EQ, MPOL_MF_MOVE_ALL, 0)});
 
   // Threads, already there.
   for (const char *name : {"futex", "set_robust_list", "rseq", "exit", "gettid", "getpid", "sched_yield",
                            "sched_getaffinity", "getcpu", "sched_get_priority_min", "sched_get_priority_max"})
-    b.allow(name);
-  b.rule(SCMP_ACT_ERRNO(0), "sched_setaffinity");
+    ctx.allow(name);
+  ctx.rule(SCMP_ACT_ERRNO(0), "sched_setaffinity");
 
   // Signals.
-  for (const char *name : {"rt_sigprocmask", "rt_sigreturn", "restart_syscall"}) b.allow(name);
-  b.allow_if_in("rt_sigaction", 0, {32, 33});
-  b.allow("tgkill", {SCMP_A0(SCMP_CMP_EQ, static_cast<std::uint64_t>(self))});
+  for (const char *name : {"rt_sigprocmask", "rt_sigreturn", "restart_syscall"}) ctx.allow(name);
+  ctx.allow_if_in("rt_sigaction", 0, {32, 33});
+  ctx.allow("tgkill", {SCMP_A0(SCMP_CMP_EQ, static_cast<std::uint64_t>(self))});
 
   // Time.
   for (const char *name : {"clock_gettime", "clock_getres", "gettimeofday", "time", "nanosleep", "clock_nanosleep"})
-    b.allow(name);
+    ctx.allow(name);
 
   // Files and descriptors.
   constexpr std::uint64_t kTmpfileBit = O_TMPFILE & ~O_DIRECTORY;  // O_DIRECTORY alone is opendir
   constexpr std::uint64_t kCreateOrChange = O_CREAT | O_TRUNC | O_APPEND | kTmpfileBit;
-  b.allow("open", {SCMP_A1(SCMP_CMP_MASKED_EQ, kCreateOrChange, 0)});
-  b.allow("openat", {SCMP_A2(SCMP_CMP_MASKED_EQ, kCreateOrChange, 0)});
+  ctx.allow("open", {SCMP_A1(SCMP_CMP_MASKED_EQ, kCreateOrChange, 0)});
+  ctx.allow("openat", {SCMP_A2(SCMP_CMP_MASKED_EQ, kCreateOrChange, 0)});
   for (const char *name : {"read", "readv", "pread64", "write", "writev", "close", "dup", "dup3", "fstat",
                            "newfstatat", "statx", "lseek", "getdents64", "readlink", "readlinkat", "access",
                            "faccessat", "faccessat2", "getcwd", "poll", "ppoll", "epoll_create1", "epoll_ctl",
                            "epoll_wait", "epoll_pwait", "eventfd2", "pipe2"})
-    b.allow(name);
-  b.allow_if_in("fcntl", 1, {F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_SETFD, F_GETFL, F_SETFL});
+    ctx.allow(name);
+  ctx.allow_if_in("fcntl", 1, {F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_SETFD, F_GETFL, F_SETFL});
 
   // The driver's ioctls (see the policy above), and isatty's.
   constexpr std::uint64_t kRmType = std::uint64_t{'F'} << 8, kTypeBits = 0xff00;
-  b.allow("ioctl", {SCMP_A1(SCMP_CMP_MASKED_EQ, kTypeBits, kRmType)});
-  b.allow("ioctl", {SCMP_A1(SCMP_CMP_MASKED_EQ, ~std::uint64_t{0xfff}, 0)});
-  b.allow_if_in("ioctl", 1, {0x30000001, 0x30000002});
+  ctx.allow("ioctl", {SCMP_A1(SCMP_CMP_MASKED_EQ, kTypeBits, kRmType)});
+  ctx.allow("ioctl", {SCMP_A1(SCMP_CMP_MASKED_EQ, ~std::uint64_t{0xfff}, 0)});
+  ctx.allow_if_in("ioctl", 1, {0x30000001, 0x30000002});
   for (std::uint64_t request : {std::uint64_t{TCGETS}, std::uint64_t{TIOCGWINSZ}})
-    b.rule(SCMP_ACT_ERRNO(ENOTTY), "ioctl", {SCMP_A1(SCMP_CMP_EQ, request)});
+    ctx.rule(SCMP_ACT_ERRNO(ENOTTY), "ioctl", {SCMP_A1(SCMP_CMP_EQ, request)});
 
   // Queries about this process, and leaving.
   for (const char *name : {"getrandom", "sysinfo", "uname", "getrlimit", "getrusage", "getuid", "geteuid", "getgid",
                            "getegid", "exit_group"})
-    b.allow(name);
-  b.allow("prlimit64", {SCMP_A0(SCMP_CMP_EQ, 0), SCMP_A2(SCMP_CMP_EQ, 0)});
-  b.allow_if_in("prctl", 0, {PR_SET_NAME, PR_GET_NAME});
+    ctx.allow(name);
+  ctx.allow("prlimit64", {SCMP_A0(SCMP_CMP_EQ, 0), SCMP_A2(SCMP_CMP_EQ, 0)});
+  ctx.allow_if_in("prctl", 0, {PR_SET_NAME, PR_GET_NAME});
 
-  for (const char *name : {"ioctl", "futex", "poll", "sched_yield", "clock_gettime"}) b.hot(name);
-  (void)filter.result_fd;
+  for (const char *name : {"ioctl", "futex", "poll", "sched_yield", "clock_gettime"}) ctx.hot(name);
   return ctx;
 }
 

@@ -140,46 +140,45 @@ SeccompContext build_filter(const CandidateFilter &filter) {
       std::find(output_fds.begin(), output_fds.end(), static_cast<std::uint64_t>(filter.progress_fd)) == output_fds.end())
     output_fds.push_back(static_cast<std::uint64_t>(filter.progress_fd));
 
-  const SeccompContext &b = ctx;
 
   // Memory.
-  for (const char *name : {"brk", "munmap", "mremap"}) b.allow(name);
-  b.allow("mprotect", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)});
-  b.allow("mmap", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0),
+  for (const char *name : {"brk", "munmap", "mremap"}) ctx.allow(name);
+  ctx.allow("mprotect", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)});
+  ctx.allow("mmap", {SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0),
                    SCMP_A3(SCMP_CMP_MASKED_EQ, MAP_ANONYMOUS, MAP_ANONYMOUS)});
   constexpr std::uint64_t kGuardInstall = 102, kGuardRemove = 103;  // Linux 6.13, not in glibc 2.36
-  b.allow_if_in("madvise", 2,
+  ctx.allow_if_in("madvise", 2,
                 {MADV_NORMAL, MADV_RANDOM, MADV_SEQUENTIAL, MADV_WILLNEED, MADV_DONTNEED, MADV_FREE,
                  MADV_HUGEPAGE, MADV_NOHUGEPAGE, MADV_DONTDUMP, MADV_DODUMP, kGuardInstall,
                  kGuardRemove});
-  b.allow("mbind", {SCMP_A5(SCMP_CMP_MASKED_EQ, MPOL_MF_MOVE_ALL, 0)});
+  ctx.allow("mbind", {SCMP_A5(SCMP_CMP_MASKED_EQ, MPOL_MF_MOVE_ALL, 0)});
 
   // Threads: clone only for a thread of this process.
   constexpr std::uint64_t kThread = CLONE_THREAD | CLONE_VM | CLONE_SIGHAND;
   constexpr std::uint64_t kNever = CLONE_VFORK | CLONE_PARENT | CLONE_PTRACE | CLONE_UNTRACED |
                                    CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC |
                                    CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET;
-  if (filter.threads) b.allow("clone", {SCMP_A0(SCMP_CMP_MASKED_EQ, kThread | kNever, kThread)});
-  b.rule(SCMP_ACT_ERRNO(ENOSYS), "clone3");
+  if (filter.threads) ctx.allow("clone", {SCMP_A0(SCMP_CMP_MASKED_EQ, kThread | kNever, kThread)});
+  ctx.rule(SCMP_ACT_ERRNO(ENOSYS), "clone3");
   for (const char *name : {"futex", "set_robust_list", "rseq", "exit", "gettid", "getpid",
                            "sched_yield", "sched_getaffinity", "getcpu"})
-    b.allow(name);
-  b.rule(SCMP_ACT_ERRNO(0), "sched_setaffinity");
+    ctx.allow(name);
+  ctx.rule(SCMP_ACT_ERRNO(0), "sched_setaffinity");
 
   // Signals.
-  for (const char *name : {"rt_sigprocmask", "rt_sigreturn", "restart_syscall"}) b.allow(name);
-  b.allow_if_in("rt_sigaction", 0, {32, 33});  // SIGCANCEL, SIGSETXID (glibc-internal)
-  b.allow("tgkill", {SCMP_A0(SCMP_CMP_EQ, static_cast<std::uint64_t>(self))});
+  for (const char *name : {"rt_sigprocmask", "rt_sigreturn", "restart_syscall"}) ctx.allow(name);
+  ctx.allow_if_in("rt_sigaction", 0, {32, 33});  // SIGCANCEL, SIGSETXID (glibc-internal)
+  ctx.allow("tgkill", {SCMP_A0(SCMP_CMP_EQ, static_cast<std::uint64_t>(self))});
 
   // Time.
   for (const char *name : {"clock_gettime", "clock_getres", "gettimeofday", "time", "nanosleep",
                            "clock_nanosleep"})
-    b.allow(name);
+    ctx.allow(name);
 
   // Output.
   for (const char *name : {"write", "writev", "fstat", "newfstatat"})
-    b.allow_if_in(name, 0, output_fds);
-  b.allow("close");
+    ctx.allow_if_in(name, 0, output_fds);
+  ctx.allow("close");
 
   // Opens: read-only ones fail with EACCES; the others are not on the list and kill.
   // O_TMPFILE is its own bit plus O_DIRECTORY; only its own bit means "create" (opendir
@@ -187,18 +186,18 @@ SeccompContext build_filter(const CandidateFilter &filter) {
   constexpr std::uint64_t kTmpfileBit = O_TMPFILE & ~O_DIRECTORY;
   constexpr std::uint64_t kWriteIntent =
       O_ACCMODE /* O_WRONLY, O_RDWR */ | O_CREAT | O_TRUNC | O_APPEND | kTmpfileBit;
-  b.rule(SCMP_ACT_ERRNO(EACCES), "open", {SCMP_A1(SCMP_CMP_MASKED_EQ, kWriteIntent, 0)});
-  b.rule(SCMP_ACT_ERRNO(EACCES), "openat", {SCMP_A2(SCMP_CMP_MASKED_EQ, kWriteIntent, 0)});
+  ctx.rule(SCMP_ACT_ERRNO(EACCES), "open", {SCMP_A1(SCMP_CMP_MASKED_EQ, kWriteIntent, 0)});
+  ctx.rule(SCMP_ACT_ERRNO(EACCES), "openat", {SCMP_A2(SCMP_CMP_MASKED_EQ, kWriteIntent, 0)});
   for (std::uint64_t request : {std::uint64_t{TCGETS}, std::uint64_t{TIOCGWINSZ}})
-    b.rule(SCMP_ACT_ERRNO(ENOTTY), "ioctl", {SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, request)});
+    ctx.rule(SCMP_ACT_ERRNO(ENOTTY), "ioctl", {SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, request)});
 
   // Queries about this process, and leaving.
   for (const char *name : {"getrandom", "sysinfo", "getrlimit", "getrusage", "exit_group"})
-    b.allow(name);
-  b.allow("prlimit64", {SCMP_A0(SCMP_CMP_EQ, 0), SCMP_A2(SCMP_CMP_EQ, 0)});
-  b.allow_if_in("prctl", 0, {PR_SET_NAME, PR_GET_NAME});
+    ctx.allow(name);
+  ctx.allow("prlimit64", {SCMP_A0(SCMP_CMP_EQ, 0), SCMP_A2(SCMP_CMP_EQ, 0)});
+  ctx.allow_if_in("prctl", 0, {PR_SET_NAME, PR_GET_NAME});
 
-  for (const char *name : {"futex", "sched_yield", "clock_gettime", "rt_sigprocmask"}) b.hot(name);
+  for (const char *name : {"futex", "sched_yield", "clock_gettime", "rt_sigprocmask"}) ctx.hot(name);
   return ctx;
 #endif
 }
