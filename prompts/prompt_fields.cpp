@@ -165,7 +165,9 @@ std::string includes_words(const Problem &problem, const StageSpec &stage) {
 
 std::string rules_words(const Problem &problem) {
   if (problem.language == Language::c)
-    return "Plain C (not C++), built by gcc into a shared object with no libraries but libm and OpenMP's. No "
+    return "Plain C (not C++), built by gcc into a shared object with no libraries but libm and OpenMP's; "
+           "declare every function before its first call (C11 has no implicit declarations, and the checker's "
+           "parser refuses them). No "
            "files, processes, threads of your own, clocks, signals, environment, system calls or inline "
            "assembly; no BLAS or other library doing the multiplication; no code that runs at load time "
            "(constructors); malloc, free, memcpy, memset, assert and printing to stdout or stderr are fine, and "

@@ -209,12 +209,17 @@ Verdict SourceChecks::judge(const BenchTask &task, const sc::ForkOutcome &parsed
 
 Verdict SourceChecks::check_object(const BenchTask &task, const std::filesystem::path &) {
   const std::string key = task_key(task);
-  for (const auto &[rejected, error] : rejected_by_parser_)
-    if (rejected == key)
-      return {Status::compile_error,
-              "gcc compiled code that the checker's C parser (clang) rejects, so it went "
-              "unchecked (" +
-                  error + "); write C that both accept"};
+  for (const auto &[rejected, error] : rejected_by_parser_) {
+    if (rejected != key) continue;
+    // Types that conflict only for clang come from a call before the declaration: gcc 12 takes
+    // the implicit declaration C11 removed with a warning, clang refuses the definition after it.
+    const bool implicit = error.find("conflicting types for") != std::string::npos ||
+                          error.find("implicit declaration") != std::string::npos;
+    return {Status::compile_error,
+            "gcc compiled code that the checker's C parser (clang) rejects, so it went unchecked (" + error +
+                (implicit ? "); declare every function before its first call (C11 has no implicit declarations)"
+                          : "); write C that both accept")};
+  }
   return {};
 }
 

@@ -92,10 +92,10 @@ extern "C" void matmul(int m, int n, int k, const float *A, const float *B, floa
 """)
 
 
-def fetch_from(git_dir, dest=DEPS):
+def fetch_from(git_dir, dest=None):
     """src/kernels/*.cuh of HEAD (and any file they include by quotes), the commit and the
     license, from a clone or bare copy of siboehm/SGEMM_CUDA into `dest`. Returns the commit."""
-    git_dir = pathlib.Path(git_dir)
+    git_dir, dest = pathlib.Path(git_dir), pathlib.Path(dest or DEPS)
     if (git_dir / ".git").exists():
         git_dir = git_dir / ".git"
     git = lambda *a: subprocess.run(["git", "--git-dir", str(git_dir), *a], check=True, capture_output=True).stdout
@@ -155,7 +155,7 @@ def candidate_id(kernel, copy):
     return f"sgemm_cuda_{kernel}#{copy}"
 
 
-def candidate_lines(kernels_dir=KERNELS_DIR, commit="?", copies=COPIES):
+def candidate_lines(kernels_dir, commit="?", copies=COPIES):
     """The JSON Lines of the run: every kernel `copies` times, interleaved (6, 7, 8, 6, 7, 8)."""
     published = {k: (pathlib.Path(kernels_dir) / file).read_text() for k, (file, _) in KERNELS.items()}
     return [{"id": candidate_id(k, copy), "problem": PROBLEM, "stage": STAGE, "batch_id": "published-sgemm",
@@ -284,7 +284,7 @@ def main():
         return 2
     commit = (DEPS / "COMMIT").read_text().strip() if (DEPS / "COMMIT").exists() else "?"
     args.out.mkdir(parents=True, exist_ok=True)
-    lines = candidate_lines(commit=commit)
+    lines = candidate_lines(KERNELS_DIR, commit=commit)
     candidates = args.out / "candidates.jsonl"
     candidates.write_text("".join(json.dumps(line) + "\n" for line in lines))
     if args.dry_run:

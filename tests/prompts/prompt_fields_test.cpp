@@ -75,6 +75,14 @@ TEST(PromptFields, TheStageSaysWhatItRequiresAllowsAndRefusesInWords) {
   EXPECT_TRUE(contains(cute.at("precision"), "accumulated in fp32"));
 }
 
+TEST(PromptFields, TheCRulesSayWhatTheCheckerRefusesThatGccOnlyWarnsAbout) {
+  // gcc 12 compiles a call before the declaration with a warning; the source checks refuse it
+  // (SourceChecks.AFunctionCalledBeforeItsDeclarationIsRefusedWithWhatToDeclare).
+  const ProblemCatalog catalog = load_problem_catalog("default");
+  const PromptFields c = prompt_fields({*catalog.find("dgemm-256"), *default_ladder().find("o3"), {}, "GFLOPS"});
+  EXPECT_TRUE(contains(c.at("rules"), "declare every function before its first call")) << c.at("rules");
+}
+
 TEST(PromptFields, EveryTechniqueTheDetectorsKnowHasWords) {
   for (std::string_view name : techniques::kCTechniques) EXPECT_NE(technique_words(name), name);
   for (std::string_view name : techniques::kCudaTechniques) EXPECT_NE(technique_words(name), name);

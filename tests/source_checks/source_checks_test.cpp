@@ -140,6 +140,28 @@ TEST(SourceChecks, CodeOnlyGccAcceptsNeverRuns) {
   EXPECT_TRUE(checks().check_object(clean, "cand.so").ok());
 }
 
+TEST(SourceChecks, AFunctionCalledBeforeItsDeclarationIsRefusedWithWhatToDeclare) {
+  // gcc 12's -std=gnu11 only warns (an implicit declaration, then conflicting types); clang
+  // refuses it, and C11 has no implicit declarations: the C prompt's rules say to declare first.
+  const std::string helper = "void add_row(int n, double a, const double *b, double *c) {\n"
+                             "  for (int j = 0; j < n; ++j) c[j] += a * b[j];\n}\n";
+  const std::string body = " {\n  for (int i = 0; i < m * n; ++i) C[i] = 0;\n"
+                           "  for (int i = 0; i < m; ++i)\n    for (int p = 0; p < k; ++p)\n"
+                           "      add_row(n, A[i * k + p], B + p * n, C + i * n);\n}\n";
+  const BenchTask undeclared = task(kSignature + body + helper);
+  ASSERT_TRUE(checks().check_source(undeclared).ok());  // gcc decides whether it compiles
+  const Verdict verdict = checks().check_object(undeclared, "cand.so");
+  EXPECT_EQ(verdict.status, Status::compile_error);
+  EXPECT_NE(verdict.reason.find("'add_row'"), std::string::npos) << verdict.reason;
+  EXPECT_NE(verdict.reason.find("declare every function before its first call"), std::string::npos)
+      << verdict.reason;
+  // Declared first, as the prompt asks: it passes.
+  const BenchTask declared =
+      task("void add_row(int n, double a, const double *b, double *c);\n" + kSignature + body + helper);
+  EXPECT_TRUE(checks().check_source(declared).ok());
+  EXPECT_TRUE(checks().check_object(declared, "cand.so").ok());
+}
+
 TEST(SourceChecks, MacroBombsCostTheParserNotTheCaller) {
   SourceCheckOptions options;
   options.parse_timeout_s = 2;
