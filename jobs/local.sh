@@ -68,8 +68,9 @@ usage: jobs/local.sh [--evaluations N [--cuda-problem ID] [--cuda-evaluations N]
   --problem ID       problem of lines that name none (default dgemm-256; with the generator
                      and --np 0, the CUDA search's problem); with the generator, the problem of
                      its C search (a cuda-* one names the CUDA search's instead)
-  --np N             CPU benchmark ranks, which score C problems (default: the number of CPU
-                     cores; 0 is allowed with --gpus)
+  --np N             CPU benchmark ranks, which score C problems (default: one per physical
+                     core the GPU ranks leave, as hpcreward-bench --default-cpu-ranks G prints:
+                     8 beside one GPU rank on 16 cores; 0 is allowed with --gpus)
   --gpus G           GPU benchmark ranks (hpcreward-bench --gpu), which score CUDA problems
                      (cuda-dgemm-*, cuda-sgemm-*, cuda-hgemm-*), one GPU each: the i-th GPU
                      rank on a node takes GPU i (default 0: no GPU ranks)
@@ -111,7 +112,7 @@ cuda_given=0
 in_flight=""
 resume=0
 serve=0
-np=$(nproc)
+np=""
 gpus=0
 out=""
 coordinator_args=()
@@ -142,8 +143,18 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$out" ] || { echo "local.sh: --out DIR is required" >&2; usage >&2; exit 2; }
-[[ "$np" =~ ^[0-9]+$ ]] || { echo "local.sh: --np must be a positive integer (or 0 with --gpus), not '$np'" >&2; exit 2; }
 [[ "$gpus" =~ ^[0-9]+$ ]] || { echo "local.sh: --gpus must be a number of GPU ranks (0 or more), not '$gpus'" >&2; exit 2; }
+if [ -z "$np" ]; then
+  # One CPU rank per physical core the GPU ranks' default shares leave: two ranks on one core
+  # (or on SMT siblings) would time each other's work.
+  [ -x "$bin/hpcreward-bench" ] || { echo "local.sh: $bin/hpcreward-bench is missing: build first (README.md)" >&2; exit 2; }
+  why=$(mktemp)
+  np=$("$bin/hpcreward-bench" --default-cpu-ranks "$((10#$gpus))" 2>"$why") ||
+    { cat "$why" >&2; rm -f "$why"; echo "local.sh: cannot count this host's cores: give --np N" >&2; exit 2; }
+  echo "local.sh: $(cat "$why") (--np N to change)"
+  rm -f "$why"
+fi
+[[ "$np" =~ ^[0-9]+$ ]] || { echo "local.sh: --np must be a positive integer (or 0 with --gpus), not '$np'" >&2; exit 2; }
 np=$((10#$np))
 gpus=$((10#$gpus))
 if [ "$np" -eq 0 ] && [ "$gpus" -eq 0 ]; then

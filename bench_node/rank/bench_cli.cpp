@@ -200,6 +200,9 @@ std::string bench_usage() {
           "the coordinator a hello (host, cores, compiler, BLAS, AVX-512), then compiles,\n"
           "checks, verifies and times every candidate it is sent, each in a sandboxed child\n"
           "process, and answers with the measurement, until it is told to stop.\n\n"
+          "  hpcreward-bench --default-cpu-ranks G   (without mpirun) prints how many CPU ranks\n"
+          "  give each a physical core of this host beside G GPU ranks with their default cores,\n"
+          "  and on stderr what that rests on; jobs/local.sh starts that many without --np.\n\n"
        << bench_options(defaults);
   return text.str();
 }

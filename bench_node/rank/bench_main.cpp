@@ -252,6 +252,13 @@ int main(int argc, char **argv) {
       std::cout << hpcreward::bench_usage();
       return 0;
     }
+    if (arg == "--default-cpu-ranks") {  // for jobs/local.sh, before mpirun: N GPU ranks beside them
+      const int gpu_ranks = i + 1 < argc ? std::atoi(argv[i + 1]) : 0;
+      const hpcreward::DefaultRanks ranks = hpcreward::default_ranks_here(gpu_ranks);
+      std::cout << ranks.cpu_ranks << "\n";
+      std::cerr << ranks.text() << "\n";
+      return 0;
+    }
   }
   return hpcreward::run(argc, argv);
 }

@@ -17,6 +17,12 @@ int distinct_cores(const std::vector<PhysicalCore> &cores, const std::vector<int
   }));
 }
 
+// A GPU rank's ask without its even-share floor: enough cores, at most half the node among GPU ranks.
+int capped_gpu_rank_cores(int node_cores, int gpu_ranks) {
+  constexpr int kEnough = 8;  // 4 to 6 compile workers, the measurers and their executors
+  return std::max(1, std::min(kEnough, node_cores / (2 * gpu_ranks)));
+}
+
 }  // namespace
 
 CoreShare split_cores(const std::vector<PhysicalCore> &cores, int index, int count) {
@@ -44,10 +50,15 @@ CoreShare split_cores(const std::vector<PhysicalCore> &cores, int index, int cou
 }
 
 int default_gpu_rank_cores(int node_cores, int ranks, int gpu_ranks) {
-  constexpr int kEnough = 8;  // 4 to 6 compile workers, the measurers and their executors
   if (gpu_ranks <= 0 || ranks <= 0) return 0;
-  const int even = node_cores / ranks;
-  return std::max({1, even, std::min(kEnough, node_cores / (2 * gpu_ranks))});
+  return std::max(node_cores / ranks, capped_gpu_rank_cores(node_cores, gpu_ranks));
+}
+
+int default_cpu_ranks(int node_cores, int gpu_ranks) {
+  if (gpu_ranks <= 0) return std::max(1, node_cores);
+  // With these ranks default_gpu_rank_cores' even share is one core at most (more than half
+  // the cores are ranks), so each GPU rank takes its capped ask.
+  return std::max(0, node_cores - gpu_ranks * capped_gpu_rank_cores(node_cores, gpu_ranks));
 }
 
 std::vector<int> core_counts(int total_cores, const std::vector<int> &wants) {

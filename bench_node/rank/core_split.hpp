@@ -32,6 +32,11 @@ CoreShare split_cores(const std::vector<PhysicalCore> &cores, int index, const s
 // than an even share.
 int default_gpu_rank_cores(int node_cores, int ranks, int gpu_ranks);
 
+// CPU ranks that, beside `gpu_ranks` GPU ranks each taking its default cores, give every CPU
+// rank a physical core of its own on a node of `node_cores` cores: the launcher's default
+// (jobs/local.sh without --np). 0 when the GPU ranks need every core.
+int default_cpu_ranks(int node_cores, int gpu_ranks);
+
 // How many cores each rank gets under split_cores(cores, index, wants), in rank order.
 std::vector<int> core_counts(int total_cores, const std::vector<int> &wants);
 

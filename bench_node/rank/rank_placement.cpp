@@ -144,4 +144,33 @@ std::vector<std::string> placement_notices(const Placement &placement) {
   return notices;
 }
 
+DefaultRanks default_ranks_here(int gpu_ranks) {
+  DefaultRanks ranks;
+  const std::vector<int> cpus = affinity_cpus();
+  const CpuTopology topology = read_host_topology();
+  ranks.cpus = static_cast<int>(cpus.size());
+  ranks.cores = std::max(1, static_cast<int>(cores_within(topology, cpus).size()));
+  ranks.gpu_ranks = std::max(0, gpu_ranks);
+  ranks.cpu_ranks = default_cpu_ranks(ranks.cores, ranks.gpu_ranks);
+  ranks.topology_error = topology.error;
+  ranks.hidden_core_sharing = host_hidden_core_sharing_reason(topology);
+  return ranks;
+}
+
+std::string DefaultRanks::text() const {
+  std::string out = std::to_string(cpu_ranks) + " CPU rank" + (cpu_ranks == 1 ? "" : "s") + ", one per physical core";
+  if (gpu_ranks > 0) {
+    const int per_gpu_rank = default_gpu_rank_cores(cores, cpu_ranks + gpu_ranks, gpu_ranks);
+    out += " beside " + std::to_string(gpu_ranks) + " GPU rank" + (gpu_ranks == 1 ? "" : "s") + " of " +
+           std::to_string(per_gpu_rank) + " core" + (per_gpu_rank == 1 ? "" : "s") + " each";
+  }
+  out += " (" + std::to_string(cores) + " cores, " + std::to_string(cpus) + " CPUs)";
+  if (!topology_error.empty())
+    out += "; the topology could not be read (" + topology_error + "), so CPUs count as cores";
+  if (!hidden_core_sharing.empty())
+    out += "; a virtual machine (" + hidden_core_sharing +
+           "): its vCPUs count as cores, though the host may run two on one core";
+  return out;
+}
+
 }  // namespace hpcreward

@@ -40,4 +40,17 @@ Placement place_bench_rank(bool apply, bool gpu_rank = false, int gpu_rank_cores
 // Empty when there is nothing to say.
 std::vector<std::string> placement_notices(const Placement &placement);
 
+// The CPU ranks a launcher starts on this host by default (jobs/local.sh without --np):
+// default_cpu_ranks() over the physical cores of this process's CPUs, and what it rests on.
+struct DefaultRanks {
+  int cpu_ranks = 1;
+  int cores = 1;  // physical cores of this process's CPUs (SMT siblings counted once)
+  int cpus = 1;
+  int gpu_ranks = 0;
+  std::string topology_error;       // as in Placement
+  std::string hidden_core_sharing;  // as in Placement
+  std::string text() const;         // one line for the launcher to print
+};
+DefaultRanks default_ranks_here(int gpu_ranks);
+
 }  // namespace hpcreward

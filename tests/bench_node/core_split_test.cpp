@@ -140,5 +140,30 @@ TEST(CoreSplit, TheDefaultGpuShareIsEnoughForItsWorkersAndAtMostHalfTheNode) {
   EXPECT_EQ(default_gpu_rank_cores(16, 8, 0), 0);
 }
 
+// The launcher's default CPU ranks leave every CPU rank a core of its own beside the GPU ranks'
+// default shares, so the placement that follows splits whole cores (no two ranks on one core).
+TEST(CoreSplit, TheDefaultCpuRanksFillTheCoresTheGpuRanksLeave) {
+  EXPECT_EQ(default_cpu_ranks(16, 1), 8) << "an H200 host of 16 cores: 8 CPU ranks and a GPU rank of 8 cores";
+  EXPECT_EQ(default_cpu_ranks(16, 0), 16);
+  EXPECT_EQ(default_cpu_ranks(2, 0), 2);
+  EXPECT_EQ(default_cpu_ranks(2, 1), 1);
+  EXPECT_EQ(default_cpu_ranks(1, 1), 0) << "the GPU rank needs the only core";
+  EXPECT_EQ(default_cpu_ranks(0, 0), 1);
+  for (int node_cores = 1; node_cores <= 160; ++node_cores)
+    for (int gpu_ranks = 1; gpu_ranks <= 8; ++gpu_ranks) {
+      const int cpu_ranks = default_cpu_ranks(node_cores, gpu_ranks);
+      if (cpu_ranks == 0) continue;
+      const int ranks = cpu_ranks + gpu_ranks;
+      std::vector<int> wants(static_cast<std::size_t>(ranks), 0);
+      for (int g = cpu_ranks; g < ranks; ++g)
+        wants[static_cast<std::size_t>(g)] = default_gpu_rank_cores(node_cores, ranks, gpu_ranks);
+      const std::vector<int> counts = core_counts(node_cores, wants);
+      for (int r = 0; r < cpu_ranks; ++r)
+        EXPECT_EQ(counts[static_cast<std::size_t>(r)], 1) << node_cores << " cores, " << gpu_ranks << " GPU ranks";
+      for (int g = cpu_ranks; g < ranks; ++g)
+        EXPECT_EQ(counts[static_cast<std::size_t>(g)], wants[static_cast<std::size_t>(g)]) << node_cores << " " << gpu_ranks;
+    }
+}
+
 }  // namespace
 }  // namespace hpcreward
