@@ -38,7 +38,7 @@ void gemm(const Shape &s, const Layout &layout, const float *a, const float *b, 
 }
 
 template <typename T>
-double measure(const Problem &problem) {
+BlasTiming measure(const Problem &problem) {
   const Shape &shape = problem.nominal;
   const std::size_t batch = static_cast<std::size_t>(shape.batch);
   const std::size_t set_bytes = sizeof(T) * batch * (a_elements(shape) + b_elements(shape) + c_elements(shape));
@@ -67,30 +67,48 @@ double measure(const Problem &problem) {
     call(set);
     samples.push_back(monotonic_seconds() - before);
   }
-  const double median = summarize(samples).median;
-  return median > 0 ? shape.flops() / median / 1e9 : 0;
+  const SampleSummary summary = summarize(samples);
+  BlasTiming timing;
+  timing.calls = static_cast<int>(samples.size());
+  if (summary.median > 0) {
+    timing.gflops = shape.flops() / summary.median / 1e9;
+    timing.iqr = summary.iqr() / summary.median;
+  }
+  return timing;
 }
 
 }  // namespace
 
-double openblas_gflops(const Problem &problem, int threads) {
-  if (problem.language != Language::c) return 0;
+BlasTiming openblas_timing(const Problem &problem, int threads) {
+  if (problem.language != Language::c) return {};
   openblas_set_num_threads(std::max(1, threads));
   if (problem.precision == Precision::f64) return measure<double>(problem);
   if (problem.precision == Precision::f32) return measure<float>(problem);
-  return 0;
+  return {};
 }
 
-const Yardsticks &CpuYardsticks::of(const Problem &problem) {
+CpuYardsticks::CpuYardsticks(int threads, std::string log_prefix, double refresh_s, Clock clock, Measure measure)
+    : threads_(threads),
+      log_prefix_(std::move(log_prefix)),
+      refresh_s_(refresh_s),
+      clock_(clock ? std::move(clock) : Clock(monotonic_seconds)),
+      measure_(std::move(measure)) {}
+
+Yardsticks CpuYardsticks::of(const Problem &problem) {
+  const double now = clock_();
   auto found = measured_.find(problem.id);
-  if (found != measured_.end()) return found->second;
+  if (found != measured_.end() && now - found->second.measured_at < refresh_s_) return found->second.yardsticks;
   const double start = monotonic_seconds();
-  Yardsticks yardsticks;
-  yardsticks.openblas = openblas_gflops(problem, threads_);
-  std::fprintf(stderr, "%syardstick of %s (%s, %s): OpenBLAS %.1f GFLOPS with %d thread%s, measured in %.2f s\n",
-               log_prefix_.c_str(), problem.id.c_str(), to_string(problem.nominal).c_str(), to_string(problem.layout).c_str(),
-               yardsticks.openblas, threads_, threads_ == 1 ? "" : "s", monotonic_seconds() - start);
-  return measured_.emplace(problem.id, yardsticks).first->second;
+  const BlasTiming timing = measure_(problem, threads_);
+  Figure figure{{.openblas = timing.gflops}, now};
+  std::fprintf(stderr,
+               "%syardstick of %s (%s, %s)%s: OpenBLAS %.1f GFLOPS with %d thread%s (median of %d calls, "
+               "interquartile range %.1f%%), measured in %.2f s\n",
+               log_prefix_.c_str(), problem.id.c_str(), to_string(problem.nominal).c_str(),
+               to_string(problem.layout).c_str(), found == measured_.end() ? "" : " again", timing.gflops, threads_,
+               threads_ == 1 ? "" : "s", timing.calls, 100 * timing.iqr, monotonic_seconds() - start);
+  measured_[problem.id] = figure;
+  return figure.yardsticks;
 }
 
 }  // namespace hpcreward

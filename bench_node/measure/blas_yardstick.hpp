@@ -1,7 +1,10 @@
 #pragma once
 // A CPU rank's yardstick for a problem (common/yardsticks.hpp): OpenBLAS at the problem's own
 // shape, layout and batch, with the rank's threads, timed as the harness times a candidate
-// (fresh buffer sets in rotation, the median of the timed calls), once per rank and problem.
+// (fresh buffer sets in rotation, the median of the timed calls), on the rank that scores the
+// candidate and again whenever its last figure is older than the refresh interval, so a ratio
+// reward compares the candidate with a figure measured under the same conditions close in time.
+#include <functional>
 #include <map>
 #include <string>
 
@@ -10,22 +13,40 @@
 
 namespace hpcreward {
 
-// GFLOPS of OpenBLAS's dgemm/sgemm (one call per product of a batch, transposes by its own
-// flags) at `problem`'s nominal shape, with `threads` threads. C problems only (f64, f32).
-double openblas_gflops(const Problem &problem, int threads);
+struct BlasTiming {
+  double gflops = 0;  // from the median call
+  int calls = 0;      // timed calls
+  double iqr = 0;     // interquartile range of the calls over their median
+};
 
-// The rank's yardsticks by problem, each measured the first time a task names the problem
-// (between tasks: no candidate runs beside it).
+// OpenBLAS's dgemm/sgemm (one call per product of a batch, transposes by its own flags) at
+// `problem`'s nominal shape, with `threads` threads. C problems only (f64, f32); zeros otherwise.
+BlasTiming openblas_timing(const Problem &problem, int threads);
+inline double openblas_gflops(const Problem &problem, int threads) { return openblas_timing(problem, threads).gflops; }
+
+// The rank's yardsticks by problem, each measured the first time a task names the problem and
+// again before a task once its figure is `refresh_s` old (between tasks: no candidate runs beside it).
 class CpuYardsticks {
  public:
+  static constexpr double kRefreshS = 30;  // a dgemm-256 figure costs about 0.2 s: under 1% of a rank's time
+  using Clock = std::function<double()>;
+  using Measure = std::function<BlasTiming(const Problem &, int threads)>;
   // `log_prefix` starts the line each measurement prints ("[bench 3] ").
-  CpuYardsticks(int threads, std::string log_prefix) : threads_(threads), log_prefix_(std::move(log_prefix)) {}
-  const Yardsticks &of(const Problem &problem);
+  CpuYardsticks(int threads, std::string log_prefix, double refresh_s = kRefreshS, Clock clock = {},
+                Measure measure = openblas_timing);
+  Yardsticks of(const Problem &problem);
 
  private:
+  struct Figure {
+    Yardsticks yardsticks;
+    double measured_at = 0;
+  };
   int threads_;
   std::string log_prefix_;
-  std::map<std::string, Yardsticks> measured_;  // by problem id (one catalog per run)
+  double refresh_s_;
+  Clock clock_;
+  Measure measure_;
+  std::map<std::string, Figure> measured_;  // by problem id (one catalog per run)
 };
 
 }  // namespace hpcreward

@@ -21,6 +21,7 @@
 #include "bench_node/gpu/gpu_rank.hpp"
 #endif
 #include "bench_node/measure/blas_yardstick.hpp"
+#include "bench_node/measure/openblas_kernel.hpp"
 #include "bench_node/measure/peak_guard.hpp"
 #include "bench_node/rank/rank_info.hpp"
 #include "bench_node/rank/rank_placement.hpp"
@@ -74,7 +75,7 @@ BenchResult handle_task(std::string_view payload, Scorer &scorer, PeakGuard &gua
   result.rank = rank;
   result.host = host;
   result.sequence = task.sequence;
-  const Yardsticks &yardstick = yardsticks.of(task.problem);  // first: the candidate's process is not there yet
+  const Yardsticks yardstick = yardsticks.of(task.problem);  // first: the candidate's process is not there yet
   result.measurement = guard.apply(scorer.score(task), task.problem.precision);
   result.measurement.yardsticks = yardstick;
   report_progress(rank, task, result.measurement);
@@ -221,6 +222,8 @@ int run(int argc, char **argv) {
                info.avx512              ? "AVX-512"
                : options.no_avx512      ? "AVX-512 not reported (--no-avx512)"
                                         : "no AVX-512");
+  if (const std::string warning = openblas_kernel_here().warning(); !warning.empty())
+    std::fprintf(stderr, "[bench %d] WARNING: %s\n", rank, warning.c_str());
 
   if (options.null_measurement) {
     std::fprintf(stderr, "[bench %d] NULL MEASUREMENT: every task is answered at once as runtime_error, nothing is "

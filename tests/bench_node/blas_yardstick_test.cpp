@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <string>
 
 namespace hpcreward {
 namespace {
@@ -37,13 +39,36 @@ TEST(BlasYardstick, NothingForWhatACpuRankDoesNotScore) {
   EXPECT_EQ(openblas_gflops(cuda, 1), 0);
 }
 
-TEST(BlasYardstick, EachProblemIsMeasuredOnce) {
-  CpuYardsticks yardsticks(1, "[test] ");
+TEST(BlasYardstick, EachProblemIsMeasuredAgainOnlyOnceItsFigureIsOld) {
+  double now = 100;
+  std::map<std::string, int> measured;
+  CpuYardsticks yardsticks(1, "[test] ", /*refresh_s=*/30, [&] { return now; },
+                           [&](const Problem &p, int) {
+                             ++measured[p.id];
+                             return BlasTiming{.gflops = 10.0 * measured[p.id], .calls = 5, .iqr = 0.01};
+                           });
   const Problem p = problem("p", Precision::f64, {}, {32, 32, 32});
-  const Yardsticks &first = yardsticks.of(p);
-  EXPECT_GT(first.openblas, 0);
-  EXPECT_EQ(first.cublas, 0);
-  EXPECT_EQ(&yardsticks.of(p), &first) << "the cached figure, not a second measurement";
+  const Problem q = problem("q", Precision::f32, {}, {32, 32, 32});
+  EXPECT_EQ(yardsticks.of(p).openblas, 10);
+  now += 29.9;
+  EXPECT_EQ(yardsticks.of(p).openblas, 10) << "the figure of 29.9 s ago";
+  EXPECT_EQ(yardsticks.of(q).openblas, 10) << "each problem its own figure";
+  now += 0.1;
+  EXPECT_EQ(yardsticks.of(p).openblas, 20) << "30 s old: measured again";
+  EXPECT_EQ(yardsticks.of(p).openblas, 20);
+  EXPECT_EQ(yardsticks.of(q).openblas, 10) << "q's figure is 0.1 s old";
+  EXPECT_EQ(measured["p"], 2);
+  EXPECT_EQ(measured["q"], 1);
+}
+
+TEST(BlasYardstick, TheRealMeasurementSaysHowManyCallsAndTheirSpread) {
+  const BlasTiming timing = openblas_timing(problem("p", Precision::f64, {}, {32, 32, 32}), 1);
+  EXPECT_GT(timing.gflops, 0);
+  EXPECT_GE(timing.calls, 5);
+  EXPECT_GE(timing.iqr, 0);
+  EXPECT_TRUE(std::isfinite(timing.iqr));
+  CpuYardsticks yardsticks(1, "[test] ");
+  EXPECT_GT(yardsticks.of(problem("p", Precision::f64, {}, {32, 32, 32})).openblas, 0);
 }
 
 }  // namespace
