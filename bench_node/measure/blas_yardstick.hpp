@@ -28,7 +28,7 @@ inline double openblas_gflops(const Problem &problem, int threads) { return open
 // again before a task once its figure is `refresh_s` old (between tasks: no candidate runs beside it).
 class CpuYardsticks {
  public:
-  static constexpr double kRefreshS = 30;  // a dgemm-256 figure costs about 0.2 s: under 1% of a rank's time
+  static constexpr double kRefreshS = 10;  // a dgemm-256 figure takes 0.04 s on a quiet core: 0.4% of a rank's time
   using Clock = std::function<double()>;
   using Measure = std::function<BlasTiming(const Problem &, int threads)>;
   // `log_prefix` starts the line each measurement prints ("[bench 3] ").
