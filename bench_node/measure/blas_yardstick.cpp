@@ -9,16 +9,27 @@
 
 #include "bench_node/measure/random_fill.hpp"
 #include "bench_node/measure/statistics.hpp"
+#include "bench_node/measure/timing_options.hpp"
 #include "bench_node/process/monotonic_clock.hpp"
 
 namespace hpcreward {
 namespace {
 
-// As the harness: up to 8 buffer sets in rotation (fewer for large problems), at least 5
-// timed calls and 0.2 s, at most 50.
+// Buffer sets as the harness rotates them: up to 8 (fewer for large problems).
 constexpr std::size_t kRingBytes = 256u << 20;
-constexpr int kMaxSets = 8, kMinCalls = 5, kMaxCalls = 50;
-constexpr double kMinSeconds = 0.2;
+constexpr int kMaxSets = 8;
+
+// The candidates' rules (a warm-up until calls settle, then timed calls until the median's
+// standard error is small), tighter: the yardstick divides every ratio reward of its problem
+// on the rank, so its noise is in all of them. 0.5% took 150 to 400 calls of dgemm-256.
+TimingOptions yardstick_timing() {
+  TimingOptions options;
+  options.target_rse = 0.005;
+  options.min_reps = 20;
+  options.max_reps = 400;
+  options.time_cap_s = 0.5;
+  return options;
+}
 
 template <typename T>
 struct OperandSet {
@@ -57,16 +68,23 @@ BlasTiming measure(const Problem &problem) {
       gemm(shape, problem.layout, set.a.data() + q * a_elements(shape), set.b.data() + q * b_elements(shape),
            set.c.data() + q * c_elements(shape));
   };
-  call(ring[0]);  // warm-up: thread team, page faults
+  const TimingOptions options = yardstick_timing();
+  std::vector<double> warmup;
+  const double warmup_start = monotonic_seconds();
+  do {  // the thread team, page faults, the clock
+    const double before = monotonic_seconds();
+    call(ring[warmup.size() % ring.size()]);
+    warmup.push_back(monotonic_seconds() - before);
+  } while (!WarmupRule(options).done(warmup, monotonic_seconds() - warmup_start));
   std::vector<double> samples;
+  const StoppingRule stop(options);
   const double start = monotonic_seconds();
-  while (static_cast<int>(samples.size()) < kMaxCalls &&
-         (static_cast<int>(samples.size()) < kMinCalls || monotonic_seconds() - start < kMinSeconds)) {
+  do {
     OperandSet<T> &set = ring[samples.size() % ring.size()];
     const double before = monotonic_seconds();
     call(set);
     samples.push_back(monotonic_seconds() - before);
-  }
+  } while (!stop.done(samples, monotonic_seconds() - start));
   const SampleSummary summary = summarize(samples);
   BlasTiming timing;
   timing.calls = static_cast<int>(samples.size());

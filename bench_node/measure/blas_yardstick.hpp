@@ -1,7 +1,8 @@
 #pragma once
 // A CPU rank's yardstick for a problem (common/yardsticks.hpp): OpenBLAS at the problem's own
 // shape, layout and batch, with the rank's threads, timed as the harness times a candidate
-// (fresh buffer sets in rotation, the median of the timed calls), on the rank that scores the
+// (buffer sets in rotation, a warm-up until calls settle, the median of timed calls to a
+// stopping rule, here a tighter one), on the rank that scores the
 // candidate and again whenever its last figure is older than the refresh interval, so a ratio
 // reward compares the candidate with a figure measured under the same conditions close in time.
 #include <functional>
@@ -28,7 +29,7 @@ inline double openblas_gflops(const Problem &problem, int threads) { return open
 // again before a task once its figure is `refresh_s` old (between tasks: no candidate runs beside it).
 class CpuYardsticks {
  public:
-  static constexpr double kRefreshS = 10;  // a dgemm-256 figure takes 0.04 s on a quiet core: 0.4% of a rank's time
+  static constexpr double kRefreshS = 20;  // a dgemm-256 figure takes 0.1 to 0.25 s: about 1% of a rank's time
   using Clock = std::function<double()>;
   using Measure = std::function<BlasTiming(const Problem &, int threads)>;
   // `log_prefix` starts the line each measurement prints ("[bench 3] ").
