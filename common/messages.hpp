@@ -114,6 +114,9 @@ struct RankInfo {
   // Why the rank's host may hide which CPUs share a physical core (a virtual machine: timed
   // runs on "separate" vCPUs may share one); "" when nothing says so. CPU ranks report it.
   std::string core_sharing_hidden;
+  // CPU ranks: why OpenBLAS's kernels are not the CPU's best (narrower than its widest ISA, so
+  // yardsticks read low and ratio rewards high: bench_node/measure/openblas_kernel.hpp); "" if they are.
+  std::string blas_warning;
   // The rank runs hpcreward-bench --null-measurement: it answers every task at once with a
   // runtime_error "null measurement" row and measures nothing (coordinator benchmarks only).
   bool null_measurement = false;

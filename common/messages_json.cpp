@@ -125,7 +125,7 @@ void to_json(json &out, const RankInfo &info) {
              {"avx512", info.avx512}, {"kind", info.kind}, {"slots", info.slots},
              {"peak_gflops_f16", info.peak_gflops_f16}, {"peak_gflops_bf16", info.peak_gflops_bf16}, {"sgemm_fp32_gflops", info.sgemm_fp32_gflops},
              {"task_limit_s", info.task_limit_s},
-             {"core_sharing_hidden", info.core_sharing_hidden},
+             {"core_sharing_hidden", info.core_sharing_hidden}, {"blas_warning", info.blas_warning},
              {"null_measurement", info.null_measurement}, {"cute", info.cute}};
   json gpu;
   to_json(gpu, info.gpu);
@@ -172,6 +172,7 @@ void from_json(const json &in, RankInfo &info) {
   info.sgemm_fp32_gflops = in.value("sgemm_fp32_gflops", 0.0);
   info.task_limit_s = in.value("task_limit_s", 0.0);
   info.core_sharing_hidden = in.value("core_sharing_hidden", std::string());
+  info.blas_warning = in.value("blas_warning", std::string());
   info.null_measurement = in.value("null_measurement", false);
   info.cute = in.value("cute", std::string());
   if (in.contains("gpu")) info.gpu = in.at("gpu").get<GpuInfo>();

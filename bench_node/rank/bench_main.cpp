@@ -196,6 +196,7 @@ int run(int argc, char **argv) {
   RankInfo info = collect_rank_info(rank, options.cc, options.no_avx512);
   info.task_limit_s = task_time_limit_s(options);
   info.core_sharing_hidden = placement.hidden_core_sharing;
+  info.blas_warning = openblas_kernel_here().warning();  // the log keeps it with the rank (provenance)
   info.null_measurement = options.null_measurement;
   PeakGflops peak;
   if ((options.peak_margin > 0 || options.time_limit_factor > 0) && !options.null_measurement) {
@@ -222,8 +223,7 @@ int run(int argc, char **argv) {
                info.avx512              ? "AVX-512"
                : options.no_avx512      ? "AVX-512 not reported (--no-avx512)"
                                         : "no AVX-512");
-  if (const std::string warning = openblas_kernel_here().warning(); !warning.empty())
-    std::fprintf(stderr, "[bench %d] WARNING: %s\n", rank, warning.c_str());
+  if (!info.blas_warning.empty()) std::fprintf(stderr, "[bench %d] WARNING: %s\n", rank, info.blas_warning.c_str());
 
   if (options.null_measurement) {
     std::fprintf(stderr, "[bench %d] NULL MEASUREMENT: every task is answered at once as runtime_error, nothing is "

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/messages_json.hpp"
+
 namespace hpcreward {
 namespace {
 
@@ -36,6 +38,15 @@ TEST(OpenBlasKernel, ThisProcessNamesItsKernels) {
   const OpenBlasKernel here = openblas_kernel_here();
   EXPECT_FALSE(here.core.empty());
   EXPECT_GE(here.cpu_isa, 0);
+}
+
+TEST(OpenBlasKernel, TheRankTellsTheCoordinatorWhichTheLogKeeps) {
+  RankInfo info;
+  info.blas_warning = (OpenBlasKernel{.core = "Prescott", .core_isa = 0, .cpu_isa = 3}).warning();
+  EXPECT_EQ(nlohmann::json(info).get<RankInfo>().blas_warning, info.blas_warning);
+  nlohmann::json older = nlohmann::json(info);
+  older.erase("blas_warning");  // a rank built before the field
+  EXPECT_EQ(older.get<RankInfo>().blas_warning, "");
 }
 
 }  // namespace
