@@ -23,13 +23,12 @@ struct BlasTiming {
 // OpenBLAS's dgemm/sgemm (one call per product of a batch, transposes by its own flags) at
 // `problem`'s nominal shape, with `threads` threads. C problems only (f64, f32); zeros otherwise.
 BlasTiming openblas_timing(const Problem &problem, int threads);
-inline double openblas_gflops(const Problem &problem, int threads) { return openblas_timing(problem, threads).gflops; }
 
 // The rank's yardsticks by problem, each measured the first time a task names the problem and
 // again before a task once its figure is `refresh_s` old (between tasks: no candidate runs beside it).
 class CpuYardsticks {
  public:
-  static constexpr double kRefreshS = 20;  // a dgemm-256 figure takes 0.1 to 0.25 s: about 1% of a rank's time
+  static constexpr double kRefreshS = 20;  // a dgemm-256 figure takes 0.04 to 0.26 s: at most 1.3% of a rank's time
   using Clock = std::function<double()>;
   using Measure = std::function<BlasTiming(const Problem &, int threads)>;
   // `log_prefix` starts the line each measurement prints ("[bench 3] ").

@@ -17,6 +17,7 @@ scored none of a kernel (a spread short of its target is reported, not an error)
 """
 import argparse
 import json
+import os
 import pathlib
 import statistics
 import subprocess
@@ -92,7 +93,7 @@ def run_pipeline(out, candidates, np_, bin_dir):
     start = time.monotonic()
     with open(out.parent / (out.name + ".console.log"), "w") as console:
         done = subprocess.run(command, stdout=console, stderr=subprocess.STDOUT, timeout=3600,
-                              env={**__import__("os").environ, "HPCREWARD_BIN": str(bin_dir)})
+                              env={**os.environ, "HPCREWARD_BIN": str(bin_dir)})
     return done.returncode, time.monotonic() - start
 
 
