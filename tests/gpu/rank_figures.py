@@ -2,7 +2,8 @@
 """A node's ranks kept busy: the three figures docs/reports/gpu-runs.md records, in one command
 on a GPU machine (about 6 minutes on two H200s).
 
-  python3 tests/gpu/rank_figures.py --out DIR [--gpus G] [--scaling N] [--skip NAME ...] [--gpu-arg ARG ...]
+  python3 tests/gpu/rank_figures.py --out DIR [--gpus G] [--scaling N] [--skip NAME ...] [--only NAME ...]
+                                    [--gpu-arg ARG ...]
 
   scaling  N honest CUDA candidates (default 128) with one GPU rank, then with G (default: every
            GPU, at least 2; with two as well when G is more): the steady rates and each rank's own
@@ -14,6 +15,11 @@ on a GPU machine (about 6 minutes on two H200s).
            (`--np 0 --gpus 1 --cuda-evaluations 64`), the C search alone (`--np 8 --evaluations
            64`), both in one job; first to last row of each kind. Target: each kind within 1.25x
            of its time alone.
+  defaults the README's GPU main job as a new user runs it, `jobs/local.sh --gpus 1` (every default:
+           the launcher's CPU ranks, 160 evaluations of each search), then each search alone with
+           the same ranks: the CUDA search (`--np 0 --gpus 1`), the C search (`--np N`, N the CPU
+           ranks the launcher chose beside the GPU rank). Targets: each search's rate (rows a
+           second, first to last) at least 0.90 of its rate alone; the main job within 180 s.
 
 Prints each run and a table of the figures against their targets; DIR/figures.json keeps them and
 DIR/phases.txt each GPU rank's phase lines. Exit 0 when every run finished with every row it
@@ -34,6 +40,8 @@ from gpu_corpus import REPO, read_rows, scaling_runs  # noqa: E402
 MIXED_CORES = 16
 RANKS_TARGET = 0.95  # of G times one rank
 MIXED_TARGET = 1.25
+DEFAULTS_TARGET = 0.90  # of each search's rate alone
+DEFAULTS_WALL_S = 180
 
 
 def spans(rows):
@@ -110,6 +118,28 @@ def mixed_figure(out, gpu_args):
     return {"cores": cores, "gpu": visible, "runs": {"cuda": cuda, "c": c, "both": both}}, figures, complete
 
 
+def default_cpu_ranks(gpus):
+    """The CPU ranks `jobs/local.sh` starts beside `gpus` GPU ranks when --np is not given."""
+    bench = pathlib.Path(os.environ.get("HPCREWARD_BIN", REPO / "build" / "bin")) / "hpcreward-bench"
+    done = subprocess.run([str(bench), "--default-cpu-ranks", str(gpus)], capture_output=True, text=True, check=True)
+    return int(done.stdout.split()[0])
+
+
+def defaults_figure(out):
+    both = local_job(out / "defaults-both", ["--gpus", "1"])
+    cuda = local_job(out / "defaults-cuda", ["--np", "0", "--gpus", "1"])
+    np = default_cpu_ranks(1)
+    c = local_job(out / "defaults-c", ["--np", str(np)])
+    complete = all(run["exit"] == 0 for run in (both, cuda, c)) and both["rows"] == 320 and cuda["rows"] == c["rows"] == 160
+    rate = lambda run, kind: run["spans"].get(kind, {}).get("per_s")
+    figures = [judged("defaults: CUDA search's rate in the main job / alone", ratio(rate(both, "cuda"), rate(cuda, "cuda")),
+                      DEFAULTS_TARGET, True),
+               judged(f"defaults: C search's rate in the main job / alone ({np} CPU ranks)",
+                      ratio(rate(both, "cpu"), rate(c, "cpu")), DEFAULTS_TARGET, True),
+               judged("defaults: the main job's wall time, s (not a ratio)", both["wall_s"], DEFAULTS_WALL_S, False)]
+    return {"cpu_ranks": np, "runs": {"both": both, "cuda": cuda, "c": c}}, figures, complete
+
+
 def phase_lines(out):
     lines = []
     for console in sorted(out.glob("**/*.console.log")):
@@ -125,9 +155,13 @@ def main():
     parser.add_argument("--out", required=True, type=pathlib.Path)
     parser.add_argument("--gpus", type=int, default=0, help="GPU ranks to compare with one (default: every GPU)")
     parser.add_argument("--scaling", type=int, default=128, metavar="N")
-    parser.add_argument("--skip", action="append", default=[], choices=["scaling", "main", "mixed"])
+    names = ["scaling", "main", "mixed", "defaults"]
+    parser.add_argument("--skip", action="append", default=[], choices=names)
+    parser.add_argument("--only", action="append", default=[], choices=names, help="run these figures alone")
     parser.add_argument("--gpu-arg", action="append", default=[])
     args = parser.parse_args()
+    if args.only:
+        args.skip = [name for name in names if name not in args.only]
     args.out.mkdir(parents=True, exist_ok=True)
     gpus = args.gpus or max(2, gpu_count())
     report, figures, complete = {"gpus": gpus}, [], True
@@ -144,13 +178,18 @@ def main():
         report["mixed"], judged_mixed, done = mixed_figure(args.out, args.gpu_arg)
         figures += judged_mixed
         complete &= done
+    if "defaults" not in args.skip:
+        report["defaults"], judged_defaults, done = defaults_figure(args.out)
+        figures += judged_defaults
+        complete &= done
     report["figures"] = figures
     (args.out / "figures.json").write_text(json.dumps(report, indent=1, default=str))
     (args.out / "phases.txt").write_text(phase_lines(args.out))
     print("| figure | value | target | verdict |\n| --- | ---: | ---: | --- |")
     for f in figures:
-        value = "-" if f["value"] is None else f"{f['value']:.3f}x"
-        print(f"| {f['figure']} | {value} | {'>=' if f['higher_is_better'] else '<='} {f['target']:.2f}x | {f['verdict']} |")
+        unit = "" if f["figure"].endswith("(not a ratio)") else "x"
+        value = "-" if f["value"] is None else f"{f['value']:.3f}{unit}"
+        print(f"| {f['figure']} | {value} | {'>=' if f['higher_is_better'] else '<='} {f['target']:.2f}{unit} | {f['verdict']} |")
     if not complete:
         print("rank_figures: a run failed or lost rows (see its .console.log in the output folder)", file=sys.stderr)
     return 0 if complete else 1
