@@ -289,17 +289,24 @@ std::string check_gpu(const GpuChildOptions &options) {
   }
 }
 
-Yardsticks measure_gpu_yardsticks(const GpuChildOptions &options, const Problem &problem) {
+GpuYardsticks measure_gpu_yardsticks(const GpuChildOptions &options, const Problem &problem) {
   const nlohmann::json answer = run_service_child(
       options,
       {"--yardsticks", "--precision", std::string(to_string(problem.precision)), "--layout", to_string(problem.layout),
        "--nominal", to_string(problem.nominal), "--l2-bytes", std::to_string(options.l2_bytes), "--result-fd", "3",
        "--token-fd", "4"},
       600, "GPU yardsticks");
-  Yardsticks yardsticks;
-  yardsticks.cublas = answer.at("yardsticks").at("cublas").get<double>();
-  yardsticks.cublaslt = answer.at("yardsticks").at("cublaslt").get<double>();
-  return yardsticks;
+  const nlohmann::json &measured = answer.at("yardsticks");
+  const auto timing = [&](const char *name) {
+    const nlohmann::json &t = measured.at("timing").at(name);
+    return YardstickTiming{t.at("gflops").get<double>(), t.at("calls").get<int>(), t.at("iqr").get<double>()};
+  };
+  GpuYardsticks out;
+  out.cublas = timing("cublas");
+  out.cublaslt = timing("cublaslt");
+  out.yardsticks.cublas = out.cublas.gflops;
+  out.yardsticks.cublaslt = out.cublaslt.gflops;
+  return out;
 }
 
 std::string visible_device_for(int index, const char *inherited) {

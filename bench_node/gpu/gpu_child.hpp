@@ -12,6 +12,7 @@
 #include "bench_node/gpu/gpu_ceilings.hpp"
 #include "bench_node/gpu/staged_run.hpp"
 #include "bench_node/measure/timing_options.hpp"
+#include "bench_node/measure/yardstick_timing.hpp"
 #include "common/messages.hpp"
 
 namespace hpcreward {
@@ -78,9 +79,15 @@ GpuProbe probe_gpu(const GpuChildOptions &options, int ceiling_size);
 // The canary in a fresh child: "" when the GPU computes right, else what went wrong.
 std::string check_gpu(const GpuChildOptions &options);
 
+// cuBLAS's and cuBLASLt's figures at a problem and the timed calls each rests on.
+struct GpuYardsticks {
+  Yardsticks yardsticks;
+  YardstickTiming cublas, cublaslt;
+};
+
 // cuBLAS and cuBLASLt at `problem` (library_yardsticks.hpp), in a fresh child; throws
 // std::runtime_error with what went wrong.
-Yardsticks measure_gpu_yardsticks(const GpuChildOptions &options, const Problem &problem);
+GpuYardsticks measure_gpu_yardsticks(const GpuChildOptions &options, const Problem &problem);
 
 // The device the rank uses, as CUDA_VISIBLE_DEVICES for its children: entry `index` of the
 // inherited CUDA_VISIBLE_DEVICES when set (Slurm's GPU binding), else the number itself.

@@ -131,14 +131,14 @@ int problem_kinds(const std::string &catalog_name, const std::string &only, cons
       measured = run_gpu_harness(executor, pool, config, cublas);
     const LibraryYardsticks yardsticks =
         measure_library_yardsticks(problem.precision, problem.layout, problem.nominal, l2_bytes);
-    const double ratio = yardsticks.cublas > 0 ? measured.gflops / yardsticks.cublas : 0;
+    const double ratio = yardsticks.cublas.gflops > 0 ? measured.gflops / yardsticks.cublas.gflops : 0;
     std::printf("%-28s %-10s %-20s %10.0f %10.0f %7.3f %10.3f %s%s\n", problem.id.c_str(),
                 to_string(problem.layout).c_str(), to_string(problem.nominal).c_str(), measured.gflops,
-                yardsticks.cublas, ratio, measured.median_s * 1e3, std::string(to_string(measured.status)).c_str(),
+                yardsticks.cublas.gflops, ratio, measured.median_s * 1e3, std::string(to_string(measured.status)).c_str(),
                 measured.reason.empty() ? "" : (": " + measured.reason).c_str());
     rows.push_back({{"problem", problem.id}, {"layout", to_string(problem.layout)},
                     {"shape", to_string(problem.nominal)}, {"harness_gflops", measured.gflops},
-                    {"cublas_yardstick_gflops", yardsticks.cublas}, {"cublaslt_yardstick_gflops", yardsticks.cublaslt},
+                    {"cublas_yardstick_gflops", yardsticks.cublas.gflops}, {"cublaslt_yardstick_gflops", yardsticks.cublaslt.gflops},
                     {"ratio", ratio}, {"median_s", measured.median_s}, {"status", to_string(measured.status)},
                     {"reason", measured.reason}, {"reps", measured.reps}, {"cv", measured.cv}});
   }

@@ -199,45 +199,60 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
     std::fprintf(stderr, "[gpu %d] set-up turns %s (--gpu-setup-turns %s, %d GPU rank(s) on this node)\n", rank,
                  turns.active() ? "on" : "off", gpu.setup_turns.c_str(), placement.kind_count);
     GpuTaskPipeline pipeline(scorer, gpu.compile_workers, finish, after_run, start_run, &turns);
-    // Each problem's yardsticks, measured at its first task while the GPU is idle.
+    // Each problem's yardsticks, measured at its first task while the GPU is idle, and again
+    // once they are old (yardstick_queue.hpp).
     gpu::YardstickQueue queue(
-        [&](const Problem &problem) {
+        [&](const Problem &problem, bool again) {
           const double began = monotonic_seconds();
-          const Yardsticks measured = measure_gpu_yardsticks(child, problem);
-          std::fprintf(stderr, "[gpu %d] yardsticks of %s (%s, %s): cuBLAS %.1f, cuBLASLt %.1f GFLOPS, measured in %.1f s\n",
+          const GpuYardsticks measured = measure_gpu_yardsticks(child, problem);
+          std::fprintf(stderr,
+                       "[gpu %d] yardsticks of %s (%s, %s)%s: cuBLAS %.1f GFLOPS (median of %d calls, interquartile "
+                       "range %.1f%%), cuBLASLt %.1f GFLOPS (%d calls, %.1f%%), measured in %.1f s\n",
                        rank, problem.id.c_str(), to_string(problem.nominal).c_str(), to_string(problem.layout).c_str(),
-                       measured.cublas, measured.cublaslt, monotonic_seconds() - began);
-          return measured;
+                       again ? " again" : "", measured.cublas.gflops, measured.cublas.calls, 100 * measured.cublas.iqr,
+                       measured.cublaslt.gflops, measured.cublaslt.calls, 100 * measured.cublaslt.iqr,
+                       monotonic_seconds() - began);
+          return measured.yardsticks;
         },
         [&](const Problem &problem, const std::string &why) {
           std::fprintf(stderr, "[gpu %d] no yardsticks for %s: %s\n", rank, problem.id.c_str(), why.c_str());
         });
     bool stopping = false;
-    while (!stopping || !pipeline.idle() || queue.waiting()) {
-      if (queue.waiting() && pipeline.idle()) queue.measure_waiting();
-      for (BenchTask &task : queue.take_ready()) pipeline.submit(std::move(task));
-      if (!stopping) {
-        if (auto envelope = mpi_receive(0, MPI_ANY_TAG, std::chrono::milliseconds(2))) {
-          if (envelope->tag == kTagStop) {
-            stopping = true;
-          } else if (envelope->tag == kTagTask) {
-            try {
-              queue.arrive(decode_task(envelope->payload));
-              for (BenchTask &task : queue.take_ready()) pipeline.submit(std::move(task));
-            } catch (const std::exception &error) {  // a task that does not decode
-              BenchResult result;
-              result.sequence = peek_task_sequence(envelope->payload).value_or(0);
-              result.rank = rank;
-              result.host = info.host;
-              result.device = device;
-              result.measurement = failed_measurement(Status::runtime_error, std::string("malformed task: ") + error.what());
-              mpi_send_bytes(encode_result(result), 0, kTagResult);
-            }
-          }
+    // One message from the coordinator within `timeout`, if one comes: false when none did.
+    const auto receive = [&](std::chrono::milliseconds timeout) {
+      auto envelope = mpi_receive(0, MPI_ANY_TAG, timeout);
+      if (!envelope) return false;
+      if (envelope->tag == kTagStop) {
+        stopping = true;
+      } else if (envelope->tag == kTagTask) {
+        try {
+          queue.arrive(decode_task(envelope->payload));
+          for (BenchTask &task : queue.take_ready()) pipeline.submit(std::move(task));
+        } catch (const std::exception &error) {  // a task that does not decode
+          BenchResult result;
+          result.sequence = peek_task_sequence(envelope->payload).value_or(0);
+          result.rank = rank;
+          result.host = info.host;
+          result.device = device;
+          result.measurement = failed_measurement(Status::runtime_error, std::string("malformed task: ") + error.what());
+          mpi_send_bytes(encode_result(result), 0, kTagResult);
         }
-      } else {
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
       }
+      return true;
+    };
+    while (!stopping || !pipeline.idle() || queue.waiting()) {
+      if (queue.waiting() && pipeline.idle()) {
+        // The tasks sent with the one that waits join it first, so that one drained pipeline
+        // measures every problem due among them (a drain costs the GPU about a set-up).
+        while (!stopping && receive(std::chrono::milliseconds(5))) {
+        }
+        queue.measure_waiting();
+      }
+      for (BenchTask &task : queue.take_ready()) pipeline.submit(std::move(task));
+      if (!stopping)
+        receive(std::chrono::milliseconds(2));
+      else
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
       for (BenchResult &result : pipeline.take_results()) {
         queue.stamp(result);
         mpi_send_bytes(encode_result(result), 0, kTagResult);

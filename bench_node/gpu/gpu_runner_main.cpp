@@ -18,7 +18,7 @@
 //   --probe [--ceiling-size N]   writes {"token", "probe": {"gpu", "ceilings"}}
 //   --canary                     writes {"token", "canary": "" or what went wrong}
 //   --yardsticks --precision P --layout L --nominal S --l2-bytes N
-//                                writes {"token", "yardsticks": {"cublas", "cublaslt", ...}}:
+//                                writes {"token", "yardsticks": {"cublas", "cublaslt", "timing"}}:
 //                                the libraries at that problem (library_yardsticks.hpp)
 #include <cuda_runtime.h>
 #include <sys/prctl.h>
@@ -307,7 +307,11 @@ nlohmann::json yardsticks(int argc, char **argv) {
   gpu::cuda_call(cudaSetDevice(0), "cudaSetDevice");
   const gpu::LibraryYardsticks measured = gpu::measure_library_yardsticks(
       *precision, *layout, *shape, std::strtoull(option_text(argc, argv, "--l2-bytes").c_str(), nullptr, 10));
-  return {{"cublas", measured.cublas}, {"cublaslt", measured.cublaslt}};
+  const auto timing = [](const YardstickTiming &t) {
+    return nlohmann::json{{"gflops", t.gflops}, {"calls", t.calls}, {"iqr", t.iqr}};
+  };
+  return {{"cublas", measured.cublas.gflops}, {"cublaslt", measured.cublaslt.gflops},
+          {"timing", {{"cublas", timing(measured.cublas)}, {"cublaslt", timing(measured.cublaslt)}}}};
 }
 
 bool has_flag(int argc, char **argv, const char *name) {

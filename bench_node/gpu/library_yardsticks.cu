@@ -18,12 +18,15 @@
 #include "bench_node/gpu/gpu_harness.hpp"
 #include "bench_node/measure/random_fill.hpp"
 #include "bench_node/measure/statistics.hpp"
+#include "bench_node/measure/yardstick_timing.hpp"
+#include "bench_node/process/monotonic_clock.hpp"
 
 namespace hpcreward::gpu {
 namespace {
 
-constexpr int kWarmupCalls = 3, kMinCalls = 10, kMaxCalls = 50, kAlgorithmCalls = 7, kMaxAlgorithms = 8;
-constexpr double kMinSeconds = 0.3;
+// cuBLASLt's algorithms are chosen by this many calls each; the chosen one is then timed as
+// cuBLAS is (yardstick_timing.hpp).
+constexpr int kAlgorithmCalls = 7, kMaxAlgorithms = 8;
 constexpr std::size_t kLtWorkspaceBytes = 64u << 20;
 
 void lt_call(cublasStatus_t status, const char *what) {
@@ -52,7 +55,7 @@ struct Operands {
   DeviceMemory a, b, c;
 };
 
-// The median seconds of `call`, each timed by events with L2 flushed before it.
+// Calls of `call`, each timed by events with L2 flushed before it.
 class CallTimer {
  public:
   explicit CallTimer(std::size_t l2_bytes) : flush_(2 * std::max<std::size_t>(l2_bytes, 1u << 20)) {
@@ -63,34 +66,59 @@ class CallTimer {
     cudaEventDestroy(start_);
     cudaEventDestroy(stop_);
   }
-  // After each timed call the GPU idles as long as the call took: a candidate's timed calls
-  // alternate with the harness's checks, and a GEMM run back to back for long reads slower
-  // (the GPU's power cap; docs/reports/gpu-runs.md, yardsticks).
-  double median_s(const std::function<void()> &call, int min_calls, int max_calls, double min_seconds) {
-    for (int i = 0; i < kWarmupCalls; ++i) call();
-    cuda_call(cudaDeviceSynchronize(), "warming up");
+  // `count` calls after the first (its kernels' load), for choosing among algorithms: their median.
+  double median_of(const std::function<void()> &call, int count) {
+    call();
     std::vector<double> samples;
-    double total = 0;
-    while (static_cast<int>(samples.size()) < max_calls &&
-           (static_cast<int>(samples.size()) < min_calls || total < min_seconds)) {
-      cuda_call(cudaMemsetAsync(flush_.get(), samples.size() & 0xff, flush_.bytes(), 0), "L2 flush");
-      cuda_call(cudaEventRecord(start_, 0), "cudaEventRecord");
-      call();
-      cuda_call(cudaEventRecord(stop_, 0), "cudaEventRecord");
-      cuda_call(cudaEventSynchronize(stop_), "cudaEventSynchronize");
-      float ms = 0;
-      cuda_call(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
-      samples.push_back(ms * 1e-3);
-      total += ms * 1e-3;
-      std::this_thread::sleep_for(std::chrono::duration<double>(ms * 1e-3));
-    }
+    while (static_cast<int>(samples.size()) < count) samples.push_back(timed_call(call));
     return summarize(samples).median;
+  }
+  // As a candidate is timed: calls until their times settle (WarmupRule), then timed calls to
+  // the stopping rule, both by yardstick_timing(); the median and the spread.
+  SampleSummary measured(const std::function<void()> &call) {
+    const TimingOptions options = yardstick_timing();
+    std::vector<double> warmup;
+    const double warmup_start = monotonic_seconds();
+    do warmup.push_back(timed_call(call));
+    while (!WarmupRule(options).done(warmup, monotonic_seconds() - warmup_start));
+    std::vector<double> samples;
+    const StoppingRule stop(options);
+    const double start = monotonic_seconds();
+    do samples.push_back(timed_call(call));
+    while (!stop.done(samples, monotonic_seconds() - start));
+    return summarize(samples);
   }
 
  private:
+  // After each call the GPU idles as long as the call took: a candidate's timed calls
+  // alternate with the harness's checks, and a GEMM run back to back for long reads slower
+  // (the GPU's power cap; docs/reports/gpu-runs.md, yardsticks).
+  double timed_call(const std::function<void()> &call) {
+    cuda_call(cudaMemsetAsync(flush_.get(), flushes_++ & 0xff, flush_.bytes(), 0), "L2 flush");
+    cuda_call(cudaEventRecord(start_, 0), "cudaEventRecord");
+    call();
+    cuda_call(cudaEventRecord(stop_, 0), "cudaEventRecord");
+    cuda_call(cudaEventSynchronize(stop_), "cudaEventSynchronize");
+    float ms = 0;
+    cuda_call(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+    std::this_thread::sleep_for(std::chrono::duration<double>(ms * 1e-3));
+    return ms * 1e-3;
+  }
+
   DeviceMemory flush_;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  unsigned flushes_ = 0;
 };
+
+YardstickTiming timing_of(const SampleSummary &summary, const Shape &shape) {
+  YardstickTiming timing;
+  timing.calls = summary.count;
+  if (summary.median > 0) {
+    timing.gflops = shape.flops() / summary.median / 1e9;
+    timing.iqr = summary.iqr() / summary.median;
+  }
+  return timing;
+}
 
 cudaDataType data_type(Precision precision) {
   switch (precision) {
@@ -102,8 +130,8 @@ cudaDataType data_type(Precision precision) {
   return CUDA_R_32F;
 }
 
-// cuBLASLt's heuristic algorithms for the product, each timed; the fastest's seconds.
-double fastest_cublaslt_s(Precision precision, const Layout &layout, const Shape &shape, Operands &operands,
+// cuBLASLt's heuristic algorithms for the product, each timed briefly; the fastest timed in full.
+YardstickTiming fastest_cublaslt(Precision precision, const Layout &layout, const Shape &shape, Operands &operands,
                           CallTimer &timer) {
   cublasLtHandle_t handle = nullptr;
   lt_call(cublasLtCreate(&handle), "cublasLtCreate");
@@ -151,26 +179,29 @@ double fastest_cublaslt_s(Precision precision, const Layout &layout, const Shape
   const float one32 = 1, zero32 = 0;
   const void *alpha = f64 ? static_cast<const void *>(&one64) : &one32;
   const void *beta = f64 ? static_cast<const void *>(&zero64) : &zero32;
-  double best = 0;
+  const auto call_with = [&](int i) {
+    return [&, i] {
+      lt_call(cublasLtMatmul(handle, operation, alpha, operands.b.get(), lt_a, operands.a.get(), lt_b, beta,
+                             operands.c.get(), lt_c, operands.c.get(), lt_c, &offered[i].algo, workspace.get(),
+                             workspace_bytes, 0),
+              "cublasLtMatmul");
+    };
+  };
+  double best_s = 0;
+  int best = -1;
   for (int i = 0; i < found; ++i) {
     if (offered[i].state != CUBLAS_STATUS_SUCCESS) continue;
-    const double seconds = timer.median_s(
-        [&] {
-          lt_call(cublasLtMatmul(handle, operation, alpha, operands.b.get(), lt_a, operands.a.get(), lt_b, beta,
-                                 operands.c.get(), lt_c, operands.c.get(), lt_c, &offered[i].algo, workspace.get(),
-                                 workspace_bytes, 0),
-                  "cublasLtMatmul");
-        },
-        kAlgorithmCalls, kAlgorithmCalls, 0);
-    if (seconds > 0 && (best == 0 || seconds < best)) best = seconds;
+    const double seconds = timer.median_of(call_with(i), kAlgorithmCalls);
+    if (seconds > 0 && (best < 0 || seconds < best_s)) best_s = seconds, best = i;
   }
+  const YardstickTiming timing = best < 0 ? YardstickTiming{} : timing_of(timer.measured(call_with(best)), shape);
   cublasLtMatmulPreferenceDestroy(preference);
   cublasLtMatrixLayoutDestroy(lt_a);
   cublasLtMatrixLayoutDestroy(lt_b);
   cublasLtMatrixLayoutDestroy(lt_c);
   cublasLtMatmulDescDestroy(operation);
   cublasLtDestroy(handle);
-  return best;
+  return timing;
 }
 
 }  // namespace
@@ -181,12 +212,10 @@ LibraryYardsticks measure_library_yardsticks(Precision precision, const Layout &
   CallTimer timer(l2_bytes);
   Cublas cublas;
   LibraryYardsticks yardsticks;
-  const double cublas_s = timer.median_s(
-      [&] { cublas.gemm(precision, layout, shape, operands.a.get(), operands.b.get(), operands.c.get(), true); },
-      kMinCalls, kMaxCalls, kMinSeconds);
-  if (cublas_s > 0) yardsticks.cublas = shape.flops() / cublas_s / 1e9;
-  const double lt_s = fastest_cublaslt_s(precision, layout, shape, operands, timer);
-  if (lt_s > 0) yardsticks.cublaslt = shape.flops() / lt_s / 1e9;
+  yardsticks.cublas = timing_of(timer.measured([&] {
+    cublas.gemm(precision, layout, shape, operands.a.get(), operands.b.get(), operands.c.get(), true);
+  }), shape);
+  yardsticks.cublaslt = fastest_cublaslt(precision, layout, shape, operands, timer);
   return yardsticks;
 }
 

@@ -8,16 +8,19 @@
 //   cublaslt  cuBLASLt's heuristic algorithms for the same product (up to 8, 64 MiB of
 //             workspace), each timed, the fastest kept: auto-tuning over the heuristic's choices
 // Each call timed by CUDA events with L2 flushed before it, as the harness flushes it before a
-// candidate's call; the median of the timed calls.
+// candidate's call, and the GPU left idle as long after it; a warm-up until calls settle, then
+// timed calls to the yardsticks' stopping rule (bench_node/measure/yardstick_timing.hpp); the
+// median of the timed calls.
 #include <cstddef>
 
+#include "bench_node/measure/yardstick_timing.hpp"
 #include "common/problem.hpp"
 
 namespace hpcreward::gpu {
 
 struct LibraryYardsticks {
-  double cublas = 0;        // GFLOPS
-  double cublaslt = 0;      // GFLOPS of the fastest algorithm
+  YardstickTiming cublas;
+  YardstickTiming cublaslt;  // the fastest algorithm
 };
 
 LibraryYardsticks measure_library_yardsticks(Precision precision, const Layout &layout, const Shape &shape,

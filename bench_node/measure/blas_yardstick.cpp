@@ -9,7 +9,7 @@
 
 #include "bench_node/measure/random_fill.hpp"
 #include "bench_node/measure/statistics.hpp"
-#include "bench_node/measure/timing_options.hpp"
+#include "bench_node/measure/yardstick_timing.hpp"
 #include "bench_node/process/monotonic_clock.hpp"
 
 namespace hpcreward {
@@ -18,18 +18,6 @@ namespace {
 // Buffer sets as the harness rotates them: up to 8 (fewer for large problems).
 constexpr std::size_t kRingBytes = 256u << 20;
 constexpr int kMaxSets = 8;
-
-// The candidates' rules (a warm-up until calls settle, then timed calls until the median's
-// standard error is small), tighter: the yardstick divides every ratio reward of its problem
-// on the rank, so its noise is in all of them. 0.5% took 20 to 400 calls of dgemm-256 (0.04 to 0.26 s).
-TimingOptions yardstick_timing() {
-  TimingOptions options;
-  options.target_rse = 0.005;
-  options.min_reps = 20;
-  options.max_reps = 400;
-  options.time_cap_s = 0.5;
-  return options;
-}
 
 template <typename T>
 struct OperandSet {
@@ -49,7 +37,7 @@ void gemm(const Shape &s, const Layout &layout, const float *a, const float *b, 
 }
 
 template <typename T>
-BlasTiming measure(const Problem &problem) {
+YardstickTiming measure(const Problem &problem) {
   const Shape &shape = problem.nominal;
   const std::size_t batch = static_cast<std::size_t>(shape.batch);
   const std::size_t set_bytes = sizeof(T) * batch * (a_elements(shape) + b_elements(shape) + c_elements(shape));
@@ -86,7 +74,7 @@ BlasTiming measure(const Problem &problem) {
     samples.push_back(monotonic_seconds() - before);
   } while (!stop.done(samples, monotonic_seconds() - start));
   const SampleSummary summary = summarize(samples);
-  BlasTiming timing;
+  YardstickTiming timing;
   timing.calls = static_cast<int>(samples.size());
   if (summary.median > 0) {
     timing.gflops = shape.flops() / summary.median / 1e9;
@@ -97,7 +85,7 @@ BlasTiming measure(const Problem &problem) {
 
 }  // namespace
 
-BlasTiming openblas_timing(const Problem &problem, int threads) {
+YardstickTiming openblas_timing(const Problem &problem, int threads) {
   if (problem.language != Language::c) return {};
   openblas_set_num_threads(std::max(1, threads));
   if (problem.precision == Precision::f64) return measure<double>(problem);
@@ -117,7 +105,7 @@ Yardsticks CpuYardsticks::of(const Problem &problem) {
   auto found = measured_.find(problem.id);
   if (found != measured_.end() && now - found->second.measured_at < refresh_s_) return found->second.yardsticks;
   const double start = monotonic_seconds();
-  const BlasTiming timing = measure_(problem, threads_);
+  const YardstickTiming timing = measure_(problem, threads_);
   Figure figure{{.openblas = timing.gflops}, now};
   std::fprintf(stderr,
                "%syardstick of %s (%s, %s)%s: OpenBLAS %.1f GFLOPS with %d thread%s (median of %d calls, "

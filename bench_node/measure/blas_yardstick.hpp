@@ -10,19 +10,14 @@
 #include <string>
 
 #include "common/problem.hpp"
+#include "bench_node/measure/yardstick_timing.hpp"
 #include "common/yardsticks.hpp"
 
 namespace hpcreward {
 
-struct BlasTiming {
-  double gflops = 0;  // from the median call
-  int calls = 0;      // timed calls
-  double iqr = 0;     // interquartile range of the calls over their median
-};
-
 // OpenBLAS's dgemm/sgemm (one call per product of a batch, transposes by its own flags) at
 // `problem`'s nominal shape, with `threads` threads. C problems only (f64, f32); zeros otherwise.
-BlasTiming openblas_timing(const Problem &problem, int threads);
+YardstickTiming openblas_timing(const Problem &problem, int threads);
 
 // The rank's yardsticks by problem, each measured the first time a task names the problem and
 // again before a task once its figure is `refresh_s` old (between tasks: no candidate runs beside it).
@@ -30,7 +25,7 @@ class CpuYardsticks {
  public:
   static constexpr double kRefreshS = 20;  // a dgemm-256 figure takes 0.04 to 0.26 s: at most 1.3% of a rank's time
   using Clock = std::function<double()>;
-  using Measure = std::function<BlasTiming(const Problem &, int threads)>;
+  using Measure = std::function<YardstickTiming(const Problem &, int threads)>;
   // `log_prefix` starts the line each measurement prints ("[bench 3] ").
   CpuYardsticks(int threads, std::string log_prefix, double refresh_s = kRefreshS, Clock clock = {},
                 Measure measure = openblas_timing);

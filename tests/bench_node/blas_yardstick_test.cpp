@@ -46,7 +46,7 @@ TEST(BlasYardstick, EachProblemIsMeasuredAgainOnlyOnceItsFigureIsOld) {
   CpuYardsticks yardsticks(1, "[test] ", /*refresh_s=*/30, [&] { return now; },
                            [&](const Problem &p, int) {
                              ++measured[p.id];
-                             return BlasTiming{.gflops = 10.0 * measured[p.id], .calls = 5, .iqr = 0.01};
+                             return YardstickTiming{.gflops = 10.0 * measured[p.id], .calls = 5, .iqr = 0.01};
                            });
   const Problem p = problem("p", Precision::f64, {}, {32, 32, 32});
   const Problem q = problem("q", Precision::f32, {}, {32, 32, 32});
@@ -63,7 +63,7 @@ TEST(BlasYardstick, EachProblemIsMeasuredAgainOnlyOnceItsFigureIsOld) {
 }
 
 TEST(BlasYardstick, TheRealMeasurementSaysHowManyCallsAndTheirSpread) {
-  const BlasTiming timing = openblas_timing(problem("p", Precision::f64, {}, {32, 32, 32}), 1);
+  const YardstickTiming timing = openblas_timing(problem("p", Precision::f64, {}, {32, 32, 32}), 1);
   EXPECT_GT(timing.gflops, 0);
   EXPECT_GE(timing.calls, 20) << "the stopping rule's fewest";
   EXPECT_LE(timing.calls, 400);

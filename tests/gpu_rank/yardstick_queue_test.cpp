@@ -1,6 +1,7 @@
 // A GPU rank's tasks held for their problem's yardsticks (bench_node/gpu/yardstick_queue.hpp):
-// measured once per problem, only when the rank says the GPU is idle, tasks released in their
-// order, results stamped with their problem's figures.
+// measured at a problem's first task and again once old (within the rank's share), only when
+// the rank says the GPU is idle, tasks released in their order, results stamped with the
+// figures their task was released with.
 #include "bench_node/gpu/yardstick_queue.hpp"
 
 #include <gtest/gtest.h>
@@ -26,18 +27,28 @@ std::vector<std::int64_t> sequences(const std::vector<BenchTask> &tasks) {
 }
 
 struct Measured {
-  std::vector<std::string> problems;  // in the order measured
+  std::vector<std::string> problems;  // in the order measured, " again" when it had a figure
   std::vector<std::string> failures;
+  double now = 0;                     // the injected clock
+  double cost_s = 0;                  // how long each measurement takes on it
 };
 
-YardstickQueue queue_for(Measured &seen) {
+YardstickQueue queue_for(Measured &seen, YardstickRefresh refresh = {}) {
   return YardstickQueue(
-      [&seen](const Problem &problem) {
-        seen.problems.push_back(problem.id);
+      [&seen](const Problem &problem, bool again) {
+        seen.problems.push_back(problem.id + (again ? " again" : ""));
+        seen.now += seen.cost_s;
         if (problem.id == "broken") throw std::runtime_error("no GPU child");
         return Yardsticks{.cublas = 100.0 * seen.problems.size(), .cublaslt = 1};
       },
-      [&seen](const Problem &problem, const std::string &why) { seen.failures.push_back(problem.id + ": " + why); });
+      [&seen](const Problem &problem, const std::string &why) { seen.failures.push_back(problem.id + ": " + why); },
+      refresh, [&seen] { return seen.now; });
+}
+
+BenchResult result_of(std::int64_t sequence) {
+  BenchResult result;
+  result.sequence = sequence;
+  return result;
 }
 
 TEST(YardstickQueue, ANewProblemWaitsForTheIdleGpuAndEverythingAfterItWaitsInOrder) {
@@ -85,6 +96,55 @@ TEST(YardstickQueue, ResultsCarryTheirProblemsFiguresAndAFailureLeavesZeros) {
   EXPECT_EQ(stranger.measurement.yardsticks.cublas, 7) << "a result of no task it saw is left as it is";
   queue.arrive(task(3, "broken"));
   EXPECT_EQ(sequences(queue.take_ready()), std::vector<std::int64_t>{3}) << "not measured again";
+}
+
+TEST(YardstickQueue, AnOldFigureIsMeasuredAgainBeforeItsProblemsNextTaskWithinTheRanksShare) {
+  Measured seen;
+  seen.cost_s = 0.5;
+  YardstickQueue queue = queue_for(seen, {.after_s = 60, .max_share = 0.01});
+  queue.arrive(task(1, "a"));
+  queue.measure_waiting();  // 0.5 s spent at 0.5 s
+  queue.take_ready();
+
+  seen.now = 59;
+  queue.arrive(task(2, "a"));
+  EXPECT_EQ(sequences(queue.take_ready()), std::vector<std::int64_t>{2}) << "59 s old: still fresh";
+  seen.now = 61;
+  queue.arrive(task(3, "a"));
+  EXPECT_EQ(sequences(queue.take_ready()), std::vector<std::int64_t>{3})
+      << "60 s old, but 1 s of yardsticks would be over 1% of 61 s: released with the old figure";
+
+  seen.now = 100;
+  queue.arrive(task(4, "a"));
+  EXPECT_TRUE(queue.take_ready().empty()) << "due: waits for the idle GPU";
+  queue.arrive(task(5, "a"));
+  queue.measure_waiting();
+  EXPECT_EQ(seen.problems, (std::vector<std::string>{"a", "a again"})) << "once for both tasks";
+  EXPECT_EQ(sequences(queue.take_ready()), (std::vector<std::int64_t>{4, 5}));
+
+  BenchResult one = result_of(1), three = result_of(3), four = result_of(4);
+  queue.stamp(one);
+  queue.stamp(three);
+  queue.stamp(four);
+  EXPECT_EQ(one.measurement.yardsticks.cublas, 100);
+  EXPECT_EQ(three.measurement.yardsticks.cublas, 100) << "released before the new figure";
+  EXPECT_EQ(four.measurement.yardsticks.cublas, 200) << "the figure measured just before it ran";
+}
+
+TEST(YardstickQueue, WithManyProblemsTheShareBoundsTheTimeSpentMeasuring) {
+  Measured seen;
+  seen.cost_s = 0.5;
+  YardstickQueue queue = queue_for(seen, {.after_s = 60, .max_share = 0.01});
+  std::int64_t sequence = 0;
+  for (int minute = 0; minute < 60; ++minute) {  // an hour, 20 problems each minute
+    for (int p = 0; p < 20; ++p) queue.arrive(task(++sequence, "p" + std::to_string(p)));
+    if (queue.waiting()) queue.measure_waiting();
+    queue.take_ready();
+    seen.now = 60.0 * (minute + 1);
+  }
+  const double spent = 0.5 * static_cast<double>(seen.problems.size());
+  EXPECT_LE(spent, 0.01 * 3600 + 20 * 0.5) << "the first figures, then at most 1% of the hour";
+  EXPECT_GT(seen.problems.size(), 20u) << "some measured again";
 }
 
 }  // namespace
