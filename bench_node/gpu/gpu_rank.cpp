@@ -94,11 +94,10 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
   }
   child.timeout_s = gpu.run_timeout_s;
   child.timing = options.timing;
-  child.timing.warmup_s = std::max(child.timing.warmup_s, 0.2);  // at least 200 ms on a GPU
+  child.timing.warmup_s = gpu.warmup_s;
   // Five calls of a short kernel span tens of ms, and its scorings spread with the GPU's clock
-  // state; at least 0.15 s of timed calls (docs/reports/gpu-harness.md, "a floor on the timed
-  // calls").
-  child.timing.min_time_s = std::min(std::max(child.timing.min_time_s, 0.15), child.timing.time_cap_s);
+  // state (docs/reports/gpu-harness.md, "a floor on the timed calls").
+  child.timing.min_time_s = std::min(gpu.min_time_s, child.timing.time_cap_s);
   child.ring_bytes = gpu.ring_mb << 20;
   child.host_memory_bytes = gpu.host_memory_mb << 20;
   child.serving_measurers = gpu.serving_measurers;

@@ -131,7 +131,13 @@ po::options_description bench_options(BenchOptions &o) {
        "CUDA_DEVICE_MAX_CONNECTIONS (1 to 32) of every process the rank starts on the GPU: the work "
        "queues a candidate's streams share. Fewer make each candidate's executor context quicker to "
        "create and tear down (on an H200: 4 queues 94 ms and 48 ms, CUDA's 8 159 ms and 79 ms); a "
-       "candidate with more streams than queues may find work on them waiting on each other");
+       "candidate with more streams than queues may find work on them waiting on each other")
+      ("gpu-warmup-s", po::value(&g.warmup_s)->default_value(g.warmup_s, number_text(g.warmup_s)),
+       "a GPU run's most warm-up, in place of --warmup-s: checked calls until they settle "
+       "(--warmup-calls, --warmup-settle), once the next candidate is set up, or this long")
+      ("gpu-min-time-s", po::value(&g.min_time_s)->default_value(g.min_time_s, number_text(g.min_time_s)),
+       "a GPU run's least time of timed calls, in place of --min-time-s (at most --time-cap-s): a short "
+       "kernel's median then spans as much of the GPU's clock state as a long one's");
   options.add(gpu);
   return options;
 }
@@ -161,6 +167,8 @@ BenchCommandLine parse_bench_command_line(int argc, const char *const *argv) {
   o.placement = placement == "auto";
   require(!o.cc.empty(), "--cc must name a compiler");
   require(o.gpu.rank_cores >= 0, "--gpu-rank-cores must be 0 (the default share) or more");
+  require(o.gpu.warmup_s >= 0, "--gpu-warmup-s must not be negative");
+  require(o.gpu.min_time_s >= 0, "--gpu-min-time-s must not be negative");
   require(o.gpu.connections >= 1 && o.gpu.connections <= 32, "--gpu-connections must be 1 to 32 (CUDA's range)");
   require(o.gpu.setup_turns == "auto" || o.gpu.setup_turns == "1" || o.gpu.setup_turns == "0",
           "--gpu-setup-turns must be auto, 1 or 0, not '" + o.gpu.setup_turns + "'");

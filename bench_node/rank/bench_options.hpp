@@ -52,6 +52,12 @@ struct GpuRankOptions {
   // CUDA_DEVICE_MAX_CONNECTIONS of every GPU child (gpu/gpu_child.hpp): fewer work queues make
   // each candidate's executor context quicker to create and tear down.
   int connections = kDefaultGpuConnections;
+  // A GPU run's warm-up and timed calls (gpu/gpu_harness.hpp): the most warm-up (--warmup-s's
+  // role on the GPU; it also ends once the next run is set up and its calls settle) and the
+  // least time of timed calls, so that a short kernel's median spans as much of the GPU's clock
+  // state as a long one's (docs/reports/gpu-harness.md, "a floor on the timed calls").
+  double warmup_s = 0.2;
+  double min_time_s = 0.15;
 };
 
 struct BenchOptions {
