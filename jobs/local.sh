@@ -144,16 +144,6 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$out" ] || { echo "local.sh: --out DIR is required" >&2; usage >&2; exit 2; }
 [[ "$gpus" =~ ^[0-9]+$ ]] || { echo "local.sh: --gpus must be a number of GPU ranks (0 or more), not '$gpus'" >&2; exit 2; }
-# On a virtual machine the topology cannot show which vCPUs share a core: measured once here,
-# before the ranks start, so that every rank places by the same pairs (HPCREWARD_CORE_PAIRS,
-# bench_node/rank/measured_core_sharing.hpp); set it yourself (0+8,1+9 or none) to skip this.
-if [ -z "${HPCREWARD_CORE_PAIRS+set}" ] && [ -x "$bin/hpcreward-bench" ]; then
-  why=$(mktemp)
-  HPCREWARD_CORE_PAIRS=$("$bin/hpcreward-bench" --core-pairs 2>"$why") || HPCREWARD_CORE_PAIRS=none
-  [ -s "$why" ] && echo "local.sh: $(cat "$why")"
-  rm -f "$why"
-  export HPCREWARD_CORE_PAIRS
-fi
 if [ -z "$np" ]; then
   # One CPU rank per physical core the GPU ranks' default shares leave: two ranks on one core
   # (or on SMT siblings) would time each other's work.

@@ -255,15 +255,6 @@ int main(int argc, char **argv) {
       std::cout << hpcreward::bench_usage();
       return 0;
     }
-    if (arg == "--core-pairs") {  // for jobs/local.sh, before mpirun: HPCREWARD_CORE_PAIRS for every rank
-      const hpcreward::DefaultRanks ranks = hpcreward::default_ranks_here(0);
-      std::cout << (ranks.core_pairs.empty() ? "none" : hpcreward::core_pairs_text(ranks.core_pairs)) << "\n";
-      if (!ranks.core_pairs.empty() || !ranks.hidden_core_sharing.empty())
-        std::cerr << "vCPUs that share a core: "
-                  << (ranks.core_pairs.empty() ? "none" : hpcreward::core_pairs_text(ranks.core_pairs)) << " ("
-                  << ranks.core_pairs_how << ")\n";
-      return 0;
-    }
     if (arg == "--default-cpu-ranks") {  // for jobs/local.sh, before mpirun: N GPU ranks beside them
       const int gpu_ranks = i + 1 < argc ? std::atoi(argv[i + 1]) : 0;
       const hpcreward::DefaultRanks ranks = hpcreward::default_ranks_here(gpu_ranks);

@@ -10,7 +10,6 @@
 #include "bench_node/process/cpu_affinity.hpp"
 #include "bench_node/rank/cpu_topology.hpp"
 #include "bench_node/rank/hidden_core_sharing.hpp"
-#include "bench_node/rank/measured_core_sharing.hpp"
 
 namespace hpcreward {
 
@@ -84,8 +83,7 @@ std::vector<bool> sharing_a_core(const CpuTopology &topology, const std::vector<
 Placement place_bench_rank(bool apply, bool gpu_rank, int gpu_rank_cores) {
   Placement placement;
   placement.cpus = affinity_cpus();
-  // The vCPU pairs the launcher measured to share a core (a VM's topology cannot show them).
-  const CpuTopology topology = with_core_pairs(read_host_topology(), core_pairs_from_environment());
+  const CpuTopology topology = read_host_topology();
   placement.topology_error = topology.error;
   placement.hidden_core_sharing = host_hidden_core_sharing_reason(topology);
 
@@ -149,15 +147,13 @@ std::vector<std::string> placement_notices(const Placement &placement) {
 DefaultRanks default_ranks_here(int gpu_ranks) {
   DefaultRanks ranks;
   const std::vector<int> cpus = affinity_cpus();
-  const CpuTopology host = read_host_topology();
-  ranks.hidden_core_sharing = host_hidden_core_sharing_reason(host);
-  ranks.core_pairs = launcher_core_pairs(cpus, ranks.hidden_core_sharing, ranks.core_pairs_how);
-  const CpuTopology topology = with_core_pairs(host, ranks.core_pairs);
+  const CpuTopology topology = read_host_topology();
   ranks.cpus = static_cast<int>(cpus.size());
   ranks.cores = std::max(1, static_cast<int>(cores_within(topology, cpus).size()));
   ranks.gpu_ranks = std::max(0, gpu_ranks);
   ranks.cpu_ranks = default_cpu_ranks(ranks.cores, ranks.gpu_ranks);
   ranks.topology_error = topology.error;
+  ranks.hidden_core_sharing = host_hidden_core_sharing_reason(topology);
   return ranks;
 }
 
@@ -171,11 +167,9 @@ std::string DefaultRanks::text() const {
   out += " (" + std::to_string(cores) + " cores, " + std::to_string(cpus) + " CPUs)";
   if (!topology_error.empty())
     out += "; the topology could not be read (" + topology_error + "), so CPUs count as cores";
-  if (!core_pairs.empty())
-    out += "; " + std::to_string(core_pairs.size()) + " pair" + (core_pairs.size() == 1 ? "" : "s") +
-           " of vCPUs share a core, each pair counted once (" + core_pairs_text(core_pairs) + "; " + core_pairs_how + ")";
-  else if (!hidden_core_sharing.empty())
-    out += "; a virtual machine: no two vCPUs share a core as far as a measurement shows (" + core_pairs_how + ")";
+  if (!hidden_core_sharing.empty())
+    out += "; a virtual machine (" + hidden_core_sharing +
+           "): its vCPUs count as cores, though the host may run two on one core";
   return out;
 }
 

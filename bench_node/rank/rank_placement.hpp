@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "bench_node/rank/measured_core_sharing.hpp"
-
 namespace hpcreward {
 
 struct Placement {
@@ -51,8 +49,6 @@ struct DefaultRanks {
   int gpu_ranks = 0;
   std::string topology_error;       // as in Placement
   std::string hidden_core_sharing;  // as in Placement
-  CorePairs core_pairs;             // vCPUs measured (or given) to share a core, counted once
-  std::string core_pairs_how;       // measured, given, or why none were measured
   std::string text() const;         // one line for the launcher to print
 };
 DefaultRanks default_ranks_here(int gpu_ranks);
