@@ -45,7 +45,7 @@ po::options_description bench_options(BenchOptions &o) {
        "address-space limit (RLIMIT_AS) of the candidate's process, MiB")
       ("warmup-s", po::value(&o.timing.warmup_s)->default_value(o.timing.warmup_s, number_text(o.timing.warmup_s)),
        "most seconds of untimed (but checked) warm-up calls, beyond the call that crosses it; "
-       "the warm-up ends earlier once call times settle (--warmup-calls)")
+       "the warm-up ends earlier once call times settle (--warmup-calls); GPU ranks: --gpu-warmup-s")
       ("warmup-min-s", po::value(&o.timing.warmup_min_s)->default_value(o.timing.warmup_min_s, number_text(o.timing.warmup_min_s)),
        "least seconds of warm-up before settled call times may end it")
       ("warmup-calls", po::value(&o.timing.warmup_calls)->default_value(o.timing.warmup_calls),
@@ -58,7 +58,7 @@ po::options_description bench_options(BenchOptions &o) {
        "timed calls before the relative standard error may stop timing")
       ("min-time-s", po::value(&o.timing.min_time_s)->default_value(o.timing.min_time_s, number_text(o.timing.min_time_s)),
        "least seconds of timed calls before the relative standard error may stop timing "
-       "(GPU ranks: at least 0.15)")
+       "(GPU ranks: --gpu-min-time-s)")
       ("max-reps", po::value(&o.timing.max_reps)->default_value(o.timing.max_reps),
        "most timed calls")
       ("target-rse", po::value(&o.timing.target_rse)->default_value(o.timing.target_rse, number_text(o.timing.target_rse)),
