@@ -199,7 +199,7 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
                  turns.active() ? "on" : "off", gpu.setup_turns.c_str(), placement.kind_count);
     GpuTaskPipeline pipeline(scorer, gpu.compile_workers, finish, after_run, start_run, &turns);
     // Each problem's yardsticks, measured at its first task while the GPU is idle, and again
-    // once they are old (yardstick_queue.hpp).
+    // once they are old: at an idle moment, or by holding a task once very old (yardstick_queue.hpp).
     gpu::YardstickQueue queue(
         [&](const Problem &problem, bool again) {
           const double began = monotonic_seconds();
@@ -246,6 +246,8 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
         while (!stopping && receive(std::chrono::milliseconds(5))) {
         }
         queue.measure_waiting();
+      } else if (!stopping && pipeline.idle()) {
+        queue.refresh_idle();
       }
       for (BenchTask &task : queue.take_ready()) pipeline.submit(std::move(task));
       if (!stopping)

@@ -1,5 +1,6 @@
 #include "bench_node/gpu/yardstick_queue.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <set>
 
@@ -14,12 +15,28 @@ YardstickQueue::YardstickQueue(Measure measure, Failed failed, YardstickRefresh 
       clock_(clock ? std::move(clock) : Clock(monotonic_seconds)),
       started_at_(clock_()) {}
 
-bool YardstickQueue::due(const std::string &problem, double now) const {
+bool YardstickQueue::affordable(const std::string &problem, double now) const {
+  return spent_s_ + measured_.at(problem).cost_s <= refresh_.max_share * (now - started_at_);
+}
+
+bool YardstickQueue::must_wait(const std::string &problem, double now) const {
   const auto found = measured_.find(problem);
   if (found == measured_.end()) return true;
-  const Figure &figure = found->second;
-  return now - figure.measured_at >= refresh_.after_s &&
-         spent_s_ + figure.cost_s <= refresh_.max_share * (now - started_at_);
+  return now - found->second.measured_at >= refresh_.hold_after_s && affordable(problem, now);
+}
+
+void YardstickQueue::measure(const Problem &problem) {
+  const bool again = measured_.count(problem.id) > 0;
+  const double start = clock_();
+  Yardsticks yardsticks;
+  try {
+    yardsticks = measure_(problem, again);
+  } catch (const std::exception &error) {  // its rows carry none; a ratio reward mode says so
+    if (failed_) failed_(problem, error.what());
+  }
+  const double end = clock_();
+  spent_s_ += end - start;
+  measured_[problem.id] = {yardsticks, start, end - start};
 }
 
 void YardstickQueue::release(BenchTask task) {
@@ -29,7 +46,8 @@ void YardstickQueue::release(BenchTask task) {
 }
 
 void YardstickQueue::arrive(BenchTask task) {
-  if (waiting_.empty() && !due(task.problem.id, clock_()))
+  problems_.try_emplace(task.problem.id, task.problem);
+  if (waiting_.empty() && !must_wait(task.problem.id, clock_()))
     release(std::move(task));
   else
     waiting_.push_back(std::move(task));
@@ -39,22 +57,26 @@ void YardstickQueue::measure_waiting() {
   std::set<std::string> measured_now;
   for (const BenchTask &task : waiting_) {
     const std::string &id = task.problem.id;
-    if (measured_now.count(id) || !due(id, clock_())) continue;
+    if (measured_now.count(id) || !must_wait(id, clock_())) continue;
     measured_now.insert(id);
-    const bool again = measured_.count(id) > 0;
-    const double start = clock_();
-    Yardsticks yardsticks;
-    try {
-      yardsticks = measure_(task.problem, again);
-    } catch (const std::exception &error) {  // its rows carry none; a ratio reward mode says so
-      if (failed_) failed_(task.problem, error.what());
-    }
-    const double end = clock_();
-    spent_s_ += end - start;
-    measured_[id] = {yardsticks, start, end - start};
+    measure(task.problem);
   }
   for (BenchTask &task : waiting_) release(std::move(task));
   waiting_.clear();
+}
+
+bool YardstickQueue::refresh_idle() {
+  std::vector<std::pair<double, std::string>> oldest_first;
+  for (const auto &[id, figure] : measured_) oldest_first.emplace_back(figure.measured_at, id);
+  std::sort(oldest_first.begin(), oldest_first.end());
+  bool measured_any = false;
+  for (const auto &[measured_at, id] : oldest_first) {
+    const double now = clock_();
+    if (now - measured_at < refresh_.after_s || !affordable(id, now)) continue;
+    measure(problems_.at(id));
+    measured_any = true;
+  }
+  return measured_any;
 }
 
 std::vector<BenchTask> YardstickQueue::take_ready() {

@@ -98,48 +98,63 @@ TEST(YardstickQueue, ResultsCarryTheirProblemsFiguresAndAFailureLeavesZeros) {
   EXPECT_EQ(sequences(queue.take_ready()), std::vector<std::int64_t>{3}) << "not measured again";
 }
 
-TEST(YardstickQueue, AnOldFigureIsMeasuredAgainBeforeItsProblemsNextTaskWithinTheRanksShare) {
+TEST(YardstickQueue, AnOldFigureIsMeasuredAgainAtAnIdleMomentWithinTheRanksShare) {
   Measured seen;
   seen.cost_s = 0.5;
-  YardstickQueue queue = queue_for(seen, {.after_s = 60, .max_share = 0.01});
+  YardstickQueue queue = queue_for(seen, {.after_s = 60, .hold_after_s = 600, .max_share = 0.01});
   queue.arrive(task(1, "a"));
   queue.measure_waiting();  // 0.5 s spent at 0.5 s
   queue.take_ready();
 
   seen.now = 59;
-  queue.arrive(task(2, "a"));
-  EXPECT_EQ(sequences(queue.take_ready()), std::vector<std::int64_t>{2}) << "59 s old: still fresh";
+  EXPECT_FALSE(queue.refresh_idle()) << "59 s old: still fresh";
   seen.now = 61;
-  queue.arrive(task(3, "a"));
-  EXPECT_EQ(sequences(queue.take_ready()), std::vector<std::int64_t>{3})
-      << "60 s old, but 1 s of yardsticks would be over 1% of 61 s: released with the old figure";
-
+  EXPECT_FALSE(queue.refresh_idle()) << "60 s old, but 1 s of yardsticks would be over 1% of 61 s";
+  queue.arrive(task(2, "a"));
+  EXPECT_EQ(sequences(queue.take_ready()), std::vector<std::int64_t>{2}) << "an old figure holds no task back";
   seen.now = 100;
+  EXPECT_TRUE(queue.refresh_idle());
+  EXPECT_EQ(seen.problems, (std::vector<std::string>{"a", "a again"}));
+  queue.arrive(task(3, "a"));
+  EXPECT_EQ(sequences(queue.take_ready()), std::vector<std::int64_t>{3});
+
+  BenchResult one = result_of(1), two = result_of(2), three = result_of(3);
+  queue.stamp(one);
+  queue.stamp(two);
+  queue.stamp(three);
+  EXPECT_EQ(one.measurement.yardsticks.cublas, 100);
+  EXPECT_EQ(two.measurement.yardsticks.cublas, 100) << "released before the new figure";
+  EXPECT_EQ(three.measurement.yardsticks.cublas, 200) << "the figure measured just before it ran";
+}
+
+TEST(YardstickQueue, ARankThatIsNeverIdleHoldsATaskOnceItsFigureIsVeryOld) {
+  Measured seen;
+  YardstickQueue queue = queue_for(seen, {.after_s = 60, .hold_after_s = 600, .max_share = 0.01});
+  queue.arrive(task(1, "a"));
+  queue.measure_waiting();
+  queue.take_ready();
+  seen.now = 599;
+  queue.arrive(task(2, "a"));
+  EXPECT_EQ(sequences(queue.take_ready()), std::vector<std::int64_t>{2});
+  seen.now = 600;
+  queue.arrive(task(3, "a"));
   queue.arrive(task(4, "a"));
-  EXPECT_TRUE(queue.take_ready().empty()) << "due: waits for the idle GPU";
-  queue.arrive(task(5, "a"));
+  EXPECT_TRUE(queue.take_ready().empty()) << "600 s old: waits for the drained pipeline";
   queue.measure_waiting();
   EXPECT_EQ(seen.problems, (std::vector<std::string>{"a", "a again"})) << "once for both tasks";
-  EXPECT_EQ(sequences(queue.take_ready()), (std::vector<std::int64_t>{4, 5}));
-
-  BenchResult one = result_of(1), three = result_of(3), four = result_of(4);
-  queue.stamp(one);
-  queue.stamp(three);
-  queue.stamp(four);
-  EXPECT_EQ(one.measurement.yardsticks.cublas, 100);
-  EXPECT_EQ(three.measurement.yardsticks.cublas, 100) << "released before the new figure";
-  EXPECT_EQ(four.measurement.yardsticks.cublas, 200) << "the figure measured just before it ran";
+  EXPECT_EQ(sequences(queue.take_ready()), (std::vector<std::int64_t>{3, 4}));
 }
 
 TEST(YardstickQueue, WithManyProblemsTheShareBoundsTheTimeSpentMeasuring) {
   Measured seen;
   seen.cost_s = 0.5;
-  YardstickQueue queue = queue_for(seen, {.after_s = 60, .max_share = 0.01});
+  YardstickQueue queue = queue_for(seen, {.after_s = 60, .hold_after_s = 600, .max_share = 0.01});
   std::int64_t sequence = 0;
-  for (int minute = 0; minute < 60; ++minute) {  // an hour, 20 problems each minute
+  for (int minute = 0; minute < 60; ++minute) {  // an hour, 20 problems each minute, idle between
     for (int p = 0; p < 20; ++p) queue.arrive(task(++sequence, "p" + std::to_string(p)));
     if (queue.waiting()) queue.measure_waiting();
     queue.take_ready();
+    queue.refresh_idle();
     seen.now = 60.0 * (minute + 1);
   }
   const double spent = 0.5 * static_cast<double>(seen.problems.size());
