@@ -132,7 +132,7 @@ cudaDataType data_type(Precision precision) {
 
 // cuBLASLt's heuristic algorithms for the product, each timed briefly; the fastest timed in full.
 YardstickTiming fastest_cublaslt(Precision precision, const Layout &layout, const Shape &shape, Operands &operands,
-                          CallTimer &timer) {
+                                 CallTimer &timer) {
   cublasLtHandle_t handle = nullptr;
   lt_call(cublasLtCreate(&handle), "cublasLtCreate");
   const bool f64 = precision == Precision::f64;
