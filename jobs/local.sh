@@ -58,7 +58,7 @@ usage: jobs/local.sh [--evaluations N [--cuda-problem ID] [--cuda-evaluations N]
                      new seed
   --problems NAME|FILE
                      the run's problem catalog: a built-in one (default, kernelbench-level1,
-                     llm-layers, gemm-kinds) or a JSON file (docs/problems.md); build/bin/hpcreward-problems
+                     llm-layers, gemm-kinds, cuda-l2) or a JSON file (docs/problems.md); build/bin/hpcreward-problems
                      lists one. With another catalog than the default, the built-in generator
                      needs --problem (and --cuda-problem for a second, CUDA search) from it
   --reward-mode M    what an `ok` row earns: gflops (default), fraction (GFLOPS over the best

@@ -52,7 +52,7 @@ TEST(ProblemCatalog, TheDefaultCatalogIsTheFifteenProblemsOfBefore) {
 
 TEST(ProblemCatalog, EveryBuiltInCatalogParses) {
   const std::vector<std::string> names = builtin_catalog_names();
-  EXPECT_EQ(names, (std::vector<std::string>{"default", "kernelbench-level1", "llm-layers", "gemm-kinds"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"default", "kernelbench-level1", "llm-layers", "gemm-kinds", "cuda-l2"}));
   for (const std::string &name : names) {
     const ProblemCatalog catalog = load_problem_catalog(name);
     EXPECT_EQ(catalog.name, name);
@@ -78,6 +78,26 @@ TEST(ProblemCatalog, EveryBuiltInCatalogParses) {
       << "the corpora's problem, as the default catalog defines it";
   EXPECT_EQ(kinds.find("dgemm-tt-batched-8x128")->check_shapes,
             (std::vector<Shape>{{129, 127, 135, 3}, {31, 17, 23, 2}}));
+}
+
+TEST(ProblemCatalog, TheCudaL2CatalogIsTheirThousandShapesInBothLayoutsTheirKernelsRead) {
+  const ProblemCatalog l2 = load_problem_catalog("cuda-l2");
+  ASSERT_EQ(l2.problems.size(), 2000u);
+  const int sizes[] = {64, 128, 256, 512, 1024, 2048, 4096, 8192, 12288, 16384};
+  for (int m : sizes)
+    for (int n : sizes)
+      for (int k : sizes) {
+        const std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+        const Problem *given = l2.find("l2-" + shape + "-nn");
+        const Problem *transposed = l2.find("l2-" + shape + "-nt");
+        ASSERT_NE(given, nullptr) << shape;
+        ASSERT_NE(transposed, nullptr) << shape;
+        EXPECT_EQ(given->nominal, (Shape{m, n, k}));
+        EXPECT_EQ(given->layout, Layout{});
+        EXPECT_EQ(transposed->layout, (Layout{.transpose_b = true})) << "their b_col_major: B as n x k";
+        EXPECT_EQ(given->language, Language::cuda);
+        EXPECT_EQ(given->precision, Precision::f16) << "fp16 operands and output, fp32 accumulation";
+      }
 }
 
 TEST(ProblemCatalog, LayoutsAndBatchesAreKeysOfTheirOwn) {
