@@ -120,8 +120,10 @@ Problem problem_from(const nlohmann::json &entry, std::size_t index, const Catal
 
   if (entry.contains("check_shapes")) {
     const nlohmann::json &shapes = entry["check_shapes"];
-    if (!shapes.is_array() || shapes.empty())
-      error.fail(where + ".check_shapes", "must be a non-empty list of \"MxNxK\" (or leave it out: derived)");
+    // An empty list: the nominal shape alone is verified, for a problem that is that one shape
+    // (a catalog of per-shape kernels, as CUDA-L2's): a kernel may then be written for it.
+    if (!shapes.is_array())
+      error.fail(where + ".check_shapes", "must be a list of \"MxNxK\" ([]: the nominal shape alone; or leave it out: derived)");
     for (std::size_t i = 0; i < shapes.size(); ++i) {
       const std::string at = where + ".check_shapes[" + std::to_string(i) + "]";
       const Shape shape = shape_from(shapes[i], error, at);

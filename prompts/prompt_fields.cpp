@@ -235,9 +235,12 @@ PromptFields prompt_fields(const PromptInputs &in) {
   fields["shape"] = shape_words(problem.nominal);
   std::vector<std::string> shapes;
   for (const Shape &shape : problem.check_shapes) shapes.push_back(to_string(shape));
-  fields["check_shapes"] = "besides the timed shape, every candidate is verified at " + joined(shapes, ", ") +
-                           (problem.layout.batched ? " (batch*m x n x k)" : " (m x n x k)") +
-                           ": read the sizes from the arguments, never assume them";
+  fields["check_shapes"] = shapes.empty()
+                               ? "every candidate is verified at the timed shape alone: the problem is that one "
+                                 "shape, and a kernel may be written for it"
+                               : "besides the timed shape, every candidate is verified at " + joined(shapes, ", ") +
+                                     (problem.layout.batched ? " (batch*m x n x k)" : " (m x n x k)") +
+                                     ": read the sizes from the arguments, never assume them";
   fields["tolerance"] = tolerance_words(problem);
   fields["stage"] = stage.name;
   std::vector<std::string> flags(stage.compiler_flags.begin(), stage.compiler_flags.end());

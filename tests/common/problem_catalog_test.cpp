@@ -97,6 +97,8 @@ TEST(ProblemCatalog, TheCudaL2CatalogIsTheirThousandShapesInBothLayoutsTheirKern
         EXPECT_EQ(transposed->layout, (Layout{.transpose_b = true})) << "their b_col_major: B as n x k";
         EXPECT_EQ(given->language, Language::cuda);
         EXPECT_EQ(given->precision, Precision::f16) << "fp16 operands and output, fp32 accumulation";
+        EXPECT_TRUE(given->check_shapes.empty()) << "their kernels are written for their shape";
+        EXPECT_TRUE(transposed->check_shapes.empty());
       }
 }
 
@@ -136,6 +138,10 @@ TEST(ProblemCatalog, AnEntryMayGiveItsOwnCheckShapesAndTolerances) {
   EXPECT_EQ(b.element_tolerance, 5e-3);
   EXPECT_EQ(b.description, "a small one");
   EXPECT_EQ(catalog.find("a")->check_shapes, derived_check_shapes({64, 64, 64}));
+  const ProblemCatalog one_shape = parse_problem_catalog(
+      catalog_with(R"({"id": "b", "language": "cuda", "precision": "f16", "shape": "1024x64x128", "check_shapes": []})"),
+      "test.json");
+  EXPECT_TRUE(one_shape.find("b")->check_shapes.empty()) << "[]: the nominal shape alone";
 }
 
 TEST(ProblemCatalog, MistakesAreRefusedWithTheEntryAndKeyNamed) {
@@ -156,7 +162,7 @@ TEST(ProblemCatalog, MistakesAreRefusedWithTheEntryAndKeyNamed) {
       {R"({"id": "b", "language": "c", "precision": "f64", "shape": "8x8x8", "shape_": "1x1x1"})", R"(unknown key "shape_")"},
       {R"({"id": "b", "language": "c", "precision": "f64", "shape": "8x8x8", "check_shapes": ["8x8x8"]})",
        "check_shapes[0]: is the nominal shape"},
-      {R"({"id": "b", "language": "c", "precision": "f64", "shape": "8x8x8", "check_shapes": []})", ".check_shapes: must be"},
+      {R"({"id": "b", "language": "c", "precision": "f64", "shape": "8x8x8", "check_shapes": "9x9x9"})", ".check_shapes: must be a list"},
       {R"({"id": "b", "language": "c", "precision": "f64", "shape": "8x8x8", "tolerance": 0})", ".tolerance: 0 is not"},
       {R"({"id": "b", "language": "c", "precision": "f64", "shape": "8x8x8", "element_tolerance": 0.1})",
        "element_tolerance: is for CUDA problems only"},

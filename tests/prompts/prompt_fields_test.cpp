@@ -105,6 +105,16 @@ TEST(PromptFields, TheCHeadersNamedPassTheIncludeRule) {
   EXPECT_FALSE(contains(openmp.at("includes"), "do not link here")) << openmp.at("includes");
 }
 
+TEST(PromptFields, AProblemOfOneShapeSaysSoInsteadOfNamingCheckShapes) {
+  const LadderConfig ladder = default_ladder();
+  const Problem one_shape = *load_problem_catalog("cuda-l2").find("l2-1024x64x128-nt");
+  const PromptFields fields = prompt_fields({one_shape, *ladder.find("cuda-cute"), {}, "the measured GFLOPS"});
+  EXPECT_TRUE(contains(fields.at("check_shapes"), "verified at the timed shape alone")) << fields.at("check_shapes");
+  const Problem derived = *load_problem_catalog("default").find("cuda-hgemm-4096");
+  EXPECT_TRUE(contains(prompt_fields({derived, *ladder.find("cuda-naive"), {}, "the measured GFLOPS"}).at("check_shapes"),
+                       "never assume them"));
+}
+
 TEST(PromptFields, TheToleranceAndTheRewardAreTheRunsOwn) {
   const LadderConfig ladder = default_ladder();
   Problem problem = *load_problem_catalog("gemm-kinds").find("cuda-bf16-nt-4096");
