@@ -298,15 +298,10 @@ GpuYardsticks measure_gpu_yardsticks(const GpuChildOptions &options, const Probl
       600, "GPU yardsticks");
   const nlohmann::json &measured = answer.at("yardsticks");
   const auto timing = [&](const char *name) {
-    const nlohmann::json &t = measured.at("timing").at(name);
+    const nlohmann::json &t = measured.at(name);
     return YardstickTiming{t.at("gflops").get<double>(), t.at("calls").get<int>(), t.at("iqr").get<double>()};
   };
-  GpuYardsticks out;
-  out.cublas = timing("cublas");
-  out.cublaslt = timing("cublaslt");
-  out.yardsticks.cublas = out.cublas.gflops;
-  out.yardsticks.cublaslt = out.cublaslt.gflops;
-  return out;
+  return {.cublas = timing("cublas"), .cublaslt = timing("cublaslt")};
 }
 
 std::string visible_device_for(int index, const char *inherited) {

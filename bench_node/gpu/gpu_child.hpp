@@ -81,8 +81,8 @@ std::string check_gpu(const GpuChildOptions &options);
 
 // cuBLAS's and cuBLASLt's figures at a problem and the timed calls each rests on.
 struct GpuYardsticks {
-  Yardsticks yardsticks;
   YardstickTiming cublas, cublaslt;
+  Yardsticks figures() const { return {.cublas = cublas.gflops, .cublaslt = cublaslt.gflops}; }
 };
 
 // cuBLAS and cuBLASLt at `problem` (library_yardsticks.hpp), in a fresh child; throws

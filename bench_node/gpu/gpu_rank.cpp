@@ -211,7 +211,7 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
                        again ? " again" : "", measured.cublas.gflops, measured.cublas.calls, 100 * measured.cublas.iqr,
                        measured.cublaslt.gflops, measured.cublaslt.calls, 100 * measured.cublaslt.iqr,
                        monotonic_seconds() - began);
-          return measured.yardsticks;
+          return measured.figures();
         },
         [&](const Problem &problem, const std::string &why) {
           std::fprintf(stderr, "[gpu %d] no yardsticks for %s: %s\n", rank, problem.id.c_str(), why.c_str());

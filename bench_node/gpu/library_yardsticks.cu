@@ -19,7 +19,6 @@
 #include "bench_node/measure/random_fill.hpp"
 #include "bench_node/measure/statistics.hpp"
 #include "bench_node/measure/yardstick_timing.hpp"
-#include "bench_node/process/monotonic_clock.hpp"
 
 namespace hpcreward::gpu {
 namespace {
@@ -73,20 +72,9 @@ class CallTimer {
     while (static_cast<int>(samples.size()) < count) samples.push_back(timed_call(call));
     return summarize(samples).median;
   }
-  // As a candidate is timed: calls until their times settle (WarmupRule), then timed calls to
-  // the stopping rule, both by yardstick_timing(); the median and the spread.
-  SampleSummary measured(const std::function<void()> &call) {
-    const TimingOptions options = yardstick_timing();
-    std::vector<double> warmup;
-    const double warmup_start = monotonic_seconds();
-    do warmup.push_back(timed_call(call));
-    while (!WarmupRule(options).done(warmup, monotonic_seconds() - warmup_start));
-    std::vector<double> samples;
-    const StoppingRule stop(options);
-    const double start = monotonic_seconds();
-    do samples.push_back(timed_call(call));
-    while (!stop.done(samples, monotonic_seconds() - start));
-    return summarize(samples);
+  // As a candidate is timed (yardstick_timing.hpp).
+  YardstickTiming measured(const std::function<void()> &call, const Shape &shape) {
+    return time_yardstick([&] { return timed_call(call); }, shape.flops());
   }
 
  private:
@@ -109,16 +97,6 @@ class CallTimer {
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
   unsigned flushes_ = 0;
 };
-
-YardstickTiming timing_of(const SampleSummary &summary, const Shape &shape) {
-  YardstickTiming timing;
-  timing.calls = summary.count;
-  if (summary.median > 0) {
-    timing.gflops = shape.flops() / summary.median / 1e9;
-    timing.iqr = summary.iqr() / summary.median;
-  }
-  return timing;
-}
 
 cudaDataType data_type(Precision precision) {
   switch (precision) {
@@ -194,7 +172,7 @@ YardstickTiming fastest_cublaslt(Precision precision, const Layout &layout, cons
     const double seconds = timer.median_of(call_with(i), kAlgorithmCalls);
     if (seconds > 0 && (best < 0 || seconds < best_s)) best_s = seconds, best = i;
   }
-  const YardstickTiming timing = best < 0 ? YardstickTiming{} : timing_of(timer.measured(call_with(best)), shape);
+  const YardstickTiming timing = best < 0 ? YardstickTiming{} : timer.measured(call_with(best), shape);
   cublasLtMatmulPreferenceDestroy(preference);
   cublasLtMatrixLayoutDestroy(lt_a);
   cublasLtMatrixLayoutDestroy(lt_b);
@@ -212,9 +190,8 @@ LibraryYardsticks measure_library_yardsticks(Precision precision, const Layout &
   CallTimer timer(l2_bytes);
   Cublas cublas;
   LibraryYardsticks yardsticks;
-  yardsticks.cublas = timing_of(timer.measured([&] {
-    cublas.gemm(precision, layout, shape, operands.a.get(), operands.b.get(), operands.c.get(), true);
-  }), shape);
+  yardsticks.cublas = timer.measured(
+      [&] { cublas.gemm(precision, layout, shape, operands.a.get(), operands.b.get(), operands.c.get(), true); }, shape);
   yardsticks.cublaslt = fastest_cublaslt(precision, layout, shape, operands, timer);
   return yardsticks;
 }

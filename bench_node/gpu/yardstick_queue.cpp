@@ -66,17 +66,19 @@ void YardstickQueue::measure_waiting() {
 }
 
 bool YardstickQueue::refresh_idle() {
+  // Called at every idle turn of the rank's loop: nothing is allocated until a figure is due.
+  const double now = clock_();
+  const auto due = [&](const auto &entry) {
+    return now - entry.second.measured_at >= refresh_.after_s && affordable(entry.first, now);
+  };
+  if (std::none_of(measured_.begin(), measured_.end(), due)) return false;
   std::vector<std::pair<double, std::string>> oldest_first;
-  for (const auto &[id, figure] : measured_) oldest_first.emplace_back(figure.measured_at, id);
+  for (const auto &entry : measured_)
+    if (due(entry)) oldest_first.emplace_back(entry.second.measured_at, entry.first);
   std::sort(oldest_first.begin(), oldest_first.end());
-  bool measured_any = false;
-  for (const auto &[measured_at, id] : oldest_first) {
-    const double now = clock_();
-    if (now - measured_at < refresh_.after_s || !affordable(id, now)) continue;
-    measure(problems_.at(id));
-    measured_any = true;
-  }
-  return measured_any;
+  for (const auto &[measured_at, id] : oldest_first)
+    if (affordable(id, clock_())) measure(problems_.at(id));
+  return true;
 }
 
 std::vector<BenchTask> YardstickQueue::take_ready() {

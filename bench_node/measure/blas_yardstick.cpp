@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "bench_node/measure/random_fill.hpp"
-#include "bench_node/measure/statistics.hpp"
 #include "bench_node/measure/yardstick_timing.hpp"
 #include "bench_node/process/monotonic_clock.hpp"
 
@@ -56,31 +55,15 @@ YardstickTiming measure(const Problem &problem) {
       gemm(shape, problem.layout, set.a.data() + q * a_elements(shape), set.b.data() + q * b_elements(shape),
            set.c.data() + q * c_elements(shape));
   };
-  const TimingOptions options = yardstick_timing();
-  std::vector<double> warmup;
-  const double warmup_start = monotonic_seconds();
-  do {  // the thread team, page faults, the clock
-    const double before = monotonic_seconds();
-    call(ring[warmup.size() % ring.size()]);
-    warmup.push_back(monotonic_seconds() - before);
-  } while (!WarmupRule(options).done(warmup, monotonic_seconds() - warmup_start));
-  std::vector<double> samples;
-  const StoppingRule stop(options);
-  const double start = monotonic_seconds();
-  do {
-    OperandSet<T> &set = ring[samples.size() % ring.size()];
-    const double before = monotonic_seconds();
-    call(set);
-    samples.push_back(monotonic_seconds() - before);
-  } while (!stop.done(samples, monotonic_seconds() - start));
-  const SampleSummary summary = summarize(samples);
-  YardstickTiming timing;
-  timing.calls = static_cast<int>(samples.size());
-  if (summary.median > 0) {
-    timing.gflops = shape.flops() / summary.median / 1e9;
-    timing.iqr = summary.iqr() / summary.median;
-  }
-  return timing;
+  std::size_t next = 0;
+  return time_yardstick(
+      [&] {
+        OperandSet<T> &set = ring[next++ % ring.size()];  // the first calls also start the thread team
+        const double before = monotonic_seconds();
+        call(set);
+        return monotonic_seconds() - before;
+      },
+      shape.flops());
 }
 
 }  // namespace

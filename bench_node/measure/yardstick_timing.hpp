@@ -4,6 +4,8 @@
 // timed calls until the median's standard error is small), tighter, since the yardstick divides
 // every ratio reward of its problem on the rank and its noise is in all of them. 0.5% took 20 to
 // 400 calls of dgemm-256 (0.04 to 0.26 s).
+#include <functional>
+
 #include "bench_node/measure/timing_options.hpp"
 
 namespace hpcreward {
@@ -23,5 +25,9 @@ struct YardstickTiming {
   int calls = 0;      // timed calls
   double iqr = 0;     // interquartile range of the calls over their median
 };
+
+// Calls of `timed_call` (each returns its own seconds) until their times settle, then to the
+// stopping rule, both by yardstick_timing(); the figure of an operation of `flops` from them.
+YardstickTiming time_yardstick(const std::function<double()> &timed_call, double flops);
 
 }  // namespace hpcreward

@@ -39,9 +39,10 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from published_sgemm import HARNESS_NVCC, REPO, nvcc  # noqa: E402
+
 DEPS = REPO / ".gpu-deps" / "cuda_l2"
 KERNELS = "kernels/h100_F32F16F16F32"
 STAGE = "cuda-cute"
@@ -166,15 +167,15 @@ def candidate_lines(kernels_dir, sample=0, seed=1, stage=STAGE, commit="?"):
     return lines, left_out
 
 
-def compile_all(lines, work, cute_include, nvcc):
+def compile_all(lines, work, cute_include):
     """Each candidate compiled as the harness compiles it: {id: nvcc's first error line or ""}."""
     work.mkdir(parents=True, exist_ok=True)
 
     def one(line):
         source = work / (line["id"] + ".cu")
         source.write_text(line["source"])
-        command = [nvcc, "-shared", "-Xcompiler", "-fPIC", "-cudart", "shared", "-gencode=arch=compute_90a,code=sm_90a",
-                   "-O3", "-std=c++17", "-isystem", str(cute_include), "-o", str(source.with_suffix(".so")), str(source)]
+        command = [nvcc(), *HARNESS_NVCC, "-std=c++17", "-isystem", str(cute_include), "-o",
+                   str(source.with_suffix(".so")), str(source)]
         done = subprocess.run(command, capture_output=True, text=True, timeout=900)
         errors = [l for l in done.stderr.splitlines() if " error" in l or "error:" in l]
         return line["id"], "" if done.returncode == 0 else (errors[0] if errors else f"nvcc exited {done.returncode}")
@@ -226,8 +227,7 @@ def main():
     if args.compile:
         if not args.cute_include:
             parser.error("--compile needs --cute-include DIR (CuTe's headers)")
-        nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-        results = compile_all(lines, args.compile, args.cute_include, nvcc)
+        results = compile_all(lines, args.compile, args.cute_include)
         failed = {i: e for i, e in results.items() if e}
         print(f"cuda_l2_candidates: {len(results) - len(failed)} of {len(results)} compile")
         for error, count in collections.Counter(re.sub(r"^.*?\.cu\(\d+\): ", "", e) for e in failed.values()).most_common(10):
