@@ -22,8 +22,9 @@ namespace hpcreward::gpu {
 struct YardstickRefresh {
   double after_s = 60;       // measured again at an idle moment once this old
   double hold_after_s = 600;  // a task waits for a drain once its problem's figure is this old
-  // A problem's figures take about 0.5 s on an H200 (cuBLAS SGEMM and HGEMM at 4096 vary by
-  // 0.2 to 0.5% between runs); a held task also costs the drain and its own compile.
+  // A problem's figures took 0.5 to 0.6 s on an H200 (cuBLAS SGEMM and HGEMM at 4096, four
+  // runs: 388.1 to 397.1 and 752.7 to 754.7 TFLOPS); a held task also costs the drain and, after
+  // it, its own compile before the GPU has work again.
   double max_share = 0.01;
 };
 
