@@ -20,10 +20,12 @@ inline constexpr std::string_view kParserNoVerdict = "the checker's C parser ret
 inline constexpr std::string_view kObjectUnreadable = "the compiled object can't be read";
 inline constexpr std::string_view kHostCodeUnreadable = "the compiled object's host code can't be read";
 inline constexpr std::string_view kNoCuteHeaders = "this GPU rank has no CuTe headers";
+inline constexpr std::string_view kNoCutlassUtilities = "this GPU rank's CUTLASS headers have no cutlass/util";
 
 inline constexpr std::string_view kAll[] = {kCompilerNotStarted, kCompilerTimedOut, kCompilerKilled,
                                             kParserTimedOut,     kParserOutOfMemory, kParserFailed, kParserNoVerdict,
-                                            kObjectUnreadable,   kHostCodeUnreadable, kNoCuteHeaders};
+                                            kObjectUnreadable,   kHostCodeUnreadable, kNoCuteHeaders,
+                                            kNoCutlassUtilities};
 
 // Whether a compile_error's reason is one of these.
 constexpr bool decided_by_node(std::string_view reason) {

@@ -54,20 +54,18 @@ if [ -x "$cuda_bin/nvcc" ] && { [ ! -x "$cuda_bin/cuobjdump" ] || [ ! -x "$cuda_
   rm -rf "$wheels"
 fi
 
-# CuTe (CUTLASS's layouts and MMA and copy atoms) for CUDA stages that allow it ("libraries":
-# ["cute"]): the headers of the pinned nvidia-cutlass wheel, its hash checked. Only where nvcc
-# is; without PyPI, GPU ranks are built without them (a run with a CuTe stage is refused).
+# CuTe (CUTLASS's layouts and MMA and copy atoms) and CUTLASS for CUDA stages that allow them
+# ("libraries": ["cute"] or ["cutlass"]): the headers of the pinned nvidia-cutlass wheel, its
+# hash checked, with CUTLASS's host utilities. Only where nvcc is; without PyPI, GPU ranks are
+# built without them (a run whose ladder has a CuTe stage is refused).
 . "$(dirname "$0")/lib/cutlass-pin.sh"
 cutlass_dir=/usr/local/lib/hpcreward/cutlass-$cutlass_version
-if [ -x "$cuda_bin/nvcc" ] && [ ! -f "$cutlass_dir/include/cute/tensor.hpp" ]; then
-  echo "install-deps: installing CuTe (nvidia-cutlass $cutlass_version headers) into $cutlass_dir"
+if [ -x "$cuda_bin/nvcc" ] && [ ! -f "$cutlass_dir/include/cutlass/util/packed_stride.hpp" ]; then
+  echo "install-deps: installing CuTe and CUTLASS (nvidia-cutlass $cutlass_version headers) into $cutlass_dir"
   wheels=$(mktemp -d)
-  if download_cutlass_wheel "$wheels"; then
-    "${sudo_cmd[@]}" mkdir -p "$cutlass_dir"
-    "${sudo_cmd[@]}" unzip -o -q "$wheels/$cutlass_wheel" 'cutlass_library/source/include/*' -d "$wheels/x"
-    "${sudo_cmd[@]}" rm -rf "$cutlass_dir/include"
-    "${sudo_cmd[@]}" mv "$wheels/x/cutlass_library/source/include" "$cutlass_dir/include"
-    "${sudo_cmd[@]}" chmod -R a+rX "$cutlass_dir"
+  if download_cutlass_wheel "$wheels" &&
+    "${sudo_cmd[@]}" bash -c ". '$(dirname "$0")/lib/cutlass-pin.sh' && unpack_cutlass_headers '$wheels/$cutlass_wheel' '$cutlass_dir/include'"; then
+    :
   else
     echo "install-deps: WARNING: no nvidia-cutlass $cutlass_version from PyPI: GPU ranks will not score CuTe stages" >&2
   fi

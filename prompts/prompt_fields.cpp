@@ -54,6 +54,11 @@ constexpr TechniqueWords kTechniqueWords[] = {
     {"tensor", "tensor cores (`nvcuda::wmma` from `mma.h`, or `mma.sync`/`wgmma` in inline PTX)"},
     {"async", "asynchronous copies into shared memory (`cp.async`: `__pipeline_memcpy_async`, "
               "`cuda::memcpy_async`, or PTX; or TMA bulk copies)"},
+    {"wgmma", "Hopper's warpgroup MMA (`wgmma.mma_async` in PTX, or CuTe's SM90 GMMA atoms such as "
+              "`SM90_64x128x16_F32F16F16_SS`, with operands in shared memory)"},
+    {"tma", "the Tensor Memory Accelerator's copies into shared memory (`cp.async.bulk.tensor` with a tensor "
+            "map, e.g. CuTe's `make_tma_copy` with `SM90_TMA_LOAD`, whose host side encodes the map through "
+            "`cudaGetDriverEntryPointByVersion`; or `cp.async.bulk`)"},
 };
 
 // The headers a C answer is likely to want; any header of the compiler's may be included
@@ -72,7 +77,11 @@ constexpr std::string_view kCudaHeaders[] = {
     "type_traits", "utility", "algorithm", "array"};
 constexpr std::string_view kCuteHeaders[] = {
     "cute/tensor.hpp", "cute/atom/mma_atom.hpp", "cute/atom/copy_atom.hpp", "cutlass/numeric_types.h",
-    "cutlass/arch/*", "cutlass/pipeline/*"};
+    "cutlass/arch/*", "cutlass/pipeline/*", "cutlass/cluster_launch.hpp"};
+// What a stage allowing all of CUTLASS adds.
+constexpr std::string_view kCutlassHeaders[] = {
+    "cutlass/gemm/device/gemm_universal_adapter.h", "cutlass/gemm/collective/collective_builder.hpp",
+    "cutlass/epilogue/collective/collective_builder.hpp", "cutlass/util/packed_stride.hpp"};
 
 std::string number(double value) {
   char text[32];
@@ -156,10 +165,21 @@ std::string includes_words(const Problem &problem, const StageSpec &stage) {
          "mutex, ...: what the host code calls is judged, and output to stdout/stderr, strings, exceptions and "
          "locks pass while the driver API, files, clocks and threads do not); not cuBLAS, cuBLASLt, CUTLASS, "
          "Thrust, CUB, the other CUDA libraries or the profiler";
-  if (allows_library(stage.libraries, kCuteLibrary))
-    out += "; in this stage also CuTe (cute/*) and CUTLASS's arch, pipeline and numeric headers, but not "
-           "CUTLASS's ready-made GEMMs (cutlass/gemm/*, cutlass/epilogue/*, ...), and not TMA through CuTe's "
-           "host-side make_tma_copy (it fetches a driver function, which the audit refuses)";
+  switch (cutlass_access(stage.libraries)) {
+    case CutlassAccess::none: break;
+    case CutlassAccess::cute:
+      out += "; in this stage also CuTe (cute/*, TMA's make_tma_copy included) and CUTLASS's arch, pipeline, "
+             "numeric and cluster-launch headers (cutlass/cluster_launch.hpp, cutlass/device_kernel.h) and its "
+             "error checks (cutlass/util/helper_cuda.hpp, print_error.hpp), but not CUTLASS's ready-made GEMMs "
+             "(cutlass/gemm/*, cutlass/epilogue/*, ...)";
+      break;
+    case CutlassAccess::all:
+      out += "; in this stage also all of CUTLASS and CuTe: its device- and kernel-level GEMM templates "
+             "(cutlass/gemm/device/gemm_universal_adapter.h, cutlass/gemm/kernel/gemm_universal.hpp), collective "
+             "builders and epilogues (cutlass/gemm/collective/collective_builder.hpp, cutlass/epilogue/*) and its "
+             "utilities (cutlass/util/*): choosing and tuning a CUTLASS GEMM is the task";
+      break;
+  }
   return out;
 }
 
@@ -174,7 +194,9 @@ std::string rules_words(const Problem &problem) {
            "so is a test main beside matmul (it is not run). Do not modify A or B; write every element of C.";
   return "CUDA C++, built by nvcc into a shared object linked against the CUDA runtime only; export `matmul` "
          "with extern \"C\". Launch your own kernels (inline PTX is fine); no cuBLAS, cuBLASLt, CUTLASS "
-         "GEMMs or other library doing the multiplication, no driver API, no cudaDeviceReset, cudaSetDevice, "
+         "GEMMs (but where the stage allows CUTLASS) or other library doing the multiplication, no driver API "
+         "by name (a tensor map's encoder fetched through cudaGetDriverEntryPointByVersion, as CuTe's TMA "
+         "does, is fine), no cudaDeviceReset, cudaSetDevice, "
          "device limits, graphs or managed memory, no files, processes, threads or clocks on the host, no code "
          "that runs at load time (a global object with a constructor); error checks that print to stderr or "
          "throw are fine, and so is a test main beside matmul (it is not run). Do not modify A or B; write every "
@@ -208,7 +230,10 @@ const std::vector<std::string> &prompt_field_names() {
 std::vector<std::string_view> allowed_headers(Language language, const StageSpec &stage) {
   if (language == Language::c) return {std::begin(kCHeaders), std::end(kCHeaders)};
   std::vector<std::string_view> headers(std::begin(kCudaHeaders), std::end(kCudaHeaders));
-  if (allows_library(stage.libraries, kCuteLibrary)) headers.insert(headers.end(), std::begin(kCuteHeaders), std::end(kCuteHeaders));
+  if (uses_cutlass_headers(stage.libraries))
+    headers.insert(headers.end(), std::begin(kCuteHeaders), std::end(kCuteHeaders));
+  if (cutlass_access(stage.libraries) == CutlassAccess::all)
+    headers.insert(headers.end(), std::begin(kCutlassHeaders), std::end(kCutlassHeaders));
   return headers;
 }
 

@@ -180,7 +180,7 @@ StageSpec parse_stage(std::string_view source, std::size_t index, const json &ob
   stage.libraries = string_list(source, where, object, "libraries");
   for (const std::string &library : stage.libraries) {
     if (!known_stage_library(library))
-      fail(source, where, "unknown library \"" + library + "\" in \"libraries\" (known: cute)");
+      fail(source, where, "unknown library \"" + library + "\" in \"libraries\" (known: " + join(kStageLibraries) + ")");
     if (stage.language != Language::cuda)
       fail(source, where, "\"libraries\": [\"" + library + "\"] is for CUDA stages (\"language\": \"cuda\")");
   }
@@ -323,26 +323,45 @@ std::string stage_names(const LadderConfig &config) {
   return names;
 }
 
-std::optional<std::string> unsupported_reason(const StageSpec &stage, bool host_has_avx512) {
-  // GPU ranks run CUDA stages; AVX-512 is a matter of the CPU ranks' C stages only.
-  if (host_has_avx512 || stage.language != Language::c) return std::nullopt;
-  bool requires_avx512 = std::find(stage.techniques_required.begin(), stage.techniques_required.end(),
-                                   "avx512") != stage.techniques_required.end();
+std::optional<std::string> unsupported_reason(const StageSpec &stage, const RankSupport &support) {
+  auto requires_technique = [&](std::string_view name) {
+    return std::find(stage.techniques_required.begin(), stage.techniques_required.end(), name) !=
+           stage.techniques_required.end();
+  };
+  if (stage.language == Language::cuda) {
+    if (!support.gpu_without_cute.empty() && uses_cutlass_headers(stage.libraries))
+      return "stage " + stage.name + " allows CuTe, and " + support.gpu_without_cute + " has no CuTe headers (" +
+             std::string(kCuteInstallHint) + ")";
+    if (support.gpu_without_hopper.empty() || (!requires_technique("wgmma") && !requires_technique("tma")))
+      return std::nullopt;
+    return "stage " + stage.name + " requires Hopper's wgmma or TMA (sm_90a), which " + support.gpu_without_hopper +
+           " cannot run";
+  }
+  if (support.avx512) return std::nullopt;
   // Flags like -mavx512f let the compiler emit zmm code on its own: the binary would die
   // with an illegal instruction on this host even if the candidate never asks for AVX-512.
   bool avx512_flags = std::any_of(stage.compiler_flags.begin(), stage.compiler_flags.end(),
                                   [](const std::string &f) { return f.starts_with("-mavx512"); });
-  if (requires_avx512) return "stage " + stage.name + " requires avx512, which this host does not support";
+  if (requires_technique("avx512")) return "stage " + stage.name + " requires avx512, which this host does not support";
   if (avx512_flags)
     return "stage " + stage.name + " compiles with AVX-512 flags, which this host does not support";
   return std::nullopt;
 }
 
-std::vector<UnsupportedStage> unsupported_stages(const LadderConfig &config, bool host_has_avx512) {
+std::optional<std::string> unsupported_for_problem(const StageSpec &stage, const Problem &problem) {
+  const bool requires_wgmma = std::find(stage.techniques_required.begin(), stage.techniques_required.end(),
+                                        "wgmma") != stage.techniques_required.end();
+  if (stage.language != Language::cuda || !requires_wgmma || problem.precision != Precision::f64) return std::nullopt;
+  return "stage " + stage.name + " requires wgmma, which has no fp64 form (" + problem.id +
+         " is fp64: its tensor-core instructions are mma.sync's DMMA)";
+}
+
+std::vector<UnsupportedStage> unsupported_stages(const LadderConfig &config, const RankSupport &support) {
   std::vector<UnsupportedStage> out;
-  for (const std::string &name : config.ladder)
-    if (std::optional<std::string> reason = unsupported_reason(*config.find(name), host_has_avx512))
-      out.push_back({name, *reason});
+  for (const Language language : {Language::c, Language::cuda})
+    for (const std::string &name : config.ladder_for(language))
+      if (std::optional<std::string> reason = unsupported_reason(*config.find(name), support))
+        out.push_back({name, *reason, language});
   return out;
 }
 
@@ -352,8 +371,13 @@ Verdict check_constraints(const StageSpec &stage, const std::vector<std::string>
   };
   std::vector<std::string> problems;
   std::set<std::string> reported;  // detection may report a technique more than once
+  auto allowed = [&](const std::string &t) {
+    const std::optional<std::string_view> refines = techniques::refined_technique(t);
+    return contains(stage.techniques_allowed, t) ||
+           (refines && contains(stage.techniques_allowed, std::string(*refines)));
+  };
   for (const std::string &t : techniques_used)
-    if (!contains(stage.techniques_allowed, t) && reported.insert(t).second)
+    if (!allowed(t) && reported.insert(t).second)
       problems.push_back("stage " + stage.name + " does not allow " + t);
   for (const std::string &t : stage.techniques_required)
     if (!contains(techniques_used, t))

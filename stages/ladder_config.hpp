@@ -68,15 +68,37 @@ std::string stage_names(const LadderConfig &config);
 LadderConfig parse_ladder_config(std::string_view json_text, std::string_view source_name);
 LadderConfig load_ladder_config(const std::string &path);
 
-// C ladder stages this host cannot run (they require avx512 and the host lacks it), each with
-// the reason to log. CUDA stages are never unsupported here. Under the `refuse` policy a non-empty answer means: refuse the run.
+// What the run's benchmark ranks can execute, for the stages that need more than every rank
+// has: AVX-512 on the CPU ranks, Hopper's wgmma and TMA on the GPU ranks. A bool converts to
+// it (the CPU ranks' AVX-512, every GPU rank a Hopper), as callers that know only that pass.
+struct RankSupport {
+  RankSupport(bool cpu_avx512 = true) : avx512(cpu_avx512) {}  // NOLINT: implicit on purpose
+  bool avx512 = true;  // every CPU rank runs AVX-512F code
+  // The first GPU rank that cannot run wgmma (sm_90a alone has it; Blackwell's tensor cores
+  // take other instructions), as "GPU rank 2 (node7, sm_80)"; "" when every one can.
+  std::string gpu_without_hopper;
+  // The first GPU rank without CUTLASS's headers (CuTe), as "GPU rank 2 (node7)"; "" when every
+  // one has them. Stages whose "libraries" name cute or cutlass can't be scored there.
+  std::string gpu_without_cute;
+};
+
+// Ladder stages (of both ladders) these ranks cannot run, each with the reason to log: C stages
+// that require AVX-512 or compile with its flags on CPU ranks without it, CUDA stages that require
+// wgmma or tma where a GPU rank is not a Hopper, CUDA stages that allow CuTe or CUTLASS where a
+// GPU rank has no CUTLASS headers. Under the `refuse` policy a C stage in the
+// answer means: refuse the run; CUDA stages are always skipped.
 struct UnsupportedStage {
   std::string stage;
   std::string reason;
+  Language language = Language::c;
 };
-std::vector<UnsupportedStage> unsupported_stages(const LadderConfig &config, bool host_has_avx512);
-// Why this host cannot run `stage` (ladder or not); nullopt when it can (always for CUDA stages).
-std::optional<std::string> unsupported_reason(const StageSpec &stage, bool host_has_avx512);
+std::vector<UnsupportedStage> unsupported_stages(const LadderConfig &config, const RankSupport &support);
+// Why no rank can pass `stage` with `problem`, whatever it runs on: a CUDA stage that requires
+// wgmma for an fp64 problem (wgmma has no fp64 form); nullopt when one could. A ladder skips such
+// a stage for that problem alone.
+std::optional<std::string> unsupported_for_problem(const StageSpec &stage, const Problem &problem);
+// Why these ranks cannot run `stage` (ladder or not); nullopt when they can.
+std::optional<std::string> unsupported_reason(const StageSpec &stage, const RankSupport &support);
 
 // The stage's constraint decision on what detection found the candidate really uses: ok, or
 // constraint_violation naming each technique used but not allowed and each required one missing.

@@ -15,4 +15,10 @@ std::optional<Language> technique_language(std::string_view technique) {
   return std::nullopt;
 }
 
+std::optional<std::string_view> refined_technique(std::string_view technique) {
+  if (technique == "wgmma") return "tensor";
+  if (technique == "tma") return "async";
+  return std::nullopt;
+}
+
 }  // namespace hpcreward::techniques

@@ -177,6 +177,8 @@ class Parser {
     if (shared_memory_opcode(instruction.opcode)) record(out_.smem, function_, instruction);
     if (tensor_opcode(instruction.opcode)) record(out_.tensor, function_, instruction);
     if (async_copy_opcode(instruction.opcode)) record(out_.async, function_, instruction);
+    if (warpgroup_mma_opcode(instruction.opcode)) record(out_.wgmma, function_, instruction);
+    if (tensor_memory_copy_opcode(instruction.opcode)) record(out_.tma, function_, instruction);
   }
 
   // " Function _Z2cpPKfPf:" then "  REG:12 STACK:0 SHARED:2048 ...".
@@ -253,6 +255,15 @@ bool async_copy_opcode(std::string_view opcode) {
                 {"LDGSTS", "UTMALDG", "UTMASTG", "UTMAREDG", "UBLKCP", "UBLKRED"});
 }
 
+bool warpgroup_mma_opcode(std::string_view opcode) {
+  const std::string_view base = base_of(opcode);
+  return base.size() > 4 && base.substr(base.size() - 4) == "GMMA";
+}
+
+bool tensor_memory_copy_opcode(std::string_view opcode) {
+  return one_of(base_of(opcode), {"UTMALDG", "UTMASTG", "UTMAREDG", "UBLKCP", "UBLKRED"});
+}
+
 SassTechniques parse_sass(std::string_view dump, std::string_view arch) {
   return Parser(arch).run(dump);
 }
@@ -263,6 +274,8 @@ std::vector<std::string> sass_technique_names(const SassTechniques &found) {
   if (found.smem.count > 0) names.emplace_back("smem");
   if (found.tensor.count > 0) names.emplace_back("tensor");
   if (found.async.count > 0) names.emplace_back("async");
+  if (found.wgmma.count > 0) names.emplace_back("wgmma");
+  if (found.tma.count > 0) names.emplace_back("tma");
   return names;
 }
 
@@ -270,7 +283,8 @@ std::string sass_evidence(const SassTechniques &found) {
   if (!found.parsed) return "SASS not read: " + found.error;
   return describe(found, "smem", found.smem, true) + "; " +
          describe(found, "tensor", found.tensor, false) + "; " +
-         describe(found, "async", found.async, false) + " (" +
+         describe(found, "async", found.async, false) + "; " +
+         describe(found, "wgmma", found.wgmma, false) + "; " + describe(found, "tma", found.tma, false) + " (" +
          std::to_string(found.functions.size()) + " kernel" +
          (found.functions.size() == 1 ? "" : "s") + " in " + std::to_string(found.cubins) +
          " cubin" + (found.cubins == 1 ? "" : "s") + ")";

@@ -10,6 +10,10 @@
 //   async   asynchronous copies: LDGSTS (cp.async), UTMALDG/UTMASTG/UTMAREDG (TMA),
 //           UBLKCP/UBLKRED (bulk copies). Waits, arrivals and barriers alone (LDGDEPBAR,
 //           DEPBAR, ARRIVES, SYNCS) and prefetches (UTMAPF, UBLKPF) move no data: not counted.
+//   wgmma   Hopper's warpgroup MMA (wgmma.mma_async): an MMA opcode whose base ends in "GMMA"
+//           (HGMMA, IGMMA, QGMMA, BGMMA); also counted as tensor
+//   tma     the Tensor Memory Accelerator's copies (cp.async.bulk[.tensor], with or without a
+//           tensor map): UTMALDG, UTMASTG, UTMAREDG, UBLKCP, UBLKRED; also counted as async
 //
 // Only opcodes of instruction lines count ("/*0a40*/  @P0 LDS.U.128 R4, [R2] ;  /* 0x... */"
 // inside a "Function :" block of an ELF section), never kernel names, headers or anything
@@ -41,7 +45,7 @@ struct SassTechniques {
   std::string error;
   int cubins = 0;  // ELF sections counted (for `arch`, when one was given)
   std::vector<SassFunction> functions;
-  SassUse smem, tensor, async;
+  SassUse smem, tensor, async, wgmma, tma;
 };
 
 // Parses what `cuobjdump -sass -res-usage` printed. `arch` ("sm_90a"), when not empty,
@@ -50,11 +54,11 @@ struct SassTechniques {
 // (what a dump looks like when cuobjdump could not run nvdisasm).
 SassTechniques parse_sass(std::string_view dump, std::string_view arch = {});
 
-// The subset of {"smem", "tensor", "async"} used, in that order.
+// The subset of {"smem", "tensor", "async", "wgmma", "tma"} used, in that order.
 std::vector<std::string> sass_technique_names(const SassTechniques &found);
 
 // "smem: 12 instructions, first LDS.U.128 R4, [R2] in _Z5tiledPKdS0_Pd (static shared
-// 8192 bytes); tensor: none; async: none".
+// 8192 bytes); tensor: none; async: none; wgmma: none; tma: none".
 std::string sass_evidence(const SassTechniques &found);
 
 // What a GPU rank reports for a CUDA candidate whose dump parsed (found.parsed), as the
@@ -66,5 +70,7 @@ TechniqueSummary summarise(const SassTechniques &found);
 bool shared_memory_opcode(std::string_view opcode);
 bool tensor_opcode(std::string_view opcode);
 bool async_copy_opcode(std::string_view opcode);
+bool warpgroup_mma_opcode(std::string_view opcode);
+bool tensor_memory_copy_opcode(std::string_view opcode);
 
 }  // namespace hpcreward::techniques

@@ -24,7 +24,8 @@ void add_cuda_checks(Scorer &scorer, const CudaCheckOptions &options) {
   auto step = std::make_unique<CudaTechniqueStep>(techniques);  // validates the tools first
 
   // Source first: nothing reaches nvcc that these refuse (includes outside the toolkit).
-  scorer.add_check(std::make_unique<CudaSourceChecks>(!cute_version(options.compiler.cute_include).empty()));
+  scorer.add_check(std::make_unique<CudaSourceChecks>(!cute_version(options.compiler.cute_include).empty(),
+                                                      has_cutlass_utilities(options.compiler.cute_include)));
   scorer.add_check(cuda_object_audit(CudaObjectAuditOptions{options.compiler, options.work_root}));
   scorer.set_technique_step(std::move(step));
 }

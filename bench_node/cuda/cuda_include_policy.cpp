@@ -45,11 +45,21 @@ constexpr RefusedName kRefusedCutlass[] = {
 // beyond (the GEMMs CUTLASS assembles from them) stays the candidate's to write: refused with
 // a reason where CUTLASS keeps them, anything else of CUTLASS not on the list. (Refusals are
 // read first, so no catch-all "cutlass/*" here: it would refuse the numeric types too.)
+// The cluster launch (cutlass/cluster_launch.hpp, with the kernel wrapper it launches) and the
+// error checks and printing Hopper kernels as published include are on the same side of the line.
 constexpr std::string_view kAllowedCute[] = {
     "cute/*", "cutlass/arch/*", "cutlass/pipeline/*", "cutlass/cutlass.h", "cutlass/numeric_types.h",
     "cutlass/numeric_size.h", "cutlass/numeric_conversion.h", "cutlass/half.h", "cutlass/bfloat16.h",
     "cutlass/tfloat32.h", "cutlass/float8.h", "cutlass/array.h", "cutlass/complex.h",
-    "cutlass/functional.h", "cutlass/fast_math.h"};
+    "cutlass/functional.h", "cutlass/fast_math.h", "cutlass/cluster_launch.hpp", "cutlass/device_kernel.h",
+    "cutlass/barrier.h", "cutlass/trace.h", "cutlass/util/print_error.hpp", "cutlass/util/helper_cuda.hpp"};
+
+// In a stage that allows all of CUTLASS: every header of it and of CuTe. What its host code
+// calls is still the object audit's to judge.
+constexpr std::string_view kAllowedCutlass[] = {"cute/*", "cutlass/*"};
+constexpr RefusedName kRefusedInCutlass[] = {
+    {"cutlass/util/cublas_wrappers.hpp", "cuBLAS: the multiplication must be CUTLASS's or the candidate's own"},
+};
 
 constexpr std::string_view kReadyMadeGemm =
     "a ready-made CUTLASS GEMM (device and kernel level, collectives and their builders, "
@@ -62,8 +72,24 @@ constexpr RefusedName kRefusedBeyondCute[] = {
     {"cutlass/epilogue/*", kReadyMadeGemm},
     {"cutlass/conv/*", "CUTLASS's ready-made convolutions: the CuTe stage allows CuTe's building blocks"},
     {"cutlass/reduction/*", "CUTLASS's ready-made reductions: the CuTe stage allows CuTe's building blocks"},
-    {"cutlass/util/*", "CUTLASS's host utilities (tensors, device memory, printing, reference GEMMs): the "
-                       "CuTe stage allows CuTe's building blocks"},
+};
+
+// CUTLASS's host utilities beyond the error checks and printing kAllowedCute names (tensors,
+// device memory, strides, reference GEMMs, timers), by the prefixes of the pinned release's
+// cutlass/util (every name but helper_cuda.hpp and print_error.hpp); a later release's other
+// names are refused by the closed family.
+constexpr std::string_view kHostUtilities =
+    "CUTLASS's host utilities (tensors, device memory, strides, reference GEMMs): the CuTe stage allows "
+    "CuTe's building blocks and CUTLASS's error checks (cutlass/util/helper_cuda.hpp, print_error.hpp)";
+constexpr RefusedName kRefusedUtilities[] = {
+    {"cutlass/util/reference/*", kHostUtilities}, {"cutlass/util/host*", kHostUtilities},
+    {"cutlass/util/device*", kHostUtilities},     {"cutlass/util/packed_stride.hpp", kHostUtilities},
+    {"cutlass/util/GPU_Clock.hpp", kHostUtilities}, {"cutlass/util/command_line.h", kHostUtilities},
+    {"cutlass/util/cublas_wrappers.hpp", kHostUtilities}, {"cutlass/util/debug.h", kHostUtilities},
+    {"cutlass/util/distribution.h", kHostUtilities}, {"cutlass/util/exceptions.h", kHostUtilities},
+    {"cutlass/util/gett_commandline.hpp", kHostUtilities}, {"cutlass/util/index_sequence.h", kHostUtilities},
+    {"cutlass/util/mixed_dtype_utils.hpp", kHostUtilities}, {"cutlass/util/tensor_view_io.h", kHostUtilities},
+    {"cutlass/util/type_traits.h", kHostUtilities},
 };
 
 constexpr RefusedName kRefused[] = {
@@ -91,7 +117,7 @@ constexpr RefusedName kRefused[] = {
 
 }  // namespace
 
-const source_checks::IncludeTable &cuda_include_table(bool cute) {
+const source_checks::IncludeTable &cuda_include_table(CutlassAccess access) {
   static const source_checks::IncludeTable without_cute{
       .headers = {.allowed = {std::begin(kAllowed), std::end(kAllowed)},
                   .refused = joined<RefusedName>({kRefusedCutlass, kRefused})},
@@ -100,11 +126,21 @@ const source_checks::IncludeTable &cuda_include_table(bool cute) {
   // CUTLASS stays closed where CuTe is allowed: only the headers kAllowedCute names.
   static const source_checks::IncludeTable with_cute{
       .headers = {.allowed = joined<std::string_view>({kAllowed, kAllowedCute}),
-                  .refused = joined<RefusedName>({kRefusedBeyondCute, kRefused})},
+                  .refused = joined<RefusedName>({kRefusedBeyondCute, kRefusedUtilities, kRefused})},
       .paths = true,
       .quoted = true,
       .closed_families = {"cutlass/"}};
-  return cute ? with_cute : without_cute;
+  static const source_checks::IncludeTable with_cutlass{
+      .headers = {.allowed = joined<std::string_view>({kAllowed, kAllowedCutlass}),
+                  .refused = joined<RefusedName>({kRefusedInCutlass, kRefused})},
+      .paths = true,
+      .quoted = true};
+  switch (access) {
+    case CutlassAccess::none: return without_cute;
+    case CutlassAccess::cute: return with_cute;
+    case CutlassAccess::all: return with_cutlass;
+  }
+  return without_cute;
 }
 
 }  // namespace hpcreward::cuda_source

@@ -17,11 +17,18 @@
 // cutlass/conv/* and the rest of CUTLASS (a closed family: no catch-all admits it): CuTe's
 // building blocks are allowed, the GEMMs assembled from them are not. What the allowed headers include in turn stays on the allowed
 // side of that line (tests/cuda_checks/cute_headers_test.cpp checks the pinned release).
+// CuTe's side also has the cluster launch (cutlass/cluster_launch.hpp, cutlass/device_kernel.h)
+// and the error checks Hopper kernels as published include (cutlass/util/print_error.hpp,
+// helper_cuda.hpp).
+//
+// A stage with "libraries": ["cutlass"] allows all of CUTLASS and CuTe (choosing and tuning
+// CUTLASS's GEMMs is its task), cutlass/util/cublas_wrappers.hpp excepted.
 #include "bench_node/source_checks/include_rules.hpp"
+#include "common/stage_libraries.hpp"
 
 namespace hpcreward::cuda_source {
 
-// The table of a stage that allows CuTe (`cute`) or not.
-const source_checks::IncludeTable &cuda_include_table(bool cute = false);
+// The table of a stage by how much of CUTLASS it allows.
+const source_checks::IncludeTable &cuda_include_table(CutlassAccess access = CutlassAccess::none);
 
 }  // namespace hpcreward::cuda_source

@@ -21,22 +21,28 @@ source_checks::LexOptions cuda_lex_options() {
 
 namespace {
 
-source_checks::PreprocessorTable preprocessor_table(bool cute) {
-  return {.includes = cuda_include_table(cute),
+source_checks::PreprocessorTable preprocessor_table(CutlassAccess access) {
+  return {.includes = cuda_include_table(access),
           .pragmas = cuda_pragma_table(),
           .keyword = &cuda_keyword,
           .lex = cuda_lex_options(),
           .raw_string_note = " (the checks do not read raw strings; write an ordinary literal)",
           .libclang_parses = false,
-          .pragma_prefix_needs_own_paste = cute};
+          .pragma_prefix_needs_own_paste = access != CutlassAccess::none};
 }
 
 }  // namespace
 
-const source_checks::PreprocessorTable &cuda_preprocessor_table(bool cute) {
-  static const source_checks::PreprocessorTable without_cute = preprocessor_table(false);
-  static const source_checks::PreprocessorTable with_cute = preprocessor_table(true);
-  return cute ? with_cute : without_cute;
+const source_checks::PreprocessorTable &cuda_preprocessor_table(CutlassAccess access) {
+  static const source_checks::PreprocessorTable without_cute = preprocessor_table(CutlassAccess::none);
+  static const source_checks::PreprocessorTable with_cute = preprocessor_table(CutlassAccess::cute);
+  static const source_checks::PreprocessorTable with_cutlass = preprocessor_table(CutlassAccess::all);
+  switch (access) {
+    case CutlassAccess::none: return without_cute;
+    case CutlassAccess::cute: return with_cute;
+    case CutlassAccess::all: return with_cutlass;
+  }
+  return without_cute;
 }
 
 }  // namespace hpcreward::cuda_source

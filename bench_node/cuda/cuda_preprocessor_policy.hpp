@@ -4,11 +4,12 @@
 // C++'s keywords, nvcc's lexing (C++17: digit separators, no trigraphs), and raw strings
 // refused with a hint. #elifdef is left to nvcc: no parser of the checks reads CUDA.
 #include "bench_node/source_checks/preprocessor_rules.hpp"
+#include "common/stage_libraries.hpp"
 
 namespace hpcreward::cuda_source {
 
 source_checks::LexOptions cuda_lex_options();
-// With the includes of a stage that allows CuTe (`cute`) or not.
-const source_checks::PreprocessorTable &cuda_preprocessor_table(bool cute = false);
+// With the includes of a stage by how much of CUTLASS it allows.
+const source_checks::PreprocessorTable &cuda_preprocessor_table(CutlassAccess access = CutlassAccess::none);
 
 }  // namespace hpcreward::cuda_source

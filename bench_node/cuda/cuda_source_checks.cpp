@@ -14,8 +14,8 @@ namespace {
 
 namespace sc = source_checks;
 
-std::vector<sc::Finding> findings_of(const std::vector<sc::Token> &tokens, bool cute) {
-  std::vector<sc::Finding> findings = sc::preprocessor_findings(tokens, cuda_source::cuda_preprocessor_table(cute));
+std::vector<sc::Finding> findings_of(const std::vector<sc::Token> &tokens, CutlassAccess access) {
+  std::vector<sc::Finding> findings = sc::preprocessor_findings(tokens, cuda_source::cuda_preprocessor_table(access));
   for (const sc::Token &token : tokens)
     if (token.is("__managed__"))
       findings.push_back({Status::forbidden, token.line,
@@ -38,12 +38,15 @@ bool mentions_matmul(const std::vector<sc::Token> &tokens) {
 Verdict CudaSourceChecks::check_source(const BenchTask &task) {
   if (task.source.find('\0') != std::string::npos)
     return {Status::format_error, "the source contains a NUL byte (it must be CUDA C++ text)"};
-  const bool cute = allows_library(task.libraries, kCuteLibrary);
-  if (cute && !cute_available_)
+  const CutlassAccess access = cutlass_access(task.libraries);
+  if (access != CutlassAccess::none && !cute_available_)
     return {Status::compile_error, std::string(node_failure::kNoCuteHeaders) + " (stage " + task.stage +
                                        " allows CuTe): " + std::string(kCuteInstallHint)};
+  if (access == CutlassAccess::all && !cutlass_utilities_)
+    return {Status::compile_error, std::string(node_failure::kNoCutlassUtilities) + " (stage " + task.stage +
+                                       " allows all of CUTLASS): " + std::string(kCuteInstallHint)};
   const std::vector<sc::Token> tokens = sc::lex_c(task.source, cuda_source::cuda_lex_options());
-  if (std::vector<sc::Finding> findings = findings_of(tokens, cute); !findings.empty())
+  if (std::vector<sc::Finding> findings = findings_of(tokens, access); !findings.empty())
     return sc::verdict_for(std::move(findings));
   if (!mentions_matmul(tokens))
     return {Status::format_error,

@@ -7,7 +7,7 @@
 //   1. the text: no NUL bytes (format_error);
 //   2. the C checks' preprocessor and attribute rules (source_checks/preprocessor_rules.hpp,
 //      attribute_rules.hpp) with CUDA's tables (cuda_preprocessor_policy.hpp,
-//      cuda_attribute_policy.hpp; CuTe's includes in a stage whose libraries name it), and
+//      cuda_attribute_policy.hpp; CUTLASS's includes by the stage's libraries), and
 //      no __managed__ (managed memory): forbidden;
 //   3. `matmul` must appear as an identifier (format_error); whether the object really
 //      exports it, extern "C", is the object audit's to say.
@@ -22,14 +22,17 @@ namespace hpcreward {
 
 class CudaSourceChecks : public CandidateCheck {
  public:
-  // `cute_available`: the rank's compiler is given CuTe headers. Without them a task of a
-  // stage that allows CuTe is a compile_error the node decided (node_failure.hpp).
-  explicit CudaSourceChecks(bool cute_available = false) : cute_available_(cute_available) {}
+  // `cute_available`: the rank's compiler is given CuTe headers; `cutlass_utilities`: CUTLASS's
+  // host utilities beside them (cutlass/util). Without them a task of a stage that allows CuTe,
+  // or all of CUTLASS, is a compile_error the node decided (node_failure.hpp).
+  explicit CudaSourceChecks(bool cute_available = false, bool cutlass_utilities = false)
+      : cute_available_(cute_available), cutlass_utilities_(cutlass_utilities) {}
   std::string_view name() const override { return "CUDA source checks"; }
   Verdict check_source(const BenchTask &task) override;
 
  private:
   bool cute_available_;
+  bool cutlass_utilities_;
 };
 
 }  // namespace hpcreward

@@ -44,6 +44,11 @@ constexpr std::string_view kRuntimeCalls[] = {
     "cudaGetDevice", "cudaGetDeviceCount", "cudaGetDeviceProperties",
     "cudaGetDeviceProperties_v2", "cudaDeviceGetAttribute", "cudaDeviceGetLimit",
     "cudaDeviceGetCacheConfig", "cudaRuntimeGetVersion", "cudaDriverGetVersion",
+    // driver functions by pointer: CuTe's and CUTLASS's TMA encode their tensor maps with
+    // cuTensorMapEncodeTiled, fetched this way. Any code in the process can reach the driver
+    // without it (docs/reward-integrity.md, "The driver's entry points"); what it may do is the
+    // filter's and the window's to bound.
+    "cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion",
 };
 
 // Occupancy queries, whatever their spelling.
@@ -112,7 +117,6 @@ constexpr RefusedName kRefusals[] = {
     {"nvrtc*", "runtime compilation: device code must come from the stage's compiler"},
     {"nvJitLink*", "runtime linking: device code must come from the stage's compiler"},
     {"cudaLibrary*", "loads device code the stage's compiler did not build"},
-    {"cudaGetDriverEntryPoint*", "hands out CUDA driver API functions by pointer"},
     // the harness's context and device
     {"cudaDeviceReset", "destroys the CUDA context the harness runs in"},
     {"cudaThreadExit", "destroys the CUDA context the harness runs in"},

@@ -9,8 +9,9 @@
 //   - the CUDA runtime calls a kernel author needs: launches (cudaLaunchKernel, ...ExC,
 //     cooperative), errors, streams and events (create, record, wait, synchronize, query,
 //     destroy), device memory (cudaMalloc/Free, their Async forms, Memset*, Memcpy* with the
-//     symbol forms), function attributes, occupancy, device queries; also in their
-//     per-thread-default-stream spellings (_ptsz, _ptds);
+//     symbol forms), function attributes, occupancy, device queries, the driver's entry
+//     points by pointer (cudaGetDriverEntryPoint[ByVersion]: TMA's tensor maps are encoded by
+//     the driver); also in their per-thread-default-stream spellings (_ptsz, _ptds);
 //   - the C++ runtime glue nvcc and g++ emit (__cxa_atexit, __cxa_guard_*, the personality
 //     routine, _Unwind_Resume, operator new and delete, std::__throw_*, the stack
 //     protector), libm, the memory functions and the output to stdout and stderr (with

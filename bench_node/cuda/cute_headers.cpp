@@ -26,4 +26,10 @@ std::string cute_version(const std::filesystem::path &include_dir) {
   return version;
 }
 
+bool has_cutlass_utilities(const std::filesystem::path &include_dir) {
+  std::error_code error;
+  return !include_dir.empty() &&
+         std::filesystem::is_regular_file(include_dir / "cutlass" / "util" / "packed_stride.hpp", error);
+}
+
 }  // namespace hpcreward

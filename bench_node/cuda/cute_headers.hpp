@@ -15,4 +15,8 @@ std::string default_cute_include();
 // too; "" otherwise (no directory given, or not a CUTLASS include directory).
 std::string cute_version(const std::filesystem::path &include_dir);
 
+// Whether `include_dir` also holds CUTLASS's host utilities (cutlass/util, from the wheel's
+// tools/util/include), which stages allowing all of CUTLASS need.
+bool has_cutlass_utilities(const std::filesystem::path &include_dir);
+
 }  // namespace hpcreward

@@ -37,7 +37,7 @@ Environment nvcc_environment(const std::string &temporary_directory) {
 }  // namespace
 
 bool NvccCompiler::uses_cute(const CompileRequest &request) const {
-  return allows_library(request.libraries, kCuteLibrary) && !options_.cute_include.empty();
+  return uses_cutlass_headers(request.libraries) && !options_.cute_include.empty();
 }
 
 bool valid_cuda_arch(const std::string &arch) {

@@ -3,7 +3,6 @@
 #include <cctype>
 
 #include "common/problem_catalog.hpp"
-#include "common/stage_libraries.hpp"
 
 namespace hpcreward {
 namespace {
@@ -42,11 +41,7 @@ std::optional<std::string> rank_info_error(const RankInfo &info) {
 RunCapabilities run_capabilities(const std::vector<RankInfo> &ranks, const LadderConfig *ladder,
                                  std::string ladder_source) {
   RunCapabilities run;
-  for (const RankInfo &info : ranks) {
-    ++run.ranks_by_kind[info.kind];
-    if (info.kind == kGpuRankKind && info.cute.empty() && run.cute_missing.empty())
-      run.cute_missing = "GPU rank " + std::to_string(info.rank) + " (" + info.host + ")";
-  }
+  for (const RankInfo &info : ranks) ++run.ranks_by_kind[info.kind];
   run.ladder = ladder;
   run.ladder_source = std::move(ladder_source);
   return run;
@@ -74,11 +69,6 @@ std::optional<std::string> problem_refusal(const Problem &problem, const RunCapa
   if (run.ladder && run.ladder->ladder_for(problem.language).empty())
     return problem.id + " is a CUDA problem and the stage ladder " + run.ladder_source +
            " has no \"cuda_ladder\": add one (see stages/default_ladder.json)";
-  if (run.ladder && !run.cute_missing.empty())
-    for (const std::string &name : run.ladder->ladder_for(problem.language))
-      if (allows_library(run.ladder->find(name)->libraries, kCuteLibrary))
-        return problem.id + " climbs stage " + name + " of " + run.ladder_source + ", which allows CuTe, and " +
-               run.cute_missing + " has no CuTe headers: " + std::string(kCuteInstallHint);
   return std::nullopt;
 }
 

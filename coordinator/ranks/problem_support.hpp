@@ -34,9 +34,6 @@ struct RunCapabilities {
   std::map<std::string, std::size_t> ranks_by_kind;  // "cpu" -> 4, "gpu" -> 2
   const LadderConfig *ladder = nullptr;              // null: not checked
   std::string ladder_source;                         // for messages
-  // "GPU rank 2 (node7)": the first GPU rank without CuTe headers (RankInfo::cute); "" when
-  // every GPU rank has them. A stage that allows CuTe can't be scored on such a rank.
-  std::string cute_missing;
 };
 RunCapabilities run_capabilities(const std::vector<RankInfo> &ranks, const LadderConfig *ladder,
                                  std::string ladder_source);

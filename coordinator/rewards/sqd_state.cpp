@@ -5,7 +5,6 @@
 #include <stdexcept>
 
 #include "common/problem_catalog.hpp"
-#include "common/stage_libraries.hpp"
 #include "common/yardsticks.hpp"
 #include "techniques/summary_text.hpp"  // the niche key, and the columns summary_from_row reads
 
@@ -35,17 +34,30 @@ StageEventRecord to_record(const StageEvent &event, std::uint64_t rows_before) {
   return {event.problem, event.from, event.to, event.rule, event.detail, event.time, rows_before};
 }
 
-SqdState::SqdState(const LadderConfig &config, bool host_has_avx512)
+SqdState::SqdState(const LadderConfig &config, const RankSupport &support)
     : config_(&config),
-      host_has_avx512_(host_has_avx512),
-      unsupported_(unsupported_stages(config, host_has_avx512)),
+      support_(support),
+      unsupported_(unsupported_stages(config, support)),
       archive_(config.shaping) {}
 
 ProblemProgress &SqdState::progress(const std::string &problem) {
   auto it = progress_.find(problem);
   if (it == progress_.end())
-    it = progress_.emplace(problem, ProblemProgress(*config_, problem, unsupported_)).first;
+    it = progress_.emplace(problem, ProblemProgress(*config_, problem, unsupported_for(problem))).first;
   return it->second;
+}
+
+std::vector<UnsupportedStage> SqdState::unsupported_for(const std::string &problem) const {
+  std::vector<UnsupportedStage> stages = unsupported_;
+  const Problem *spec = find_problem(problem);
+  if (!spec) return stages;
+  for (const std::string &name : config_->ladder_for(spec->language)) {
+    const bool listed = std::any_of(stages.begin(), stages.end(), [&](const UnsupportedStage &s) { return s.stage == name; });
+    if (!listed)
+      if (std::optional<std::string> reason = unsupported_for_problem(*config_->find(name), *spec))
+        stages.push_back({name, *reason, spec->language});
+  }
+  return stages;
 }
 
 const std::string &SqdState::current_stage(const std::string &problem) {
@@ -55,9 +67,7 @@ const std::string &SqdState::current_stage(const std::string &problem) {
 std::optional<std::string> SqdState::unsupported_reason(const std::string &stage) const {
   const StageSpec *spec = config_->find(stage);
   if (!spec) return std::nullopt;
-  if (!cute_missing_.empty() && allows_library(spec->libraries, kCuteLibrary))
-    return "stage " + spec->name + " allows CuTe, and " + cute_missing_ + " has no CuTe headers";
-  return hpcreward::unsupported_reason(*spec, host_has_avx512_);
+  return hpcreward::unsupported_reason(*spec, support_);
 }
 
 ArchiveOutcome SqdState::update_archive(const RewardRow &row, const TechniqueSummary &techniques,
@@ -111,13 +121,13 @@ std::map<std::string, std::string> SqdState::stages() const {
   return out;
 }
 
-SqdState SqdState::rebuild(const LadderConfig &config, bool host_has_avx512,
+SqdState SqdState::rebuild(const LadderConfig &config, const RankSupport &support,
                            const std::vector<RewardRow> &rows,
                            const std::vector<StageEventRecord> &events,
                            const std::vector<ArchiveRecord> &archive_records,
                            const std::function<std::optional<double>(const RewardRow &)> &blas_gflops,
                            std::vector<ArchiveRecord> &missing_archive) {
-  SqdState state(config, host_has_avx512);
+  SqdState state(config, support);
 
   // Stage progress: rows and events in log order (an event precedes the row it preceded).
   ProgressHistory history;
@@ -139,7 +149,8 @@ SqdState SqdState::rebuild(const LadderConfig &config, bool host_has_avx512,
   }
   events_before(rows.size());
   for (const std::string &problem : problems)
-    state.progress_.emplace(problem, ProblemProgress::rebuild(config, problem, state.unsupported_, history));
+    state.progress_.emplace(problem,
+                            ProblemProgress::rebuild(config, problem, state.unsupported_for(problem), history));
 
   // Archive: replayed from the rows; records past the last logged one were lost in a crash.
   std::optional<std::uint64_t> last_logged;

@@ -34,9 +34,10 @@ StageObservation observation_from_row(const RewardRow &row, std::optional<double
 
 class SqdState {
  public:
-  // `config` must outlive the state. Stages needing AVX-512 are skipped (or refused by the
-  // caller, under the config's policy) when the host lacks it.
-  SqdState(const LadderConfig &config, bool host_has_avx512);
+  // `config` must outlive the state. Stages the ranks cannot run (unsupported_stages: AVX-512
+  // where a CPU rank lacks it, or refused by the caller under the config's policy; wgmma or TMA
+  // where a GPU rank is not a Hopper) are skipped.
+  SqdState(const LadderConfig &config, const RankSupport &support);
 
   const LadderConfig &config() const { return *config_; }
   // Ladder stages this host cannot run, with the reason each is skipped.
@@ -46,9 +47,6 @@ class SqdState {
   const std::string &current_stage(const std::string &problem);
   // Why this host cannot run `stage`, for candidates that name it; nullopt if it can.
   std::optional<std::string> unsupported_reason(const std::string &stage) const;
-  // "GPU rank 2 (node7)" when a GPU rank has no CuTe headers (RunCapabilities::cute_missing):
-  // candidates naming a stage that allows CuTe are then refused with that reason.
-  void set_cute_missing(std::string rank) { cute_missing_ = std::move(rank); }
 
   // Applies the archive to a row about to be written at `row_index` (ok rows only; the
   // descriptor comes from the measurement). Does not touch the stage statistics.
@@ -66,7 +64,7 @@ class SqdState {
   // Rebuilds the state a run had: rows and events from its log, in log order. Rows are the
   // truth for the archive; `missing_archive` receives the records a crash kept out of
   // /archive (rows after the last logged record that changed the archive).
-  static SqdState rebuild(const LadderConfig &config, bool host_has_avx512,
+  static SqdState rebuild(const LadderConfig &config, const RankSupport &support,
                           const std::vector<RewardRow> &rows,
                           const std::vector<StageEventRecord> &events,
                           const std::vector<ArchiveRecord> &archive_records,
@@ -75,10 +73,11 @@ class SqdState {
 
  private:
   ProblemProgress &progress(const std::string &problem);
+  // unsupported_ and the ladder stages `problem` cannot pass on any rank (unsupported_for_problem).
+  std::vector<UnsupportedStage> unsupported_for(const std::string &problem) const;
 
   const LadderConfig *config_;
-  bool host_has_avx512_;
-  std::string cute_missing_;
+  RankSupport support_;
   std::vector<UnsupportedStage> unsupported_;
   std::map<std::string, ProblemProgress> progress_;
   QdArchive archive_;

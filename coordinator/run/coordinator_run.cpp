@@ -93,8 +93,7 @@ int run_coordinator(CoordinatorOptions options, BenchWorld &world, Console &cons
   // The ladder's state, rebuilt from the log on a resume, and the log's writer.
   ScoringContext context = scoring_context(options, ranks.ranks, node_name());
   std::vector<ArchiveRecord> missing_archive;
-  SqdState sqd = ladder_state(options.ladder, ranks.avx512, logged, context.rank_info, missing_archive);
-  sqd.set_cute_missing(ranks.capabilities.cute_missing);
+  SqdState sqd = ladder_state(options.ladder, ranks.support, logged, context.rank_info, missing_archive);
   for (const std::string &note : host_support_notes(sqd)) console.line(note);
   const std::unique_ptr<RewardLogWriter> writer = open_log_writer(
       log_path, options.resume ? std::nullopt : std::optional(world.new_log_provenance(options, ranks.ranks)),

@@ -61,11 +61,11 @@ void check_resumed_reward_mode(const LoggedRun &logged, const RewardMode &mode) 
 
 std::uint64_t logged_seed(const LoggedRun &logged) { return std::stoull(logged.provenance.seed); }
 
-SqdState ladder_state(const LadderConfig &ladder, bool host_has_avx512, const LoggedRun &logged,
+SqdState ladder_state(const LadderConfig &ladder, const RankSupport &support, const LoggedRun &logged,
                       const std::map<int, RankInfo> &rank_info, std::vector<ArchiveRecord> &missing_archive) {
-  if (!logged.resumed) return SqdState(ladder, host_has_avx512);
+  if (!logged.resumed) return SqdState(ladder, support);
   return SqdState::rebuild(
-      ladder, host_has_avx512, logged.rows, logged.events, logged.archive,
+      ladder, support, logged.rows, logged.events, logged.archive,
       [&](const RewardRow &row) { return rank_blas_gflops(rank_info, row.rank, row.problem); }, missing_archive);
 }
 

@@ -46,7 +46,7 @@ std::uint64_t logged_seed(const LoggedRun &logged);
 // The ladder's state: new for a new run, else rebuilt from its rows and events (each
 // row's BLAS baseline from `rank_info`, as ScoringRun counts it). `missing_archive` receives
 // the archive records a crash kept out of the log.
-SqdState ladder_state(const LadderConfig &ladder, bool host_has_avx512, const LoggedRun &logged,
+SqdState ladder_state(const LadderConfig &ladder, const RankSupport &support, const LoggedRun &logged,
                       const std::map<int, RankInfo> &rank_info, std::vector<ArchiveRecord> &missing_archive);
 
 // The log's writer: a new log with `new_log` (its provenance), or without it the existing log,

@@ -44,16 +44,29 @@ std::size_t check_ranks(const std::vector<RankInfo> &ranks, const RewardTable &r
   return nulls;
 }
 
-bool cpu_ranks_have_avx512(const std::vector<RankInfo> &ranks) {
-  return std::all_of(ranks.begin(), ranks.end(),
-                     [](const RankInfo &rank) { return rank.kind != kCpuRankKind || rank.avx512; });
+RankSupport rank_support(const std::vector<RankInfo> &ranks) {
+  RankSupport support(std::all_of(ranks.begin(), ranks.end(),
+                                  [](const RankInfo &rank) { return rank.kind != kCpuRankKind || rank.avx512; }));
+  for (const RankInfo &rank : ranks)
+    if (rank.kind == kGpuRankKind && rank.cute.empty()) {
+      support.gpu_without_cute = "GPU rank " + std::to_string(rank.rank) + " (" + rank.host + ")";
+      break;
+    }
+  for (const RankInfo &rank : ranks)
+    if (rank.kind == kGpuRankKind && rank.gpu.arch != "sm_90a") {
+      support.gpu_without_hopper = "GPU rank " + std::to_string(rank.rank) + " (" + rank.host + ", " +
+                                   (rank.gpu.arch.empty() ? std::string("no GPU architecture reported") : rank.gpu.arch) +
+                                   ")";
+      break;
+    }
+  return support;
 }
 
 StartedRanks start_ranks(BenchWorld &world, const CoordinatorOptions &options) {
   StartedRanks started;
   started.ranks = world.gather_hellos(std::chrono::seconds(options.rank_start_timeout_s));
   started.null_ranks = check_ranks(started.ranks, options.rewards);
-  started.avx512 = cpu_ranks_have_avx512(started.ranks);
+  started.support = rank_support(started.ranks);
   started.capabilities = run_capabilities(started.ranks, &options.ladder, options.ladder_source);
   return started;
 }
@@ -69,6 +82,10 @@ void refuse_unscorable(const CoordinatorOptions &options, const std::vector<Prep
 std::vector<std::string> host_support_notes(const SqdState &state) {
   std::vector<std::string> notes;
   for (const UnsupportedStage &stage : state.unsupported()) {
+    if (stage.language == Language::cuda) {
+      notes.push_back("note: " + stage.reason + "; CUDA problems skip it (their ladder ends before it)");
+      continue;
+    }
     if (state.config().avx512_unsupported == UnsupportedPolicy::refuse)
       throw std::runtime_error(stage.reason + "; the ladder says \"avx512_unsupported\": \"refuse\". "
                                "Run on ranks with AVX-512, or set it to \"skip\"");

@@ -31,14 +31,15 @@ CandidateDefaults candidate_defaults(const CoordinatorOptions &options);
 // Returns how many ranks are null; throws std::runtime_error or std::invalid_argument.
 std::size_t check_ranks(const std::vector<RankInfo> &ranks, const RewardTable &rewards);
 
-// Whether every CPU rank has AVX-512: C stages run on CPU ranks only, so only they decide.
-bool cpu_ranks_have_avx512(const std::vector<RankInfo> &ranks);
+// Whether every CPU rank has AVX-512 (C stages run on CPU ranks only, so only they decide) and
+// every GPU rank Hopper's wgmma and TMA (its nvcc arch is sm_90a).
+RankSupport rank_support(const std::vector<RankInfo> &ranks);
 
 // The benchmark ranks as the run starts: their hellos, checked (check_ranks).
 struct StartedRanks {
   std::vector<RankInfo> ranks;
   std::size_t null_ranks = 0;    // ranks that run --null-measurement
-  bool avx512 = false;           // cpu_ranks_have_avx512
+  RankSupport support;           // rank_support
   RunCapabilities capabilities;  // what the run can score (its ladder is options.ladder)
 };
 // Waits for every benchmark rank's hello (--rank-start-timeout-s) and checks them; throws
@@ -51,9 +52,9 @@ StartedRanks start_ranks(BenchWorld &world, const CoordinatorOptions &options);
 void refuse_unscorable(const CoordinatorOptions &options, const std::vector<PreparedCandidate> &candidates,
                        const std::vector<RewardRow> &logged_rows, const RunCapabilities &capabilities);
 
-// Ladder stages this host cannot run. Under the ladder's "avx512_unsupported": "refuse" the
-// run stops (std::runtime_error saying what to change); under "skip" (the default) the notes
-// to print, one per stage problems skip.
+// Ladder stages these ranks cannot run. Under the ladder's "avx512_unsupported": "refuse" a C
+// stage stops the run (std::runtime_error saying what to change); otherwise the notes to print,
+// one per stage problems skip (a CUDA stage that needs a Hopper always is).
 std::vector<std::string> host_support_notes(const SqdState &state);
 
 // What scoring needs to know of the run: its ranks, the coordinator's host, and the options

@@ -11,3 +11,20 @@ download_cutlass_wheel() {
   python3 -m pip download -q --no-deps --only-binary :all: -d "$1" "nvidia-cutlass==$cutlass_version.0" &&
     echo "$cutlass_sha256  $1/$cutlass_wheel" | sha256sum -c --quiet
 }
+
+# Unpacks the wheel $1 into include directory $2 (made anew): CUTLASS's and CuTe's headers with
+# CUTLASS's host utilities (the wheel's tools/util/include: cutlass/util/*) merged in, as stages
+# with "libraries": ["cutlass"] include them. Leaves $2 untouched if the wheel can't be read.
+unpack_cutlass_headers() {
+  local scratch
+  scratch=$(mktemp -d) &&
+    python3 -m zipfile -e "$1" "$scratch" &&
+    cp -r "$scratch/cutlass_library/source/tools/util/include/cutlass/util" \
+      "$scratch/cutlass_library/source/include/cutlass/" &&
+    rm -rf "$2" && mkdir -p "$(dirname "$2")" &&
+    mv "$scratch/cutlass_library/source/include" "$2" &&
+    chmod -R a+rX "$2"
+  local status=$?
+  rm -rf "$scratch"
+  return $status
+}

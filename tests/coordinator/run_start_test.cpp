@@ -75,9 +75,35 @@ TEST(RunStart, RanksOfUnknownKindAndUnpenalizedNullRanksAreRefused) {
 }
 
 TEST(RunStart, OnlyCpuRanksDecideAboutAvx512) {
-  EXPECT_TRUE(cpu_ranks_have_avx512({rank(1, "cpu", true), rank(2, "gpu", false)}));
-  EXPECT_FALSE(cpu_ranks_have_avx512({rank(1, "cpu", true), rank(2, "cpu", false)}));
-  EXPECT_TRUE(cpu_ranks_have_avx512({rank(1, "gpu", false)})) << "no CPU rank: nothing to run C on";
+  EXPECT_TRUE(rank_support({rank(1, "cpu", true), rank(2, "gpu", false)}).avx512);
+  EXPECT_FALSE(rank_support({rank(1, "cpu", true), rank(2, "cpu", false)}).avx512);
+  EXPECT_TRUE(rank_support({rank(1, "gpu", false)}).avx512) << "no CPU rank: nothing to run C on";
+}
+
+TEST(RunStart, OnlyGpuRanksDecideAboutHopper) {
+  RankInfo hopper = rank(2, "gpu");
+  hopper.gpu.arch = "sm_90a";
+  RankInfo ampere = rank(3, "gpu");
+  ampere.host = "node7";
+  ampere.gpu.arch = "sm_80";
+  EXPECT_EQ(rank_support({rank(1, "cpu"), hopper}).gpu_without_hopper, "");
+  EXPECT_EQ(rank_support({rank(1, "cpu")}).gpu_without_hopper, "") << "no GPU rank: nothing to run CUDA on";
+  EXPECT_EQ(rank_support({hopper, ampere}).gpu_without_hopper, "GPU rank 3 (node7, sm_80)");
+  RankInfo blackwell = ampere;
+  blackwell.gpu.arch = "sm_100";  // TMA, but no wgmma
+  EXPECT_EQ(rank_support({blackwell}).gpu_without_hopper, "GPU rank 3 (node7, sm_100)");
+}
+
+TEST(RunStart, ACudaStageThatNeedsAHopperIsSkippedWhateverThePolicy) {
+  LadderConfig ladder = parse_ladder_config(builtin_ladder_json(), kBuiltinLadderName);
+  ladder.avx512_unsupported = UnsupportedPolicy::refuse;
+  RankSupport support;
+  support.gpu_without_hopper = "GPU rank 3 (node7, sm_80)";
+  const std::vector<std::string> notes = host_support_notes(SqdState(ladder, support));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes.front(),
+            "note: stage cuda-hopper requires Hopper's wgmma or TMA (sm_90a), which GPU rank 3 (node7, sm_80) "
+            "cannot run; CUDA problems skip it (their ladder ends before it)");
 }
 
 TEST(RunStart, TheScoringContextCarriesTheRanksAndTheScoringOptions) {
@@ -153,7 +179,7 @@ TEST(RunStart, TheRanksHellosAreGatheredAndChecked) {
   const StartedRanks started = start_ranks(world, options);
   EXPECT_EQ(started.ranks.size(), 2u);
   EXPECT_EQ(started.null_ranks, 1u);
-  EXPECT_FALSE(started.avx512);
+  EXPECT_FALSE(started.support.avx512);
   EXPECT_EQ(started.capabilities.ranks_by_kind.at("cpu"), 2u);
   world.hellos[0].kind = "tpu";
   EXPECT_THROW(start_ranks(world, options), std::runtime_error);

@@ -42,11 +42,55 @@ TEST(SqdState, NamedStagesTheHostCannotRunHaveAReason) {
 }
 
 TEST(SqdState, ACuteStageIsRefusedWhenAGpuRankHasNoCute) {
-  SqdState state(default_ladder(), true);
-  EXPECT_FALSE(state.unsupported_reason("cuda-cute"));
-  state.set_cute_missing("GPU rank 2 (n2)");
-  EXPECT_EQ(state.unsupported_reason("cuda-cute"), "stage cuda-cute allows CuTe, and GPU rank 2 (n2) has no CuTe headers");
+  SqdState with(default_ladder(), true);
+  EXPECT_FALSE(with.unsupported_reason("cuda-cute"));
+  RankSupport support;
+  support.gpu_without_cute = "GPU rank 2 (n2)";
+  SqdState state(default_ladder(), support);
+  const std::optional<std::string> reason = state.unsupported_reason("cuda-cute");
+  ASSERT_TRUE(reason);
+  EXPECT_TRUE(reason->starts_with("stage cuda-cute allows CuTe, and GPU rank 2 (n2) has no CuTe headers (run "
+                                  "jobs/install-deps.sh"))
+      << *reason;
+  EXPECT_TRUE(state.unsupported_reason("cuda-cutlass"));
   EXPECT_FALSE(state.unsupported_reason("cuda-open"));
+  ASSERT_EQ(state.unsupported().size(), 1u);
+  EXPECT_EQ(state.unsupported()[0].stage, "cuda-hopper") << "the ladder's CuTe stage is skipped";
+}
+
+TEST(SqdState, AnFp64ProblemSkipsTheHopperStageAndAnFp32OneClimbsIt) {
+  SqdState state(default_ladder(), true);
+  EXPECT_TRUE(state.unsupported().empty());
+  auto skips_hopper = [&](const std::string &problem) {
+    std::vector<StageEvent> events;
+    for (int round = 0; round < 6 && state.current_stage(problem) != "cuda-async"; ++round) {
+      for (int i = 0; i < 240; ++i) {
+        RewardRow row;
+        row.problem = problem;
+        row.stage = state.current_stage(problem);
+        row.status = "ok";
+        row.gflops = 1;
+        row.candidate_id = problem + std::to_string(round) + "-" + std::to_string(i);
+        row.batch_id = row.candidate_id;
+        state.observe(row, std::nullopt);
+      }
+      state.advance({problem}, round);
+    }
+    EXPECT_EQ(state.current_stage(problem), "cuda-async") << problem;
+    for (int i = 0; i < 240; ++i) {
+      RewardRow row;
+      row.problem = problem;
+      row.stage = "cuda-async";
+      row.status = "ok";
+      row.gflops = 1;
+      row.candidate_id = row.batch_id = problem + "-a" + std::to_string(i);
+      state.observe(row, std::nullopt);
+    }
+    state.advance({problem}, 10);
+    return state.current_stage(problem) != "cuda-hopper";
+  };
+  EXPECT_TRUE(skips_hopper("cuda-dgemm-1024"));
+  EXPECT_FALSE(skips_hopper("cuda-sgemm-1024"));
 }
 
 TEST(SqdState, NewProblemsStartAtTheFirstStage) {

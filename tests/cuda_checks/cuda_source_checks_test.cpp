@@ -224,8 +224,8 @@ TEST(CudaIncludePolicy, EveryListedHeaderExistsInTheToolkitOrIsStandard) {
   // The list names real headers: each is either a C/C++ standard header or one that CUDA 13
   // ships (checked by tests/cuda_checks/nvcc_checks_test.cpp when nvcc is there). Here: no
   // listed header has a refusal reason as well.
-  for (bool cute : {false, true}) {
-    const NameTable &headers = cuda_source::cuda_include_table(cute).headers;
+  for (CutlassAccess access : {CutlassAccess::none, CutlassAccess::cute, CutlassAccess::all}) {
+    const NameTable &headers = cuda_source::cuda_include_table(access).headers;
     for (std::string_view header : headers.allowed) EXPECT_FALSE(refusal_reason(headers, header)) << header;
   }
 }

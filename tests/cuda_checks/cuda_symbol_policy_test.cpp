@@ -45,7 +45,7 @@ TEST(CudaSymbolPolicy, WhatNvccAndRealKernelsImportIsAllowed) {
         "cudaLaunchKernel_ptsz", "cudaMemcpyAsync_ptsz", "cudaMemcpy_ptds", "sqrt", "fmaf", "memcpy",
         "memset", "memmove", "_Znwm", "_ZdlPvm", "_Znam", "_ZdaPv",
         "_ZSt20__throw_length_errorPKc", "_ZSt17__throw_bad_allocv", "__cxa_throw_bad_array_new_length",
-        "__cudaLaunchKernel_ptsz"}) {
+        "__cudaLaunchKernel_ptsz", "cudaGetDriverEntryPoint", "cudaGetDriverEntryPointByVersion"}) {
     const auto why = policy::import_refusal(name);
     EXPECT_FALSE(why) << name << ": " << *why;
   }
@@ -59,7 +59,7 @@ TEST(CudaSymbolPolicy, NamedDangersAreRefusedWithTheirReason) {
   expect_refused("cuLaunchKernel", "driver API");
   expect_refused("cuCtxCreate_v2", "driver API");
   expect_refused("cuModuleLoadData", "driver API");
-  expect_refused("cudaGetDriverEntryPoint", "driver API");
+  expect_refused("cuTensorMapEncodeTiled", "driver API");  // by name; by pointer it is CuTe's TMA
   expect_refused("cudaLibraryLoadData", "did not build");
   expect_refused("dlopen", "dynamic loader");
   expect_refused("dlsym", "dynamic loader");

@@ -82,8 +82,15 @@ TEST(CudaTechniques, CpAsyncIsAsyncAndSharedMemory) {
 TEST(CudaTechniques, HopperBulkCopiesAndWarpgroupMma) {
   REQUIRE_CUDA_TOOLS();
   const TechniqueAssessment found = assess(samples::kHopperPtx, "cuda-sgemm-1024");
-  EXPECT_EQ(found.summary.techniques, (Names{"smem", "tensor", "async"})) << found.summary.evidence;
+  EXPECT_EQ(found.summary.techniques, (Names{"smem", "tensor", "async", "wgmma", "tma"})) << found.summary.evidence;
   EXPECT_NE(found.summary.evidence.find("first HGMMA.64x8x16.F32"), std::string::npos) << found.summary.evidence;
+  // A stage that allows tensor and async allows their refinements; one that requires wgmma and
+  // tma is satisfied.
+  EXPECT_TRUE(assess(samples::kHopperPtx, "cuda-sgemm-1024", {"smem", "tensor", "async"}).verdict.ok());
+  EXPECT_TRUE(assess(samples::kHopperPtx, "cuda-sgemm-1024", {"smem", "tensor", "async"}, {"wgmma", "tma"})
+                  .verdict.ok());
+  EXPECT_EQ(assess(samples::kHopperPtx, "cuda-sgemm-1024", {"smem", "tensor"}).verdict.reason,
+            "stage gpu does not allow async; stage gpu does not allow tma");
   EXPECT_NE(found.summary.evidence.find("first UBLKCP"), std::string::npos) << found.summary.evidence;
 }
 

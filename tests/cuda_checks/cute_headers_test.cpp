@@ -49,8 +49,8 @@ bool complete(const fs::path &root, const fs::path &header, std::map<fs::path, b
 // Every header of the pinned tree the CuTe stage's table allows (families expanded) that
 // compiles on its own.
 std::vector<std::string> allowed_cute_headers(const fs::path &root) {
-  const source_checks::IncludeTable &with_table = cuda_source::cuda_include_table(true);
-  const source_checks::IncludeTable &without_table = cuda_source::cuda_include_table(false);
+  const source_checks::IncludeTable &with_table = cuda_source::cuda_include_table(CutlassAccess::cute);
+  const source_checks::IncludeTable &without_table = cuda_source::cuda_include_table(CutlassAccess::none);
   std::vector<std::string> headers;
   std::map<fs::path, bool> known;
   for (const fs::directory_entry &entry : fs::recursive_directory_iterator(root)) {
@@ -99,7 +99,7 @@ TEST(CuteHeaders, WhatTheStageAllowsIncludesNoReadyMadeGemm) {
   EXPECT_GE(reached.size(), headers.size());
   for (const std::string &header : reached) EXPECT_FALSE(std::regex_search(header, kReadyMade)) << header;
   // And the table refuses each of those by name.
-  const NameTable &with = cuda_source::cuda_include_table(true).headers;
+  const NameTable &with = cuda_source::cuda_include_table(CutlassAccess::cute).headers;
   for (const char *gemm : {"cutlass/gemm/device/gemm.h", "cutlass/gemm/kernel/gemm_universal.hpp",
                            "cutlass/gemm/collective/collective_builder.hpp",
                            "cutlass/epilogue/collective/collective_builder.hpp", "cutlass/conv/convolution.h"})

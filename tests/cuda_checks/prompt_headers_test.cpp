@@ -26,8 +26,7 @@ TEST(PromptHeaders, EveryCudaHeaderAPromptNamesIsAllowedInItsStage) {
   int stages = 0;
   for (const StageSpec &stage : ladder.stages) {
     if (stage.language != Language::cuda) continue;
-    const bool cute = allows_library(stage.libraries, kCuteLibrary);
-    const NameTable &table = cuda_source::cuda_include_table(cute).headers;
+    const NameTable &table = cuda_source::cuda_include_table(cutlass_access(stage.libraries)).headers;
     for (std::string_view header : prompts::allowed_headers(Language::cuda, stage)) {
       const std::string name = concrete(header);
       EXPECT_FALSE(refusal_reason(table, name)) << stage.name << ": " << name;
@@ -35,12 +34,12 @@ TEST(PromptHeaders, EveryCudaHeaderAPromptNamesIsAllowedInItsStage) {
     }
     ++stages;
   }
-  EXPECT_EQ(stages, 6);
+  EXPECT_EQ(stages, 8);
 }
 
 TEST(PromptHeaders, CuteIsOfferedOnlyWhereTheStageAllowsIt) {
   const LadderConfig ladder = parse_ladder_config(builtin_ladder_json(), "default_ladder.json");
-  const NameTable &plain = cuda_source::cuda_include_table(false).headers;
+  const NameTable &plain = cuda_source::cuda_include_table(CutlassAccess::none).headers;
   int offered = 0;
   for (std::string_view header : prompts::allowed_headers(Language::cuda, *ladder.find("cuda-cute")))
     if (refusal_reason(plain, concrete(header))) ++offered;

@@ -16,8 +16,9 @@ if [ -e "$system_hwloc" ]; then
   rm -f "$libdir"/libhwloc.so.15*
   ln -sf "$system_hwloc" "$libdir/libhwloc.so"
 fi
-# CuTe's headers from the pinned wheel, for stages that allow CuTe.
-python3 -m zipfile -e .gpu-deps/cutlass/*.whl "$prefix/cutlass"
+# CuTe's and CUTLASS's headers from the pinned wheel, for stages that allow them.
+. jobs/lib/cutlass-pin.sh
+unpack_cutlass_headers .gpu-deps/cutlass/*.whl "$prefix/cutlass/include" || { echo "device-build: no CUTLASS headers" >&2; exit 2; }
 clang=$(ls /usr/lib/x86_64-linux-gnu/libclang-1[0-9]*.so.1 /usr/lib/llvm-*/lib/libclang.so.1 2>/dev/null | head -1)
 [ -n "$clang" ] || { echo "device-build: no libclang on this machine" >&2; exit 2; }
 cat > build-gpu.env <<ENV
@@ -30,7 +31,7 @@ export PKG_CONFIG_PATH=$libdir/pkgconfig PKG_CONFIG_SYSROOT_DIR=$prefix
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_PREFIX_PATH="$prefix/usr;$libdir/cmake" -DBoost_ROOT="$prefix/usr" -DBoost_NO_SYSTEM_PATHS=ON \
   -DLIBCLANG_INCLUDE_DIR="$PWD/.gpu-deps/clang-c-include" -DLIBCLANG_LIBRARY="$clang" \
-  -DHPCREWARD_CUTE_INCLUDE_DIR="$prefix/cutlass/cutlass_library/source/include" \
+  -DHPCREWARD_CUTE_INCLUDE_DIR="$prefix/cutlass/include" \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DHPCREWARD_PYTHON="$(command -v python3)" "$@" > build-gpu.configure.log 2>&1 \
   || { tail -40 build-gpu.configure.log; exit 1; }
 cmake --build build-gpu -j "$(nproc)" > build-gpu.log 2>&1 || { grep -E "error|Error" build-gpu.log | head -40; exit 1; }

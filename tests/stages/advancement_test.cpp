@@ -260,8 +260,26 @@ TEST(Advancement, CudaProblemsClimbTheCudaLadder) {
                                 "best 0.1 of cuBLAS >= 0.1", 3.0}));
   progress.observe(cuda_row("cuda-tensor", 20000, "t1", 50000));
   EXPECT_EQ(progress.maybe_advance(4.0)->to, "cuda-async");
-  progress.observe(cuda_row("cuda-async", 40000, "a1", 50000));
-  EXPECT_FALSE(progress.maybe_advance(5.0)) << "the last stage never advances";
+  progress.observe(cuda_row("cuda-async", 20000, "a1", 50000));
+  EXPECT_FALSE(progress.maybe_advance(5.0));
+  progress.observe(cuda_row("cuda-async", 25000, "a2", 50000));
+  EXPECT_EQ(progress.maybe_advance(6.0)->to, "cuda-hopper");
+  progress.observe(cuda_row("cuda-hopper", 45000, "h1", 50000));
+  EXPECT_FALSE(progress.maybe_advance(7.0)) << "the last stage never advances";
+}
+
+TEST(Advancement, OffHopperTheCudaLadderEndsAtCudaAsync) {
+  LadderConfig config = load_ladder_config(HPCREWARD_DEFAULT_LADDER);
+  RankSupport ampere;
+  ampere.gpu_without_hopper = "GPU rank 3 (node7, sm_80)";
+  ProblemProgress progress(config, "cuda-sgemm-4096", unsupported_stages(config, ampere));
+  for (const char *stage : {"cuda-naive", "cuda-smem", "cuda-tensor"}) {
+    for (int i = 0; i < 240; ++i) progress.observe(cuda_row(stage, 100, std::string(stage) + std::to_string(i)));
+    ASSERT_TRUE(progress.maybe_advance(1.0)) << stage;
+  }
+  EXPECT_EQ(progress.current_stage(), "cuda-async");
+  for (int i = 0; i < 240; ++i) progress.observe(cuda_row("cuda-async", 100, "a" + std::to_string(i)));
+  EXPECT_FALSE(progress.maybe_advance(2.0)) << "cuda-hopper is skipped: cuda-async is the last it can run";
 }
 
 TEST(Advancement, CudaProblemWithoutCudaLadderIsAConfigError) {

@@ -41,7 +41,7 @@ TEST(LadderConfig, DefaultFileLoads) {
 TEST(LadderConfig, DefaultFileHasTheCudaLadder) {
   LadderConfig config = load_default();
   EXPECT_EQ(config.cuda_ladder,
-            (std::vector<std::string>{"cuda-naive", "cuda-smem", "cuda-tensor", "cuda-async"}));
+            (std::vector<std::string>{"cuda-naive", "cuda-smem", "cuda-tensor", "cuda-async", "cuda-hopper"}));
   EXPECT_EQ(&config.ladder_for(Language::cuda), &config.cuda_ladder);
   EXPECT_EQ(&config.ladder_for(Language::c), &config.ladder);
   for (const char *name : {"cuda-naive", "cuda-smem", "cuda-tensor", "cuda-async", "cuda-open"}) {
@@ -64,7 +64,10 @@ TEST(LadderConfig, DefaultFileHasTheCudaLadder) {
   EXPECT_EQ(config.find("cuda-open")->techniques_allowed,
             (std::vector<std::string>{"smem", "tensor", "async"}));
   EXPECT_TRUE(config.find("cuda-open")->techniques_required.empty());
-  EXPECT_TRUE(config.find("cuda-async")->advance.empty());
+  EXPECT_FALSE(config.find("cuda-async")->advance.empty());
+  EXPECT_TRUE(config.find("cuda-hopper")->advance.empty());
+  EXPECT_EQ(config.find("cuda-hopper")->techniques_required, (std::vector<std::string>{"wgmma", "tma"}));
+  EXPECT_EQ(config.find("cuda-hopper")->libraries, std::vector<std::string>{"cute"});
   const auto &naive = config.find("cuda-naive")->advance;
   ASSERT_EQ(naive.size(), 2u);
   EXPECT_EQ(naive[0].type, RuleType::success_rate);
@@ -135,7 +138,7 @@ TEST(LadderConfig, RejectsBadJson) { expect_error("{", "not valid JSON"); }
 TEST(LadderConfig, RejectsUnknownTechnique) {
   expect_error(config_with(R"({"name": "b", "flags": ["-O3"], "allows": ["sse"]})"),
                "stage \"b\": unknown technique \"sse\" in \"allows\" (known: C stages: openmp, avx512, "
-               "blocking, simd; CUDA stages: smem, tensor, async)");
+               "blocking, simd; CUDA stages: smem, tensor, async, wgmma, tma)");
 }
 
 TEST(LadderConfig, RejectsDuplicateStage) {
@@ -228,7 +231,7 @@ TEST(LadderConfig, RejectsTechniquesOfTheOtherLanguage) {
                "technique \"tensor\" in \"allows\" is a CUDA technique");
   expect_error(cuda_config_with(R"({"name": "y", "language": "cuda", "flags": ["-O3"], "allows": ["openmp"]})"),
                "stage \"y\": technique \"openmp\" in \"allows\" is a C technique, but this is a CUDA stage "
-               "(its techniques: smem, tensor, async): drop it");
+               "(its techniques: smem, tensor, async, wgmma, tma): drop it");
   expect_error(cuda_config_with(R"({"name": "y", "language": "cuda", "flags": ["-O3"], "requires": ["blocking"]})"),
                "stage \"y\": technique \"blocking\" in \"requires\" is a C technique");
 }
@@ -252,23 +255,55 @@ TEST(LadderConfig, LibrariesAreForCudaStagesAndKnownNames) {
       "test.json");
   EXPECT_EQ(config.find("y")->libraries, std::vector<std::string>{"cute"});
   EXPECT_TRUE(config.find("x")->libraries.empty());
-  expect_error(cuda_config_with(R"({"name": "y", "language": "cuda", "flags": ["-O3"], "libraries": ["cutlass"]})"),
-               "stage \"y\": unknown library \"cutlass\" in \"libraries\" (known: cute)");
+  expect_error(cuda_config_with(R"({"name": "y", "language": "cuda", "flags": ["-O3"], "libraries": ["thrust"]})"),
+               "stage \"y\": unknown library \"thrust\" in \"libraries\" (known: cute, cutlass)");
   expect_error(config_with(R"({"name": "b", "flags": ["-O3"], "libraries": ["cute"]})"),
                "stage \"b\": \"libraries\": [\"cute\"] is for CUDA stages (\"language\": \"cuda\")");
   expect_error(cuda_config_with(R"({"name": "y", "language": "cuda", "flags": ["-O3"], "libraries": "cute"})"),
                "\"libraries\" must be an array of strings");
 }
 
-TEST(LadderConfig, TheDefaultLadderHasACuteStageOutsideTheLadder) {
+TEST(LadderConfig, TheDefaultLadderHasCuteAndCutlassStagesOutsideTheLadder) {
   LadderConfig config = load_default();
-  const StageSpec *cute = config.find("cuda-cute");
-  ASSERT_NE(cute, nullptr);
-  EXPECT_EQ(cute->language, Language::cuda);
-  EXPECT_EQ(cute->libraries, std::vector<std::string>{"cute"});
-  EXPECT_FALSE(config.ladder_index("cuda-cute", Language::cuda));
+  for (const char *name : {"cuda-cute", "cuda-cutlass"}) {
+    const StageSpec *stage = config.find(name);
+    ASSERT_NE(stage, nullptr) << name;
+    EXPECT_EQ(stage->language, Language::cuda);
+    EXPECT_FALSE(config.ladder_index(name, Language::cuda)) << name;
+    EXPECT_TRUE(stage->techniques_required.empty()) << name;
+  }
+  EXPECT_EQ(config.find("cuda-cute")->libraries, std::vector<std::string>{"cute"});
+  EXPECT_EQ(config.find("cuda-cutlass")->libraries, std::vector<std::string>{"cutlass"});
   for (const StageSpec &stage : config.stages)
-    EXPECT_EQ(stage.libraries.empty(), stage.name != "cuda-cute") << stage.name;
+    EXPECT_EQ(stage.libraries.empty(),
+              stage.name != "cuda-cute" && stage.name != "cuda-cutlass" && stage.name != "cuda-hopper")
+        << stage.name;
+}
+
+TEST(LadderConfig, HopperStagesAreSkippedOffHopperAndByFp64Problems) {
+  LadderConfig config = load_default();
+  RankSupport hopper;
+  EXPECT_TRUE(unsupported_stages(config, hopper).empty());
+  RankSupport ampere;
+  ampere.gpu_without_hopper = "GPU rank 3 (node7, sm_80)";
+  const std::vector<UnsupportedStage> skipped = unsupported_stages(config, ampere);
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_EQ(skipped[0].stage, "cuda-hopper");
+  EXPECT_EQ(skipped[0].language, Language::cuda);
+  EXPECT_FALSE(unsupported_reason(*config.find("cuda-cutlass"), ampere)) << "CUTLASS runs anywhere";
+  RankSupport without_cute;
+  without_cute.gpu_without_cute = "GPU rank 2 (node7)";
+  EXPECT_EQ(unsupported_stages(config, without_cute).size(), 1u);
+  EXPECT_TRUE(unsupported_reason(*config.find("cuda-cutlass"), without_cute));
+  EXPECT_FALSE(unsupported_reason(*config.find("cuda-async"), without_cute));
+  Problem dgemm, sgemm;
+  dgemm.id = "cuda-dgemm-1024";
+  dgemm.language = sgemm.language = Language::cuda;
+  dgemm.precision = Precision::f64;
+  sgemm.precision = Precision::f32;
+  EXPECT_TRUE(unsupported_for_problem(*config.find("cuda-hopper"), dgemm));
+  EXPECT_FALSE(unsupported_for_problem(*config.find("cuda-hopper"), sgemm)) << "TF32 wgmma";
+  EXPECT_FALSE(unsupported_for_problem(*config.find("cuda-async"), dgemm));
 }
 
 TEST(LadderConfig, RejectsBadLanguage) {

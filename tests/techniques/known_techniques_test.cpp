@@ -28,6 +28,21 @@ TEST(KnownTechniques, EachBelongsToOneLanguage) {
   EXPECT_FALSE(technique_language("sse"));
   EXPECT_TRUE(is_known_technique("async"));
   EXPECT_FALSE(is_known_technique("vector"));
+  EXPECT_EQ(technique_language("wgmma"), Language::cuda);
+  EXPECT_EQ(technique_language("tma"), Language::cuda);
+}
+
+TEST(KnownTechniques, HoppersTechniquesRefineTensorAndAsync) {
+  EXPECT_EQ(refined_technique("wgmma"), "tensor");
+  EXPECT_EQ(refined_technique("tma"), "async");
+  for (std::string_view name : kCTechniques) EXPECT_FALSE(refined_technique(name)) << name;
+  for (std::string_view name : {"smem", "tensor", "async"}) EXPECT_FALSE(refined_technique(name)) << name;
+  // What a refinement refines is a technique of the same language, never itself refined.
+  for (std::string_view name : kCudaTechniques)
+    if (const auto refines = refined_technique(name)) {
+      EXPECT_EQ(technique_language(*refines), Language::cuda);
+      EXPECT_FALSE(refined_technique(*refines));
+    }
 }
 
 TEST(KnownTechniques, CDetectionReportsTheCNamesInOrder) {
@@ -39,7 +54,7 @@ TEST(KnownTechniques, CDetectionReportsTheCNamesInOrder) {
 TEST(KnownTechniques, SassDetectionReportsTheCudaNamesInOrder) {
   SassTechniques all;
   all.parsed = true;
-  all.smem.count = all.tensor.count = all.async.count = 1;
+  all.smem.count = all.tensor.count = all.async.count = all.wgmma.count = all.tma.count = 1;
   EXPECT_EQ(sass_technique_names(all), listed(kCudaTechniques));
 }
 

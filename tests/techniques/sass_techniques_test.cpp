@@ -154,8 +154,18 @@ TEST(SassTechniques, WarpgroupShapesInOpcodes) {
                                           "HGMMA.64x8x16.F32 R24, gdesc[UR4], RZ, !UPT, gsb0 ;", "EXIT ;"});
   const SassTechniques found = parse_sass(dump, "sm_90a");
   ASSERT_TRUE(found.parsed) << found.error;
-  EXPECT_EQ(sass_technique_names(found), (std::vector<std::string>{"smem", "tensor", "async"}));
+  EXPECT_EQ(sass_technique_names(found),
+            (std::vector<std::string>{"smem", "tensor", "async", "wgmma", "tma"}));
   EXPECT_EQ(found.tensor.instruction, "HGMMA.64x8x16.F32 R24, gdesc[UR4], RZ, !UPT, gsb0");
+  EXPECT_EQ(found.wgmma.instruction, found.tensor.instruction);
+  EXPECT_EQ(found.tma.instruction, "UBLKCP.S.G [UR6], [UR4], UR8");
+}
+
+TEST(SassTechniques, MmaSyncAndCpAsyncAreNotHoppersOwn) {
+  const SassTechniques found = parse_sass(realistic_dump(), "sm_90a");
+  ASSERT_TRUE(found.parsed) << found.error;
+  EXPECT_EQ(found.wgmma.count, 0);
+  EXPECT_EQ(found.tma.count, 0);
 }
 
 TEST(SassTechniques, OpcodeClasses) {
@@ -176,6 +186,16 @@ TEST(SassTechniques, OpcodeClasses) {
   for (const char *opcode : {"LDGDEPBAR", "DEPBAR.LE", "ARRIVES.LDGSTSBAR.64", "SYNCS.EXCH.64",
                              "SYNCS.ARRIVE.TRANS64.RED.A1T0", "UTMAPF.L2.2D", "UBLKPF.L2", "LDG.E"})
     EXPECT_FALSE(async_copy_opcode(opcode)) << opcode;
+  for (const char *opcode : {"HGMMA.64x128x16.F32", "QGMMA.64x64x32.F32.E4M3.E4M3", "IGMMA.64x64x32.S8.S8",
+                             "BGMMA.64x64x256.AND.POPC"})
+    EXPECT_TRUE(warpgroup_mma_opcode(opcode)) << opcode;
+  for (const char *opcode : {"HMMA.16816.F32", "UTCHMMA", "WARPGROUP.ARRIVE", "GMMA"})
+    EXPECT_FALSE(warpgroup_mma_opcode(opcode)) << opcode;
+  for (const char *opcode : {"UTMALDG.2D", "UTMALDG.3D.MULTICAST", "UTMASTG.2D", "UTMAREDG.2D.ADD", "UBLKCP.S.G",
+                             "UBLKRED.G.S.ADD"})
+    EXPECT_TRUE(tensor_memory_copy_opcode(opcode)) << opcode;
+  for (const char *opcode : {"LDGSTS.E.BYPASS.128", "UTMAPF.L2.2D", "UBLKPF.L2", "UTMACCTL.IV", "SYNCS.EXCH.64"})
+    EXPECT_FALSE(tensor_memory_copy_opcode(opcode)) << opcode;
 }
 
 TEST(SassTechniques, NoTechniquesIsDetectedAndPlain) {
@@ -184,7 +204,7 @@ TEST(SassTechniques, NoTechniquesIsDetectedAndPlain) {
                  "sm_90a");
   ASSERT_TRUE(found.parsed) << found.error;
   EXPECT_TRUE(sass_technique_names(found).empty());
-  EXPECT_EQ(sass_evidence(found), "smem: none; tensor: none; async: none (1 kernel in 1 cubin)");
+  EXPECT_EQ(sass_evidence(found), "smem: none; tensor: none; async: none; wgmma: none; tma: none (1 kernel in 1 cubin)");
 }
 
 }  // namespace
