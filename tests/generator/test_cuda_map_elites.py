@@ -21,7 +21,10 @@ C_LADDER = ["o0", "o3", "openmp", "avx512", "blocking"]
 
 def source_techniques(source):
     """What a reader of the source (not of the genome) sees: the fake pipeline's detector."""
-    if "extern \"C\" void matmul" in source:
+    if "extern \"C\" void matmul" in source and "SM90_TMA_LOAD" in source:  # the Hopper family's CuTe kernels
+        hopper = "cute::gemm(mma" in source and "make_tma_copy" in source
+        found = {name: hopper for name in ("smem", "tensor", "async", "wgmma", "tma")}
+    elif "extern \"C\" void matmul" in source:
         found = {"smem": "__shared__" in source, "tensor": "mma_sync" in source or "mma.sync" in source,
                  "async": "__pipeline_memcpy_async" in source}
     else:
@@ -36,15 +39,16 @@ class FakePipeline:
     whose techniques do not fit its stage is a constraint_violation, as the pipeline rules.
     Reports every problem's stage after a batch when `report_stages`."""
 
-    def __init__(self, per_stage=32, report_stages=True):
+    def __init__(self, per_stage=32, report_stages=True, cuda_ladder=None):
         self.per_stage = per_stage
+        self.cuda_ladder = cuda_ladder or CUDA_LADDER
         self.report_stages = report_stages
         self.scored = {}           # problem -> candidates scored
         self.batches = []          # every batch as sent, with the stage each problem was in
         self.current_stages = {}
 
     def stage(self, problem):
-        ladder = CUDA_LADDER if problem.startswith("cuda-") else C_LADDER
+        ladder = self.cuda_ladder if problem.startswith("cuda-") else C_LADDER
         return ladder[min(self.scored.get(problem, 0) // self.per_stage, len(ladder) - 1)]
 
     def __call__(self, batch):
@@ -89,6 +93,27 @@ def test_the_loop_climbs_the_cuda_ladder_with_every_candidate_fitting_its_stage(
     bests = [row[2] for row in report["gflops_over_evaluations"]]
     assert bests == sorted(bests), "best-so-far never falls"
     json.dumps(report)
+
+
+def test_an_hgemm_search_climbs_into_the_hopper_stage_and_searches_the_hopper_family():
+    ladder = CUDA_LADDER + ["cuda-hopper"]
+    pipeline = FakePipeline(per_stage=32, cuda_ladder=ladder)
+    loop = MapElites(pipeline, seed=6, batch_size=16, problem="cuda-hgemm-4096")
+    report = loop.run(224)
+    assert [h["asked_stage"] for h in loop.history][::32] == ladder + ["cuda-hopper"] * 2
+    assert all(h["status"] == "ok" for h in loop.history), "made for the stage the pipeline reported"
+    hopper = [h for h in loop.history if h["stage"] == "cuda-hopper"]
+    assert len(hopper) == 96 and all(h["genome"].startswith("h") for h in hopper)
+    assert len({h["genome"] for h in hopper}) == 96, "no genome scored twice in the stage"
+    niches = [(stage, niche) for stage, niche in loop.archive.niches if stage == "cuda-hopper"]
+    assert len(niches) > 10 and all(niche.startswith("smem+tensor+async+wgmma+tma|") for _, niche in niches)
+    for (stage, niche), elite in loop.archive.niches.items():
+        assert loop.family.is_valid(elite.genome, stage) and niche == loop.family.descriptor(elite.genome)
+    assert report["stage"] == "cuda-hopper"
+    # The report reads back: every archive genome from its label and its fields.
+    restored = MapElites(FakePipeline(per_stage=32, cuda_ladder=ladder), seed=7, batch_size=16, problem="cuda-hgemm-4096")
+    restored.restore(json.loads(json.dumps(report)))
+    assert restored.stage == "cuda-hopper" and restored.archive.niches.keys() == loop.archive.niches.keys()
 
 
 def test_following_results_alone_loses_one_batch_per_stage_change():
@@ -181,8 +206,12 @@ def test_family_for_problem():
     assert isinstance(family_for("dgemm-256"), CFamily)
     assert family_for("cuda-hgemm-4096").precision == "f16"
     assert family_for("cuda-sgemm-4096").precision == "f32"
-    # the ladder and the stages outside it a search may be pinned to (its kernels use no CuTe)
-    assert set(family_for("cuda-dgemm-1024").stages) == set(CUDA_LADDER) | {"cuda-open", "cuda-cute"}
+    # the ladder and the stages outside it a search may be pinned to; cuda-hopper (wgmma, tma)
+    # only for 16-bit problems: wgmma has no fp64 form and its fp32 one takes no MN-major B
+    outside = {"cuda-open", "cuda-cute", "cuda-cutlass"}
+    assert set(family_for("cuda-dgemm-1024").stages) == set(CUDA_LADDER) | outside
+    assert set(family_for("cuda-sgemm-1024").stages) == set(CUDA_LADDER) | outside
+    assert set(family_for("cuda-hgemm-1024").stages) == set(CUDA_LADDER) | outside | {"cuda-hopper"}
     assert not any(stage.startswith("cuda-") for stage in family_for("sgemm-512").stages)
     with pytest.raises(ValueError):
         family_for("cuda-zgemm-64")

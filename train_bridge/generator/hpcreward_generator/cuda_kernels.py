@@ -84,8 +84,12 @@ DEFAULT_STAGES = {
     "cuda-smem": (("smem",), ("smem",)),
     "cuda-tensor": (("smem", "tensor"), ("tensor",)),
     "cuda-async": (("smem", "tensor", "async"), ("async",)),
+    # wgmma and tma refine tensor and async; CuTe's headers ("libraries": ["cute"]). The Hopper
+    # family's (hopper_kernels.py): no CudaGenome uses either.
+    "cuda-hopper": (("smem", "tensor", "async", "wgmma", "tma"), ("wgmma", "tma")),
     "cuda-open": (("smem", "tensor", "async"), ()),
 }
+HOPPER_STAGES = ("cuda-hopper",)  # the default ladder's stage after CUDA_STAGES
 
 
 

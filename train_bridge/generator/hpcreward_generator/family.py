@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from . import cuda_kernels, kernels
+from . import cuda_kernels, hopper_kernels, kernels
 from .problem_kind import ROW_MAJOR, Kind
 
 
@@ -56,14 +56,42 @@ class CFamily:
         return kernels.descriptor(genome, self.smallest)
 
 
+class CudaGenomes:
+    """A CUDA search's genome read back from a report: the classic family's `CudaGenome`
+    (labels b..., e.g. b64x256x32-t4x4-s3-SPVT-k16) or the Hopper family's `HopperGenome`
+    (labels h..., e.g. h128x256x64-s4-w2-P-c1-g8; its fields name `consumers`)."""
+
+    __name__ = "CUDA genome (CudaGenome or HopperGenome)"
+
+    @staticmethod
+    def from_label(label):
+        if isinstance(label, str) and label.startswith("h"):
+            return hopper_kernels.HopperGenome.from_label(label)
+        return cuda_kernels.CudaGenome.from_label(label)
+
+    @staticmethod
+    def from_dict(data):
+        if isinstance(data, dict) and "consumers" in data:
+            return hopper_kernels.HopperGenome.from_dict(data)
+        return cuda_kernels.CudaGenome.from_dict(data)
+
+
 class CudaFamily:
-    """CUDA kernels (cuda_kernels.py) for CUDA problems on GPU ranks, of any precision and kind.
-    Without a catalog's word, the default catalog's `cuda-dgemm-*`, `cuda-sgemm-*`, `cuda-hgemm-*`."""
+    """CUDA kernels for CUDA problems on GPU ranks, of any precision and kind: cuda_kernels.py's
+    (`CudaGenome`) in every stage but those that require Hopper's wgmma or tma (cuda-hopper),
+    where hopper_kernels.py's CuTe kernels (`HopperGenome`) are the family. A problem without
+    Hopper kernels (fp64 and fp32: wgmma's fp32 form takes both operands K-major; a layout
+    other than nn) has no such stage. Without a catalog's word, the default catalog's
+    `cuda-dgemm-*`, `cuda-sgemm-*`, `cuda-hgemm-*`.
+
+    When the ladder moves into the Hopper stage the loop's parents are the classic elites: a
+    mutation there repairs one into the nearest HopperGenome (its block tile and depth where
+    the Hopper family has them), and the other way round for a Hopper genome in a classic stage."""
 
     language = "cuda"
     first_stage = "cuda-naive"
     id_prefix = "cuda-"  # unlike the C search's ids, so both searches can share one batch
-    genome_type = cuda_kernels.CudaGenome
+    genome_type = CudaGenomes
 
     def __init__(self, problem: str = "cuda-sgemm-4096", ladder: str | None = None, precision: str | None = None,
                  kind: Kind = ROW_MAJOR):
@@ -74,13 +102,21 @@ class CudaFamily:
             raise ValueError(f"{problem!r} is not a CUDA problem of the default catalog (cuda-dgemm-N, "
                              "cuda-sgemm-N, cuda-hgemm-N); name its catalog (--problems-json)")
         self.kind = kind
-        self.stages = cuda_kernels.load_cuda_ladder(ladder)
+        stages = cuda_kernels.load_cuda_ladder(ladder)
+        hopper = bool(hopper_kernels.all_genomes(self.precision, kind)) if self.precision in hopper_kernels.PRECISIONS else False
+        self.hopper_stages = {name for name, rule in stages.items() if hopper_kernels.is_hopper_stage(rule)}
+        self.stages = {name: rule for name, rule in stages.items() if hopper or name not in self.hopper_stages}
+
+    def _hopper(self, stage: str | None) -> bool:
+        return stage in self.hopper_stages
 
     # Draws until the genome suits the problem's kind too (cuda_kernels.problems: a few
     # genomes cannot read two transposed 16-bit operands asynchronously).
     _TRIES = 200
 
-    def random(self, rng: random.Random, stage: str) -> cuda_kernels.CudaGenome:
+    def random(self, rng: random.Random, stage: str):
+        if self._hopper(stage):
+            return hopper_kernels.random_genome(rng, self.precision, self.kind)
         for _ in range(self._TRIES):
             genome = cuda_kernels.random_genome(rng, self.precision, stage, self.stages)
             if self.is_valid(genome, stage):
@@ -88,26 +124,55 @@ class CudaFamily:
         raise ValueError(f"{self.problem}: no {stage} kernel of this family for its layout "
                          f"({cuda_kernels.problems(genome, self.precision, self.kind)[0]})")
 
-    def mutate(self, genome: cuda_kernels.CudaGenome, rng: random.Random, stage: str) -> cuda_kernels.CudaGenome:
+    def mutate(self, genome, rng: random.Random, stage: str):
+        if self._hopper(stage):
+            return hopper_kernels.mutate(genome, self.precision, rng, self.kind)
+        genome = self._classic(genome, rng, stage)
         for _ in range(self._TRIES):
             mutant = cuda_kernels.mutate(genome, self.precision, stage, rng, self.stages)
             if self.is_valid(mutant, stage):
                 return mutant
         return self.random(rng, stage)
 
-    def repair(self, genome: cuda_kernels.CudaGenome, rng: random.Random, stage: str) -> cuda_kernels.CudaGenome:
-        return cuda_kernels.repair(genome, self.precision, stage, rng, self.stages)
+    def repair(self, genome, rng: random.Random, stage: str):
+        if self._hopper(stage):
+            return hopper_kernels.repair(genome, self.precision, rng, self.kind)
+        return cuda_kernels.repair(self._classic(genome, rng, stage), self.precision, stage, rng, self.stages)
 
-    def is_valid(self, genome: cuda_kernels.CudaGenome, stage: str) -> bool:
+    def _classic(self, genome, rng: random.Random, stage: str) -> cuda_kernels.CudaGenome:
+        """A CudaGenome for a classic stage: a Hopper genome becomes the staged tensor-core
+        kernel of its block tile (within the classic sizes) and depth, repaired into `stage`."""
+        if isinstance(genome, cuda_kernels.CudaGenome):
+            return genome
+        def nearest(value):
+            return min(cuda_kernels.BLOCK_SIZES, key=lambda b: (abs(b - value), b))
+        classic = cuda_kernels.CudaGenome(bm=nearest(genome.bm), bn=nearest(genome.bn), bk=32, tm=4, tn=4, smem=True,
+                                          pad=True, vec=True, tensor=True,
+                                          stages=min(genome.stages, max(cuda_kernels.PIPELINE_STAGES)))
+        return cuda_kernels.repair(classic, self.precision, stage, rng, self.stages)
+
+    def is_valid(self, genome, stage: str | None) -> bool:
+        if isinstance(genome, hopper_kernels.HopperGenome):
+            if stage is not None and (not self._hopper(stage) or stage not in self.stages):
+                return False
+            return hopper_kernels.is_valid(genome, self.precision, None, self.kind)
+        if stage is not None and self._hopper(stage):
+            return False
         return cuda_kernels.is_valid(genome, self.precision, stage, self.stages, self.kind)
 
-    def render(self, genome: cuda_kernels.CudaGenome) -> str:
+    def render(self, genome) -> str:
+        if isinstance(genome, hopper_kernels.HopperGenome):
+            return hopper_kernels.render_hopper(genome, self.precision, self.kind)
         return cuda_kernels.render_cuda(genome, self.precision, self.kind)
 
-    def techniques(self, genome: cuda_kernels.CudaGenome) -> tuple[str, ...]:
+    def techniques(self, genome) -> tuple[str, ...]:
+        if isinstance(genome, hopper_kernels.HopperGenome):
+            return hopper_kernels.techniques(genome)
         return cuda_kernels.techniques(genome)
 
-    def descriptor(self, genome: cuda_kernels.CudaGenome) -> str:
+    def descriptor(self, genome) -> str:
+        if isinstance(genome, hopper_kernels.HopperGenome):
+            return hopper_kernels.descriptor(genome)
         return cuda_kernels.descriptor(genome)
 
 
