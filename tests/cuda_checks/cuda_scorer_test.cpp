@@ -3,7 +3,16 @@
 // nothing is loaded or run.
 #include "bench_node/cuda/cuda_checks.hpp"
 
+#include <cstdlib>
+#include <fstream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "common/problem_catalog.hpp"
 #include "nvcc_support.hpp"
+#include "stages/builtin_ladder.hpp"
+#include "stages/ladder_config.hpp"
 
 namespace hpcreward::cuda_test {
 namespace {
@@ -78,6 +87,46 @@ TEST_F(CudaScorer, AnAuditRefusalStopsBeforeTechniqueDetection) {
   EXPECT_EQ(m.status, Status::forbidden) << m.reason;
   EXPECT_FALSE(m.techniques.detected);
   EXPECT_EQ(runs, 0);
+}
+
+// By hand: a candidates file (JSON Lines of id, problem, stage, source: what
+// tests/gpu/cuda_l2_candidates.py writes) through every check a GPU rank makes before running,
+// in each line's stage of the built-in ladder and the problem of the catalog
+// HPCREWARD_PUBLISHED_CATALOG (default cuda-l2). Prints each candidate's status, techniques and
+// reason, then the tally: what passes here reaches the runner on a GPU.
+TEST_F(CudaScorer, DISABLED_PublishedCandidatesFile) {
+  REQUIRE_CUDA_TOOLS();
+  const char *path = std::getenv("HPCREWARD_PUBLISHED_CANDIDATES");
+  ASSERT_NE(path, nullptr) << "set HPCREWARD_PUBLISHED_CANDIDATES";
+  const char *catalog = std::getenv("HPCREWARD_PUBLISHED_CATALOG");
+  install_problem_catalog(load_problem_catalog(catalog ? catalog : "cuda-l2"));
+  const LadderConfig ladder = parse_ladder_config(builtin_ladder_json(), kBuiltinLadderName);
+  std::ifstream in(path);
+  std::map<std::string, int> tally;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    const nlohmann::json candidate = nlohmann::json::parse(line);
+    const StageSpec *stage = ladder.find(candidate.at("stage").get<std::string>());
+    ASSERT_NE(stage, nullptr) << line.substr(0, 200);
+    const Problem *problem = find_problem(candidate.at("problem").get<std::string>());
+    ASSERT_NE(problem, nullptr) << candidate.at("problem") << " is not in the catalog";
+    BenchTask task;
+    task.source = candidate.at("source").get<std::string>();
+    task.problem = *problem;
+    task.stage = stage->name;
+    task.compiler_flags = stage->compiler_flags;
+    task.techniques_allowed = stage->techniques_allowed;
+    task.techniques_required = stage->techniques_required;
+    task.libraries = stage->libraries;
+    const Measurement m = scorer->score(task);
+    std::string techniques;
+    for (const std::string &t : m.techniques.techniques) techniques += (techniques.empty() ? "" : ",") + t;
+    std::printf("%-32s %-20s %-24s %s\n", candidate.at("id").get<std::string>().c_str(),
+                std::string(to_string(m.status)).c_str(), techniques.c_str(), m.reason.substr(0, 300).c_str());
+    ++tally[std::string(to_string(m.status)) + (m.status == Status::ok ? "" : ": " + m.reason.substr(0, 120))];
+  }
+  for (const auto &[what, count] : tally) std::printf("%5d  %s\n", count, what.c_str());
+  install_problem_catalog(load_problem_catalog("default"));
 }
 
 }  // namespace

@@ -6,7 +6,7 @@ Every file of deepreinforce-ai/CUDA-L2's kernels/<gpu>_F32F16F16F32/ is named M_
 with a function of torch tensors (a, b, b_col_major, c) that reads their pointers and sizes and
 launches the file's kernels. Here the `#include <torch/...>` lines go, and that function becomes
 
-  extern "C" void matmul(int m, int n, int k, const half *A, const half *B, half *C)
+  extern "C" void matmul(int m, int n, int k, const half *matmul_A, const half *matmul_B, half *matmul_C)
 
 with the same statements, over views named as its tensors were (`a.data_ptr()` is A,
 `b.data_ptr()` and `b_col_major.data_ptr()` B, `a.size(0)` m and so on), so that the statements
@@ -60,7 +60,10 @@ CURRENT_STREAM = re.compile(r"\b(?:at|c10)::cuda::getCurrentCUDAStream\s*\(\s*\)
 COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 # What the binding's statements may use of a tensor: its pointer and its sizes.
 VIEWS = """
-// CUDA-L2's binding read torch tensors' pointers and sizes; these stand for them.
+// CUDA-L2's binding read torch tensors' pointers and sizes; these stand for them. torch's
+// headers brought the standard library's exceptions and strings with them.
+#include <stdexcept>
+#include <string>
 namespace cuda_l2_binding {
 struct Tensor {
   void *pointer;
@@ -70,9 +73,10 @@ struct Tensor {
 };
 }  // namespace cuda_l2_binding
 """
-ENTRY = ('extern "C" void matmul(int m, int n, int k, const half *A, const half *B, half *C) {\n'
-         "  void *a_ = const_cast<half *>(A), *b_ = const_cast<half *>(B);\n"
-         "  const cuda_l2_binding::Tensor a{a_, m, k}, b{b_, k, n}, b_col_major{b_, k, n}, c{C, m, n};\n"
+# The entry's own names (matmul_A, ...) stay clear of the statements' (several declare A, B and C).
+ENTRY = ('extern "C" void matmul(int m, int n, int k, const half *matmul_A, const half *matmul_B, half *matmul_C) {\n'
+         "  void *a_ = const_cast<half *>(matmul_A), *b_ = const_cast<half *>(matmul_B);\n"
+         "  const cuda_l2_binding::Tensor a{a_, m, k}, b{b_, k, n}, b_col_major{b_, k, n}, c{matmul_C, m, n};\n"
          "  (void)a, (void)b, (void)b_col_major, (void)c;\n")
 
 

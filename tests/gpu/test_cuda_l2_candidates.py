@@ -42,8 +42,9 @@ def test_a_binding_on_b_col_major_becomes_the_entry_point_of_the_nt_problem():
     source, layout = entry_point(KERNEL + CHECKS + binding(COL_MAJOR))
     assert layout == "nt"
     assert "torch/" not in source and "CHECK_TORCH_TENSOR_DTYPE(a" not in source and "TORCH_CHECK" not in source
-    assert 'extern "C" void matmul(int m, int n, int k, const half *A, const half *B, half *C) {' in source
-    assert "b_col_major{b_, k, n}" in source and "c{C, m, n}" in source
+    assert ('extern "C" void matmul(int m, int n, int k, const half *matmul_A, const half *matmul_B, half *matmul_C) {'
+            in source)
+    assert "b_col_major{b_, k, n}" in source and "c{matmul_C, m, n}" in source
     assert KERNEL.split("\n", 1)[1] in source, "the published kernel is unchanged"
     assert "reinterpret_cast<half *>(b_col_major.data_ptr())" in source, "the statements stay as published"
     assert source.index("namespace cuda_l2_binding") < source.index('extern "C"')
