@@ -218,3 +218,20 @@ def test_rendered_genomes_compile_as_the_rank_compiles_and_use_wgmma_and_tma(tmp
             assert re.search(r"\bUTMALDG\.2D\b", sass), name
             assert ("UTMALDG.2D.MULTICAST" in sass) == (genome.cluster == 2), name
             assert re.search(r"\b(LDS|STS)\b", sass), "the fallback kernel's shared tiles"
+
+
+def test_ci_samples_with_hopper_add_the_cuda_hopper_stage_and_without_leave_the_manifest_as_it_was(tmp_path):
+    plain = ck.write_samples(tmp_path / "plain", seed=1)
+    count = ck.write_samples(tmp_path / "hopper", seed=1, hopper=True)
+    lines = [line.split("\t") for line in (tmp_path / "hopper" / "manifest.tsv").read_text().splitlines()]
+    hopper = [line for line in lines if line[2] == STAGE]
+    assert count == plain + len(hopper) and len(hopper) >= 10
+    assert (tmp_path / "plain" / "manifest.tsv").read_text().splitlines() == [
+        "\t".join(line) for line in lines if line[2] != STAGE]
+    assert {line[1] for line in hopper} == {"cuda-hgemm-1024", ck.BF16_SAMPLE_PROBLEM}
+    assert all(line[3] == "smem,tensor,async,wgmma,tma" for line in hopper)
+    assert not any(line[4].endswith("(loop)") for line in hopper), "the classic stages' loop samples stay 16"
+    assert any(line[4].endswith("(repaired)") for line in hopper)
+    for line in hopper:
+        genome = HopperGenome.from_label(line[4].split(" ")[0])
+        assert (tmp_path / "hopper" / line[0]).read_text().startswith(f"// {genome.label()} (")

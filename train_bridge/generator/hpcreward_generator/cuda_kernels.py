@@ -867,20 +867,45 @@ def loop_genomes(seed: int, stages: dict | None = None, mutations: int = 10) -> 
 BF16_SAMPLE_PROBLEM = "llm-o-t4096-bf16"
 
 
-def write_samples(directory: pathlib.Path, seed: int, size: int = 1024) -> int:
+def hopper_samples(seed: int, stages: dict | None = None) -> list[tuple[str, str, object, str]]:
+    """(stage, precision, genome, origin) of the Hopper family (hopper_kernels.py) in cuda-hopper,
+    fp16: its corner samples (hopper_kernels.sample_genomes), bf16: the tuned genome (the same
+    code on another MMA atom); for each, classic elites of cuda-async repaired into it as when
+    the ladder moves ("repaired")."""
+    from . import hopper_kernels
+    rng = random.Random(seed)
+    picked = []
+    for precision in hopper_kernels.PRECISIONS:
+        corners = hopper_kernels.sample_genomes(seed, precision) if precision == "f16" else [hopper_kernels.TUNED]
+        picked += [("cuda-hopper", precision, g, "corner") for g in corners]
+        for _ in range(2 if precision == "f16" else 1):
+            elite = random_genome(rng, precision, "cuda-async", stages)
+            picked.append(("cuda-hopper", precision, hopper_kernels.repair(elite, precision, rng), "repaired"))
+    return picked
+
+
+def write_samples(directory: pathlib.Path, seed: int, size: int = 1024, hopper: bool = False) -> int:
     """Writes NNN.cu per sample and manifest.tsv (file, problem, stage, claimed techniques or '-',
-    label): the corner samples of sample_genomes and the loop's own of loop_genomes."""
+    label): the corner samples of sample_genomes and the loop's own of loop_genomes; with
+    `hopper`, also hopper_samples (stage cuda-hopper: CuTe's headers on the include path)."""
+    from . import hopper_kernels
     directory.mkdir(parents=True, exist_ok=True)
     for old in directory.glob("*.cu"):
         old.unlink()
     stages = load_cuda_ladder()
     samples = [(s, p, g, "corner") for s, p, g in sample_genomes(seed, stages=stages)]
     samples += [(s, p, g, "loop") for s, p, g in loop_genomes(seed, stages=stages)]
+    if hopper:
+        samples += hopper_samples(seed, stages)
     lines = []
     for index, (stage, precision, genome, origin) in enumerate(samples):
         name = f"{index:03d}.cu"
-        (directory / name).write_text(render_cuda(genome, precision))
-        claim = ",".join(techniques(genome)) or "-"
+        if isinstance(genome, hopper_kernels.HopperGenome):
+            (directory / name).write_text(hopper_kernels.render_hopper(genome, precision))
+            claim = ",".join(hopper_kernels.techniques(genome))
+        else:
+            (directory / name).write_text(render_cuda(genome, precision))
+            claim = ",".join(techniques(genome)) or "-"
         problem = f"{PROBLEM_PREFIX[precision]}-{size}" if precision in PROBLEM_PREFIX else BF16_SAMPLE_PROBLEM
         lines.append(f"{name}\t{problem}\t{stage}\t{claim}\t{genome.label()} ({origin})")
     (directory / "manifest.tsv").write_text("\n".join(lines) + "\n")
@@ -891,8 +916,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Write sample CUDA candidates for the pre-run checks.")
     parser.add_argument("--samples", required=True, type=pathlib.Path, help="output directory")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--hopper", action="store_true",
+                        help="also the Hopper family's samples in cuda-hopper (CuTe stage; wgmma, tma)")
     args = parser.parse_args(argv)
-    count = write_samples(args.samples, args.seed)
+    count = write_samples(args.samples, args.seed, hopper=args.hopper)
     print(f"wrote {count} candidates to {args.samples}")
     return 0
 

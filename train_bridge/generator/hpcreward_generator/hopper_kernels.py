@@ -376,7 +376,6 @@ gemm_tma(int m, int n, int k, CUTE_GRID_CONSTANT TmaA const tma_a, CUTE_GRID_CON
   const int within = cid % (GROUP * tiles_n);
   const int tile_m = (first + within % rows) * CLUSTER + rank, tile_n = within / rows;
 
-  const int warp_group = threadIdx.x / 128;
   if (threadIdx.x == 0) {
     cute::prefetch_tma_descriptor(tma_a.get_tma_descriptor());
     cute::prefetch_tma_descriptor(tma_b.get_tma_descriptor());
@@ -387,6 +386,7 @@ gemm_tma(int m, int n, int k, CUTE_GRID_CONSTANT TmaA const tma_a, CUTE_GRID_CON
   params.num_consumers = 128 * CONSUMERS;
   params.initializing_warp = 0;
 //WS{
+  const int warp_group = threadIdx.x / 128;  // 0: the producer
   params.role = warp_group == 0 ? Pipeline::ThreadCategory::Producer : Pipeline::ThreadCategory::Consumer;
   params.is_leader = threadIdx.x == 0;
 //}WS
