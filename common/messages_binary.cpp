@@ -72,6 +72,7 @@ void write_problem(ByteWriter &out, const Problem &problem) {
   for (const Shape &shape : problem.check_shapes) write_shape(out, shape);
   out.f64(problem.tolerance);
   out.f64(problem.element_tolerance);
+  out.string(to_string(problem.accumulation));
 }
 
 Problem read_problem(ByteReader &in) {
@@ -85,6 +86,7 @@ Problem read_problem(ByteReader &in) {
   for (Shape &shape : problem.check_shapes) shape = read_shape(in);
   problem.tolerance = in.f64("tolerance");
   problem.element_tolerance = in.f64("element_tolerance");
+  problem.accumulation = read_enum(in, "accumulation", parse_accumulation);
   return problem;
 }
 

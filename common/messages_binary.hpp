@@ -25,7 +25,7 @@
 
 namespace hpcreward {
 
-inline constexpr std::uint8_t kBinaryMessageVersion = 3;
+inline constexpr std::uint8_t kBinaryMessageVersion = 4;
 
 std::string encode_task(const BenchTask &task);
 BenchTask decode_task(std::string_view bytes);

@@ -25,6 +25,7 @@ void to_json(json &out, const Problem &problem) {
              {"check_shapes", problem.check_shapes},
              {"tolerance", problem.tolerance},
              {"element_tolerance", problem.element_tolerance}};
+  if (problem.precision == Precision::f16) out["accumulation"] = to_string(problem.accumulation);
   if (!problem.description.empty()) out["description"] = problem.description;
   out["abi"] = problem_abi(problem);
 }
@@ -44,6 +45,9 @@ void from_json(const json &in, Problem &problem) {
   problem.check_shapes = in.at("check_shapes").get<std::vector<Shape>>();
   problem.tolerance = in.at("tolerance").get<double>();
   problem.element_tolerance = in.value("element_tolerance", 0.0);
+  auto accumulation = parse_accumulation(in.value("accumulation", std::string("f32")));
+  if (!accumulation) throw std::invalid_argument("bad accumulation: " + in.at("accumulation").dump());
+  problem.accumulation = *accumulation;
   problem.description = in.value("description", std::string());
 }
 

@@ -6,7 +6,16 @@ namespace hpcreward {
 
 bool same_definition(const Problem &a, const Problem &b) {
   return a.precision == b.precision && a.language == b.language && a.layout == b.layout && a.nominal == b.nominal &&
-         a.check_shapes == b.check_shapes && a.tolerance == b.tolerance && a.element_tolerance == b.element_tolerance;
+         a.check_shapes == b.check_shapes && a.tolerance == b.tolerance && a.element_tolerance == b.element_tolerance &&
+         a.accumulation == b.accumulation;
+}
+
+std::string_view to_string(Accumulation accumulation) { return accumulation == Accumulation::f16 ? "f16" : "f32"; }
+
+std::optional<Accumulation> parse_accumulation(std::string_view text) {
+  if (text == "f32") return Accumulation::f32;
+  if (text == "f16") return Accumulation::f16;
+  return std::nullopt;
 }
 
 std::string_view to_string(Precision precision) {
@@ -103,7 +112,11 @@ std::string problem_abi(const Problem &problem) {
            "B + b * k * n, C at C + b * m * n); ";
   abi += cuda ? "device pointers, any kernels on any streams, the whole device synchronized after the call"
               : "host pointers";
-  if (problem.precision == Precision::f16 || problem.precision == Precision::bf16) abi += "; fp32 accumulation";
+  if (problem.precision == Precision::f16 && problem.accumulation == Accumulation::f16)
+    abi += "; fp16 accumulation allowed (an fp16 accumulator, e.g. HMMA with fp16 accumulators; fp32 accumulation "
+           "passes too), within this problem's own tolerances";
+  else if (problem.precision == Precision::f16 || problem.precision == Precision::bf16)
+    abi += "; fp32 accumulation";
   if (problem.precision == Precision::f32 && cuda) abi += "; TF32 tensor cores allowed";
   return abi;
 }

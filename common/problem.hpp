@@ -10,8 +10,14 @@
 namespace hpcreward {
 
 // f16 and bf16 are CUDA only: __half or __nv_bfloat16 operands and output, fp32
-// accumulation expected.
+// accumulation expected (f16: unless the problem allows fp16 accumulation, Accumulation).
 enum class Precision { f64, f32, f16, bf16 };
+// The accumulation a CUDA f16 problem expects: f32 (the default: an fp16 accumulator fails its
+// checks from k of about 1,000) or f16 (an fp16 accumulator allowed, e.g. HMMA with fp16
+// accumulators, CUDA-L2's F16F16F16F16; fp32 accumulation passes as well), each with
+// tolerances and a timed residual bound of its own (problem_catalog.cpp, residual_bound.hpp).
+// Every other problem accumulates at its precision (f64) or in fp32 (f32, bf16): f32 here.
+enum class Accumulation { f32, f16 };
 // c: CPU ranks compile with gcc; cuda: GPU ranks compile with nvcc (device pointers).
 enum class Language { c, cuda };
 
@@ -50,10 +56,12 @@ struct Problem {
   // |C - C_ref|_ij <= element_tolerance * (|A| |B|)_ij, which a normwise bound alone misses
   // for a few wrong elements of a large C.
   double element_tolerance = 0;
+  Accumulation accumulation = Accumulation::f32;  // Accumulation::f16 only on CUDA f16 problems
   std::string description;  // free text from the catalog, for people and prompts
 };
 
-// Whether two problems are scored alike: everything but the id and the description.
+// Whether two problems are scored alike: everything but the id and the description (the
+// accumulation included).
 bool same_definition(const Problem &a, const Problem &b);
 
 std::string_view to_string(Precision precision);
@@ -61,6 +69,8 @@ std::optional<Precision> parse_precision(std::string_view text);
 std::string element_type(Precision precision);  // "double" / "float" / "__half" / "__nv_bfloat16", as the ABI spells it
 std::size_t element_bytes(Precision precision);
 std::string_view to_string(Language language);  // "c" / "cuda"
+std::string_view to_string(Accumulation accumulation);  // "f32" / "f16"
+std::optional<Accumulation> parse_accumulation(std::string_view text);
 std::optional<Language> parse_language(std::string_view text);
 // "256x256x256" (m x n x k); "128*512x2048x1024" with a batch of 128.
 std::string to_string(const Shape &shape);

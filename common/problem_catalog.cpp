@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -22,7 +23,7 @@ constexpr double kMaxOperandBytes = 32.0 * (1ull << 30);
 const std::set<std::string> kCatalogKeys = {"catalog", "description", "problems"};
 const std::set<std::string> kProblemKeys = {"id",           "language",  "precision",         "shape",       "layout",
                                             "batch",        "check_shapes", "tolerance",      "element_tolerance",
-                                            "description"};
+                                            "accumulation", "description"};
 // Batches beyond this are refused: the harness's own checks loop over them on the host.
 constexpr int kMaxBatch = 65536;
 
@@ -71,7 +72,7 @@ Problem problem_from(const nlohmann::json &entry, std::size_t index, const Catal
   for (const auto &[key, value] : entry.items())
     if (!kProblemKeys.count(key))
       error.fail(where, "unknown key \"" + key + "\"; a problem has id, language, precision, shape, and optionally "
-                        "layout, batch, check_shapes, tolerance, element_tolerance, description");
+                        "layout, batch, check_shapes, accumulation, tolerance, element_tolerance, description");
   for (const char *key : {"id", "language", "precision", "shape"})
     if (!entry.contains(key)) error.fail(where, std::string("missing \"") + key + "\"");
 
@@ -97,6 +98,21 @@ Problem problem_from(const nlohmann::json &entry, std::size_t index, const Catal
     error.fail(where + ".precision", "\"" + std::string(to_string(problem.precision)) +
                                          "\" (16-bit operands and output, fp32 accumulation) is CUDA only");
 
+  if (entry.contains("accumulation")) {
+    const nlohmann::json &accumulation = entry["accumulation"];
+    const std::optional<Accumulation> parsed =
+        accumulation.is_string() ? parse_accumulation(accumulation.get<std::string>()) : std::nullopt;
+    if (!parsed)
+      error.fail(where + ".accumulation", text_of(accumulation) + " is not \"f16\" (an fp16 accumulator allowed) or "
+                                          "\"f32\" (fp32 accumulation, the default)");
+    if (problem.precision != Precision::f16 || problem.language != Language::cuda)
+      error.fail(where + ".accumulation",
+                 "is for CUDA f16 problems only (\"language\": \"cuda\", \"precision\": \"f16\"), whose accumulator may "
+                 "be fp16 or fp32; a " + std::string(to_string(problem.language)) + " " +
+                     std::string(to_string(problem.precision)) + " problem accumulates in " +
+                     (problem.precision == Precision::f64 ? "fp64" : "fp32") + ": leave the key out");
+    problem.accumulation = *parsed;
+  }
   if (entry.contains("layout")) {
     const nlohmann::json &layout = entry["layout"];
     const std::optional<Layout> parsed = layout.is_string() ? parse_layout(layout.get<std::string>()) : std::nullopt;
@@ -147,8 +163,10 @@ Problem problem_from(const nlohmann::json &entry, std::size_t index, const Catal
       error.fail(where + "." + key, text_of(value) + " is not a number in (0, 1)");
     return value.get<double>();
   };
-  problem.tolerance = positive("tolerance", derived_tolerance(problem.precision, problem.language, problem.nominal.k));
-  problem.element_tolerance = derived_element_tolerance(problem.precision, problem.language, problem.nominal.k);
+  problem.tolerance = positive("tolerance", derived_tolerance(problem.precision, problem.language, problem.nominal.k,
+                                                              problem.accumulation));
+  problem.element_tolerance =
+      derived_element_tolerance(problem.precision, problem.language, problem.nominal.k, problem.accumulation);
   if (entry.contains("element_tolerance")) {
     if (problem.language != Language::cuda)
       error.fail(where + ".element_tolerance", "is for CUDA problems only (C problems have a normwise tolerance)");
@@ -253,27 +271,49 @@ std::vector<Shape> derived_check_shapes(const Shape &nominal, const Layout &layo
 // (bench_node/measure/scaled_normwise.hpp): f64 1e-12 (two fp64 summation orders differ near
 // 1e-15); f32 1.25e-3 admits TF32 operands, rounded (at most 3.4e-4) or truncated (at most
 // 8.8e-4), and refuses bf16 ones (never under 1.78e-3: 400 seeds at 31 x 17 x 23, where a few
-// products decide each element); f16 2e-3 against an fp32-accumulated reference admits fp32
-// accumulation with a rounded __half output (about 2e-4) and refuses fp16 accumulation at
-// k >= 1024; bf16 6e-3 likewise admits a bf16 output rounded to nearest or toward zero
-// (about 1.7e-3 and 3.3e-3) and refuses a bf16 accumulator from k = 1024 (1.0e-2 there, 2.0e-2
-// at 4096: scaled_normwise_test.cpp). Tensor cores accumulate fp32 by truncation, one add per mma of 4 to 16
-// products, so a kernel that keeps one accumulator over a long k drifts by up to k / 4 ulps
-// of its running sum: from k of about 80,000 that drift, not the operands, decides, and the
-// bounds grow with it (on an H200, honest TF32 kernels read 1.6e-3 at k = 524288 and 3.6e-3 at
-// k = 1048576). There bf16 operands (about 2e-3) are no longer told from fp32 ones.
+// products decide each element); bf16 6e-3 admits a bf16 output rounded to nearest or toward
+// zero (about 1.7e-3 and 3.3e-3) and refuses a bf16 accumulator from k = 1024 (1.0e-2 there,
+// 2.0e-2 at 4096: scaled_normwise_test.cpp).
+// f16 with fp32 accumulation, 5.5e-4 (1.13 x 2^-11): C rounded to __half to nearest, as cuBLAS
+// rounds it, reads 0.37 to 0.47 x 2^-11 (400 seeds at 31 x 17 x 23, and every shape of
+// accumulation_test.cpp), 2.4 times inside; toward zero (__float2half_rz) 0.75 to 0.93, 1.2
+// times inside; an fp16 accumulator (HMMA, rounded to nearest after every 16 products, as an
+// H200 does: tests/gpu/hmma_rounding_probe.cu) reads 0.3 x 2^-11 sqrt(k / 16), 2.44 x 2^-11 at
+// k = 1024: 2.2 times outside from k = 1024 on. Below k of about 500 no bound is 2 times from
+// both (docs/reward-integrity.md, "Accumulation precision"). It was 2e-3, which fp16
+// accumulation passed up to k of about 3,500.
+// f16 with fp16 accumulation: the fp16 accumulator's own error scale, 2^-11 (1 + sqrt(k / 32))
+// (fp16_accumulator_error: each of the k / 16 roundings at most 2^-11 of a running sum whose
+// square grows as a random walk's, plus C's own rounding): HMMA with fp16 accumulators reads
+// 0.37 of it at k = 1024 and 0.41 at 16384, rounded every 8 products 0.58, split-k with fp16
+// partial sums less; fp8 operands (e4m3: 68 x 2^-11 at every k) fail it 2.9 times at k = 16384.
+// Tensor cores accumulate fp32 by truncation, one add per mma of 4 to 16 products, so a kernel
+// that keeps one accumulator over a long k drifts by up to k / 4 ulps of its running sum: from k
+// of about 80,000 (37,000 for f16's tighter bound) that drift, not the operands, decides, and
+// the bounds grow with it (on an H200, honest TF32 kernels read 1.6e-3 at k = 524288 and 3.6e-3
+// at k = 1048576). There bf16 operands (about 2e-3) are no longer told from fp32 ones.
 constexpr double kFp32Ulp = 0x1p-24;
 
-double derived_tolerance(Precision precision, Language language, int k) {
+double fp16_accumulator_error(double k) { return 0x1p-11 * (1 + std::sqrt(k / 32)); }
+
+double derived_tolerance(Precision precision, Language language, int k, Accumulation accumulation) {
   if (language == Language::c) return precision == Precision::f64 ? 1e-10 : 1e-4;
   if (precision == Precision::f64) return 1e-12;
-  const double base = precision == Precision::f32 ? 1.25e-3 : precision == Precision::f16 ? 2e-3 : 6e-3;
+  if (precision == Precision::f16 && accumulation == Accumulation::f16) return fp16_accumulator_error(k);
+  const double base = precision == Precision::f32 ? 1.25e-3 : precision == Precision::f16 ? 5.5e-4 : 6e-3;
   return std::max(base, 0.25 * k * kFp32Ulp);
 }
 
-double derived_element_tolerance(Precision precision, Language language, int k) {
+// The per-element bound, relative to (|A||B|)_ij: 1e-2 (fp32 accumulation's worst element at
+// most 1.5 x 2^-11 = 7e-4 there, simulated); with fp16 accumulation 4e-3: an fp16
+// accumulator's largest element reads at most 1.4 x 2^-11 = 7e-4 at any k (its error relative to
+// (|A||B|)_ij does not grow with k: the error grows as sqrt(k), (|A||B|)_ij as k and a row's
+// root-sum-square as sqrt(k)), fp8 operands up to 77 x 2^-11 at 31 x 17 x 23; tighter, it
+// refuses more of the single wrong elements that the normwise figures cannot see in a large C.
+double derived_element_tolerance(Precision precision, Language language, int k, Accumulation accumulation) {
   if (language == Language::c) return 0;
   if (precision == Precision::f64) return 1e-10;
+  if (precision == Precision::f16 && accumulation == Accumulation::f16) return 4e-3;
   return std::max(1e-2, 0.5 * k * kFp32Ulp);
 }
 

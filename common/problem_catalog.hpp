@@ -45,8 +45,18 @@ std::vector<Shape> derived_check_shapes(const Shape &nominal, const Layout &layo
 // plus the per-element bound (0 for C problems); for CUDA f32 and f16 they grow with k where
 // fp32 accumulation's drift exceeds the operands' rounding (problem_catalog.cpp). The timed
 // residual bound derives from k as well (bench_node/measure/residual_bound.hpp).
-double derived_tolerance(Precision precision, Language language, int k);
-double derived_element_tolerance(Precision precision, Language language, int k);
+// CUDA f16 problems have one pair for fp32 accumulation and one for fp16 accumulation.
+double derived_tolerance(Precision precision, Language language, int k,
+                         Accumulation accumulation = Accumulation::f32);
+double derived_element_tolerance(Precision precision, Language language, int k,
+                                 Accumulation accumulation = Accumulation::f32);
+// The error scale of an fp16 accumulator over k products in units of C's scale, 2^-11 (1 +
+// sqrt(k / 32)): an HMMA with fp16 accumulators rounds its running sum once per mma step of
+// 16 products, each rounding at most 2^-11 of a sum whose square grows as a random walk's
+// (k / 16 of them, their squares adding up to k / 32 of the final one's), then C is that sum.
+// The fp16-accumulation problems' normwise tolerance and the error scale of their timed
+// residual bound (bench_node/measure/residual_bound.hpp).
+double fp16_accumulator_error(double k);
 
 // The catalog find_problem reads: the built-in default until a program installs another.
 void install_problem_catalog(ProblemCatalog catalog);

@@ -102,7 +102,12 @@ std::string precision_words(const Problem &problem) {
     case Precision::f32:
       return cuda ? "single precision: `float` operands and output (f32); TF32 tensor cores are allowed"
                   : "single precision: `float` operands and output (f32)";
-    case Precision::f16: return "half precision: `__half` operands and output (f16), accumulated in fp32";
+    case Precision::f16:
+      return problem.accumulation == Accumulation::f16
+                 ? "half precision: `__half` operands and output (f16); fp16 accumulation is allowed (an fp16 "
+                   "accumulator, e.g. tensor-core MMA with fp16 accumulators), and fp32 accumulation passes too"
+                 : "half precision: `__half` operands and output (f16), accumulated in fp32 (an fp16 accumulator "
+                   "fails the checks)";
     case Precision::bf16: return "bfloat16: `__nv_bfloat16` operands and output (bf16), accumulated in fp32";
   }
   return "";

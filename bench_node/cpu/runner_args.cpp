@@ -24,6 +24,8 @@ po::options_description runner_options() {
       ("nominal", po::value<std::string>()->required(), "nominal shape [B*]MxNxK (timed)")
       ("check", po::value<std::vector<std::string>>()->composing(), "check shape [B*]MxNxK (repeatable)")
       ("tolerance", po::value<double>()->required(), "bound on ||C-Cref||_F/(||A||_F ||B||_F)")
+      ("accumulation", po::value<std::string>()->default_value("f32"),
+       "GPU f16: the accumulation the problem allows, f32 or f16 (its own residual bound)")
       ("warmup-s", po::value<double>()->required(), "most warm-up time")
       ("warmup-min-s", po::value<double>()->default_value(TimingOptions{}.warmup_min_s), "least warm-up time")
       ("warmup-calls", po::value<int>()->default_value(TimingOptions{}.warmup_calls),
@@ -77,6 +79,7 @@ RunnerArgs runner_args_for(const std::string &object_path, const Problem &proble
   args.nominal = problem.nominal;
   args.check_shapes = problem.check_shapes;
   args.tolerance = problem.tolerance;
+  args.accumulation = problem.accumulation;
   args.element_tolerance = problem.element_tolerance;
   args.timing = timing;
   return args;
@@ -101,6 +104,8 @@ std::vector<std::string> to_arguments(const RunnerArgs &args) {
       "--result-fd", std::to_string(args.result_fd),
       "--token-fd", std::to_string(args.token_fd),
   };
+  if (args.accumulation != Accumulation::f32)
+    out.insert(out.end(), {"--accumulation", std::string(to_string(args.accumulation))});
   if (args.element_tolerance > 0) {
     out.push_back("--element-tolerance");
     out.push_back(number_text(args.element_tolerance, 17));
@@ -135,6 +140,9 @@ RunnerArgs parse_runner_args(int argc, const char *const *argv) {
     for (const std::string &text : values["check"].as<std::vector<std::string>>())
       args.check_shapes.push_back(shape_option(text));
   args.tolerance = values["tolerance"].as<double>();
+  const std::optional<Accumulation> accumulation = parse_accumulation(values["accumulation"].as<std::string>());
+  if (!accumulation) throw std::invalid_argument("bad accumulation: " + values["accumulation"].as<std::string>());
+  args.accumulation = *accumulation;
   args.timing.warmup_s = values["warmup-s"].as<double>();
   args.timing.warmup_min_s = values["warmup-min-s"].as<double>();
   args.timing.warmup_calls = values["warmup-calls"].as<int>();

@@ -17,6 +17,8 @@ struct RunnerArgs {
   Shape nominal;
   std::vector<Shape> check_shapes;
   double tolerance = 0;
+  // GPU f16 problems that allow fp16 accumulation (the timed residual bound's own scale).
+  Accumulation accumulation = Accumulation::f32;
   TimingOptions timing;
   int result_fd = 3;  // the runner writes its one result object here
   int token_fd = 4;   // and reads the rank's token from here first

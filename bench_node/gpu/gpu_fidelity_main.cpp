@@ -79,6 +79,7 @@ HarnessRun harness_run(Cublas &cublas, Precision precision, int size, std::uint6
   if (problem) config.check_shapes = problem->check_shapes;
   config.tolerance = problem ? problem->tolerance : 2e-3;
   config.element_tolerance = problem ? problem->element_tolerance : 1e-2;
+  if (problem) config.accumulation = problem->accumulation;
   config.l2_bytes = l2_bytes;
   config.flush_l2 = flush;
   GpuHarnessConfig::Trace trace;

@@ -298,7 +298,7 @@ std::optional<Failure> Harness::verify(FullCheck &check, double &max_error) {
 // must equal C x row by row within the error an honest computation at this precision makes.
 std::optional<Failure> Harness::residual_check(const Shape &shape, Private &own, CheckWorkspace &work,
                                                double &max_error, ResidualPool *timed) {
-  const ResidualBound bound = residual_bound(config_.precision, Language::cuda, shape, 0x1p-53);
+  const ResidualBound bound = residual_bound(config_.precision, Language::cuda, shape, 0x1p-53, config_.accumulation);
   double *x = work.x(), *x_sq = x + shape.n, *norm = x + 2 * shape.n;
   double *x_class = x + 3 * shape.n, *x_class_sq = x + 4 * shape.n;
   double *y = work.y(), *y_sq = y + shape.k;
@@ -475,7 +475,7 @@ Measurement Harness::run() {
     if (stopping.done(samples, monotonic_seconds() - loop_start, timed_pool.calls_needed())) break;
   }
   phase_ended("timed calls");
-  if (const ResidualBound bound = residual_bound(config_.precision, Language::cuda, shape, 0x1p-53);
+  if (const ResidualBound bound = residual_bound(config_.precision, Language::cuda, shape, 0x1p-53, config_.accumulation);
       !timed_pool.ok(bound))
     return failed_timing({Status::wrong_answer,
                           "the timed calls together fail the randomized residual check (normwise " +
@@ -508,6 +508,7 @@ GpuHarnessConfig harness_config(const RunnerArgs &args) {
   config.check_shapes = args.check_shapes;
   config.tolerance = args.tolerance;
   config.element_tolerance = args.element_tolerance;
+  config.accumulation = args.accumulation;
   config.timing = args.timing;
   if (args.ring_bytes > 0) config.ring_bytes = args.ring_bytes;
   if (args.l2_bytes > 0) config.l2_bytes = args.l2_bytes;

@@ -34,6 +34,7 @@ struct GpuHarnessConfig {
   std::vector<Shape> check_shapes;
   double tolerance = 0;          // ||C - Cref||_F / ||Cref||_F (full checks)
   double element_tolerance = 0;  // |C - Cref|_ij / (|A||B|)_ij (full checks)
+  Accumulation accumulation = Accumulation::f32;  // the problem's: the timed residual bound's scale
   // Timed outputs meet residual_bound.hpp; inputs, check vectors and guard patterns come from
   // the kernel's random source for each use (random_fill.hpp kernel_random_u64).
   TimingOptions timing;

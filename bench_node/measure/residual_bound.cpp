@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "bench_node/measure/random_fill.hpp"
+#include "common/problem_catalog.hpp"
 
 namespace hpcreward {
 
@@ -13,7 +14,21 @@ namespace {
 
 constexpr double kFp64 = 0x1p-53, kFp32 = 0x1p-24, kHalf = 0x1p-11, kBfloat16 = 0x1p-8, kTf32 = 0x1p-11;
 
-double accumulation_roundoff(Precision precision) { return precision == Precision::f64 ? kFp64 : kFp32; }
+// The accumulator's drift over k products. fp64 and fp32: a biased (truncating) accumulator's
+// worst, k units of its roundoff. f16 with fp32 accumulation: a tensor core's fp32 adds truncate
+// once per mma of 4 products or more, each by less than an ulp of a running sum whose size is a
+// random walk's (the sum over the k / 4 steps of its size is under k / 8 of C's scale), so k / 4
+// units of fp32's roundoff: C's rounding to __half, not this, decides below k of about 32,000,
+// and the tighter bound keeps an fp16 accumulator twice outside it from k = 1024 on
+// (docs/reward-integrity.md, "Accumulation precision"). f16 with fp16 accumulation: the fp16
+// accumulator's own scale (common/problem_catalog.hpp fp16_accumulator_error), C's rounding
+// included.
+double accumulation_error(Precision precision, Accumulation accumulation, double k) {
+  if (precision == Precision::f64) return kFp64 * k;
+  if (precision == Precision::f16 && accumulation == Accumulation::f16) return fp16_accumulator_error(k) - kHalf;
+  if (precision == Precision::f16) return kFp32 * k / 4;
+  return kFp32 * k;
+}
 
 double input_roundoff(Precision precision, Language language) {
   // Tensor cores may round fp32 inputs to TF32 (10-bit mantissa): allowed on CUDA sgemm.
@@ -27,10 +42,10 @@ double output_roundoff(Precision precision) {
 }  // namespace
 
 ResidualBound residual_bound(Precision precision, Language language, const Shape &shape,
-                             double check_unit_roundoff) {
+                             double check_unit_roundoff, Accumulation accumulation) {
   const double k = shape.k, n = shape.n;
   ResidualBound bound;
-  bound.error_scale = accumulation_roundoff(precision) * k + input_roundoff(precision, language) +
+  bound.error_scale = accumulation_error(precision, accumulation, k) + input_roundoff(precision, language) +
                       output_roundoff(precision) + check_unit_roundoff * (n + k);
   bound.row = kResidualRowFactor * bound.error_scale;
   bound.normwise = kResidualNormwiseFactor * bound.error_scale;

@@ -13,11 +13,14 @@
 // ||r|| / ||s|| over inputs whose rows span 2^+-100 is the ratio of the one or two largest rows,
 // which a truncating TF32 kernel at 4096 pushed over the bound on some inputs.
 //
-//   eps = u_acc * k  +  u_inputs  +  u_output  +  u_check * (n + k)
+//   eps = acc(k)  +  u_inputs  +  u_output  +  u_check * (n + k)
 //   row = 6 eps,  normwise = eps
 //
-// u_acc: accumulation at the problem's precision (fp32 for hgemm: fp32 accumulation is what
-// the problem asks for), k u_acc being the worst drift of a biased (truncating) accumulator;
+// acc(k): the accumulation the problem asks for, u_acc * k, the worst drift of a biased
+// (truncating) accumulator of unit roundoff u_acc: fp64 2^-53, fp32 2^-24, and for hgemm's fp32
+// accumulation 2^-26 (a tensor core truncates once per mma of 4 products or more, into running
+// sums the size of a random walk's); for an hgemm problem that allows fp16 accumulation
+// (Accumulation::f16) the fp16 accumulator's own error, 2^-11 sqrt(k / 32) (fp16_accumulator_error);
 // u_inputs: rounding of the inputs the problem allows (TF32 for CUDA sgemm: 2 x 2^-11 per
 // product); u_output: rounding of C to its type (2^-11 for __half, 2^-8 for __nv_bfloat16); u_check: the check's own
 // accumulation. docs/reward-integrity.md derives the false-accept and false-reject bounds.
@@ -56,8 +59,9 @@ struct ResidualBound {
 
 // `check_unit_roundoff`: of the arithmetic the check accumulates in (2^-64 for x87 long
 // double, 2^-53 for double).
+// `accumulation`: the problem's (Problem::accumulation; f16 only for CUDA f16 problems).
 ResidualBound residual_bound(Precision precision, Language language, const Shape &shape,
-                             double check_unit_roundoff);
+                             double check_unit_roundoff, Accumulation accumulation = Accumulation::f32);
 
 // The bound on the root mean square of r_ic / s_ic over `pairs` (row, class) pairs. An honest
 // ratio has variance at most eps^2 (errors of random sign), so pairs RMS^2 / eps^2 is at most a

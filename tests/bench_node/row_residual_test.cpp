@@ -139,7 +139,7 @@ TEST_F(CudaHgemm, Fp32AccumulationPassesRoundedOrTruncated) {
     // __float2half_rz: one step toward zero when rounding went away from it.
     if (std::fabs(rounded) <= std::fabs(exact)) return rounded;
     return rounded - std::copysign(std::ldexp(1.0f, std::ilogb(rounded) - 10), rounded);
-  }), bound, 1.4);
+  }), bound, 1.3);  // 1.37: hgemm's fp32 drift term is 2^-26 k (accumulation_test.cpp), 1.4 before
   expect_honest(product, product.compute([&](int i, int j) {  // a truncating fp32 accumulator
     float sum = 0;
     for (int p = 0; p < product.shape.k; ++p)

@@ -1,5 +1,7 @@
 #include "bench_node/cpu/runner_args.hpp"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "bench_node/process/result_envelope.hpp"
@@ -52,6 +54,28 @@ TEST(RunnerArgs, RoundTripsExactly) {
   EXPECT_EQ(back.check_threads, 4);
   args.check_threads = 0;
   EXPECT_EQ(parse(to_arguments(args)).check_threads, 0);
+}
+
+// A GPU f16 problem's accumulation reaches the runner (its timed residual bound) from the task's
+// problem; fp32 accumulation, the default, adds nothing to the command line.
+TEST(RunnerArgs, TheAccumulationOfAnF16ProblemTravels) {
+  Problem problem;
+  problem.precision = Precision::f16;
+  problem.language = Language::cuda;
+  problem.nominal = {64, 64, 1024};
+  problem.accumulation = Accumulation::f16;
+  const RunnerArgs args = runner_args_for("/tmp/x/cand.so", problem, TimingOptions{});
+  EXPECT_EQ(args.accumulation, Accumulation::f16);
+  const std::vector<std::string> arguments = to_arguments(args);
+  EXPECT_NE(std::find(arguments.begin(), arguments.end(), "--accumulation"), arguments.end());
+  EXPECT_EQ(parse(arguments).accumulation, Accumulation::f16);
+  problem.accumulation = Accumulation::f32;
+  const std::vector<std::string> plain = to_arguments(runner_args_for("/tmp/x/cand.so", problem, TimingOptions{}));
+  EXPECT_EQ(std::find(plain.begin(), plain.end(), "--accumulation"), plain.end());
+  EXPECT_EQ(parse(plain).accumulation, Accumulation::f32);
+  std::vector<std::string> bad = plain;
+  bad.insert(bad.end(), {"--accumulation", "f8"});
+  EXPECT_THROW(parse(bad), std::invalid_argument);
 }
 
 // The full checks of an OpenMP stage run with a few threads however small the share; other

@@ -23,6 +23,7 @@ void expect_same_task(const BenchTask &a, const BenchTask &b) {
   EXPECT_EQ(std::bit_cast<std::uint64_t>(a.problem.tolerance), std::bit_cast<std::uint64_t>(b.problem.tolerance));
   EXPECT_EQ(std::bit_cast<std::uint64_t>(a.problem.element_tolerance),
             std::bit_cast<std::uint64_t>(b.problem.element_tolerance));
+  EXPECT_EQ(a.problem.accumulation, b.problem.accumulation);
   EXPECT_EQ(a.stage, b.stage);
   EXPECT_EQ(a.compiler_flags, b.compiler_flags);
   EXPECT_EQ(a.techniques_allowed, b.techniques_allowed);
@@ -95,6 +96,18 @@ TEST(MessagesBinary, EveryPrecisionAndLanguageRoundTrips) {
     }
 }
 
+// A CUDA f16 problem that allows fp16 accumulation: the GPU rank's runner needs it for the
+// timed residual bound (runner_args.hpp), so the task carries it.
+TEST(MessagesBinary, FpSixteenAccumulationRoundTrips) {
+  BenchTask task = test::full_task();
+  task.problem.precision = Precision::f16;
+  task.problem.accumulation = Accumulation::f16;
+  const BenchTask back = decode_task(encode_task(task));
+  expect_same_task(back, task);
+  EXPECT_EQ(back.problem.accumulation, Accumulation::f16);
+  EXPECT_EQ(decode_task(encode_task(test::full_task())).problem.accumulation, Accumulation::f32);
+}
+
 TEST(MessagesBinary, ResultRoundTripsEveryField) {
   const BenchResult result = test::full_result();
   expect_same_result(decode_result(encode_result(result)), result);
@@ -159,8 +172,8 @@ TEST(MessagesBinary, PeekFindsTheSequenceOfATaskThatDoesNotDecode) {
 TEST(MessagesBinary, HeaderIsMagicVersionKind) {
   const std::string task = encode_task(test::full_task());
   const std::string result = encode_result(test::full_result());
-  EXPECT_EQ(task.substr(0, 4), std::string("HR\x03T", 4));
-  EXPECT_EQ(result.substr(0, 4), std::string("HR\x03R", 4));
+  EXPECT_EQ(task.substr(0, 4), std::string("HR\x04T", 4));  // 4: the problem's accumulation
+  EXPECT_EQ(result.substr(0, 4), std::string("HR\x04R", 4));
   EXPECT_EQ(static_cast<unsigned char>(task[2]), kBinaryMessageVersion);
 }
 

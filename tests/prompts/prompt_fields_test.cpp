@@ -73,6 +73,19 @@ TEST(PromptFields, TheStageSaysWhatItRequiresAllowsAndRefusesInWords) {
   const PromptFields cute = prompt_fields({hgemm, *ladder.find("cuda-cute"), {}, "the measured GFLOPS"});
   EXPECT_TRUE(contains(cute.at("includes"), "cute/tensor.hpp"));
   EXPECT_TRUE(contains(cute.at("precision"), "accumulated in fp32"));
+  EXPECT_TRUE(contains(cute.at("precision"), "an fp16 accumulator fails the checks"));
+}
+
+// A problem that allows fp16 accumulation says so, in the precision and in the contract.
+TEST(PromptFields, AnFp16AccumulationProblemTellsTheModelAnFp16AccumulatorIsAllowed) {
+  const ProblemCatalog l2 = load_problem_catalog("cuda-l2");
+  const LadderConfig ladder = default_ladder();
+  const PromptFields fields = prompt_fields({*l2.find("l2-4096x4096x4096-nt-f16acc"), *ladder.find("cuda-cute"), {}, "GFLOPS"});
+  EXPECT_TRUE(contains(fields.at("precision"), "fp16 accumulation is allowed")) << fields.at("precision");
+  EXPECT_FALSE(contains(fields.at("precision"), "accumulated in fp32"));
+  EXPECT_TRUE(contains(fields.at("abi"), "fp16 accumulation allowed")) << fields.at("abi");
+  const PromptFields fp32 = prompt_fields({*l2.find("l2-4096x4096x4096-nt"), *ladder.find("cuda-cute"), {}, "GFLOPS"});
+  EXPECT_TRUE(contains(fp32.at("precision"), "accumulated in fp32"));
 }
 
 TEST(PromptFields, TheCRulesSayWhatTheCheckerRefusesThatGccOnlyWarnsAbout) {

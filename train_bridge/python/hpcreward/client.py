@@ -151,7 +151,8 @@ class Client:
     def problems(self):
         """The run's problem catalog (GET /v1/problems, docs/problems.md): {"catalog", "source",
         "problems": [{"id", "language", "precision", "layout", "nominal", "check_shapes",
-        "tolerance", "element_tolerance", "abi", "description"?}, ...]}, what each problem id a
+        "tolerance", "element_tolerance", "accumulation"? (f16 problems: "f32" or "f16"), "abi",
+        "description"?}, ...]}, what each problem id a
         batch names means (its "abi": the entry point and operand layout a candidate must have)."""
         _, answer = self._transport.request("GET", "/v1/problems", None)
         if not isinstance(answer, dict) or not isinstance(answer.get("problems"), list):
