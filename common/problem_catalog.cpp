@@ -281,7 +281,7 @@ std::vector<Shape> derived_check_shapes(const Shape &nominal, const Layout &layo
 // H200 does: tests/gpu/hmma_rounding_probe.cu) reads 0.3 x 2^-11 sqrt(k / 16), 2.44 x 2^-11 at
 // k = 1024: 2.2 times outside from k = 1024 on. Below k of about 500 no bound is 2 times from
 // both (docs/reward-integrity.md, "Accumulation precision"). It was 2e-3, which fp16
-// accumulation passed up to k of about 3,500.
+// accumulation passed up to k of about 3,000.
 // f16 with fp16 accumulation: the fp16 accumulator's own error scale, 2^-11 (1 + sqrt(k / 32))
 // (fp16_accumulator_error: each of the k / 16 roundings at most 2^-11 of a running sum whose
 // square grows as a random walk's, plus C's own rounding): HMMA with fp16 accumulators reads
