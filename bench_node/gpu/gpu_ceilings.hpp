@@ -22,8 +22,12 @@ struct GpuCeilings {
 };
 
 // An ok measurement above margin x ceilings.of(precision) becomes forbidden; a ceiling of 0
-// (not measured) or a margin of 0 disables the guard.
+// (not measured) or a margin of 0 disables the guard. The f16 ceiling is cuBLAS's HGEMM with fp32
+// accumulation; a problem that allows fp16 accumulation (Accumulation::f16) is held to twice it
+// (kFp16AccumulationCeiling): GPUs whose tensor cores accumulate fp32 at half rate run fp16
+// accumulation at twice it (GeForce parts, by NVIDIA's figures; A100, H100 and H200 at the same).
+inline constexpr double kFp16AccumulationCeiling = 2;
 Measurement apply_gpu_peak_guard(Measurement measurement, Precision precision, const GpuCeilings &ceilings,
-                                 double margin, int ceiling_size);
+                                 double margin, int ceiling_size, Accumulation accumulation = Accumulation::f32);
 
 }  // namespace hpcreward

@@ -5,14 +5,18 @@
 namespace hpcreward {
 
 Measurement apply_gpu_peak_guard(Measurement measurement, Precision precision, const GpuCeilings &ceilings,
-                                 double margin, int ceiling_size) {
-  const double limit = margin * ceilings.of(precision);
+                                 double margin, int ceiling_size, Accumulation accumulation) {
+  const double fp16_accumulation =
+      precision == Precision::f16 && accumulation == Accumulation::f16 ? kFp16AccumulationCeiling : 1;
+  const double limit = margin * fp16_accumulation * ceilings.of(precision);
   if (measurement.status != Status::ok || limit <= 0 || measurement.gflops <= limit) return measurement;
   measurement.status = Status::forbidden;
   measurement.reason = "tampering detected: " + number_text(measurement.gflops) +
                        " GFLOPS is above this GPU's measured ceiling (cuBLAS " + std::string(to_string(precision)) +
                        " GEMM at " + std::to_string(ceiling_size) + "^3: " + number_text(ceilings.of(precision)) +
-                       " GFLOPS; margin " + number_text(margin) + ")";
+                       " GFLOPS; margin " + number_text(margin) +
+                       (fp16_accumulation > 1 ? ", times " + number_text(fp16_accumulation) + " for fp16 accumulation" : "") +
+                       ")";
   return measurement;
 }
 

@@ -163,7 +163,8 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
     result.host = info.host;
     result.device = device;
     result.measurement =
-        apply_gpu_peak_guard(std::move(measurement), task.problem.precision, probe.ceilings, margin, gpu.ceiling_size);
+        apply_gpu_peak_guard(std::move(measurement), task.problem.precision, probe.ceilings, margin, gpu.ceiling_size,
+                             task.problem.accumulation);
     report_progress(rank, task, result.measurement);
     return result;
   };

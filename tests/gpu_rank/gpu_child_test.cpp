@@ -124,6 +124,22 @@ TEST(GpuPeakGuard, RefusesAResultAboveTheCeilingOfItsPrecision) {
   EXPECT_EQ(apply_gpu_peak_guard(fast, Precision::f32, ceilings, 1.25, 8192).status, Status::ok);
 }
 
+// A problem of fp16 accumulation is held to twice the f16 ceiling (cuBLAS's HGEMM accumulates in
+// fp32; on some GPUs fp16 accumulation runs at twice that rate).
+TEST(GpuPeakGuard, Fp16AccumulationIsHeldToTwiceTheFp32AccumulationCeiling) {
+  GpuCeilings ceilings;
+  ceilings.f16 = 100000;
+  Measurement fast;
+  fast.status = Status::ok;
+  fast.gflops = 200000;
+  EXPECT_EQ(apply_gpu_peak_guard(fast, Precision::f16, ceilings, 1.25, 8192).status, Status::forbidden);
+  EXPECT_EQ(apply_gpu_peak_guard(fast, Precision::f16, ceilings, 1.25, 8192, Accumulation::f16).status, Status::ok);
+  fast.gflops = 260000;
+  const Measurement guarded = apply_gpu_peak_guard(fast, Precision::f16, ceilings, 1.25, 8192, Accumulation::f16);
+  EXPECT_EQ(guarded.status, Status::forbidden);
+  EXPECT_NE(guarded.reason.find("times 2 for fp16 accumulation"), std::string::npos) << guarded.reason;
+}
+
 TEST(GpuPeakGuard, IsOffWithoutACeilingOrMargin) {
   Measurement fast;
   fast.status = Status::ok;
