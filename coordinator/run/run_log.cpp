@@ -44,8 +44,8 @@ void check_resumed_problems(const LoggedRun &logged, const ProblemCatalog &catal
                                   before.name + ")");
     if (then && !same_definition(*now, *then))
       throw std::invalid_argument("--resume: problem " + row.problem + " of " + catalog.source +
-                                  " is not the one the log's rows were scored on (shape, precision, check shapes or "
-                                  "tolerances differ from the run's start); resume with the catalog it began with (" +
+                                  " is not the one the log's rows were scored on (shape, precision, accumulation, check "
+                                  "shapes or tolerances differ from the run's start); resume with the catalog it began with (" +
                                   before.name + ")");
   }
 }

@@ -115,6 +115,16 @@ TEST(ResumedProblems, TheLogsCatalogMustStillDefineItsProblemsTheSameWay) {
   EXPECT_NE(refusal(logged_with("tall", config), reshaped).find("is not the one the log's rows were scored on"),
             std::string::npos);
 
+  // The accumulation is part of a problem's definition: fp16 accumulation is not fp32's.
+  const std::string half = R"({"id": "h", "language": "cuda", "precision": "f16", "shape": "64x64x1024",
+                               "accumulation": "f16"})";
+  const std::string half_config = R"({"problem_catalog": {"catalog": "mine", "problems": [)" + half + "]}}";
+  const ProblemCatalog fp32 = parse_problem_catalog(
+      R"({"catalog": "mine", "problems": [{"id": "h", "language": "cuda", "precision": "f16", "shape": "64x64x1024"}]})",
+      "mine.json");
+  EXPECT_NE(refusal(logged_with("h", half_config), fp32).find("accumulation"), std::string::npos);
+  EXPECT_EQ(refusal(logged_with("h", half_config), load_problem_catalog("cuda-l2")).find("accepted"), std::string::npos);
+
   // A log from before catalogs: its problems are the default catalog's.
   EXPECT_EQ(refusal(logged_with("dgemm-256", R"({"seed": "1"})"), load_problem_catalog("default")), "accepted");
   EXPECT_NE(refusal(logged_with("dgemm-256", R"({"seed": "1"})"), same), "accepted");
