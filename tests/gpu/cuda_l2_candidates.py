@@ -2,7 +2,7 @@
 """CUDA-L2's published HGEMM kernels as candidates: each file as published, its torch binding
 replaced by the harness's entry point, for the `cuda-l2` catalog (docs/problems.md).
 
-Every file of deepreinforce-ai/CUDA-L2's kernels/<gpu>_F32F16F16F32/ is named M_N_K.cu and ends
+Every file of deepreinforce-ai/CUDA-L2's kernels/<gpu>_<config>/ is named M_N_K.cu and ends
 with a function of torch tensors (a, b, b_col_major, c) that reads their pointers and sizes and
 launches the file's kernels. Here the `#include <torch/...>` lines go, and that function becomes
 
@@ -15,10 +15,17 @@ shapes (`CHECK_TORCH_*`, `TORCH_CHECK`) are dropped. Nothing else of the file ch
 `l2-MxNxK-nt` (B given n x k), one on `b` for `l2-MxNxK-nn`. A binding that uses torch beyond
 the tensors' pointers and sizes is left out, with the reason.
 
+The folder's configuration names the accumulation (CuTe's MMA order: D, A, B, C): the kernels of
+an F16F16F16F16 folder (kernels/a100_F16F16F16F16, fp16 accumulators) are candidates for the
+fp16-accumulation problems, `l2-MxNxK-nt-f16acc` and `-nn-f16acc`; those of an F32...F32 folder
+(h100_F32F16F16F32, the default) for the fp32-accumulation ones. --folder picks the folder,
+--accumulation overrides what its name says.
+
 The kernels are not in this repository: read them from a clone or a bare copy,
 
   python3 tests/gpu/cuda_l2_candidates.py --fetch-from CLONE      # into .gpu-deps/cuda_l2/ (HEAD, COMMIT, LICENSE)
   python3 tests/gpu/cuda_l2_candidates.py --out l2.jsonl [--sample 50 --seed 1] [--stage cuda-cute] [--compile DIR]
+  python3 tests/gpu/cuda_l2_candidates.py --folder a100_F16F16F16F16 --out l2-f16acc.jsonl   # the fp16-accumulation ones
 
 then score them on a GPU machine (after device-build.sh; .gpu-deps carried):
 
@@ -44,7 +51,11 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from published_sgemm import HARNESS_NVCC, REPO, nvcc  # noqa: E402
 
 DEPS = REPO / ".gpu-deps" / "cuda_l2"
-KERNELS = "kernels/h100_F32F16F16F32"
+FOLDER = "h100_F32F16F16F32"
+# What --fetch-from copies: the default folder and the fp16-accumulation one.
+FOLDERS = (FOLDER, "a100_F16F16F16F16")
+CONFIG = re.compile(r"_(F(?:16|32))(F(?:16|32))(F(?:16|32))(F(?:16|32))$")
+F16ACC = "-f16acc"  # the fp16-accumulation problems' ids: l2-MxNxK-nt-f16acc
 STAGE = "cuda-cute"
 NAME = re.compile(r"^(\d+)_(\d+)_(\d+)\.cu$")
 TORCH_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]torch/[^>"]*[>"][^\n]*\n', re.M)
@@ -134,8 +145,23 @@ def entry_point(source):
     return candidate, "nt" if reads_col else "nn"
 
 
-def fetch_from(git_dir, dest=None):
-    """kernels/h100_F32F16F16F32 of HEAD, COMMIT and LICENSE.txt from a clone or bare copy of
+def folder_name(folder):
+    """The CUDA-L2 folder a directory holds: its own name where that names a configuration
+    (<gpu>_<D><A><B><C>, each F16 or F32), else the default folder's (a copy under another name)."""
+    name = pathlib.Path(folder).resolve().name
+    return name if CONFIG.search(name) else FOLDER
+
+
+def accumulation_of(folder):
+    """"f16" or "f32": the accumulator a folder's configuration names (its last type: C of D = A B + C,
+    CuTe's SM80_16x8x16_F16F16F16F16 order), e.g. a100_F16F16F16F16 -> "f16", h100_F32F16F16F32 ->
+    "f32"; a directory of another name is taken for the default folder (f32)."""
+    return "f16" if CONFIG.search(folder_name(folder)).group(4) == "F16" else "f32"
+
+
+def fetch_from(git_dir, dest=None, folders=FOLDERS):
+    """kernels/<folder> of HEAD for each of `folders` (the H100 fp32-accumulation kernels and the
+    A100 fp16-accumulation ones), COMMIT and LICENSE.txt from a clone or bare copy of
     deepreinforce-ai/CUDA-L2 into `dest`. Returns the commit."""
     git_dir, dest = pathlib.Path(git_dir), pathlib.Path(dest or DEPS)
     if (git_dir / ".git").exists():
@@ -144,17 +170,22 @@ def fetch_from(git_dir, dest=None):
     commit = git("rev-parse", "HEAD").decode().strip()
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
-    archive = subprocess.run(["git", "--git-dir", str(git_dir), "archive", "HEAD", KERNELS, "LICENSE.txt"],
+    archive = subprocess.run(["git", "--git-dir", str(git_dir), "archive", "HEAD",
+                              *(f"kernels/{folder}" for folder in folders), "LICENSE.txt"],
                              check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
     (dest / "COMMIT").write_text(commit + "\n")
     return commit
 
 
-def candidate_lines(kernels_dir, sample=0, seed=1, stage=STAGE, commit="?"):
+def candidate_lines(kernels_dir, sample=0, seed=1, stage=STAGE, commit="?", accumulation=None):
     """(the JSON Lines, {file: why it was left out}) for the files of `kernels_dir` (a seeded
-    random sample of `sample` of them when given), in name order."""
-    files = sorted(p for p in pathlib.Path(kernels_dir).iterdir() if NAME.match(p.name))
+    random sample of `sample` of them when given), in name order. `accumulation` ("f16" or "f32"):
+    which problems they are candidates for; None: what the folder's name says (accumulation_of)."""
+    kernels_dir = pathlib.Path(kernels_dir)
+    accumulation = accumulation or accumulation_of(kernels_dir)
+    suffix = F16ACC if accumulation == "f16" else ""
+    files = sorted(p for p in kernels_dir.iterdir() if NAME.match(p.name))
     if sample:
         files = sorted(random.Random(seed).sample(files, min(sample, len(files))))
     lines, left_out = [], {}
@@ -165,9 +196,9 @@ def candidate_lines(kernels_dir, sample=0, seed=1, stage=STAGE, commit="?"):
         except ValueError as why:
             left_out[path.name] = str(why)
             continue
-        header = f"// CUDA-L2 {commit[:7]} {KERNELS}/{path.name}, its torch binding replaced by matmul\n"
-        lines.append({"id": f"cuda-l2-{m}x{n}x{k}-{layout}", "problem": f"l2-{m}x{n}x{k}-{layout}", "stage": stage,
-                      "batch_id": "cuda-l2", "source": header + source})
+        header = f"// CUDA-L2 {commit[:7]} kernels/{folder_name(kernels_dir)}/{path.name}, its torch binding replaced by matmul\n"
+        lines.append({"id": f"cuda-l2-{m}x{n}x{k}-{layout}{suffix}", "problem": f"l2-{m}x{n}x{k}-{layout}{suffix}",
+                      "stage": stage, "batch_id": "cuda-l2", "source": header + source})
     return lines, left_out
 
 
@@ -200,7 +231,12 @@ def default_cute_include():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fetch-from", type=pathlib.Path, help="a clone or bare copy of deepreinforce-ai/CUDA-L2")
-    parser.add_argument("--kernels", type=pathlib.Path, default=DEPS / KERNELS)
+    parser.add_argument("--folder", default=FOLDER,
+                        help=f"the kernels/ folder to convert, under .gpu-deps/cuda_l2 (default {FOLDER}; "
+                             "a100_F16F16F16F16: the fp16-accumulation problems)")
+    parser.add_argument("--kernels", type=pathlib.Path, help="the kernels' folder itself (default: --folder's)")
+    parser.add_argument("--accumulation", choices=("f16", "f32"),
+                        help="the problems' accumulation (default: what the folder's name says)")
     parser.add_argument("--out", type=pathlib.Path, help="the candidates' JSON Lines")
     parser.add_argument("--sample", type=int, default=0, help="a seeded random sample of this many files (0: all)")
     parser.add_argument("--seed", type=int, default=1)
@@ -210,21 +246,23 @@ def main():
     args = parser.parse_args()
     if args.fetch_from:
         commit = fetch_from(args.fetch_from)
-        print(f"cuda_l2_candidates: {KERNELS} of {commit} in {DEPS}")
+        print(f"cuda_l2_candidates: kernels/{', kernels/'.join(FOLDERS)} of {commit} in {DEPS}")
         if not args.out:
             return 0
     if not args.out:
         parser.error("--out is required (or --fetch-from alone)")
+    args.kernels = args.kernels or DEPS / "kernels" / args.folder
     if not args.kernels.is_dir():
         print(f"cuda_l2_candidates: no kernels in {args.kernels}: run with --fetch-from CLONE first", file=sys.stderr)
         return 2
     commit_file = args.kernels.parents[1] / "COMMIT"
     commit = commit_file.read_text().strip() if commit_file.exists() else "?"
-    lines, left_out = candidate_lines(args.kernels, args.sample, args.seed, args.stage, commit)
+    accumulation = args.accumulation or accumulation_of(args.kernels)
+    lines, left_out = candidate_lines(args.kernels, args.sample, args.seed, args.stage, commit, accumulation)
     args.out.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    layouts = collections.Counter(line["problem"].rsplit("-", 1)[1] for line in lines)
-    print(f"cuda_l2_candidates: {len(lines)} candidates ({layouts['nt']} nt, {layouts['nn']} nn) in {args.out}; "
-          f"{len(left_out)} left out")
+    layouts = collections.Counter(line["problem"].removesuffix(F16ACC).rsplit("-", 1)[1] for line in lines)
+    print(f"cuda_l2_candidates: {len(lines)} candidates ({layouts['nt']} nt, {layouts['nn']} nn; {accumulation} "
+          f"accumulation) in {args.out}; {len(left_out)} left out")
     for reason, count in collections.Counter(left_out.values()).most_common():
         print(f"  {count:4d}  left out: {reason}")
     failed = {}

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from cuda_l2_candidates import candidate_lines, entry_point  # noqa: E402
+from cuda_l2_candidates import accumulation_of, candidate_lines, entry_point, fetch_from  # noqa: E402
 
 KERNEL = """#include <cuda.h>
 #include <cute/tensor.hpp>
@@ -100,3 +100,64 @@ def test_files_become_lines_of_the_catalogs_problems_and_a_sample_is_seeded(tmp_
     first, first_left_out = candidate_lines(tmp_path, sample=2, seed=5)
     again, _ = candidate_lines(tmp_path, sample=2, seed=5)
     assert first == again and len(first) + len(first_left_out) == 2
+
+
+CATALOG = pathlib.Path(__file__).resolve().parents[2] / "common" / "problems" / "cuda-l2.json"
+
+
+@pytest.mark.parametrize("folder, accumulation", [("a100_F16F16F16F16", "f16"), ("h100_F32F16F16F32", "f32"),
+                                                  ("a100_F32F16F16F32", "f32"), ("3090_F32F16F16F32", "f32"),
+                                                  ("a copy", "f32")])
+def test_the_folders_name_says_the_accumulation(tmp_path, folder, accumulation):
+    (tmp_path / folder).mkdir()
+    assert accumulation_of(tmp_path / folder) == accumulation
+
+
+def test_an_fp16_accumulation_folder_becomes_lines_of_the_f16acc_problems(tmp_path):
+    import json
+    folder = tmp_path / "a100_F16F16F16F16"
+    folder.mkdir()
+    for m, n, k in [(64, 64, 64), (1024, 1024, 16384)]:
+        (folder / f"{m}_{n}_{k}.cu").write_text(KERNEL + CHECKS + binding(COL_MAJOR))
+    (folder / "128_128_128.cu").write_text(KERNEL + CHECKS + binding(COL_MAJOR.replace("b_col_major.data_ptr", "b.data_ptr")))
+    lines, left_out = candidate_lines(folder, commit="dbe017722194")
+    assert not left_out
+    assert [line["problem"] for line in lines] == ["l2-1024x1024x16384-nt-f16acc", "l2-128x128x128-nn-f16acc",
+                                                    "l2-64x64x64-nt-f16acc"]
+    assert [line["id"] for line in lines][0] == "cuda-l2-1024x1024x16384-nt-f16acc"
+    assert lines[0]["source"].startswith("// CUDA-L2 dbe0177 kernels/a100_F16F16F16F16/1024_1024_16384.cu")
+    problems = {p["id"]: p for p in json.loads(CATALOG.read_text())["problems"]}
+    for line in lines:
+        assert problems[line["problem"]].get("accumulation") == "f16", line["problem"]
+    # The same files as the default folder's, or told otherwise.
+    assert candidate_lines(folder, accumulation="f32")[0][0]["problem"] == "l2-1024x1024x16384-nt"
+    plain = tmp_path / "copy"
+    plain.mkdir()
+    (plain / "64_64_64.cu").write_text(KERNEL + CHECKS + binding(COL_MAJOR))
+    assert candidate_lines(plain)[0][0]["problem"] == "l2-64x64x64-nt"
+    assert candidate_lines(plain, accumulation="f16")[0][0]["problem"] == "l2-64x64x64-nt-f16acc"
+
+
+def test_fetch_from_copies_both_folders_and_the_command_line_names_the_accumulation(tmp_path):
+    import subprocess
+    clone = tmp_path / "clone"
+    for folder in ("h100_F32F16F16F32", "a100_F16F16F16F16", "3090_F32F16F16F32"):
+        (clone / "kernels" / folder).mkdir(parents=True)
+        (clone / "kernels" / folder / "64_64_64.cu").write_text(KERNEL + CHECKS + binding(COL_MAJOR))
+    (clone / "LICENSE.txt").write_text("license")
+    git = ["git", "-C", str(clone), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(clone)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "kernels"], check=True)
+    deps = tmp_path / "deps"
+    commit = fetch_from(clone, deps)
+    assert (deps / "COMMIT").read_text().strip() == commit
+    assert sorted(p.name for p in (deps / "kernels").iterdir()) == ["a100_F16F16F16F16", "h100_F32F16F16F32"]
+    out = tmp_path / "l2.jsonl"
+    script = pathlib.Path(__file__).resolve().parent / "cuda_l2_candidates.py"
+    done = subprocess.run([sys.executable, str(script), "--kernels", str(deps / "kernels" / "a100_F16F16F16F16"),
+                           "--out", str(out)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "1 candidates (1 nt, 0 nn; f16 accumulation)" in done.stdout
+    assert '"problem": "l2-64x64x64-nt-f16acc"' in out.read_text()
+    assert commit[:7] in out.read_text()
