@@ -30,7 +30,9 @@ struct NvccOptions {
   std::string arch = "sm_90a";  // the rank's GPU: sm_<digits>[a]
   double timeout_s = 120;
   std::uint64_t memory_bytes = 4ULL << 30;      // RLIMIT_AS of nvcc and each of its children
-  std::uint64_t file_size_bytes = 256ULL << 20;  // RLIMIT_FSIZE (its temporaries, the object)
+  // RLIMIT_FSIZE (its temporaries, the object): cudafe's generated C of one CUTLASS file as
+  // published passed 256 MiB.
+  std::uint64_t file_size_bytes = 1024ULL << 20;
   // The directory holding cute/ and cutlass/ of the pinned nvidia-cutlass release; empty: none.
   std::string cute_include = "";
 };

@@ -22,8 +22,12 @@ struct GpuRankOptions {
   // cute/ and cutlass/ of the pinned nvidia-cutlass release, for stages that allow CuTe;
   // default: where this build found them (bench_node/cuda/cute_headers.hpp); "none": without.
   std::string cute_include;
-  double compile_timeout_s = 120;
-  std::uint64_t compile_memory_limit_mb = 8192;
+  // CUTLASS files as published took over 120 s with the rank's other compiles beside them (an
+  // H200 host's 16 cores, 14 compile workers).
+  double compile_timeout_s = 300;
+  // RLIMIT_AS of nvcc and its children: CUTLASS files as published that instantiate a dozen
+  // GemmUniversal configurations took over 8 GiB (cicc out of memory) on an H200 host.
+  std::uint64_t compile_memory_limit_mb = 16384;
   double run_timeout_s = 180;       // wall clock for one candidate's verification and timing
   std::uint64_t ring_mb = 8192;     // device memory for the timing ring's buffer sets
   std::uint64_t host_memory_mb = 16384;  // RLIMIT_DATA of each GPU child (bench_node/gpu/README.md)

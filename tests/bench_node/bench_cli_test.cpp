@@ -158,7 +158,7 @@ TEST(BenchCli, TaskTimeLimitIsTheCompileAndRunLimits) {
   EXPECT_EQ(task_time_limit_s(parse({}).options), 30 + 60 + kTaskCheckAllowanceS);
   EXPECT_EQ(task_time_limit_s(parse({"--compile-timeout", "5", "--run-timeout", "4"}).options),
             5 + 4 + kTaskCheckAllowanceS);
-  EXPECT_EQ(task_time_limit_s(parse({"--gpu"}).options), 120 + 180);
+  EXPECT_EQ(task_time_limit_s(parse({"--gpu"}).options), 300 + 180);
   EXPECT_EQ(task_time_limit_s(parse({"--gpu", "--gpu-compile-timeout", "20", "--gpu-run-timeout", "30",
                                       "--compile-timeout", "999"}).options),
             50);

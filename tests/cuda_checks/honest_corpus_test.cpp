@@ -18,7 +18,8 @@ const char *const kHonestCases[] = {
     "honest_device_helper", "honest_templates",  "honest_launch_bounds",  "honest_dynamic_smem",
     "honest_splitk_workspace", "honest_constant_memory", "honest_streams", "honest_coop_shuffle",
     "honest_wmma_dgemm", "honest_wmma_hgemm", "honest_async_alloc", "honest_tf32_truncated",
-    "honest_cute_hgemm", "honest_cute_bf16_nt", "honest_host_error_checks", "honest_device_printf"};
+    "honest_cute_hgemm", "honest_cute_bf16_nt", "honest_host_error_checks", "honest_device_printf",
+    "honest_cute_tma_wgmma"};
 
 // Scores the case `name` through the rank's pre-run checks with the stage its first line names
 // (the runner is CountingRunner): what the checks say, and whether the runner was reached.

@@ -70,11 +70,15 @@ TYPED_POINTER = re.compile(r"\.data_ptr\s*<\s*(?:at::Half|c10::Half|torch::Half|
 CURRENT_STREAM = re.compile(r"\b(?:at|c10)::cuda::getCurrentCUDAStream\s*\(\s*\)")
 COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 # What the binding's statements may use of a tensor: its pointer and its sizes.
-VIEWS = """
-// CUDA-L2's binding read torch tensors' pointers and sizes; these stand for them. torch's
-// headers brought the standard library's exceptions and strings with them.
+# torch's headers, included first, brought the standard library's integer types, exceptions and
+# strings with them: the kernels before the binding use uint32_t without an include of their own.
+STANDARD = """// What torch's headers brought with them (the converter's):
+#include <cstdint>
 #include <stdexcept>
 #include <string>
+"""
+VIEWS = """
+// CUDA-L2's binding read torch tensors' pointers and sizes; these stand for them.
 namespace cuda_l2_binding {
 struct Tensor {
   void *pointer;
@@ -112,6 +116,9 @@ def entry_point(source):
     bindings = list(BINDING.finditer(source))
     if not bindings:
         raise ValueError("no function of torch tensors")
+    for binding in bindings:
+        if re.search(r"template\s*<[^>]*>\s*$", COMMENT.sub("", source[:binding.start() + 1])):
+            raise ValueError("a function template of torch tensors (launch code that is not the binding)")
     code = COMMENT.sub("", source)
     reads_b = re.search(r"\bb\.data_ptr\b", code) is not None
     reads_col = re.search(r"\bb_col_major\.data_ptr\b", code) is not None
@@ -141,7 +148,10 @@ def entry_point(source):
     candidate = TORCH_INCLUDE.sub("", "".join(out))
     first = bindings[0].start() + 1
     prefix = TORCH_INCLUDE.sub("", source[:first])
-    candidate = prefix + VIEWS + candidate[len(prefix):]
+    candidate = STANDARD + prefix + VIEWS + candidate[len(prefix):]
+    torch_left = re.search(r"\btorch::\w+", COMMENT.sub("", candidate))
+    if torch_left:
+        raise ValueError(f"torch tensors outside the binding ({torch_left.group(0)} in launch code of its own)")
     return candidate, "nt" if reads_col else "nn"
 
 

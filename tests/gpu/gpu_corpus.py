@@ -82,6 +82,11 @@ PLAN = [
     ("honest_cute_hgemm", "cuda-hgemm-4096", "cuda-cute", "ok"),
     ("honest_cute_hgemm", "cuda-hgemm-1024", "cuda-async", "forbidden"),
     ("cute_load_time_code", "cuda-hgemm-1024", "cuda-cute", "forbidden"),
+    # Hopper's TMA and wgmma: required in cuda-hopper, refinements the CuTe stage allows.
+    ("honest_cute_tma_wgmma", "cuda-hgemm-4096", "cuda-hopper", "ok"),
+    ("honest_cute_tma_wgmma", "cuda-hgemm-1024", "cuda-hopper", "ok"),
+    ("honest_cute_tma_wgmma", "cuda-hgemm-1024", "cuda-cute", "ok"),
+    ("honest_cute_hgemm", "cuda-hgemm-1024", "cuda-hopper", "constraint_violation"),
     ("illegal_address", "cuda-sgemm-1024", "cuda-naive", "runtime_error"),
     ("naive_sgemm", "cuda-sgemm-1024", "cuda-open", "ok"),
     ("infinite_kernel", "cuda-sgemm-1024", "cuda-naive", "timeout"),

@@ -102,6 +102,16 @@ def test_files_become_lines_of_the_catalogs_problems_and_a_sample_is_seeded(tmp_
     assert first == again and len(first) + len(first_left_out) == 2
 
 
+def test_a_function_template_of_tensors_is_left_out_with_the_reason():
+    source = KERNEL + "template <typename Config>\nvoid launch(torch::Tensor a, torch::Tensor b, torch::Tensor c) {\n}\n"
+    try:
+        entry_point(source)
+    except ValueError as error:
+        assert "function template" in str(error)
+    else:
+        raise AssertionError("converted")
+
+
 CATALOG = pathlib.Path(__file__).resolve().parents[2] / "common" / "problems" / "cuda-l2.json"
 
 
@@ -161,3 +171,16 @@ def test_fetch_from_copies_both_folders_and_the_command_line_names_the_accumulat
     assert "1 candidates (1 nt, 0 nn; f16 accumulation)" in done.stdout
     assert '"problem": "l2-64x64x64-nt-f16acc"' in out.read_text()
     assert commit[:7] in out.read_text()
+
+
+def test_the_standard_headers_torch_brought_come_before_the_published_kernels():
+    kernel = "__device__ uint32_t smem_u32addr(const void *p) { return 0; }\n" + KERNEL
+    source, _ = entry_point(kernel + CHECKS + binding(COL_MAJOR))
+    assert source.index("#include <cstdint>") < source.index("uint32_t smem_u32addr")
+
+
+def test_launch_code_of_tensors_outside_the_binding_is_left_out_with_the_reason():
+    launcher = ("template <typename Gemm>\nint try_run_gemm(torch::Tensor a, torch::Tensor b_col_major, torch::Tensor c) {\n"
+                "  return 0;\n}\n")
+    with pytest.raises(ValueError, match=r"torch tensors outside the binding \(torch::Tensor"):
+        entry_point(KERNEL + launcher + CHECKS + binding(COL_MAJOR))

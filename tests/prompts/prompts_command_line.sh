@@ -12,7 +12,7 @@ grep -q '^=== dgemm-256, stage o0 ===$' "$work/text" || fail "no o0 prompt: $(he
 grep -q 'void matmul(int m, int n, int k, const double \*A, const double \*B, double \*C)' "$work/text" || fail "no signature"
 
 "$prompts" --json --all-stages --problems gemm-kinds dgemm-tn-256 cuda-bf16-nt-4096 > "$work/lines"
-[ "$(wc -l < "$work/lines")" -eq 12 ] || fail "want 6 C and 6 CUDA stages, got $(wc -l < "$work/lines") lines"
+[ "$(wc -l < "$work/lines")" -eq 14 ] || fail "want 6 C and 8 CUDA stages, got $(wc -l < "$work/lines") lines"
 python3 - "$work/lines" <<'PY' || fail "JSON Lines"
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]

@@ -24,9 +24,9 @@ def rows_of(directory):
 def test_every_stage_of_two_problems_in_the_datasets_format(tmp_path):
     assert dataset.main(["--out", str(tmp_path), "--bin", str(BIN), "dgemm-256", "cuda-hgemm-4096", "--all-stages"]) == 0
     rows = rows_of(tmp_path)
-    assert [set(row) for row in rows] == [{"prompt", "problem", "stage"}] * 12
+    assert [set(row) for row in rows] == [{"prompt", "problem", "stage"}] * 14
     stages = {(row["problem"], row["stage"]) for row in rows}
-    assert ("dgemm-256", "blocking") in stages and ("cuda-hgemm-4096", "cuda-tensor") in stages and len(stages) == 12
+    assert ("dgemm-256", "blocking") in stages and ("cuda-hgemm-4096", "cuda-hopper") in stages and len(stages) == 14
     for row in rows:
         assert f"This is stage `{row['stage']}`" in row["prompt"] and f"`{row['problem']}`" in row["prompt"]
     card = (tmp_path / "README.md").read_text()
@@ -38,7 +38,7 @@ def test_every_stage_of_two_problems_in_the_datasets_format(tmp_path):
     except ImportError:
         return  # not installed here (CI); the card's form is checked above
     loaded = datasets.load_dataset(str(tmp_path))["train"]
-    assert loaded.column_names == ["prompt", "problem", "stage"] and len(loaded) == 12
+    assert loaded.column_names == ["prompt", "problem", "stage"] and len(loaded) == 14
 
 
 @needs_build
