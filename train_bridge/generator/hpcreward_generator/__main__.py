@@ -216,7 +216,7 @@ def main(argv=None) -> int:
             fraction = report.get("best_fraction_of_blas")
             print(f"{search.problem}: best {best['gflops']:.2f} GFLOPS ({best['label']}, stage {best['stage']}, "
                   f"evaluation {best['evaluation']})"
-                  + (f", {fraction:.0%} of {report['blas']}" if fraction is not None else "")
+                  + (f", {fraction:.0%} of {report['blas']}'s ceiling on its ranks" if fraction is not None else "")
                   + (f" ({report['best_fraction_of_cublas_sgemm_fp32']:.0%} of its SGEMM without tensor cores)"
                      if "best_fraction_of_cublas_sgemm_fp32" in report else ""))
         else:
