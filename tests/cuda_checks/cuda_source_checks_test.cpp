@@ -230,7 +230,8 @@ TEST(CudaIncludePolicy, EveryListedHeaderExistsInTheToolkitOrIsStandard) {
   }
 }
 
-// By hand: published kernel files through the source checks of the CuTe stage, as published,
+// By hand: published kernel files through the source checks of the CuTe stage (or with
+// HPCREWARD_PUBLISHED_LIBRARY=cutlass the CUTLASS stage), as published,
 // with a Python binding (from its first `#include <torch/`) replaced by a matmul that calls
 // nothing. HPCREWARD_PUBLISHED_CUDA_DIR names a directory of .cu files (CUDA-L2's
 // kernels/h100_F32F16F16F32 at dbe0177: docs/reports/answers.md); prints the tally by reason.
@@ -248,10 +249,13 @@ TEST(CudaSourceChecks, DISABLED_PublishedKernelFiles) {
     source += "extern \"C\" void matmul(int m, int n, int k, const half *A, const half *B, half *C) {}\n";
     BenchTask task;
     task.problem = *find_problem("cuda-hgemm-4096");
-    task.stage = "cuda-cute";
-    task.libraries = {"cute"};
+    // HPCREWARD_PUBLISHED_LIBRARY=cutlass: the cuda-cutlass stage's rules instead of cuda-cute's.
+    const char *library = std::getenv("HPCREWARD_PUBLISHED_LIBRARY");
+    const bool cutlass = library != nullptr && std::string(library) == "cutlass";
+    task.stage = cutlass ? "cuda-cutlass" : "cuda-cute";
+    task.libraries = {cutlass ? "cutlass" : "cute"};
     task.source = source;
-    const Verdict verdict = CudaSourceChecks(true).check_source(task);
+    const Verdict verdict = CudaSourceChecks(true, cutlass).check_source(task);
     ++files;
     if (verdict.ok()) {
       ++passed;
