@@ -66,6 +66,23 @@ std::string stage_rule_feedback(const FeedbackInputs &in, const std::string &rea
   return text + " It allows: " + names(in.stage->techniques_allowed) + ".";
 }
 
+// An fp32-accumulation f16 problem failed by an error of rounding's size (within 32 times the
+// tolerance): fp16 accumulators give errors like that from k of a few hundred, so say where the
+// precision must be kept. A larger error is a bug of another kind, and gets no such word.
+std::string accumulation_hint(const Problem &problem, const std::string &reason) {
+  if (problem.precision != Precision::f16 || problem.accumulation != Accumulation::f32) return "";
+  std::smatch match;
+  if (!std::regex_search(reason, match, std::regex(R"(relative error ([0-9.eE+-]+) exceeds ([0-9.eE+-]+))")))
+    return "";
+  const double error = std::stod(match[1].str()), tolerance = std::stod(match[2].str());
+  if (!(tolerance > 0 && error <= 32 * tolerance)) return "";
+  std::smatch at;  // the shape it failed at, where the reason names it
+  const bool named = std::regex_search(reason, at, std::regex(R"( at (?:[0-9]+\*)?[0-9]+x[0-9]+x([0-9]+))"));
+  return " An error of this size is what fp16 accumulation gives at k = " +
+         (named ? at[1].str() : std::to_string(problem.nominal.k)) +
+         ": this problem accumulates in fp32, so keep the MMA's accumulators and any partial sums in float.";
+}
+
 std::string timeout_feedback(const std::string &reason) {
   std::smatch match;
   if (std::regex_search(reason, match, std::regex(R"(within ([0-9.]+) s)")))
@@ -114,7 +131,7 @@ std::string model_feedback(const FeedbackInputs &in) {
     text = "Wrong answer: " + reason + ".";
     if (in.problem)
       text += " Checked shapes (m x n x k): " + shapes_text(*in.problem) + "; C holds NaN on entry and every element "
-              "must be written; A and B must not change.";
+              "must be written; A and B must not change." + accumulation_hint(*in.problem, reason);
   } else if (in.status == "runtime_error") {
     text = "It failed while running: " + reason + ".";
     if (in.problem)

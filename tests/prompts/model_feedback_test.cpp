@@ -51,6 +51,27 @@ TEST_F(Feedback, AWrongAnswerSaysWhereAndWhatIsChecked) {
   EXPECT_TRUE(contains(text, "256x256x256, 257x255x263, 31x17x23")) << text;
 }
 
+// CUDA-L2's fp16-accumulation kernels in its fp32-accumulation folder, as an H200 rank worded
+// their failure (2026-12-03): the feedback says where the precision goes; not for a large
+// error, nor where fp16 accumulation is allowed.
+TEST_F(Feedback, ARoundingSizedErrorOfAnFp32AccumulationProblemSaysToAccumulateInFloat) {
+  const ProblemCatalog l2 = load_problem_catalog("cuda-l2");
+  FeedbackInputs in = inputs("wrong_answer", "relative error 0.00166493 exceeds 0.00055 at 128x12288x2048", "cuda-cutlass");
+  in.problem = l2.find("l2-128x12288x2048-nt");
+  ASSERT_NE(in.problem, nullptr);
+  const std::string hint = "An error of this size is what fp16 accumulation gives at k = 2048: this problem "
+                           "accumulates in fp32, so keep the MMA's accumulators and any partial sums in float.";
+  EXPECT_TRUE(contains(model_feedback(in), hint)) << model_feedback(in);
+  in.reason = "relative error 0.5 exceeds 0.00055 at 128x12288x2048";
+  EXPECT_FALSE(contains(model_feedback(in), "fp16 accumulation")) << model_feedback(in);
+  in.reason = "relative error 0.00166493 exceeds 0.00055 at 128x12288x2048";
+  in.problem = l2.find("l2-128x12288x2048-nt-f16acc");
+  ASSERT_NE(in.problem, nullptr);
+  EXPECT_FALSE(contains(model_feedback(in), "fp16 accumulation")) << model_feedback(in);
+  EXPECT_FALSE(contains(model_feedback(inputs("wrong_answer", "relative error 1e-9 exceeds 1e-10 at 256x256x256")),
+                        "fp16 accumulation"));
+}
+
 TEST_F(Feedback, ATimeoutGivesTheLimitWithoutTheWatchdogsArithmetic) {
   const std::string text = model_feedback(inputs(
       "timeout", "a call into the candidate did not return within 2.17955 s (the run's watchdog) (limit: 1 s start + "
