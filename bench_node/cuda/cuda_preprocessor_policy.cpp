@@ -28,7 +28,7 @@ source_checks::PreprocessorTable preprocessor_table(CutlassAccess access) {
           .lex = cuda_lex_options(),
           .raw_string_note = " (the checks do not read raw strings; write an ordinary literal)",
           .libclang_parses = false,
-          .pragma_prefix_needs_own_paste = access != CutlassAccess::none};
+          .underscore_judged_by_its_partner = access != CutlassAccess::none};
 }
 
 }  // namespace

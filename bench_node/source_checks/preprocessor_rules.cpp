@@ -69,6 +69,13 @@ bool pastes_into_pragma(const Token &token) {
          kPragmaOperator.substr(0, token.text.size()) == token.text;
 }
 
+// "P" to "Pragma": the second piece a paste that starts with `_` needs to make _Pragma.
+bool follows_underscore_into_pragma(const Token &token) {
+  const std::string_view rest = kPragmaOperator.substr(1);
+  return token.kind == TokenKind::identifier && !token.text.empty() && token.text.size() <= rest.size() &&
+         rest.substr(0, token.text.size()) == token.text;
+}
+
 }  // namespace
 
 bool feature_test_macro(std::string_view name) {
@@ -83,16 +90,25 @@ std::vector<Finding> preprocessor_findings(const std::vector<Token> &tokens, con
   };
   for (const Directive &directive : directives_of(tokens))
     if (auto why = directive_refusal(directive, table)) add(directive.line, *why);
-  // (PreprocessorTable::pragma_prefix_needs_own_paste: CuTe's `_`.)
-  const bool pastes = !table.pragma_prefix_needs_own_paste ||
-                      std::any_of(tokens.begin(), tokens.end(), [](const Token &token) {
-                        return token.kind == TokenKind::punctuator && token.is("##");
-                      });
+  // CuTe's `_` (PreprocessorTable::underscore_judged_by_its_partner): refused only beside a
+  // piece that could follow it into _Pragma.
+  const Token *partner = nullptr;
+  if (table.underscore_judged_by_its_partner)
+    for (const Token &token : tokens)
+      if (follows_underscore_into_pragma(token)) {
+        partner = &token;
+        break;
+      }
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const Token &token = tokens[i];
     if (token.is(kPragmaOperator)) {
       if (auto why = pragma_operator_refusal(tokens, i, table)) add(token.line, *why);
-    } else if (pastes && pastes_into_pragma(token)) {
+    } else if (pastes_into_pragma(token) && token.text == "_" && table.underscore_judged_by_its_partner) {
+      if (partner)
+        add(token.line, "identifier _" + at_line(token.line) + " is refused beside identifier " + partner->text +
+                            at_line(partner->line) + " (a paste of the two, by ## or a header's macro, could " +
+                            "make _Pragma): rename " + partner->text);
+    } else if (pastes_into_pragma(token)) {
       add(token.line, "identifier " + token.text + at_line(token.line) +
                           " is refused (## could paste it into _Pragma)");
     } else if (raw_string_prefix(token, i + 1 < tokens.size() ? &tokens[i + 1] : nullptr)) {

@@ -36,13 +36,15 @@ struct PreprocessorTable {
   LexOptions lex;                          // how a _Pragma's string is lexed
   std::string_view raw_string_note;        // after "raw string literal at line N"
   bool libclang_parses = true;             // C: the libclang parse cannot read #elifdef
-  // An identifier that starts "_Pragma" ("_", "_Pra") is refused wherever pasting could make a
-  // _Pragma of it. Only stages that allow CuTe, whose placeholder `_` is in every CuTe kernel,
-  // refuse it only in a source that pastes itself (##): a header macro that pastes could still
-  // form one there, and the pragma it carries then meets the object audit (exports, imports,
-  // load-time code), not this rule. C sources also have libclang's parse, which refuses a
-  // pragma on a line these rules did not vet.
-  bool pragma_prefix_needs_own_paste = false;
+  // An identifier that starts "_Pragma" ("_", "_Pra") is refused: a paste (the source's ##, or
+  // a header's macro such as glibc's __CONCAT or CUTLASS's concat_tok) could make a _Pragma of
+  // it. In stages that allow CuTe, whose placeholder `_` is in every CuTe kernel, `_` itself is
+  // refused only beside an identifier "P" to "Pragma", the second piece every paste of `_` into
+  // _Pragma needs. A header's macro that pastes a `_` of its own (CUDA's _NV_TEST_PAREN2) with
+  // a candidate's "Pragma" is the residual, in every CUDA stage: the pragma it makes meets the
+  // object audit (exports, imports, load-time code), not this rule. C sources also have
+  // libclang's parse, which refuses a pragma on a line these rules did not vet.
+  bool underscore_judged_by_its_partner = false;
 };
 
 std::vector<Finding> preprocessor_findings(const std::vector<Token> &tokens, const PreprocessorTable &table);

@@ -190,17 +190,31 @@ TEST(CudaSourceChecks, CuteStageAllowsCutesBuildingBlocksAndNotCutlassGemms) {
             Status::forbidden);
 }
 
-// CuTe's placeholder `_` starts "_Pragma": allowed only where CuTe is, and there only in a
-// source that does not paste itself.
-TEST(CudaSourceChecks, CutesPlaceholderIsAllowedOnlyInACuteStageThatDoesNotPaste) {
+// CuTe's placeholder `_` starts "_Pragma": allowed only where CuTe is, and there only where no
+// identifier could follow it into _Pragma ("P" to "Pragma"), whether the source pastes itself
+// (CUDA-L2's `cute::_##TM`) or a header's macro does (CUTLASS's concat_tok).
+TEST(CudaSourceChecks, CutesPlaceholderIsAllowedOnlyInACuteStageAndNotBesideAPragmaPiece) {
   const std::string underscore = "struct U {};\n__device__ U _;\n" + std::string(kEntry);
   EXPECT_TRUE(check_in_cute_stage(underscore).ok()) << check_in_cute_stage(underscore).reason;
   const Verdict outside = check(underscore);
   EXPECT_EQ(outside.status, Status::forbidden);
   EXPECT_NE(outside.reason.find("identifier _ at line 2"), std::string::npos) << outside.reason;
-  const Verdict pasting = check_in_cute_stage("#define CAT(a, b) a##b\n" + underscore);
-  EXPECT_EQ(pasting.status, Status::forbidden);
-  EXPECT_NE(pasting.reason.find("## could paste it into _Pragma"), std::string::npos) << pasting.reason;
+  const std::string own_paste = "#define TILE(n) cute::_##n\n" + underscore;
+  EXPECT_TRUE(check_in_cute_stage(own_paste).ok()) << check_in_cute_stage(own_paste).reason;
+  for (const char *partner : {"Pragma", "Pra", "P"}) {
+    const Verdict beside = check_in_cute_stage("#define CAT(a, b) a##b\nint " + std::string(partner) + ";\n" + underscore);
+    EXPECT_EQ(beside.status, Status::forbidden) << partner;
+    EXPECT_NE(beside.reason.find("identifier _ at line 4 is refused beside identifier " + std::string(partner) +
+                                 " at line 2"),
+              std::string::npos)
+        << beside.reason;
+  }
+  const Verdict header_paste = check_in_cute_stage("#include <cutlass/cutlass.h>\n" + underscore +
+                                                   "void f() { concat_tok(_, Pragma)(\"GCC optimize(\\\"O0\\\")\"); }\n");
+  EXPECT_EQ(header_paste.status, Status::forbidden);
+  EXPECT_NE(header_paste.reason.find("rename Pragma"), std::string::npos) << header_paste.reason;
+  // Longer pieces of "_Pragma" are never a placeholder.
+  EXPECT_EQ(check_in_cute_stage("int _Pra;\n" + std::string(kEntry)).status, Status::forbidden);
 }
 
 TEST(CudaSourceChecks, AnAllowedDirectoryCannotBeLeftByPath) {
@@ -246,7 +260,7 @@ TEST(CudaSourceChecks, DISABLED_PublishedKernelFiles) {
     std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (const std::size_t binding = source.find("#include <torch/"); binding != std::string::npos)
       source = source.substr(0, binding);
-    source += "extern \"C\" void matmul(int m, int n, int k, const half *A, const half *B, half *C) {}\n";
+    source += "\nextern \"C\" void matmul(int m, int n, int k, const half *A, const half *B, half *C) {}\n";
     BenchTask task;
     task.problem = *find_problem("cuda-hgemm-4096");
     // HPCREWARD_PUBLISHED_LIBRARY=cutlass: the cuda-cutlass stage's rules instead of cuda-cute's.
