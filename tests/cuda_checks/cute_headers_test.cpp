@@ -8,6 +8,9 @@
 
 #include "bench_node/cuda/cuda_include_policy.hpp"
 #include "bench_node/cuda/cute_headers.hpp"
+#include "bench_node/cuda/cuda_preprocessor_policy.hpp"
+#include "bench_node/source_checks/c_lexer.hpp"
+#include "bench_node/source_checks/directives.hpp"
 #include "common/stage_libraries.hpp"
 #include "nvcc_support.hpp"
 
@@ -104,6 +107,38 @@ TEST(CuteHeaders, WhatTheStageAllowsIncludesNoReadyMadeGemm) {
                            "cutlass/gemm/collective/collective_builder.hpp",
                            "cutlass/epilogue/collective/collective_builder.hpp", "cutlass/conv/convolution.h"})
     EXPECT_TRUE(refusal_reason(with, gemm)) << gemm;
+}
+
+// The CuTe stages let `_` through unless the source names "P" to "Pragma" (the piece a paste of
+// `_` into _Pragma needs next: bench_node/source_checks/preprocessor_rules.hpp). That holds only
+// if no header a candidate can include brings such a piece in a macro of its own: none of the
+// pinned release's, nor the CUDA toolkit's, names one outside its parameters.
+TEST(CuteHeaders, NoHeaderMacroBringsAPieceThatFollowsUnderscoreIntoPragma) {
+  REQUIRE_CUTE();
+  const fs::path nvcc = fs::canonical(*find_executable(check_options({}).compiler.nvcc));
+  std::vector<fs::path> roots = {default_cute_include(), nvcc.parent_path().parent_path() / "include"};
+  const std::string_view rest = "Pragma";
+  auto piece = [&](const std::string &name) {
+    return !name.empty() && (rest.starts_with(name) || (name.size() > 1 && name.size() < 7 &&
+                                                         std::string_view("_Pragma").starts_with(name)));
+  };
+  int files = 0;
+  for (const fs::path &root : roots) {
+    ASSERT_TRUE(fs::is_directory(root)) << root;
+    for (const fs::directory_entry &entry : fs::recursive_directory_iterator(root)) {
+      if (!entry.is_regular_file()) continue;
+      std::ifstream in(entry.path());
+      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const std::vector<source_checks::Token> tokens = source_checks::lex_c(text, cuda_source::cuda_lex_options());
+      ++files;
+      for (const source_checks::MacroDefinition &macro : source_checks::macro_definitions(source_checks::directives_of(tokens)))
+        for (const source_checks::Token *token : macro.body)
+          if (token->kind == source_checks::TokenKind::identifier && piece(token->text) &&
+              std::find(macro.parameters.begin(), macro.parameters.end(), token->text) == macro.parameters.end())
+            ADD_FAILURE() << entry.path() << ":" << token->line << ": macro " << macro.name << " brings " << token->text;
+    }
+  }
+  EXPECT_GT(files, 1000) << "the pinned release and the toolkit's headers";
 }
 
 }  // namespace
