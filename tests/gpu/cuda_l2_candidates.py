@@ -91,7 +91,7 @@ struct Tensor {
 # The entry's own names (matmul_A, ...) stay clear of the statements' (several declare A, B and C).
 ENTRY = ('extern "C" void matmul(int m, int n, int k, const half *matmul_A, const half *matmul_B, half *matmul_C) {\n'
          "  void *a_ = const_cast<half *>(matmul_A), *b_ = const_cast<half *>(matmul_B);\n"
-         "  const cuda_l2_binding::Tensor a{a_, m, k}, b{b_, k, n}, b_col_major{b_, k, n}, c{matmul_C, m, n};\n"
+         "  cuda_l2_binding::Tensor a{a_, m, k}, b{b_, k, n}, b_col_major{b_, k, n}, c{matmul_C, m, n};\n"
          "  (void)a, (void)b, (void)b_col_major, (void)c;\n")
 
 
@@ -112,13 +112,12 @@ def entry_point(source):
     """(the candidate's source, the layout its kernel reads: "nn" or "nt"), or raises ValueError
     saying why the file is left out. Every binding (one per preprocessor branch) becomes a matmul
     whose tensors a, b, b_col_major and c are views of the entry's pointers and sizes, so its
-    statements, and the macros they expand, stay as published."""
-    bindings = list(BINDING.finditer(source))
+    statements, and the macros they expand, stay as published. A function template of tensors
+    is launch code the binding calls, not a binding: its tensors become the same views."""
+    bindings = [binding for binding in BINDING.finditer(source)
+                if not re.search(r"template\s*<[^>]*>\s*$", COMMENT.sub("", source[:binding.start() + 1]))]
     if not bindings:
         raise ValueError("no function of torch tensors")
-    for binding in bindings:
-        if re.search(r"template\s*<[^>]*>\s*$", COMMENT.sub("", source[:binding.start() + 1])):
-            raise ValueError("a function template of torch tensors (launch code that is not the binding)")
     code = COMMENT.sub("", source)
     reads_b = re.search(r"\bb\.data_ptr\b", code) is not None
     reads_col = re.search(r"\bb_col_major\.data_ptr\b", code) is not None
@@ -148,10 +147,14 @@ def entry_point(source):
     candidate = TORCH_INCLUDE.sub("", "".join(out))
     first = bindings[0].start() + 1
     prefix = TORCH_INCLUDE.sub("", source[:first])
-    candidate = STANDARD + prefix + VIEWS + candidate[len(prefix):]
-    torch_left = re.search(r"\btorch::\w+", COMMENT.sub("", candidate))
+    candidate = STANDARD + VIEWS + prefix + candidate[len(prefix):]
+    # Launch code outside the binding that takes tensors (function templates, helpers of
+    # another return type) reads them through the same views.
+    candidate = CURRENT_STREAM.sub("cudaStream_t(0)", TYPED_POINTER.sub(".data_ptr()", candidate))
+    candidate = re.sub(r"\btorch::Tensor\b", "cuda_l2_binding::Tensor", candidate)
+    torch_left = re.search(r"\b(?:torch|at|c10)::\w+", COMMENT.sub("", candidate))
     if torch_left:
-        raise ValueError(f"torch tensors outside the binding ({torch_left.group(0)} in launch code of its own)")
+        raise ValueError(f"torch outside the binding ({torch_left.group(0)} in launch code of its own)")
     return candidate, "nt" if reads_col else "nn"
 
 

@@ -58,7 +58,7 @@ def test_a_macro_that_launches_on_b_and_typed_pointers_and_torchs_stream_are_rea
     source, layout = entry_point(KERNEL + macro + CHECKS + binding(statements))
     assert layout == "nn"
     assert "cudaStream_t stream = cudaStream_t(0);" in source
-    assert macro in source, "the macro stays as published"
+    assert macro.replace("data_ptr<at::Half>()", "data_ptr()") in source, "the macro stays, its typed pointer the same pointer"
 
 
 def test_the_bindings_of_each_preprocessor_branch_become_entry_points_and_m_n_k_parameters_are_read():
@@ -102,14 +102,17 @@ def test_files_become_lines_of_the_catalogs_problems_and_a_sample_is_seeded(tmp_
     assert first == again and len(first) + len(first_left_out) == 2
 
 
-def test_a_function_template_of_tensors_is_left_out_with_the_reason():
-    source = KERNEL + "template <typename Config>\nvoid launch(torch::Tensor a, torch::Tensor b, torch::Tensor c) {\n}\n"
-    try:
-        entry_point(source)
-    except ValueError as error:
-        assert "function template" in str(error)
-    else:
-        raise AssertionError("converted")
+def test_launch_code_of_tensors_outside_the_binding_reads_the_same_views():
+    launchers = ("template <typename Config>\nvoid run(torch::Tensor a, torch::Tensor &b_col_major, torch::Tensor c) {\n"
+                 "  launch<half>((half *)a.data_ptr(), (half *)b_col_major.data_ptr<at::Half>(), (half *)c.data_ptr(), 1, 1, 1, 0);\n}\n"
+                 "template <typename Gemm>\nbool try_run(torch::Tensor a, torch::Tensor b_col_major, torch::Tensor c) {\n"
+                 "  return true;\n}\n")
+    source, layout = entry_point(KERNEL + launchers + CHECKS + binding("  run<int>(a, b_col_major, c);"))
+    assert layout == "nt"
+    assert "void run(cuda_l2_binding::Tensor a, cuda_l2_binding::Tensor &b_col_major, cuda_l2_binding::Tensor c)" in source
+    assert "bool try_run(cuda_l2_binding::Tensor a" in source and "torch::" not in source and "at::" not in source
+    assert source.count('extern "C" void matmul') == 1, "a template is no entry point"
+    assert source.index("namespace cuda_l2_binding") < source.index("void run(")
 
 
 CATALOG = pathlib.Path(__file__).resolve().parents[2] / "common" / "problems" / "cuda-l2.json"
@@ -179,8 +182,8 @@ def test_the_standard_headers_torch_brought_come_before_the_published_kernels():
     assert source.index("#include <cstdint>") < source.index("uint32_t smem_u32addr")
 
 
-def test_launch_code_of_tensors_outside_the_binding_is_left_out_with_the_reason():
-    launcher = ("template <typename Gemm>\nint try_run_gemm(torch::Tensor a, torch::Tensor b_col_major, torch::Tensor c) {\n"
-                "  return 0;\n}\n")
-    with pytest.raises(ValueError, match=r"torch tensors outside the binding \(torch::Tensor"):
+def test_torch_beyond_tensors_outside_the_binding_is_left_out_with_the_reason():
+    launcher = ("template <typename Gemm>\nint try_run(torch::Tensor a) {\n"
+                "  return a.dtype() == torch::kHalf;\n}\n")
+    with pytest.raises(ValueError, match=r"torch outside the binding \(torch::kHalf"):
         entry_point(KERNEL + launcher + CHECKS + binding(COL_MAJOR))
