@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_node/rank/bench_options.hpp"
 #include "common/problem_catalog.hpp"
 #include "nvcc_support.hpp"
 #include "stages/builtin_ladder.hpp"
@@ -93,7 +94,8 @@ TEST_F(CudaScorer, AnAuditRefusalStopsBeforeTechniqueDetection) {
 // tests/gpu/cuda_l2_candidates.py writes) through every check a GPU rank makes before running,
 // in each line's stage of the built-in ladder and the problem of the catalog
 // HPCREWARD_PUBLISHED_CATALOG (default cuda-l2). Prints each candidate's status, techniques and
-// reason, then the tally: what passes here reaches the runner on a GPU.
+// reason, then the tally: what passes here reaches the runner on a GPU. Compiles under a GPU
+// rank's limits (GpuRankOptions).
 TEST_F(CudaScorer, DISABLED_PublishedCandidatesFile) {
   REQUIRE_CUDA_TOOLS();
   const char *path = std::getenv("HPCREWARD_PUBLISHED_CANDIDATES");
@@ -101,6 +103,16 @@ TEST_F(CudaScorer, DISABLED_PublishedCandidatesFile) {
   const char *catalog = std::getenv("HPCREWARD_PUBLISHED_CATALOG");
   install_problem_catalog(load_problem_catalog(catalog ? catalog : "cuda-l2"));
   const LadderConfig ladder = parse_ladder_config(builtin_ladder_json(), kBuiltinLadderName);
+  // A GPU rank's own compile limits (published CUTLASS files need more than this suite's).
+  const GpuRankOptions rank;
+  CudaCheckOptions checks = check_options(work->path());
+  checks.compiler.timeout_s = rank.compile_timeout_s;
+  checks.compiler.memory_bytes = rank.compile_memory_limit_mb << 20;
+  BenchOptions options;
+  options.work_root = work->path();
+  int counted = 0;
+  Scorer rank_scorer(options, make_cuda_compiler(checks), std::make_unique<CountingRunner>(counted));
+  add_cuda_checks(rank_scorer, checks);
   std::ifstream in(path);
   std::map<std::string, int> tally;
   for (std::string line; std::getline(in, line);) {
@@ -118,7 +130,7 @@ TEST_F(CudaScorer, DISABLED_PublishedCandidatesFile) {
     task.techniques_allowed = stage->techniques_allowed;
     task.techniques_required = stage->techniques_required;
     task.libraries = stage->libraries;
-    const Measurement m = scorer->score(task);
+    const Measurement m = rank_scorer.score(task);
     std::string techniques;
     for (const std::string &t : m.techniques.techniques) techniques += (techniques.empty() ? "" : ",") + t;
     std::printf("%-32s %-20s %-24s %s\n", candidate.at("id").get<std::string>().c_str(),
