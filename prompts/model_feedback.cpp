@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <regex>
 #include <vector>
 
@@ -66,20 +67,26 @@ std::string stage_rule_feedback(const FeedbackInputs &in, const std::string &rea
   return text + " It allows: " + names(in.stage->techniques_allowed) + ".";
 }
 
-// An fp32-accumulation f16 problem failed by an error of rounding's size (within 32 times the
-// tolerance): fp16 accumulators give errors like that from k of a few hundred, so say where the
-// precision must be kept. A larger error is a bug of another kind, and gets no such word.
+// An fp32-accumulation f16 problem failed at k >= 256 by an error of rounding's size (within 32
+// times the tolerance): fp16 accumulators give errors like that from there on (below, they are
+// as accurate as C's own rounding), so say where the precision must be kept. A larger error is
+// a bug of another kind, and gets no such word.
 std::string accumulation_hint(const Problem &problem, const std::string &reason) {
   if (problem.precision != Precision::f16 || problem.accumulation != Accumulation::f32) return "";
   std::smatch match;
-  if (!std::regex_search(reason, match, std::regex(R"(relative error ([0-9.eE+-]+) exceeds ([0-9.eE+-]+))")))
+  if (!std::regex_search(reason, match,
+                         std::regex(R"(relative error ([0-9]+(?:\.[0-9]*)?(?:e[+-]?[0-9]+)?) exceeds )"
+                                    R"(([0-9]+(?:\.[0-9]*)?(?:e[+-]?[0-9]+)?))")))
     return "";
-  const double error = std::stod(match[1].str()), tolerance = std::stod(match[2].str());
+  const double error = std::strtod(match[1].str().c_str(), nullptr);
+  const double tolerance = std::strtod(match[2].str().c_str(), nullptr);
   if (!(tolerance > 0 && error <= 32 * tolerance)) return "";
   std::smatch at;  // the shape it failed at, where the reason names it
-  const bool named = std::regex_search(reason, at, std::regex(R"( at (?:[0-9]+\*)?[0-9]+x[0-9]+x([0-9]+))"));
-  return " An error of this size is what fp16 accumulation gives at k = " +
-         (named ? at[1].str() : std::to_string(problem.nominal.k)) +
+  const int k = std::regex_search(reason, at, std::regex(R"( at (?:[0-9]+\*)?[0-9]+x[0-9]+x([0-9]{1,9}))"))
+                    ? std::stoi(at[1].str())
+                    : problem.nominal.k;
+  if (k < 256) return "";
+  return " An error of this size is what fp16 accumulation gives at k = " + std::to_string(k) +
          ": this problem accumulates in fp32, so keep the MMA's accumulators and any partial sums in float.";
 }
 
