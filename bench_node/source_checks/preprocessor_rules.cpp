@@ -103,14 +103,13 @@ std::vector<Finding> preprocessor_findings(const std::vector<Token> &tokens, con
     const Token &token = tokens[i];
     if (token.is(kPragmaOperator)) {
       if (auto why = pragma_operator_refusal(tokens, i, table)) add(token.line, *why);
-    } else if (pastes_into_pragma(token) && token.text == "_" && table.underscore_judged_by_its_partner) {
-      if (partner)
+    } else if (pastes_into_pragma(token)) {
+      if (token.text != "_" || !table.underscore_judged_by_its_partner)
+        add(token.line, "identifier " + token.text + at_line(token.line) + " is refused (## could paste it into _Pragma)");
+      else if (partner)
         add(token.line, "identifier _" + at_line(token.line) + " is refused beside identifier " + partner->text +
                             at_line(partner->line) + " (a paste of the two, by ## or a header's macro, could " +
                             "make _Pragma): rename " + partner->text);
-    } else if (pastes_into_pragma(token)) {
-      add(token.line, "identifier " + token.text + at_line(token.line) +
-                          " is refused (## could paste it into _Pragma)");
     } else if (raw_string_prefix(token, i + 1 < tokens.size() ? &tokens[i + 1] : nullptr)) {
       add(token.line, "raw string literal" + at_line(token.line) + std::string(table.raw_string_note));
       break;  // past it, this lexer and the compiler's may disagree

@@ -213,6 +213,9 @@ TEST(CudaSourceChecks, CutesPlaceholderIsAllowedOnlyInACuteStageAndNotBesideAPra
                                                    "void f() { concat_tok(_, Pragma)(\"GCC optimize(\\\"O0\\\")\"); }\n");
   EXPECT_EQ(header_paste.status, Status::forbidden);
   EXPECT_NE(header_paste.reason.find("rename Pragma"), std::string::npos) << header_paste.reason;
+  // A piece spliced across lines is the same piece.
+  const Verdict spliced = check_in_cute_stage("int Pr\\\nagma;\n" + underscore);
+  EXPECT_NE(spliced.reason.find("beside identifier Pragma at line 1"), std::string::npos) << spliced.reason;
   // Longer pieces of "_Pragma" are never a placeholder.
   EXPECT_EQ(check_in_cute_stage("int _Pra;\n" + std::string(kEntry)).status, Status::forbidden);
 }

@@ -69,7 +69,6 @@ TYPED_POINTER = re.compile(r"\.data_ptr\s*<\s*(?:at::Half|c10::Half|torch::Half|
 # whole device after a call, whatever its streams).
 CURRENT_STREAM = re.compile(r"\b(?:at|c10)::cuda::getCurrentCUDAStream\s*\(\s*\)")
 COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-# What the binding's statements may use of a tensor: its pointer and its sizes.
 # torch's headers, included first, brought the standard library's integer types, exceptions and
 # strings with them: the kernels before the binding use uint32_t without an include of their own.
 STANDARD = """// What torch's headers brought with them (the converter's):
@@ -77,6 +76,7 @@ STANDARD = """// What torch's headers brought with them (the converter's):
 #include <stdexcept>
 #include <string>
 """
+# What the binding's statements may use of a tensor: its pointer and its sizes.
 VIEWS = """
 // CUDA-L2's binding read torch tensors' pointers and sizes; these stand for them.
 namespace cuda_l2_binding {
@@ -114,6 +114,8 @@ def entry_point(source):
     whose tensors a, b, b_col_major and c are views of the entry's pointers and sizes, so its
     statements, and the macros they expand, stay as published. A function template of tensors
     is launch code the binding calls, not a binding: its tensors become the same views."""
+    # Typed pointers are the same pointer; torch's stream is the legacy one (the whole file).
+    source = CURRENT_STREAM.sub("cudaStream_t(0)", TYPED_POINTER.sub(".data_ptr()", source))
     bindings = [binding for binding in BINDING.finditer(source)
                 if not re.search(r"template\s*<[^>]*>\s*$", COMMENT.sub("", source[:binding.start() + 1]))]
     if not bindings:
@@ -135,7 +137,6 @@ def entry_point(source):
             names.append(match.group(2))
         end = body_end(source, binding.end())
         body = TORCH_CHECK.sub("", CHECK_LINE.sub("", source[binding.end():end - 1]))
-        body = CURRENT_STREAM.sub("cudaStream_t(0)", TYPED_POINTER.sub(".data_ptr()", body))
         leftover = re.search(r"\b(?:torch|at|c10)::\w+|\b(?:a|b|b_col_major|c)\.(?!data_ptr\(\)|size\(\d\))\w+",
                              COMMENT.sub("", body))
         if leftover:
@@ -150,7 +151,6 @@ def entry_point(source):
     candidate = STANDARD + VIEWS + prefix + candidate[len(prefix):]
     # Launch code outside the binding that takes tensors (function templates, helpers of
     # another return type) reads them through the same views.
-    candidate = CURRENT_STREAM.sub("cudaStream_t(0)", TYPED_POINTER.sub(".data_ptr()", candidate))
     candidate = re.sub(r"\btorch::Tensor\b", "cuda_l2_binding::Tensor", candidate)
     torch_left = re.search(r"\b(?:torch|at|c10)::\w+", COMMENT.sub("", candidate))
     if torch_left:
