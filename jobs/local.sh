@@ -90,10 +90,9 @@ Exit status: the coordinator's (coordinator/README.md): 0 complete, 1 error, 2 c
 (also a generator report that --resume cannot go on from: the message says why), 3 no
 benchmark rank left (all quarantined as hung), 75 stopped before the end (SIGUSR1; with a file
 or the built-in generator also SIGTERM/SIGINT to the coordinator or this script): --resume
-goes on. DIR/coordinator.outcome.json says the same with the reason. With --serve or the
-generator, a signal to this script's process group (timeout, Ctrl-C) stops the pipeline in
-order too; SIGKILL to this script alone leaves it running (kill -TERM $(cat DIR/coordinator.pid)
-stops it). On Slurm use jobs/hpcreward.sbatch (jobs/README.md).
+goes on. DIR/coordinator.outcome.json says the same with the reason. A signal to this
+script's process group (timeout, Ctrl-C) stops the pipeline in order too; SIGKILL to this
+script alone leaves it running (kill -TERM $(cat DIR/coordinator.pid) stops it). On Slurm use jobs/hpcreward.sbatch (jobs/README.md).
 USAGE
 }
 
@@ -308,20 +307,19 @@ write_report() {
     echo "local.sh: WARNING: could not write the report $out/report.html (see above); the run's outcome is unchanged" >&2
   fi
 }
-if [ "$serve" -eq 0 ]; then
-  "${command[@]}" && status=0 || status=$?
-  status=$(coordinator_status "$status")
-  write_report
-  exit "$status"
-fi
-# Serve mode runs until stopped. SIGTERM/SIGINT to this script goes to the coordinator
-# alone (its pid is in DIR/coordinator.pid), which stops the benchmark ranks itself once
-# it has answered what it accepted; mpirun would kill them at once. mpirun and the generator
-# run in sessions of their own, so a signal to this script's whole process group (what
-# `timeout` and Ctrl-C send) reaches this script only, which stops them in that order.
+# SIGTERM/SIGINT to this script goes to the coordinator alone (its pid is in
+# DIR/coordinator.pid), which stops the benchmark ranks itself once it has answered what it
+# accepted (served) or the tasks its ranks hold (a file) and closed its log; mpirun would kill
+# them at once, the log left open for writing. mpirun and the generator run in sessions of
+# their own, so a signal to this script's whole process group (what `timeout` and Ctrl-C
+# send) reaches this script only, which stops them in that order.
 # Stale files of an earlier run would send trainers to a dead endpoint.
 rm -f "$out/coordinator.pid" "$out/coordinator.json"
-setsid "${command[@]}" &
+if [ "$serve" -eq 0 ]; then
+  setsid "${command[@]}" <&0 &  # a file: stdin stays the script's (--candidates /dev/stdin)
+else
+  setsid "${command[@]}" &
+fi
 mpirun_pid=$!
 stop_coordinator() {
   if [ -s "$out/coordinator.pid" ]; then kill -TERM "$(cat "$out/coordinator.pid")" 2>/dev/null || true; fi

@@ -13,6 +13,9 @@ problem named, refuses the later ones of that problem, and stops once each named
 refused: searches with batches in flight, each cut off after K of its own, whatever the order in
 which their batches arrived. Batches are taken one at a time, in order of arrival; several may
 be in flight (a request each). Before it stops, every answer it began is sent.
+Started with --candidates FILE (a file run) it scores nothing and serves nothing: it writes
+coordinator.pid and waits for SIGTERM/SIGINT, then stops as a file run stopped before its end
+does (outcome `stopped`, exit 75).
 """
 import http.server
 import json
@@ -35,6 +38,8 @@ def main(argv):
         print("hpcreward-coordinator: error: the stand-in was told to fail at start", file=sys.stderr)
         return 1
     (out / "fake-coordinator-argv.json").write_text(json.dumps(argv))
+    if "--candidates" in argv:
+        return stop_a_file_run(out)
     token = secrets.token_hex(16)
     token_file = out / "coordinator.token"
     token_file.write_text(token)
@@ -138,6 +143,19 @@ def main(argv):
     (out / "coordinator.outcome.json").write_text(json.dumps({"exit_code": 0, "outcome": "complete",
                                                               "message": "stopped by SIGTERM"}))
     return 0
+
+
+def stop_a_file_run(out):
+    stopped = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    signal.signal(signal.SIGINT, lambda *_: stopped.set())
+    (out / "rewards.h5").touch()
+    (out / "coordinator.pid").write_text(f"{os.getpid()}\n")
+    while not stopped.wait(0.2):
+        pass
+    (out / "coordinator.outcome.json").write_text(json.dumps({"exit_code": 75, "outcome": "stopped",
+                                                              "message": "stopped by SIGTERM"}))
+    return 75
 
 
 if __name__ == "__main__":

@@ -214,19 +214,20 @@ def test_a_pipeline_that_fails_at_start_ends_the_generator_at_once(tmp_path):
     assert "the pipeline ended before the generator" in result.stderr
 
 
-def stop_an_endless_main_job(tmp_path, stop):
-    """Starts a main job with more evaluations than it will ever do, calls stop(job) once its
-    first batch is in, and returns (exit status, stdout, stderr, the coordinator's outcome)."""
+def stop_an_endless_main_job(tmp_path, stop, args=("--evaluations", "1000000"), started="fake-batches.jsonl"):
+    """Starts a main job with more evaluations than it will ever do (or another source: args),
+    calls stop(job) once its first batch is in (the file `started` is in the run directory), and
+    returns (exit status, stdout, stderr, the coordinator's outcome)."""
     folder, _ = fake_bin(tmp_path)
     out = tmp_path / "run"
-    job = subprocess.Popen([str(LOCAL_SH), "--np", "1", "--evaluations", "1000000", "--out", str(out)],
+    job = subprocess.Popen([str(LOCAL_SH), "--np", "1", *args, "--out", str(out)],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            env=dict(os.environ, HPCREWARD_BIN=str(folder)), start_new_session=True)
     groups = {job.pid}
     try:
         deadline = time.monotonic() + 120
-        while not (out / "fake-batches.jsonl").exists():
-            assert time.monotonic() < deadline and job.poll() is None, "the generator never sent a batch"
+        while not (out / started).exists():
+            assert time.monotonic() < deadline and job.poll() is None, "the run never started"
             time.sleep(0.2)
         groups.add(os.getpgid(int((out / "coordinator.pid").read_text())))
         assert groups != {job.pid}, "the coordinator is in local.sh's process group"
@@ -260,4 +261,17 @@ def test_a_signal_to_the_whole_process_group_stops_the_main_job_in_order(tmp_pat
                                                                lambda job: os.killpg(job.pid, signal.SIGTERM))
     assert outcome["message"] == "stopped by SIGTERM", stdout[-2000:] + stderr[-2000:]
     assert "the pipeline ended before the generator" in stderr
+    assert status == 75, stderr[-2000:]  # stopped before the end: --resume goes on
+
+
+def test_a_signal_to_the_whole_process_group_stops_a_file_run_in_order(tmp_path):
+    # A candidate file under `timeout`: before, mpirun got the signal too and killed the
+    # coordinator with tasks in flight, leaving the log open for writing (on an H200: `--resume`
+    # then needed h5clear).
+    candidates = tmp_path / "candidates.jsonl"
+    candidates.write_text(json.dumps({"id": "c1", "problem": "dgemm-256", "source": "void matmul(void) {}"}) + "\n")
+    status, stdout, stderr, outcome = stop_an_endless_main_job(
+        tmp_path, lambda job: os.killpg(job.pid, signal.SIGTERM), args=("--candidates", str(candidates)),
+        started="coordinator.pid")
+    assert outcome["message"] == "stopped by SIGTERM", stdout[-2000:] + stderr[-2000:]
     assert status == 75, stderr[-2000:]  # stopped before the end: --resume goes on
