@@ -23,13 +23,15 @@ fp16-accumulation problems, `l2-MxNxK-nt-f16acc` and `-nn-f16acc`; those of an F
 
 The kernels are not in this repository: read them from a clone or a bare copy,
 
-  python3 tests/gpu/cuda_l2_candidates.py --fetch-from CLONE      # into .gpu-deps/cuda_l2/ (HEAD, COMMIT, LICENSE)
+  python3 tests/gpu/cuda_l2_candidates.py --fetch-from CLONE      # into .gpu-deps/cuda_l2/ (HEAD, COMMIT, LICENSE, eval_results)
   python3 tests/gpu/cuda_l2_candidates.py --out l2.jsonl [--sample 50 --seed 1] [--stage cuda-cute] [--compile DIR]
   python3 tests/gpu/cuda_l2_candidates.py --folder a100_F16F16F16F16 --out l2-f16acc.jsonl   # the fp16-accumulation ones
 
 then score them on a GPU machine (after device-build.sh; .gpu-deps carried):
 
   jobs/local.sh --problems cuda-l2 --np 0 --gpus 1 --candidates l2.jsonl --reward-mode speedup:cublas --out runs/l2
+
+and tabulate the run beside their published speedups with cuda_l2_report.py.
 
 --compile DIR compiles each candidate as the harness does (no GPU needed; bench_node/cuda/README.md,
 "Compiling", less its shim and export list) and tallies what nvcc says. Exit 0 when every
@@ -174,7 +176,8 @@ def accumulation_of(folder):
 
 def fetch_from(git_dir, dest=None, folders=FOLDERS):
     """kernels/<folder> of HEAD for each of `folders` (the H100 fp32-accumulation kernels and the
-    A100 fp16-accumulation ones), COMMIT and LICENSE.txt from a clone or bare copy of
+    A100 fp16-accumulation ones), their published speedups (eval_results/, for cuda_l2_report.py),
+    COMMIT and LICENSE.txt from a clone or bare copy of
     deepreinforce-ai/CUDA-L2 into `dest`. Returns the commit."""
     git_dir, dest = pathlib.Path(git_dir), pathlib.Path(dest or DEPS)
     if (git_dir / ".git").exists():
@@ -184,7 +187,7 @@ def fetch_from(git_dir, dest=None, folders=FOLDERS):
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
     archive = subprocess.run(["git", "--git-dir", str(git_dir), "archive", "HEAD",
-                              *(f"kernels/{folder}" for folder in folders), "LICENSE.txt"],
+                              *(f"kernels/{folder}" for folder in folders), "eval_results", "LICENSE.txt"],
                              check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
     (dest / "COMMIT").write_text(commit + "\n")

@@ -158,6 +158,8 @@ def test_fetch_from_copies_both_folders_and_the_command_line_names_the_accumulat
         (clone / "kernels" / folder).mkdir(parents=True)
         (clone / "kernels" / folder / "64_64_64.cu").write_text(KERNEL + CHECKS + binding(COL_MAJOR))
     (clone / "LICENSE.txt").write_text("license")
+    (clone / "eval_results").mkdir()
+    (clone / "eval_results" / "cuda_l2_h100_F32F16F16F32_speedup_offline.csv").write_text("mnk,cuBLAS-max\n")
     git = ["git", "-C", str(clone), "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run(["git", "init", "-q", str(clone)], check=True)
     subprocess.run([*git, "add", "."], check=True)
@@ -166,6 +168,7 @@ def test_fetch_from_copies_both_folders_and_the_command_line_names_the_accumulat
     commit = fetch_from(clone, deps)
     assert (deps / "COMMIT").read_text().strip() == commit
     assert sorted(p.name for p in (deps / "kernels").iterdir()) == ["a100_F16F16F16F16", "h100_F32F16F16F32"]
+    assert (deps / "eval_results" / "cuda_l2_h100_F32F16F16F32_speedup_offline.csv").exists()  # for cuda_l2_report.py
     out = tmp_path / "l2.jsonl"
     script = pathlib.Path(__file__).resolve().parent / "cuda_l2_candidates.py"
     done = subprocess.run([sys.executable, str(script), "--kernels", str(deps / "kernels" / "a100_F16F16F16F16"),
