@@ -15,18 +15,26 @@ double SandboxedRunner::cpu_limit_s(double wall_limit_s) {
   return std::ceil(wall_limit_s * affinity_cpu_count()) + 5;
 }
 
-RunTimeLimitRule SandboxedRunner::limit_rule() const {
+int SandboxedRunner::share() const { return options_.threads > 0 ? options_.threads : affinity_cpu_count(); }
+
+int SandboxedRunner::check_threads(const BenchTask &task) const {
+  if (!compiler_flags_offer_threads(task.compiler_flags)) return 0;  // one executor (runner_main.cpp)
+  return check_threads_for(share(), task.compiler_flags);
+}
+
+RunTimeLimitRule SandboxedRunner::limit_rule(const BenchTask &task) const {
   RunTimeLimitRule rule = options_.time_limit;
   rule.cap_s = options_.timeout_s;
+  if (check_threads(task) > 0) rule.checks_slowdown = kOversubscribedChecksSlowdown;
   return rule;
 }
 
 RunTimeLimit SandboxedRunner::time_limit(const BenchTask &task) const {
-  return run_time_limit(task.problem, options_.timing, limit_rule());
+  return run_time_limit(task.problem, options_.timing, limit_rule(task));
 }
 
 RunTimeLimit SandboxedRunner::silence_limit(const BenchTask &task) const {
-  RunTimeLimit silence = call_silence_limit(task.problem, limit_rule());
+  RunTimeLimit silence = call_silence_limit(task.problem, limit_rule(task));
   if (silence.seconds >= time_limit(task).seconds) return {0, "no watchdog (the run's limit comes first)"};
   return silence;
 }
@@ -35,8 +43,7 @@ ChildSpec SandboxedRunner::child_spec(const RunRequest &request, const std::stri
   const BenchTask &task = *request.task;
   RunnerArgs args = runner_args_for(request.object.string(), task.problem, options_.timing);
   args.threads = compiler_flags_offer_threads(task.compiler_flags);
-  const int share = options_.threads > 0 ? options_.threads : affinity_cpu_count();
-  args.check_threads = check_threads_for(share, task.compiler_flags);
+  args.check_threads = check_threads(task);
   const RunTimeLimit silence = silence_limit(task);
   if (silence.seconds > 0) args.progress_fd = kChildProgressFd;
 
@@ -44,7 +51,7 @@ ChildSpec SandboxedRunner::child_spec(const RunRequest &request, const std::stri
   spec.program = options_.runner;
   spec.arguments = to_arguments(args);
   spec.environment = inherited_environment();
-  const std::string threads = std::to_string(share);
+  const std::string threads = std::to_string(share());
   set_variable(spec.environment, "OMP_NUM_THREADS", threads, false);
   set_variable(spec.environment, "OPENBLAS_NUM_THREADS", threads, false);
   if (options_.pin_threads) {  // one thread per physical core of the rank, never two on SMT siblings

@@ -53,7 +53,12 @@ class SandboxedRunner : public CandidateRunner {
   static double cpu_limit_s(double wall_limit_s);
 
  private:
-  RunTimeLimitRule limit_rule() const;  // the options' rule, capped by timeout_s
+  int share() const;  // the OpenMP team of the timed calls: --threads, else the rank's CPUs
+  // RunnerArgs::check_threads of `task`'s run: 0 where the checks run in the timed executor.
+  int check_threads(const BenchTask &task) const;
+  // The options' rule for `task`, capped by timeout_s; the checks' slowdown where their team
+  // outnumbers the share (run_time_limit.hpp).
+  RunTimeLimitRule limit_rule(const BenchTask &task) const;
   SandboxOptions options_;
 };
 

@@ -125,6 +125,39 @@ TEST(SandboxedRunner, AWatchdogWhenItEndsAHungCallSooner) {
   EXPECT_EQ(std::find(plain.arguments.begin(), plain.arguments.end(), "--progress-fd"), plain.arguments.end());
 }
 
+// The checks' team of 4 threads with forced switches on fewer CPUs slows a candidate with a
+// parallel region per inner iteration 40 to 50 times (run_time_limit.hpp): its run and its
+// watchdog allow for it there, and only there.
+TEST(SandboxedRunner, OversubscribedOpenMPChecksGetTheirSlowdownInTheLimits) {
+  SandboxOptions options{"/r", 60, 1ULL << 30, {}, true, {}};
+  options.time_limit = {.factor = 2000, .floor_s = 1, .cap_s = 60, .reference_gflops = 50};
+  BenchTask t = task();
+  t.problem = *find_problem("dgemm-256");
+  RunTimeLimitRule plain_rule = options.time_limit;
+  RunTimeLimitRule slowed_rule = plain_rule;
+  slowed_rule.checks_slowdown = kOversubscribedChecksSlowdown;
+  auto limits = [&](int share, std::vector<std::string> flags) {
+    options.threads = share;
+    t.compiler_flags = std::move(flags);
+    const SandboxedRunner runner(options);
+    return std::pair{runner.time_limit(t), runner.silence_limit(t)};
+  };
+  const auto [slowed, slowed_silence] = limits(1, {"-O3", "-fopenmp"});
+  EXPECT_EQ(slowed.seconds, run_time_limit(t.problem, options.timing, slowed_rule).seconds);
+  EXPECT_EQ(slowed_silence.seconds, call_silence_limit(t.problem, slowed_rule).seconds);
+  EXPECT_NE(slowed_silence.basis.find("x 16 (the checks' OpenMP team of 4 threads with forced switches"),
+            std::string::npos) << slowed_silence.basis;
+  // The checks run in the timed team (share of 4), or the stage has no OpenMP: as before.
+  for (const auto &[share, flags] : {std::pair{kFewestCheckThreads, std::vector<std::string>{"-O3", "-fopenmp"}},
+                                     std::pair{1, std::vector<std::string>{"-O3"}}}) {
+    const auto [limit, silence] = limits(share, flags);
+    EXPECT_EQ(limit.seconds, run_time_limit(t.problem, options.timing, plain_rule).seconds);
+    EXPECT_EQ(silence.seconds, call_silence_limit(t.problem, plain_rule).seconds);
+    EXPECT_EQ(silence.basis.find("forced switches"), std::string::npos) << silence.basis;
+    EXPECT_LT(silence.seconds, slowed_silence.seconds);
+  }
+}
+
 TEST(SandboxedRunner, NoThreadBindingWhenTheCpusAreShared) {
   if (std::getenv("OMP_PROC_BIND")) GTEST_SKIP() << "OMP_PROC_BIND set in the environment";
   const SandboxedRunner runner(SandboxOptions{"/r", 5, 1ULL << 30, {}, false, {}});

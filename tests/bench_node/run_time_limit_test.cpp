@@ -110,6 +110,27 @@ TEST(CallSilenceLimit, ANaiveO0CallFitsComfortably) {
   }
 }
 
+TEST(RunTimeLimit, TheChecksCountAtTheirSlowdown) {
+  const Problem &problem = dgemm256();
+  double checks = kVerifyCallsPerShape * problem.nominal.flops();
+  for (const Shape &shape : problem.check_shapes) checks += kVerifyCallsPerShape * shape.flops();
+  RunTimeLimitRule slowed = rule(20);
+  slowed.checks_slowdown = 16;
+  const double reference_s = (2 * problem.nominal.flops() + 16 * checks) / 20e9;
+  const RunTimeLimit limit = run_time_limit(problem, timing(), slowed);
+  EXPECT_NEAR(limit.seconds, std::min(60.0, kRunnerStartAllowanceS + 0.2 + 2.0 + 501 * reference_s), 1e-9);
+  EXPECT_NE(limit.basis.find("the full checks x 16 (the checks' OpenMP team"), std::string::npos) << limit.basis;
+  EXPECT_GT(limit.seconds, run_time_limit(problem, timing(), rule(20)).seconds);
+
+  // The watchdog waits 16 times as long for a call of such a run (its calls are not told
+  // apart); at 1 GFLOPS a core both are above the floor.
+  slowed.reference_gflops = 1;
+  const RunTimeLimit silence = call_silence_limit(problem, slowed);
+  const RunTimeLimit plain = call_silence_limit(problem, rule(1));
+  EXPECT_NEAR(silence.seconds - kRunnerStartAllowanceS, 16 * (plain.seconds - kRunnerStartAllowanceS), 1e-9);
+  EXPECT_NE(silence.basis.find("GFLOPS per core) x 16 (the checks'"), std::string::npos) << silence.basis;
+}
+
 TEST(CallSilenceLimit, NoWatchdogWithoutADerivedLimit) {
   RunTimeLimitRule off = rule(20);
   off.factor = 0;
