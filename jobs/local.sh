@@ -315,7 +315,7 @@ write_report() {
 # send) reaches this script only, which stops them in that order.
 # Stale files of an earlier run would send trainers to a dead endpoint.
 rm -f "$out/coordinator.pid" "$out/coordinator.json"
-if [ "$serve" -eq 0 ]; then
+if [ "$serve" -eq 0 ] && { true <&0; } 2>/dev/null; then
   setsid "${command[@]}" <&0 &  # a file: stdin stays the script's (--candidates /dev/stdin)
 else
   setsid "${command[@]}" &
