@@ -21,7 +21,10 @@ assert all(set(r) == {"problem", "stage", "current_stage", "prompt"} for r in ro
 assert any(r["stage"] == "cuda-cute" and "cute/tensor.hpp" in r["prompt"] for r in rows)
 PY
 
-"$prompts" --fields | grep -q '^{{node}}  ' || fail "--fields lists no node"
+# Output to a file before grep -q: grep -q ends at its match, and under pipefail the writer's
+# SIGPIPE would fail the test whenever it had not finished writing.
+"$prompts" --fields > "$work/fields"
+grep -q '^{{node}}  ' "$work/fields" || fail "--fields lists no node"
 printf 'Problem {{problem}} at {{stage}}: {{signature}}\n' > "$work/mine.txt"
 out=$("$prompts" --template "$work/mine.txt" --stage o3 sgemm-512)
 grep -q '^Problem sgemm-512 at o3: void matmul(int m, int n, int k, const float \*A' <<< "$out" || fail "template: $out"
@@ -33,6 +36,7 @@ if "$prompts" --stage cuda-smem dgemm-256 2> "$work/err"; then fail "a CUDA stag
 grep -q 'stage cuda-smem is for cuda problems' "$work/err" || fail "stage: $(cat "$work/err")"
 
 printf '[{"rank": 1, "host": "n1", "cores": 4, "compiler_version": "nvcc 13.0", "blas_version": "cuBLAS", "kind": "gpu", "gpu": {"name": "NVIDIA H200", "arch": "sm_90a"}}]\n' > "$work/hosts.json"
-"$prompts" --hosts "$work/hosts.json" cuda-hgemm-4096 | grep -q 'Your code runs on: NVIDIA H200 (sm_90a); compiler nvcc 13.0.' \
-  || fail "hosts: $("$prompts" --hosts "$work/hosts.json" cuda-hgemm-4096 | grep runs)"
+"$prompts" --hosts "$work/hosts.json" cuda-hgemm-4096 > "$work/hosts-prompt"
+grep -q 'Your code runs on: NVIDIA H200 (sm_90a); compiler nvcc 13.0.' "$work/hosts-prompt" \
+  || fail "hosts: $(grep runs "$work/hosts-prompt")"
 echo "prompts command line: ok"

@@ -35,8 +35,9 @@ log_rows() { "$PYTHON" "$REPO/tests/slurm/check_log.py" rows "$RUN/out/rewards.h
 # Every process of the test's jobs, found by SLURM_JOB_ID in its environment.
 job_pids() {
   local job=$1 pid
+  # grep reads all of tr's output (not -q): under pipefail tr's SIGPIPE would hide a match.
   for pid in $(pgrep -f 'hpcreward|slurmstepd|srun|python3' 2>/dev/null); do
-    if { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qx "SLURM_JOB_ID=$job"; then echo "$pid"; fi
+    if { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -x "SLURM_JOB_ID=$job" >/dev/null; then echo "$pid"; fi
   done
 }
 cleanup() {
@@ -96,7 +97,7 @@ bench_pid() {
   for pid in $(pgrep -x hpcreward-bench 2>/dev/null); do
     parent=$(ps -o comm= -p "$(ps -o ppid= -p "$pid" 2>/dev/null | tr -d ' ')" 2>/dev/null || true)
     [ "$parent" = slurmstepd ] || continue
-    if { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qx "SLURM_JOB_ID=$job"; then echo "$pid"; fi
+    if { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -x "SLURM_JOB_ID=$job" >/dev/null; then echo "$pid"; fi
   done | tail -1
 }
 # signal_requeue RESTARTS [SCANCEL-OPTIONS...]: SIGUSR1 to the job (its steps; with --batch its
