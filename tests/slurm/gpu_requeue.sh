@@ -31,6 +31,7 @@ check_once "$RUN/candidates.jsonl"
 devices=$("$PYTHON" "$REPO/tests/slurm/check_log.py" devices "$RUN/out/rewards.h5")
 say "rows per problem and device:"
 echo "$devices" | sed 's/^/    /'
-echo "$devices" | grep -E '^cuda-' | grep -qv 'cuda:' && fail "a CUDA row names no GPU"
-echo "$devices" | grep -qE '^cuda-.* cuda:0 ' || fail "no CUDA row from the GPU rank"
+# Here-strings, not pipes into grep -q: its early exit would give the writer SIGPIPE (pipefail).
+grep -E '^cuda-' <<< "$devices" | grep -v 'cuda:' > /dev/null && fail "a CUDA row names no GPU"
+grep -qE '^cuda-.* cuda:0 ' <<< "$devices" || fail "no CUDA row from the GPU rank"
 say "PASS"
