@@ -92,7 +92,8 @@ benchmark rank left (all quarantined as hung), 75 stopped before the end (SIGUSR
 or the built-in generator also SIGTERM/SIGINT to the coordinator or this script): --resume
 goes on. DIR/coordinator.outcome.json says the same with the reason. A signal to this
 script's process group (timeout, Ctrl-C) stops the pipeline in order too; SIGKILL to this
-script alone leaves it running (kill -TERM $(cat DIR/coordinator.pid) stops it). On Slurm use jobs/hpcreward.sbatch (jobs/README.md).
+script alone leaves it running (kill -TERM $(cat DIR/coordinator.pid) stops it). On Slurm use
+jobs/hpcreward.sbatch (jobs/README.md).
 USAGE
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "bench_node/cpu/harness.hpp"
+#include "bench_node/cpu/runner_args.hpp"
 #include "common/number_text.hpp"
 
 namespace hpcreward {
@@ -11,8 +12,8 @@ namespace {
 // " x 16 (...)" where the checks' calls get more time than the timed ones, else "".
 std::string checks_slowdown_text(const RunTimeLimitRule &rule) {
   if (!(rule.checks_slowdown > 1)) return "";
-  return " x " + number_text(rule.checks_slowdown) +
-         " (the checks' OpenMP team of 4 threads with forced switches outnumbers the rank's CPUs)";
+  return " x " + number_text(rule.checks_slowdown) + " (the checks' OpenMP team of " +
+         std::to_string(kFewestCheckThreads) + " threads with forced switches outnumbers the rank's CPUs)";
 }
 
 }  // namespace

@@ -9,8 +9,9 @@
 //
 // Those calls: kVerifyCallsPerShape at the nominal and at every check shape (counted
 // checks_slowdown times), plus one call that overruns the warm-up's bound and one that
-// overruns the timing loop's (both loops end after the call that crosses their bound). `factor` x t_ref is the candidate's share, 1 x
-// t_ref the harness's own OpenBLAS reference for the full checks. The per-core rate makes
+// overruns the timing loop's (both loops end after the call that crosses their bound).
+// `factor` x t_ref is the candidate's share, 1 x t_ref the harness's own OpenBLAS reference
+// for the full checks. The per-core rate makes
 // the limit independent of how many cores the rank has, and the ceiling (not OpenBLAS alone)
 // of how well OpenBLAS was built for the CPU. The slowest candidates that deserve a reward
 // (a naive -O0 triple loop, single-threaded) run far below that ceiling, so the factor is
