@@ -87,13 +87,14 @@ usage: jobs/local.sh [--evaluations N [--cuda-problem ID] [--cuda-evaluations N]
 Environment: HPCREWARD_BIN, the folder holding the built executables (default build/bin).
 
 Exit status: the coordinator's (coordinator/README.md): 0 complete, 1 error, 2 configuration
-(also a generator report that --resume cannot go on from: the message says why), 3 no
-benchmark rank left (all quarantined as hung), 75 stopped before the end (SIGUSR1; with a file
-or the built-in generator also SIGTERM/SIGINT to the coordinator or this script): --resume
-goes on. DIR/coordinator.outcome.json says the same with the reason. A signal to this
-script's process group (timeout, Ctrl-C) stops the pipeline in order too; SIGKILL to this
-script alone leaves it running (kill -TERM $(cat DIR/coordinator.pid) stops it). On Slurm use
-jobs/hpcreward.sbatch (jobs/README.md).
+(also a generator report that --resume cannot go on from, or one that another generator is
+writing: the message says why), 3 no benchmark rank left (all quarantined as hung), 75 stopped
+before the end (SIGUSR1; with a file or the built-in generator also SIGTERM/SIGINT to the
+coordinator or this script): --resume goes on. DIR/coordinator.outcome.json says the same with
+the reason. A signal to this script's process group (timeout, Ctrl-C) stops the pipeline in
+order too, and so does a SIGKILL to this script, within a second (a watcher of its own does
+what its trap would); only a SIGKILL to the watcher too leaves the pipeline running (kill -TERM
+$(cat DIR/coordinator.pid) stops it). On Slurm use jobs/hpcreward.sbatch (jobs/README.md).
 USAGE
 }
 
@@ -334,6 +335,23 @@ if [ "$generate" -eq 1 ]; then
   PYTHONPATH="$repo/train_bridge/generator:$repo/train_bridge/python${PYTHONPATH:+:$PYTHONPATH}" \
     setsid python3 -m hpcreward_generator --rendezvous "$out" "${generator_args[@]}" &
   generator_pid=$!
+fi
+# A SIGKILL to this script alone (an OOM kill, a harness's hard limit) skips the trap: the
+# coordinator would go on serving and the generator on searching, following the next run on
+# this directory and writing its report beside that run's generator. A watcher in a session of
+# its own stops them as the trap and the loop below do, once this script is gone.
+# Gone: no process, or a zombie its parent has not reaped yet (kill -0 still finds one).
+watcher='alive() { local stat; stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1; stat=${stat##*) }; [ "${stat%% *}" != Z ]; }
+while alive "$1"; do sleep 1; done
+echo "local.sh: ended without stopping its pipeline (killed): stopping it" >&2
+[ ! -s "$3/coordinator.pid" ] || kill -TERM "$(cat "$3/coordinator.pid")" 2>/dev/null
+while alive "$2"; do sleep 1; done
+[ -z "$4" ] || kill -TERM "$4" 2>/dev/null
+exit 0'
+setsid bash -c "$watcher" local.sh-watcher "$$" "$mpirun_pid" "$out" "${generator_pid:-}" </dev/null >/dev/null &
+watcher_pid=$!
+stop_watcher() { kill -TERM -- "-$watcher_pid" 2>/dev/null || true; }
+if [ "$generate" -eq 1 ]; then
   generator_stopped=0
   while kill -0 "$generator_pid" 2>/dev/null; do
     if ! kill -0 "$mpirun_pid" 2>/dev/null; then
@@ -363,5 +381,6 @@ if [ "$status" -eq 0 ] && [ "${generator_stopped:-0}" -eq 1 ]; then
   status=75
 fi
 [ "$status" -ne 0 ] || status=$generator_status
+stop_watcher
 write_report
 exit "$status"

@@ -275,3 +275,14 @@ def test_a_signal_to_the_whole_process_group_stops_a_file_run_in_order(tmp_path)
         started="coordinator.pid")
     assert outcome["message"] == "stopped by SIGTERM", stdout[-2000:] + stderr[-2000:]
     assert status == 75, stderr[-2000:]  # stopped before the end: --resume goes on
+
+
+def test_a_sigkill_to_the_script_alone_stops_the_main_job_in_order(tmp_path):
+    # An OOM kill or a harness's hard limit skips the script's trap. Before, the coordinator went
+    # on serving and the generator on searching; on an H200 that generator then followed the run
+    # started next on the directory with --resume and wrote its report beside that run's own.
+    # The pipes close only once every process holding them ended: the generator and mpirun too.
+    status, stdout, stderr, outcome = stop_an_endless_main_job(tmp_path, lambda job: job.send_signal(signal.SIGKILL))
+    assert outcome["message"] == "stopped by SIGTERM", stdout[-2000:] + stderr[-2000:]
+    assert "local.sh: ended without stopping its pipeline (killed): stopping it" in stderr
+    assert status == -signal.SIGKILL

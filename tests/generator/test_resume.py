@@ -1,6 +1,7 @@
 """A stopped search goes on from its report: genome labels parse back, MapElites.restore() takes
 a report's archive, best, counts and history, the command line's --resume (against the stand-in
-served coordinator), and the refusals (another problem, a corrupt report, a reused seed)."""
+served coordinator), the refusals (another problem, a corrupt report, a reused seed), and one
+generator per report."""
 import copy
 import json
 import os
@@ -10,6 +11,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -17,6 +19,7 @@ from hpcreward_generator import cuda_kernels as ck
 from hpcreward_generator import kernels
 from hpcreward_generator.family import family_for
 from hpcreward_generator.map_elites import MapElites, run_searches
+from hpcreward_generator.report_lock import hold_report
 from test_cuda_map_elites import FakePipeline  # deterministic: GFLOPS from each source's first line
 
 PROBLEMS = ["dgemm-256", "sgemm-256", "cuda-dgemm-4096", "cuda-sgemm-4096", "cuda-hgemm-4096"]
@@ -296,3 +299,35 @@ def test_resume_stops_with_status_2_on_a_report_it_cannot_go_on_from(tmp_path, s
 def test_resume_needs_the_report_file():
     result = generator("--resume", "--evaluations", 16)
     assert result.returncode == 2 and "--resume goes on from each search's report: give --out" in result.stderr
+
+
+# -- one generator per report ------------------------------------------------------------------------
+
+def test_a_second_generator_on_a_report_in_use_stops_with_status_2_naming_the_first(tmp_path):
+    # The first generator waits for a pipeline that never comes, holding its report meanwhile.
+    report = tmp_path / "generator.json"
+    env = dict(os.environ, PYTHONPATH=f"{REPO / 'train_bridge' / 'generator'}:{REPO / 'train_bridge' / 'python'}")
+    first = subprocess.Popen([sys.executable, "-m", "hpcreward_generator", "--rendezvous", str(tmp_path / "nowhere"),
+                              "--out", str(report)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        lock = pathlib.Path(f"{report}.lock")
+        deadline = time.monotonic() + 60
+        while not (lock.exists() and lock.read_text().strip() == str(first.pid)):
+            assert time.monotonic() < deadline and first.poll() is None, "the first generator never took its report"
+            time.sleep(0.1)
+        second = generator("--rendezvous", tmp_path / "nowhere", "--out", report, "--resume", "--seed", 7)
+        assert second.returncode == 2, second.stdout + second.stderr
+        assert (f"hpcreward_generator: error: another generator (pid {first.pid}) is writing {report}: stop it "
+                f"(kill -TERM {first.pid}) before starting one on this report, or give another --out") in second.stderr
+    finally:
+        first.kill()
+        first.wait()
+    # Its lock went with it, however it ended: the report is free again.
+    held = hold_report(str(report))
+    assert held is not None and lock.read_text() == f"{os.getpid()}\n"
+    os.close(held)
+
+
+def test_one_report_for_both_searches_is_refused():
+    result = generator("--cuda-problem", "cuda-sgemm-4096", "--out", "/tmp/r.json", "--cuda-out", "/tmp/r.json")
+    assert result.returncode == 2 and "--out and --cuda-out name one report" in result.stderr

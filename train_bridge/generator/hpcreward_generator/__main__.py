@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import pathlib
 import sys
 import time
@@ -18,6 +19,7 @@ from .baseline import add_baseline
 from .family import family_for
 from .in_flight import DEFAULT_IN_FLIGHT, run_searches_in_flight
 from .map_elites import MapElites, run_searches
+from .report_lock import hold_report
 
 
 def default_cuda_out(out: str | None) -> str | None:
@@ -137,6 +139,16 @@ def main(argv=None) -> int:
         parser.error("--in-flight is for a served pipeline (--rendezvous, --url): in file mode each batch is a "
                      "whole jobs/local.sh run, scored one at a time")
     in_flight = args.in_flight or DEFAULT_IN_FLIGHT
+
+    reports = [os.path.realpath(out) for *_, out in wanted if out]
+    if len(set(reports)) < len(reports):
+        parser.error("--out and --cuda-out name one report: each search needs a report of its own")
+    # Before reading a report to resume from: the report is this process's until it ends.
+    try:
+        report_locks = [hold_report(out) for *_, out in wanted if out]  # noqa: F841 (held open)
+    except ValueError as error:
+        print(f"hpcreward_generator: error: {error}", file=sys.stderr)
+        return 2
 
     started = time.monotonic()
     log = lambda line: print(f"[{time.monotonic() - started:7.1f} s] {line}", flush=True)  # noqa: E731
