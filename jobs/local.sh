@@ -343,10 +343,12 @@ fi
 # Gone: no process, or a zombie its parent has not reaped yet (kill -0 still finds one).
 watcher='alive() { local stat; stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1; stat=${stat##*) }; [ "${stat%% *}" != Z ]; }
 while alive "$1"; do sleep 1; done
-echo "local.sh: ended without stopping its pipeline (killed): stopping it" >&2
-[ ! -s "$3/coordinator.pid" ] || kill -TERM "$(cat "$3/coordinator.pid")" 2>/dev/null
-while alive "$2"; do sleep 1; done
-[ -z "$4" ] || kill -TERM "$4" 2>/dev/null
+if alive "$2"; then  # mpirun outlives the coordinator: with it gone, so is the coordinator
+  echo "local.sh: ended without stopping its pipeline (killed): stopping it" >&2
+  [ ! -s "$3/coordinator.pid" ] || kill -TERM "$(cat "$3/coordinator.pid")" 2>/dev/null
+  while alive "$2"; do sleep 1; done
+fi
+[ -z "$4" ] || ! alive "$4" || kill -TERM "$4" 2>/dev/null
 exit 0'
 setsid bash -c "$watcher" local.sh-watcher "$$" "$mpirun_pid" "$out" "${generator_pid:-}" </dev/null >/dev/null &
 watcher_pid=$!
