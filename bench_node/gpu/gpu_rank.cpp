@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <thread>
 
@@ -56,10 +58,10 @@ std::string nvcc_version(const std::string &nvcc) {
   return first_line(outcome.output.substr(line_start == std::string::npos ? 0 : line_start + 1));
 }
 
-void report_progress(int rank, const BenchTask &task, const Measurement &m) {
+void report_progress(int rank, const std::string &candidate_id, std::int64_t sequence, const Measurement &m) {
   std::fprintf(stderr,
                "[gpu %d] %s seq=%lld %s %.1f GFLOPS (compile %.2f s, verify %.2f s, time %.2f s)%s%s\n", rank,
-               task.candidate_id.c_str(), static_cast<long long>(task.sequence),
+               candidate_id.c_str(), static_cast<long long>(sequence),
                std::string(to_string(m.status)).c_str(), m.gflops, m.compile_s, m.verify_s, m.time_s,
                m.reason.empty() ? "" : ": ", m.reason.c_str());
 }
@@ -162,11 +164,25 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
     result.rank = rank;
     result.host = info.host;
     result.device = device;
-    result.measurement =
-        apply_gpu_peak_guard(std::move(measurement), task.problem.precision, probe.ceilings, margin, gpu.ceiling_size,
-                             task.problem.accumulation);
-    report_progress(rank, task, result.measurement);
+    result.measurement = std::move(measurement);
     return result;
+  };
+  // What the peak guard and the progress line need of a task, from its submission to its result:
+  // both run on this thread once the result has its problem's yardsticks (the guard's limit is
+  // the larger of the ceiling and the libraries at the problem's shape).
+  struct Submitted {
+    std::string candidate_id;
+    Precision precision;
+    Accumulation accumulation;
+  };
+  std::map<std::int64_t, Submitted> submitted;
+  auto guard_and_report = [&](BenchResult &result, const Yardsticks &at_shape) {
+    const auto found = submitted.find(result.sequence);
+    if (found == submitted.end()) return;
+    result.measurement = apply_gpu_peak_guard(std::move(result.measurement), found->second.precision, probe.ceilings,
+                                              margin, gpu.ceiling_size, found->second.accumulation, at_shape);
+    report_progress(rank, found->second.candidate_id, result.sequence, result.measurement);
+    submitted.erase(found);
   };
   auto after_run = [&](const BenchTask &task, const Measurement &measurement) {
     if (!may_have_hurt_the_gpu(measurement)) return true;
@@ -217,6 +233,12 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
         [&](const Problem &problem, const std::string &why) {
           std::fprintf(stderr, "[gpu %d] no yardsticks for %s: %s\n", rank, problem.id.c_str(), why.c_str());
         });
+    auto submit_ready = [&] {
+      for (BenchTask &task : queue.take_ready()) {
+        submitted[task.sequence] = {task.candidate_id, task.problem.precision, task.problem.accumulation};
+        pipeline.submit(std::move(task));
+      }
+    };
     bool stopping = false;
     // One message from the coordinator within `timeout`, if one comes: false when none did.
     const auto receive = [&](std::chrono::milliseconds timeout) {
@@ -227,7 +249,7 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
       } else if (envelope->tag == kTagTask) {
         try {
           queue.arrive(decode_task(envelope->payload));
-          for (BenchTask &task : queue.take_ready()) pipeline.submit(std::move(task));
+          submit_ready();
         } catch (const std::exception &error) {  // a task that does not decode
           BenchResult result;
           result.sequence = peek_task_sequence(envelope->payload).value_or(0);
@@ -250,13 +272,13 @@ int run_gpu_rank(BenchOptions options, const Placement &placement, int rank) {
       } else if (!stopping && pipeline.idle()) {
         queue.refresh_idle();
       }
-      for (BenchTask &task : queue.take_ready()) pipeline.submit(std::move(task));
+      submit_ready();
       if (!stopping)
         receive(std::chrono::milliseconds(2));
       else
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
       for (BenchResult &result : pipeline.take_results()) {
-        queue.stamp(result);
+        guard_and_report(result, queue.stamp(result));
         mpi_send_bytes(encode_result(result), 0, kTagResult);
       }
       if (pipeline.gpu_lost())

@@ -27,9 +27,11 @@ namespace hpcreward {
 
 class GpuTaskPipeline {
  public:
-  // `finish` turns a measurement into the result (peak guard, device, progress line); it runs
-  // on the GPU thread, or on a worker for a task refused before the GPU (so thread-safe). `after_run` is told whether the child ended abnormally; it
-  // runs the canary and returns false when the GPU is lost (the pipeline then stops running).
+  // `finish` turns a measurement into the result (rank, host, device; the rank's main thread
+  // applies the peak guard and prints the progress line once it takes the result); it runs on
+  // the GPU thread, or on a worker for a task refused before the GPU (so thread-safe).
+  // `after_run` is told whether the child ended abnormally; it runs the canary and returns false
+  // when the GPU is lost (the pipeline then stops running).
   using Finish = std::function<BenchResult(const BenchTask &, Measurement)>;
   using AfterRun = std::function<bool(const BenchTask &, const Measurement &)>;
   // Starts a prepared task's run (it waits for prepare()); unset: the scorer's runner, unstaged.

@@ -87,11 +87,12 @@ std::vector<BenchTask> YardstickQueue::take_ready() {
   return ready;
 }
 
-void YardstickQueue::stamp(BenchResult &result) {
+Yardsticks YardstickQueue::stamp(BenchResult &result) {
   auto released = released_with_.find(result.sequence);
-  if (released == released_with_.end()) return;
+  if (released == released_with_.end()) return {};
   result.measurement.yardsticks = released->second;
   released_with_.erase(released);
+  return result.measurement.yardsticks;
 }
 
 }  // namespace hpcreward::gpu

@@ -51,9 +51,9 @@ class YardstickQueue {
   bool refresh_idle();
   // The tasks to submit now, in arrival order.
   std::vector<BenchTask> take_ready();
-  // Sets the result's yardsticks to those its task was released with (a sequence it never saw:
-  // unchanged).
-  void stamp(BenchResult &result);
+  // Sets the result's yardsticks to those its task was released with and returns them (a
+  // sequence it never saw: the result unchanged, zeros returned).
+  Yardsticks stamp(BenchResult &result);
 
  private:
   struct Figure {

@@ -140,6 +140,38 @@ TEST(GpuPeakGuard, Fp16AccumulationIsHeldToTwiceTheFp32AccumulationCeiling) {
   EXPECT_NE(guarded.reason.find("times 2 for fp16 accumulation"), std::string::npos) << guarded.reason;
 }
 
+// cuBLAS at 8192^3 runs at the power limit; at a smaller shape it can read more (one H200: a
+// ceiling of 621.6 TFLOPS at a rank start, cuBLAS 782.6 at 8192x4096x12288). The libraries at the problem's own
+// shape raise the limit, so an honest kernel a little faster than cuBLAS there stays ok.
+TEST(GpuPeakGuard, TheLibrariesAtTheProblemsShapeRaiseTheLimit) {
+  GpuCeilings ceilings;
+  ceilings.f16 = 621600;
+  Measurement fast;
+  fast.status = Status::ok;
+  fast.gflops = 820000;  // 1.05 x cuBLAS at its shape, 1.32 x the ceiling
+  EXPECT_EQ(apply_gpu_peak_guard(fast, Precision::f16, ceilings, 1.25, 8192).status, Status::forbidden);
+  const Yardsticks at_shape{.cublas = 782600, .cublaslt = 770000};
+  EXPECT_EQ(apply_gpu_peak_guard(fast, Precision::f16, ceilings, 1.25, 8192, Accumulation::f32, at_shape).status,
+            Status::ok);
+  fast.gflops = 990000;  // above 1.25 x cuBLAS at its shape
+  const Measurement guarded =
+      apply_gpu_peak_guard(fast, Precision::f16, ceilings, 1.25, 8192, Accumulation::f32, at_shape);
+  EXPECT_EQ(guarded.status, Status::forbidden);
+  EXPECT_NE(guarded.reason.find("the libraries at this problem's shape, higher: 782600 GFLOPS"), std::string::npos)
+      << guarded.reason;
+  // Lower libraries at the shape (a small problem) leave the ceiling's limit as it was.
+  fast.gflops = 770000;  // the ceiling's limit: 1.25 x 621600 = 777000
+  EXPECT_EQ(apply_gpu_peak_guard(fast, Precision::f16, ceilings, 1.25, 8192, Accumulation::f32,
+                                 Yardsticks{.cublas = 90000, .cublaslt = 95000})
+                .status,
+            Status::ok);
+  fast.gflops = 780000;
+  EXPECT_EQ(apply_gpu_peak_guard(fast, Precision::f16, ceilings, 1.25, 8192, Accumulation::f32,
+                                 Yardsticks{.cublas = 90000, .cublaslt = 95000})
+                .status,
+            Status::forbidden);
+}
+
 TEST(GpuPeakGuard, IsOffWithoutACeilingOrMargin) {
   Measurement fast;
   fast.status = Status::ok;

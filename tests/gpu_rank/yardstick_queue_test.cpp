@@ -88,9 +88,9 @@ TEST(YardstickQueue, ResultsCarryTheirProblemsFiguresAndAFailureLeavesZeros) {
   second.sequence = 2;
   stranger.sequence = 99;
   stranger.measurement.yardsticks.cublas = 7;
-  queue.stamp(first);
+  EXPECT_EQ(queue.stamp(first), (Yardsticks{.cublas = 100, .cublaslt = 1})) << "what it set, returned";
   queue.stamp(second);
-  queue.stamp(stranger);
+  EXPECT_EQ(queue.stamp(stranger), Yardsticks{}) << "no figures for a result of no task it saw";
   EXPECT_EQ(first.measurement.yardsticks, (Yardsticks{.cublas = 100, .cublaslt = 1}));
   EXPECT_EQ(second.measurement.yardsticks, Yardsticks{}) << "a failed measurement: none";
   EXPECT_EQ(stranger.measurement.yardsticks.cublas, 7) << "a result of no task it saw is left as it is";
