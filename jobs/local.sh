@@ -336,21 +336,9 @@ if [ "$generate" -eq 1 ]; then
     setsid python3 -m hpcreward_generator --rendezvous "$out" "${generator_args[@]}" &
   generator_pid=$!
 fi
-# A SIGKILL to this script alone (an OOM kill, a harness's hard limit) skips the trap: the
-# coordinator would go on serving and the generator on searching, following the next run on
-# this directory and writing its report beside that run's generator. A watcher in a session of
-# its own stops them as the trap and the loop below do, once this script is gone.
-# Gone: no process, or a zombie its parent has not reaped yet (kill -0 still finds one).
-watcher='alive() { local stat; stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1; stat=${stat##*) }; [ "${stat%% *}" != Z ]; }
-while alive "$1"; do sleep 1; done
-if alive "$2"; then  # mpirun outlives the coordinator: with it gone, so is the coordinator
-  echo "local.sh: ended without stopping its pipeline (killed): stopping it" >&2
-  [ ! -s "$3/coordinator.pid" ] || kill -TERM "$(cat "$3/coordinator.pid")" 2>/dev/null
-  while alive "$2"; do sleep 1; done
-fi
-[ -z "$4" ] || ! alive "$4" || kill -TERM "$4" 2>/dev/null
-exit 0'
-setsid bash -c "$watcher" local.sh-watcher "$$" "$mpirun_pid" "$out" "${generator_pid:-}" </dev/null >/dev/null &
+# A SIGKILL to this script alone skips the trap: a watcher in a session of its own then stops
+# the pipeline as the trap and the loop below do (jobs/lib/pipeline-watcher.sh).
+setsid "$repo/jobs/lib/pipeline-watcher.sh" "$$" "$mpirun_pid" "$out" "${generator_pid:-}" </dev/null >/dev/null &
 watcher_pid=$!
 stop_watcher() { kill -TERM -- "-$watcher_pid" 2>/dev/null || true; }
 if [ "$generate" -eq 1 ]; then
